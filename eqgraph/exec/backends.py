@@ -1,0 +1,60 @@
+"""Backends: where arrays live while a compiled function runs ("numpy" or "cupy")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run on this machine."""
+
+
+class NumpyBackend:
+    name = "numpy"
+
+    @staticmethod
+    def to_device(value):
+        return value
+
+    @staticmethod
+    def to_host(value):
+        return value
+
+
+class CupyBackend:
+    """Inputs are moved to the GPU, results come back as NumPy unless inputs were CuPy."""
+
+    name = "cupy"
+
+    def __init__(self):
+        try:
+            import cupy
+        except ImportError as err:
+            raise BackendUnavailable(
+                'backend="cupy" needs CuPy: pip install "eqgraph[gpu]" on a machine with an NVIDIA GPU'
+            ) from err
+        try:
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                raise BackendUnavailable('backend="cupy": CuPy found no GPU')
+        except cupy.cuda.runtime.CUDARuntimeError as err:
+            raise BackendUnavailable(f'backend="cupy": CuPy cannot reach a GPU ({err})') from err
+        self.cupy = cupy
+
+    def to_device(self, value):
+        if isinstance(value, (np.ndarray, np.generic)):
+            return self.cupy.asarray(value)
+        return value
+
+    def to_host(self, value):
+        return value.get() if isinstance(value, self.cupy.ndarray) else value
+
+    def is_device_array(self, value) -> bool:
+        return isinstance(value, self.cupy.ndarray)
+
+
+def get_backend(name: str):
+    if name == "numpy":
+        return NumpyBackend()
+    if name == "cupy":
+        return CupyBackend()
+    raise ValueError(f'Unknown backend {name!r}: use "numpy" or "cupy"')

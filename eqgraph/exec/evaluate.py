@@ -1,0 +1,27 @@
+"""``Variable.eval``: compile once per (variable, inputs), then call."""
+
+from __future__ import annotations
+
+import weakref
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def evaluate(var, inputs_to_values: dict):
+    """The value of ``var`` given ``{input variable or its name: value}``."""
+    from eqgraph.function import function
+    from eqgraph.terms.graph import graph_inputs
+
+    if any(isinstance(k, str) for k in inputs_to_values):
+        by_name = {v.name: v for v in graph_inputs([var]) if v.name}
+        try:
+            inputs_to_values = {by_name[k] if isinstance(k, str) else k: v for k, v in inputs_to_values.items()}
+        except KeyError as err:
+            raise KeyError(f"{var} has no input named {err.args[0]!r}") from None
+    inputs = tuple(inputs_to_values)
+    per_var = _CACHE.setdefault(var, {})
+    key = tuple(id(i) for i in inputs)
+    if key not in per_var:
+        per_var[key] = (inputs, function(list(inputs), var, on_unused_input="ignore"))
+    _, fn = per_var[key]
+    return fn(*[inputs_to_values[i] for i in inputs])

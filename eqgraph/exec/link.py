@@ -1,0 +1,195 @@
+"""The linker: a FunctionGraph becomes a flat program of pre-bound thunks.
+
+Each variable gets a one-element storage cell (``storage_map``) and a
+one-element compute flag (``compute_map``: 0 not computed, 1 computed,
+2 freed), as seed 000 describes.  ``Program.run`` is the per-call hot path: a
+loop over ``(thunk, cells to free)`` pairs, with no graph walking and no
+lookups by name.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import ChainMap
+from dataclasses import dataclass, field
+
+from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+
+
+@dataclass
+class NodeStats:
+    """What profiling records about one Apply node."""
+
+    node: object
+    calls: int = 0
+    seconds: float = 0.0
+    flops: int | None = None
+    output_bytes: int | None = None
+
+
+@dataclass
+class Program:
+    fgraph: FunctionGraph
+    order: list
+    storage_map: dict
+    compute_map: dict
+    input_cells: list
+    output_cells: list
+    steps: list                      # [(thunk, [cells freed after it], [flags set to 2])]
+    reset_flags: list                # compute flags cleared at the start of each call
+    stats: list | None = None        # per-node NodeStats when profiling
+    copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
+
+    def run(self) -> None:
+        for flag in self.reset_flags:
+            flag[0] = 0
+        for thunk, free, freed_flags in self.steps:
+            thunk()
+            for cell in free:
+                cell[0] = None
+            for flag in freed_flags:
+                flag[0] = 2
+
+
+def view_roots(order, fgraph) -> dict:
+    """For each variable, the variable whose memory it may alias (through view/destroy maps)."""
+    root = {v: v for v in fgraph.variables}
+    for node in order:
+        aliases = {**getattr(node.op, "view_map", {}), **getattr(node.op, "destroy_map", {})}
+        for out_index, in_indices in aliases.items():
+            if in_indices:
+                root[node.outputs[out_index]] = root[node.inputs[in_indices[0]]]
+    return root
+
+
+def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile: bool = False,
+         transfer=None) -> Program:
+    """Build the program for ``fgraph``.
+
+    ``input_cells`` may give the cells of some inputs (shared variables bring
+    their own containers); ``transfer`` moves constants to the backend's device.
+    """
+    order = fgraph.toposort()
+    storage_map = {v: [None] for v in fgraph.variables}
+    compute_map = {v: [0] for v in fgraph.variables}
+    for var, cell in zip(fgraph.inputs, input_cells or [None] * len(fgraph.inputs)):
+        if cell is not None:
+            storage_map[var] = cell
+        compute_map[var][0] = 1
+    for var in fgraph.variables:
+        if isinstance(var, Constant):
+            storage_map[var][0] = transfer(var.data) if transfer else var.data
+            compute_map[var][0] = 1
+
+    position = {node: i for i, node in enumerate(order)}
+    last_use = _last_uses(fgraph, position)
+    roots = view_roots(order, fgraph)
+    protected = _protected_roots(fgraph, roots)
+    stats = [] if profile else None
+    steps, copies = [], []
+    freed_at: dict[int, list[Variable]] = {}
+    if allow_gc:
+        outputs = set(fgraph.outputs)
+        for var, i in last_use.items():
+            if var.owner is not None and var not in outputs and not _aliases_output(var, roots, outputs):
+                freed_at.setdefault(i, []).append(var)
+    for i, node in enumerate(order):
+        node_storage, pre = _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, copies)
+        thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=[])
+        if pre:
+            thunk = _with_copies(pre, thunk)
+        if profile:
+            stats.append(NodeStats(node))
+            thunk = _timed(thunk, stats[-1], node, storage_map)
+        free = freed_at.get(i, [])
+        steps.append((thunk, [storage_map[v] for v in free], [compute_map[v] for v in free]))
+    reset = [compute_map[o] for node in order for o in node.outputs]
+    return Program(fgraph, order, storage_map, compute_map,
+                   [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
+                   steps, reset, stats, copies)
+
+
+def _last_uses(fgraph, position) -> dict:
+    """For each variable, the position of the last node that reads it."""
+    last = {}
+    for var, clients in fgraph.clients.items():
+        nodes = [position[c] for c, _ in clients if c != "output"]
+        if nodes:
+            last[var] = max(nodes)
+    return last
+
+
+def _aliases_output(var, roots, outputs) -> bool:
+    return any(roots.get(o) is roots.get(var) for o in outputs)
+
+
+def _protected_roots(fgraph, roots) -> set:
+    """Memory that no op may overwrite: inputs, constants and outputs."""
+    protected = {roots[v] for v in fgraph.inputs}
+    protected |= {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
+    protected |= {roots[v] for v in fgraph.outputs}
+    return protected
+
+
+def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, copies):
+    """Give a destroying node private copies of inputs that are still needed elsewhere."""
+    destroyed = {j for js in getattr(node.op, "destroy_map", {}).values() for j in js}
+    if not destroyed:
+        return storage_map, []
+    override, pre = {}, []
+    for j in sorted(destroyed):
+        var = node.inputs[j]
+        root = roots[var]
+        later = any(roots[v] is root and any(c != "output" and position[c] > i for c, _ in clients)
+                    for v, clients in fgraph.clients.items())
+        if root in protected or later:
+            cell = [None]
+            override[var] = cell
+            pre.append((storage_map[var], cell))
+            copies.append(f"{node.op} copies input {j} ({var}) before overwriting it")
+    return (ChainMap(override, storage_map) if override else storage_map), pre
+
+
+def _copy(value):
+    copy = getattr(value, "copy", None)
+    if callable(copy):
+        return copy()
+    from eqgraph.xp import array_namespace
+
+    return array_namespace(value).asarray(value, copy=True)
+
+
+def _with_copies(pre, thunk):
+    def run():
+        for source, private in pre:
+            private[0] = _copy(source[0])
+        thunk()
+
+    return run
+
+
+def _timed(thunk, stats: NodeStats, node, storage_map):
+    clock = time.perf_counter
+    out_cells = [storage_map[o] for o in node.outputs]
+    in_cells = [storage_map[v] for v in node.inputs]
+
+    def run():
+        start = clock()
+        thunk()
+        stats.seconds += clock() - start
+        stats.calls += 1
+        if stats.flops is None:
+            shapes_in = [tuple(getattr(c[0], "shape", ())) for c in in_cells]
+            shapes_out = [tuple(getattr(c[0], "shape", ())) for c in out_cells]
+            try:
+                stats.flops = node.op.flops(shapes_in, shapes_out)
+            except (NotImplementedError, TypeError, ValueError, IndexError):
+                stats.flops = None
+            try:
+                stats.output_bytes = sum(o.type.get_size(o.type.get_shape_info(c[0]))
+                                         for o, c in zip(node.outputs, out_cells))
+            except (NotImplementedError, AttributeError, TypeError):
+                stats.output_bytes = None
+
+    return run

@@ -1,0 +1,142 @@
+"""``eqgraph.function``: the whole compiler on one screen.
+
+    user graph -> FunctionGraph -> optimize -> link -> Function
+
+Each stage's result is kept in ``f.stages`` so a user can print the graph
+before and after optimization and the program that runs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from eqgraph.exec.backends import get_backend
+from eqgraph.exec.function import Function
+from eqgraph.exec.link import Program, link
+from eqgraph.exec.profile import ProfileStats
+from eqgraph.exec.shared import SharedVariable
+from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import ancestors, clone_replace
+
+
+class UnusedInputError(ValueError):
+    """An input that no output depends on (``on_unused_input="raise"``)."""
+
+
+@dataclass
+class Stages:
+    """What each compiler stage produced, for inspection."""
+
+    graph: FunctionGraph          # the user's graph, cloned
+    optimized: FunctionGraph      # what was linked
+    program: Program
+
+    def __str__(self):
+        from eqgraph.terms.printing import debugprint
+
+        return (f"== graph ==\n{debugprint(self.graph, file='str')}"
+                f"== optimized ==\n{debugprint(self.optimized, file='str')}")
+
+
+def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
+             allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
+             allow_gc=True) -> Function:
+    """Compile ``outputs`` as a function of ``inputs``.
+
+    Parameters
+    ----------
+    inputs : list of Variables, the arguments in order (shared variables are implicit).
+    outputs : a Variable or a list of them; the call returns the same structure.
+    updates : ``{shared: new value expression}``, applied together after each call.
+    givens : ``{variable: replacement}`` substituted before compiling.
+    on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
+    trust_input : skip checking arguments (faster; wrong values give wrong answers).
+    backend : "numpy" or "cupy".
+    """
+    inputs = _check_inputs(inputs)
+    single = isinstance(outputs, Variable)
+    outputs = [] if outputs is None else ([outputs] if single else list(outputs))
+    outputs = [_as_variable(o) for o in outputs]
+    update_pairs = _check_updates(updates)
+    targets = outputs + [expr for _, expr in update_pairs]
+    if givens:
+        targets = clone_replace(targets, list(givens.items()) if isinstance(givens, dict) else list(givens))
+    _check_unused(inputs, targets, on_unused_input)
+    shared_inputs = [v for v in ancestors(targets, inputs)
+                     if isinstance(v, SharedVariable) and v not in inputs]
+    runtime = get_backend(backend)
+
+    graph = FunctionGraph(inputs + shared_inputs, targets)
+    optimized = graph                                   # the e-graph optimizer plugs in here
+    cells = [None] * len(inputs) + [s.container for s in shared_inputs]
+    program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device)
+
+    stats = ProfileStats(program, name) if profile else None
+    return Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
+                    stages=Stages(graph, optimized, program), name=name,
+                    allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+
+
+def _as_variable(x):
+    from eqgraph.tensor.basic import as_tensor_variable
+
+    return x if isinstance(x, Variable) else as_tensor_variable(x)
+
+
+def _check_inputs(inputs) -> list:
+    if isinstance(inputs, Variable):
+        raise TypeError("function() takes a list of inputs, e.g. function([x], y), not a single variable")
+    inputs = list(inputs)
+    for i, var in enumerate(inputs):
+        if not isinstance(var, Variable):
+            raise TypeError(f"Input #{i} of function() must be a symbolic Variable, not {var!r}")
+        if isinstance(var, Constant):
+            raise TypeError(f"Input #{i} ({var}) is a Constant; constants are part of the graph "
+                            "and cannot be inputs")
+        if isinstance(var, SharedVariable):
+            raise TypeError(f"Input #{i} ({var}) is a shared variable; shared variables are implicit "
+                            "inputs. To substitute one, use givens={shared: other}")
+    seen = set()
+    for i, var in enumerate(inputs):
+        if var in seen:
+            raise ValueError(f"Input #{i} ({var}) is listed more than once")
+        seen.add(var)
+    return inputs
+
+
+def _check_updates(updates) -> list:
+    if not updates:
+        return []
+    pairs = list(updates.items()) if isinstance(updates, dict) else list(updates)
+    out, seen = [], set()
+    for shared_var, expr in pairs:
+        if not isinstance(shared_var, SharedVariable):
+            raise TypeError(f"updates must update shared variables; {shared_var} is not one")
+        if shared_var in seen:
+            raise ValueError(f"{shared_var} is updated twice")
+        seen.add(shared_var)
+        expr = _as_variable(expr)
+        try:
+            expr = shared_var.type.filter_variable(expr)
+        except TypeError as err:
+            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) has type "
+                            f"{expr.type}: {err}") from err
+        out.append((shared_var, expr))
+    return out
+
+
+def _check_unused(inputs, targets, policy) -> None:
+    if policy not in ("raise", "warn", "ignore"):
+        raise ValueError(f'on_unused_input must be "raise", "warn" or "ignore", not {policy!r}')
+    if policy == "ignore" or not inputs:
+        return
+    used = set(ancestors(targets, inputs))
+    for i, var in enumerate(inputs):
+        if var not in used:
+            msg = (f"Input #{i} ({var}) is not used to compute any output. "
+                   'Pass on_unused_input="ignore" (or "warn") if that is intended.')
+            if policy == "raise":
+                raise UnusedInputError(msg)
+            warnings.warn(msg, stacklevel=3)

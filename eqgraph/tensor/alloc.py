@@ -1,0 +1,147 @@
+"""Creating tensors: `Alloc` (a value broadcast to a shape), `ARange`, and the NumPy-named helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
+from eqgraph.tensor.shape import int64_const
+from eqgraph.tensor.type import FLOATX, TensorType
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+
+def _static_int(v):
+    try:
+        return int(get_scalar_constant_value(v))
+    except NotScalarConstantError:
+        return None
+
+
+class Alloc(Op):
+    """A new tensor of shape ``(*dims)`` filled with ``value`` (broadcast, like ``np.broadcast_to``)."""
+
+    __props__ = ()
+
+    def make_node(self, value, *dims):
+        value = as_tensor_variable(value)
+        dims = [cast(as_tensor_variable(d, ndim=0), "int64") for d in dims]
+        if value.ndim > len(dims):
+            raise TypeError(f"Alloc: the value {value} has more dimensions ({value.ndim}) than the shape ({len(dims)})")
+        static = [_static_int(d) for d in dims]
+        for s, v in zip(static[len(dims) - value.ndim:], value.type.shape):
+            if s is not None and v is not None and v not in (1, s):
+                raise ValueError(f"Alloc cannot broadcast {value} of shape {value.type.shape} to {static}")
+        return Apply(self, [value, *dims], [TensorType(value.dtype, static)()])
+
+    def perform(self, node, inputs, output_storage):
+        value, *dims = inputs
+        xp = array_namespace(value)
+        shape = tuple(int(d) for d in dims)
+        out = xp.asarray(xp.broadcast_to(xp.asarray(value), shape), copy=True)
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [tuple(node.inputs[1:])]
+
+    def connection_pattern(self, node):
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def do_constant_folding(self, fgraph, node):
+        return False  # folding would store a possibly huge array in the graph
+
+    def flops(self, inputs, outputs):
+        return 0
+
+
+def alloc(value, *shape):
+    return Alloc()(value, *shape)
+
+
+def full(shape, fill_value, dtype=None):
+    """``np.full``: a tensor of ``shape`` filled with ``fill_value``."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    value = as_tensor_variable(fill_value, dtype=dtype)
+    return alloc(value, *shape)
+
+
+def zeros(shape, dtype=None):
+    return full(shape, constant(0, dtype=dtype or FLOATX))
+
+
+def ones(shape, dtype=None):
+    return full(shape, constant(1, dtype=dtype or FLOATX))
+
+
+def fill(model, value):
+    """``value`` broadcast to the shape of ``model`` (Aesara's ``fill``/``second``)."""
+    return ELEMWISE_OPS["second"](model, value)
+
+
+def full_like(x, fill_value, dtype=None):
+    x = as_tensor_variable(x)
+    return fill(x, constant(fill_value, dtype=dtype or x.dtype))
+
+
+def zeros_like(x, dtype=None):
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None):
+    return full_like(x, 1, dtype)
+
+
+class ARange(Op):
+    """``np.arange(start, stop, step)`` with scalar inputs."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype).name
+
+    def make_node(self, start, stop, step):
+        start, stop, step = (as_tensor_variable(v, ndim=0) for v in (start, stop, step))
+        values = [_static_value(v) for v in (start, stop, step)]
+        length = None
+        if None not in values:
+            if values[2] == 0:
+                raise ValueError("arange: step must not be zero")
+            length = len(np.arange(*values))
+        return Apply(self, [start, stop, step], [TensorType(self.dtype, (length,))()])
+
+    def perform(self, node, inputs, output_storage):
+        xp = array_namespace(*inputs)
+        start, stop, step = (v.item() if hasattr(v, "item") else v for v in inputs)
+        out = xp.arange(start, stop, step, dtype=getattr(xp, self.dtype))
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        start, stop, step = node.inputs
+        if node.outputs[0].type.shape[0] is not None:
+            return [(int64_const(node.outputs[0].type.shape[0]),)]
+        ceil, maximum = ELEMWISE_OPS["ceil"], ELEMWISE_OPS["maximum"]
+        length = ceil(cast(stop - start, "float64") / cast(step, "float64"))
+        return [(cast(maximum(length, 0), "int64"),)]
+
+    def connection_pattern(self, node):
+        return [[False]] * 3
+
+
+def _static_value(v):
+    try:
+        return get_scalar_constant_value(v).item()
+    except (NotScalarConstantError, AttributeError):
+        return None
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    start, stop, step = (as_tensor_variable(v) for v in (start, stop, step))
+    if dtype is None:
+        kinds = {v.dtype for v in (start, stop, step)}
+        dtype = "float64" if any(np.dtype(k).kind == "f" for k in kinds) else "int64"
+    return ARange(dtype)(start, stop, step)
+

@@ -1,0 +1,154 @@
+"""Constants, automatic wrapping of Python values, and constructors of variables."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from eqgraph.tensor.type import FLOATX, TensorType
+from eqgraph.tensor.var import TensorConstant, TensorVariable
+from eqgraph.terms.basic import Constant, Variable
+
+
+def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
+    """A TensorConstant holding ``value`` (a number, nested list or array).
+
+    Python numbers become *weak* constants (dtype int64/float64/complex128/bool
+    until combined with an array, as in NumPy); ``dtype`` forces a dtype.
+    """
+    weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+    arr = np.asarray(value, dtype=dtype)
+    if arr.dtype.kind in "OUSV":
+        raise TypeError(f"Cannot make a tensor constant from {value!r}")
+    if ndim is not None:
+        if arr.ndim > ndim:
+            raise ValueError(f"constant {value!r} has more than {ndim} dimensions")
+        arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
+    if arr.dtype == np.float64 and FLOATX != "float64" and weak:
+        arr = arr.astype(FLOATX)
+    return TensorConstant(TensorType(arr.dtype, arr.shape), arr, name=name, weak=weak)
+
+
+def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
+    """``x`` as a tensor Variable: variables pass through, values become constants."""
+    if isinstance(x, Variable):
+        if not isinstance(x.type, TensorType):
+            raise TypeError(f"Expected a tensor variable, got {x} of type {x.type}")
+        if ndim is not None and x.ndim != ndim:
+            raise TypeError(f"Expected a {ndim}-d tensor, got {x} with {x.ndim} dimensions")
+        if dtype is not None and x.dtype != np.dtype(dtype).name:
+            from eqgraph.tensor.elemwise import cast
+
+            return cast(x, dtype)
+        return x
+    if hasattr(x, "owner") and hasattr(x, "op"):  # an Apply: its default output
+        return as_tensor_variable(x.default_output(), name, ndim, dtype)
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in x):
+        from eqgraph.tensor.join import stack
+
+        return stack([as_tensor_variable(e) for e in x])
+    try:
+        return constant(x, name=name, ndim=ndim, dtype=dtype)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"Cannot convert {x!r} to a tensor variable: {err}") from err
+
+
+as_tensor = as_tensor_variable
+
+
+class NotScalarConstantError(ValueError):
+    """The variable's value is not known at graph-construction time."""
+
+
+def get_scalar_constant_value(v) -> numbers.Number:
+    """The value of a 0-d variable when the graph alone determines it, else raise.
+
+    Looks through constants, static shapes (``x.shape[i]`` of a known size),
+    ``make_vector`` elements and casts.
+    """
+    from eqgraph.tensor.elemwise import Cast, DimShuffle
+    from eqgraph.tensor.join import MakeVector
+    from eqgraph.tensor.shape import Shape
+    from eqgraph.tensor.subtensor import Subtensor
+
+    if isinstance(v, (int, float, np.number, np.bool_)):
+        return v
+    while True:
+        if isinstance(v, Constant):
+            data = np.asarray(v.data)
+            if data.size == 1:
+                return data.reshape(())[()]
+            raise NotScalarConstantError(f"{v} is not a scalar constant")
+        node = v.owner
+        if node is None:
+            raise NotScalarConstantError(f"{v} is not constant")
+        if isinstance(node.op, (Cast, DimShuffle)) and v.ndim == 0:
+            value = get_scalar_constant_value(node.inputs[0])
+            return np.asarray(value).astype(v.dtype)[()] if isinstance(node.op, Cast) else value
+        if isinstance(node.op, Subtensor) and node.inputs[0].owner is not None:
+            source = node.inputs[0].owner
+            if len(node.op.idx_list) == 1 and isinstance(node.op.idx_list[0], int):
+                i = node.op.idx_list[0]
+                if isinstance(source.op, Shape):
+                    dim = source.inputs[0].type.shape[i]
+                    if dim is not None:
+                        return np.int64(dim)
+                elif isinstance(source.op, MakeVector):
+                    v = source.inputs[i]
+                    continue
+        raise NotScalarConstantError(f"{v} is not constant")
+
+
+def static_values(vec) -> list:
+    """The entries of a 1-d int variable that are known statically (None for unknown)."""
+    from eqgraph.tensor.join import MakeVector
+
+    if isinstance(vec, Constant):
+        return [int(s) for s in np.asarray(vec.data).reshape(-1)]
+    if vec.owner is not None and isinstance(vec.owner.op, MakeVector):
+        out = []
+        for e in vec.owner.inputs:
+            try:
+                out.append(int(get_scalar_constant_value(e)))
+            except NotScalarConstantError:
+                out.append(None)
+        return out
+    n = vec.type.shape[0]
+    return [None] * (n or 0)
+
+
+# -- variable constructors ---------------------------------------------------------
+def tensor(name=None, dtype=None, shape=None) -> TensorVariable:
+    """A symbolic tensor: ``tensor("x", "float32", (None, 3))``."""
+    if shape is None:
+        raise TypeError("tensor() needs a shape; use None for unknown sizes, e.g. (None, 3)")
+    return TensorType(dtype or FLOATX, shape)(name)
+
+
+def _maker(static):
+    def make(name=None, dtype=None, shape=None):
+        return TensorType(dtype or FLOATX, static if shape is None else shape)(name)
+
+    return make
+
+
+scalar = _maker(())
+vector = _maker((None,))
+row = _maker((1, None))
+col = _maker((None, 1))
+matrix = _maker((None, None))
+tensor3 = _maker((None,) * 3)
+tensor4 = _maker((None,) * 4)
+for _maker_fn, _word in ((scalar, "scalar"), (vector, "vector"), (row, "row"), (col, "column"),
+                         (matrix, "matrix"), (tensor3, "3-d tensor"), (tensor4, "4-d tensor")):
+    _maker_fn.__doc__ = f"A symbolic {_word}: ``(name=None, dtype=float64, shape=None)``."
+
+# The prefixed names are TensorTypes, as in Aesara: ``dmatrix("x")`` makes a variable
+# and ``x.type == dmatrix``.
+_PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
+             "d": "float64", "c": "complex64", "z": "complex128"}
+_SHAPES = {"scalar": (), "vector": (None,), "row": (1, None), "col": (None, 1),
+           "matrix": (None, None), "tensor3": (None,) * 3, "tensor4": (None,) * 4}
+TYPES = {p + kind: TensorType(dtype, shape) for p, dtype in _PREFIXES.items() for kind, shape in _SHAPES.items()}
+globals().update(TYPES)

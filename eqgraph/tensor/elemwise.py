@@ -1,0 +1,336 @@
+"""Elementwise ops with NumPy broadcasting, `DimShuffle` and `Cast`.
+
+Every elementwise op is an ``Elemwise(name)``; what the name computes is one
+row of ``SCALAR_OPS``, written against the array namespace ``xp`` so the same
+row runs on NumPy, CuPy and ``array_api_strict``.  Output dtypes are NumPy's:
+they are found by running the row once on NumPy values of the input dtypes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.type import TensorType
+from eqgraph.tensor.var import TensorConstant
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+
+def _erf(xp, x):
+    if xp is np:
+        try:
+            from scipy.special import erf
+        except ImportError:  # SciPy is optional: fall back to the math module, per element
+            erf = np.frompyfunc(math.erf, 1, 1)
+        return np.asarray(erf(x), dtype=x.dtype if x.dtype.kind == "f" else np.float64)
+    special = getattr(xp, "special", None)
+    if special is None:
+        import cupyx.scipy.special as special
+    return special.erf(x)
+
+
+def _sigmoid(xp, x):
+    # exp of a non-positive number never overflows: pick the form per sign
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _bitwise(logical, bitwise):
+    def fn(xp, x, y):
+        return getattr(xp, logical)(x, y) if x.dtype == xp.bool and y.dtype == xp.bool else getattr(xp, bitwise)(x, y)
+
+    return fn
+
+
+def _second(xp, x, y):
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    return xp.asarray(xp.broadcast_to(y, shape), copy=True)
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    """One elementwise function.
+
+    ``promote`` lists the argument positions whose dtypes are promoted together
+    (NumPy's rules); ``dtype`` overrides the output-dtype probe when given.
+    """
+
+    nin: int
+    fn: Callable
+    promote: tuple | None = None
+    dtype: Callable | None = None
+
+
+# fmt: off
+SCALAR_OPS: dict[str, ScalarOp] = {
+    # arithmetic
+    "add":      ScalarOp(2, lambda xp, x, y: xp.add(x, y)),
+    "sub":      ScalarOp(2, lambda xp, x, y: xp.subtract(x, y)),
+    "mul":      ScalarOp(2, lambda xp, x, y: xp.multiply(x, y)),
+    "true_div": ScalarOp(2, lambda xp, x, y: xp.divide(x, y)),
+    "int_div":  ScalarOp(2, lambda xp, x, y: xp.floor_divide(x, y)),
+    "mod":      ScalarOp(2, lambda xp, x, y: xp.remainder(x, y)),
+    "pow":      ScalarOp(2, lambda xp, x, y: xp.pow(x, y)),
+    "maximum":  ScalarOp(2, lambda xp, x, y: xp.maximum(x, y)),
+    "minimum":  ScalarOp(2, lambda xp, x, y: xp.minimum(x, y)),
+    "neg":      ScalarOp(1, lambda xp, x: xp.negative(x)),
+    "abs":      ScalarOp(1, lambda xp, x: xp.abs(x)),
+    "sign":     ScalarOp(1, lambda xp, x: xp.sign(x)),
+    "sqr":      ScalarOp(1, lambda xp, x: xp.multiply(x, x)),
+    "clip":     ScalarOp(3, lambda xp, x, lo, hi: xp.minimum(xp.maximum(x, lo), hi)),
+    "second":   ScalarOp(2, _second, promote=(), dtype=lambda x, y: y),  # y broadcast to x's shape
+    # exponentials and logarithms
+    "exp":      ScalarOp(1, lambda xp, x: xp.exp(x)),
+    "exp2":     ScalarOp(1, lambda xp, x: xp.pow(xp.asarray(2.0, dtype=x.dtype) if xp.isdtype(x.dtype, "real floating") else 2.0, x)),
+    "expm1":    ScalarOp(1, lambda xp, x: xp.expm1(x)),
+    "log":      ScalarOp(1, lambda xp, x: xp.log(x)),
+    "log2":     ScalarOp(1, lambda xp, x: xp.log2(x)),
+    "log10":    ScalarOp(1, lambda xp, x: xp.log10(x)),
+    "log1p":    ScalarOp(1, lambda xp, x: xp.log1p(x)),
+    "sqrt":     ScalarOp(1, lambda xp, x: xp.sqrt(x)),
+    "sigmoid":  ScalarOp(1, _sigmoid),
+    "softplus": ScalarOp(1, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x)),     # log(1 + exp(x)), stable
+    "erf":      ScalarOp(1, _erf),
+    # trigonometry
+    "sin":      ScalarOp(1, lambda xp, x: xp.sin(x)),
+    "cos":      ScalarOp(1, lambda xp, x: xp.cos(x)),
+    "tan":      ScalarOp(1, lambda xp, x: xp.tan(x)),
+    "arcsin":   ScalarOp(1, lambda xp, x: xp.asin(x)),
+    "arccos":   ScalarOp(1, lambda xp, x: xp.acos(x)),
+    "arctan":   ScalarOp(1, lambda xp, x: xp.atan(x)),
+    "sinh":     ScalarOp(1, lambda xp, x: xp.sinh(x)),
+    "cosh":     ScalarOp(1, lambda xp, x: xp.cosh(x)),
+    "tanh":     ScalarOp(1, lambda xp, x: xp.tanh(x)),
+    # rounding
+    "floor":    ScalarOp(1, lambda xp, x: xp.floor(x)),
+    "ceil":     ScalarOp(1, lambda xp, x: xp.ceil(x)),
+    "round":    ScalarOp(1, lambda xp, x: xp.round(x)),                          # half to even, like NumPy
+    # comparisons and logic
+    "eq":       ScalarOp(2, lambda xp, x, y: xp.equal(x, y)),
+    "neq":      ScalarOp(2, lambda xp, x, y: xp.not_equal(x, y)),
+    "lt":       ScalarOp(2, lambda xp, x, y: xp.less(x, y)),
+    "le":       ScalarOp(2, lambda xp, x, y: xp.less_equal(x, y)),
+    "gt":       ScalarOp(2, lambda xp, x, y: xp.greater(x, y)),
+    "ge":       ScalarOp(2, lambda xp, x, y: xp.greater_equal(x, y)),
+    "and_":     ScalarOp(2, _bitwise("logical_and", "bitwise_and")),
+    "or_":      ScalarOp(2, _bitwise("logical_or", "bitwise_or")),
+    "xor":      ScalarOp(2, _bitwise("logical_xor", "bitwise_xor")),
+    "invert":   ScalarOp(1, lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x)),
+    "isnan":    ScalarOp(1, lambda xp, x: xp.isnan(x)),
+    "isinf":    ScalarOp(1, lambda xp, x: xp.isinf(x)),
+    "switch":   ScalarOp(3, lambda xp, c, x, y: xp.where(c, x, y), promote=(1, 2)),
+}
+# fmt: on
+
+
+def broadcast_static_shapes(op, inputs) -> tuple:
+    """The static output shape of broadcasting ``inputs`` (all of one ndim)."""
+    shape = []
+    for axis, dims in enumerate(zip(*(i.type.shape for i in inputs))):
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ValueError(f"{op} cannot broadcast {', '.join(str(i) for i in inputs)}: static "
+                             f"shapes {[i.type.shape for i in inputs]} disagree on axis {axis}")
+        if known:
+            shape.append(known.pop())
+        elif all(d == 1 for d in dims):
+            shape.append(1)
+        else:
+            shape.append(None)
+    return tuple(shape)
+
+
+def _probe(value_dtype):
+    return np.ones((), dtype=value_dtype)
+
+
+class Elemwise(Op):
+    """An elementwise op: ``SCALAR_OPS[name]`` applied with NumPy broadcasting."""
+
+    __props__ = ("name",)
+
+    def __init__(self, name: str):
+        if name not in SCALAR_OPS:
+            raise ValueError(f"No elementwise op named {name!r}")
+        self.name = name
+        self.scalar = SCALAR_OPS[name]
+        self.nin = self.scalar.nin
+
+    def __str__(self):
+        return f"Elemwise{{{self.name}}}"
+
+    def make_node(self, *inputs):
+        if len(inputs) != self.nin:
+            raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
+        try:
+            inputs = [as_tensor_variable(i) for i in inputs]
+        except TypeError as err:
+            raise TypeError(f"{self}: {err}") from err
+        dtype, inputs = self._promote(inputs)
+        ndim = max(i.ndim for i in inputs)
+        inputs = [i if i.ndim == ndim else dimshuffle(i, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))
+                  for i in inputs]
+        out = TensorType(dtype, broadcast_static_shapes(self, inputs))
+        return Apply(self, inputs, [out()])
+
+    def _promote(self, inputs):
+        """NumPy's output dtype; weak (Python-number) constants are cast to the promoted dtype."""
+        promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
+        strong = [inputs[i].dtype for i in promote if not getattr(inputs[i], "weak", False)]
+        weak = [inputs[i].data.item() for i in promote if getattr(inputs[i], "weak", False)]
+        try:
+            common = np.result_type(*strong, *weak) if (strong or weak) else None
+        except (TypeError, OverflowError) as err:
+            raise TypeError(f"{self} cannot combine {', '.join(map(str, inputs))}: {err}") from err
+        if common is not None:
+            inputs = list(inputs)
+            for i in promote:
+                if getattr(inputs[i], "weak", False) and inputs[i].dtype != common.name:
+                    try:
+                        inputs[i] = _recast_weak(inputs[i], common)
+                    except OverflowError as err:
+                        raise TypeError(f"{self}: {err}") from err
+        dtypes = [i.dtype for i in inputs]
+        if self.scalar.dtype is not None:
+            return np.dtype(self.scalar.dtype(*dtypes)).name, inputs
+        with np.errstate(all="ignore"):
+            probe = self.scalar.fn(np, *[_probe(d) for d in dtypes])
+        return np.asarray(probe).dtype.name, inputs
+
+    def perform(self, node, inputs, output_storage):
+        xp = array_namespace(*inputs)
+        if xp is not np:  # NumPy mixes dtypes itself; the array API wants them promoted first
+            inputs = self._promote_values(xp, node, inputs)
+        output_storage[0][0] = as_output(xp, self.scalar.fn(xp, *inputs), node.outputs[0].type)
+
+    def _promote_values(self, xp, node, inputs):
+        promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
+        if not promote:
+            return inputs
+        common = np.result_type(*(node.inputs[i].dtype for i in promote))
+        out = node.outputs[0].type.numpy_dtype
+        if out.kind in "fc" and common.kind not in "fc":
+            common = out  # e.g. exp or true_div of integers computes in the float output dtype
+        inputs = list(inputs)
+        for i in promote:
+            if node.inputs[i].dtype != common.name:
+                inputs[i] = xp.astype(inputs[i], getattr(xp, common.name))
+        return inputs
+
+    def infer_shape(self, fgraph, node, shapes):
+        from eqgraph.tensor.shape import broadcast_shape_vars
+
+        return [broadcast_shape_vars(shapes, node.outputs[0].type.shape)]
+
+    def flops(self, inputs, outputs):
+        return int(np.prod(outputs[0], dtype=np.int64))
+
+
+def _recast_weak(const: TensorConstant, dtype) -> TensorConstant:
+    value = const.data
+    cast = value.astype(dtype)
+    if dtype.kind in "iub" and value.dtype.kind in "iu" and cast != value:
+        raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+    return TensorConstant(TensorType(dtype, const.type.shape), cast, name=const.name, weak=True)
+
+
+# One op value per scalar function: et.add, et.exp, ...
+ELEMWISE_OPS: dict[str, Elemwise] = {name: Elemwise(name) for name in SCALAR_OPS}
+
+
+class DimShuffle(Op):
+    """Permute axes, insert broadcastable axes (``"x"``) and drop static-1 axes.
+
+    ``new_order`` lists, for each output axis, the input axis it takes or ``"x"``.
+    """
+
+    __props__ = ("input_ndim", "new_order")
+    view_map = {0: [0]}
+
+    def __init__(self, input_ndim: int, new_order):
+        self.input_ndim = int(input_ndim)
+        self.new_order = tuple(o if o == "x" else int(o) for o in new_order)
+        kept = [o for o in self.new_order if o != "x"]
+        if len(set(kept)) != len(kept) or any(not 0 <= o < self.input_ndim for o in kept):
+            raise ValueError(f"invalid dimshuffle order {self.new_order} for a {input_ndim}-d input")
+        self.drop = tuple(i for i in range(self.input_ndim) if i not in kept)
+        # after dropping, the kept axes are in input order; this puts them in output order
+        self.permutation = tuple(sorted(kept).index(k) for k in kept)
+
+    def __str__(self):
+        return "DimShuffle{" + ",".join(map(str, self.new_order)) + "}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if x.ndim != self.input_ndim:
+            raise TypeError(f"{self} expects a {self.input_ndim}-d input, got {x} with {x.ndim} dimensions")
+        for i in self.drop:
+            if x.type.shape[i] != 1:
+                raise ValueError(f"{self} cannot drop axis {i} of {x}: its static size is "
+                                 f"{x.type.shape[i]}, not 1")
+        shape = tuple(1 if o == "x" else x.type.shape[o] for o in self.new_order)
+        return Apply(self, [x], [TensorType(x.dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        if self.drop:  # the dropped axes have size 1
+            x = xp.reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in self.drop))
+        if self.permutation != tuple(sorted(self.permutation)):
+            x = xp.permute_dims(x, self.permutation)
+        if "x" in self.new_order:
+            sizes = iter(x.shape)
+            x = xp.reshape(x, tuple(1 if o == "x" else next(sizes) for o in self.new_order))
+        output_storage[0][0] = x
+
+    def infer_shape(self, fgraph, node, shapes):
+        from eqgraph.tensor.basic import constant
+
+        (shape,) = shapes
+        return [tuple(constant(1, dtype="int64") if o == "x" else shape[o] for o in self.new_order)]
+
+
+def dimshuffle(x, new_order):
+    x = as_tensor_variable(x)
+    return DimShuffle(x.ndim, new_order)(x)
+
+
+class Cast(Op):
+    """Convert to ``dtype`` elementwise (``x.astype(dtype)``)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype).name
+
+    def __str__(self):
+        return f"Cast{{{self.dtype}}}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [TensorType(self.dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        output_storage[0][0] = as_output(xp, x, node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+    def flops(self, inputs, outputs):
+        return 0
+
+
+def cast(x, dtype):
+    """``x`` converted to ``dtype`` (a no-op when it already has it)."""
+    x = as_tensor_variable(x)
+    if x.dtype == np.dtype(dtype).name:
+        return x
+    return Cast(dtype)(x)

@@ -1,0 +1,305 @@
+"""Reductions, matrix products and softmax; composite helpers (mean, var, logsumexp, ...)."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast, dimshuffle
+from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, shape_of
+from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+E = ELEMWISE_OPS
+
+
+def _arg_reduce(name):
+    def fn(xp, x, axis, keepdims):
+        if len(axis) == x.ndim and x.ndim != 1:  # over every axis: the index into the flattened array
+            out = getattr(xp, name)(xp.reshape(x, (-1,)))
+            return xp.reshape(out, (1,) * x.ndim) if keepdims else out
+        return getattr(xp, name)(x, axis=axis[0], keepdims=keepdims)
+
+    return fn
+
+
+# fmt: off
+#: name -> fn(xp, x, axis: tuple, keepdims) with NumPy's semantics
+REDUCTIONS = {
+    "sum":    lambda xp, x, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
+    "prod":   lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+    "max":    lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    "min":    lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+    "all":    lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+    "any":    lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
+    "mean":   lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+    "argmax": _arg_reduce("argmax"),
+    "argmin": _arg_reduce("argmin"),
+}
+# fmt: on
+
+
+def normalize_axis(axis, ndim: int) -> tuple:
+    """``axis`` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < builtins.max(ndim, 1):
+            raise ValueError(f"axis {a} is out of bounds for a {ndim}-d tensor")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis}")
+    return tuple(sorted(out))
+
+
+class Reduce(Op):
+    """``REDUCTIONS[name]`` over ``axis`` (a tuple of axes), keeping them as size 1 if ``keepdims``."""
+
+    __props__ = ("name", "axis", "keepdims")
+
+    def __init__(self, name: str, axis: tuple, keepdims: bool = False):
+        if name not in REDUCTIONS:
+            raise ValueError(f"No reduction named {name!r}")
+        self.name, self.axis, self.keepdims = name, tuple(axis), bool(keepdims)
+        self.fn = REDUCTIONS[name]
+
+    def __str__(self):
+        return f"{self.name.capitalize()}{{axis={self.axis}{', keepdims' if self.keepdims else ''}}}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if builtins.any(a >= builtins.max(x.ndim, 1) for a in self.axis) or (x.ndim == 0 and self.axis):
+            raise ValueError(f"{self}: axis out of range for {x} with {x.ndim} dimensions")
+        if self.name.startswith("arg") and len(self.axis) not in (1, x.ndim):
+            raise ValueError(f"{self}: {self.name} takes a single axis or all of them")
+        if x.ndim and builtins.any(x.type.shape[a] == 0 for a in self.axis) and self.name in ("max", "min", "argmax", "argmin"):
+            raise ValueError(f"{self}: cannot reduce the empty axis of {x} (static shape {x.type.shape})")
+        shape = tuple(1 if a in self.axis else s for a, s in enumerate(x.type.shape)
+                      if self.keepdims or a not in self.axis)
+        with np.errstate(all="ignore"):
+            probe = self.fn(np, np.ones((1,) * x.ndim, dtype=x.dtype), self.axis, self.keepdims)
+        return Apply(self, [x], [TensorType(np.asarray(probe).dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        output_storage[0][0] = as_output(xp, self.fn(xp, x, self.axis, self.keepdims), node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        one = int64_const(1)
+        return [tuple(one if a in self.axis else s for a, s in enumerate(shapes[0])
+                      if self.keepdims or a not in self.axis)]
+
+    def flops(self, inputs, outputs):
+        return int(np.prod(inputs[0], dtype=np.int64))
+
+
+def _reduce(name, x, axis=None, keepdims=False, dtype=None):
+    x = as_tensor_variable(x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return Reduce(name, normalize_axis(axis, x.ndim), keepdims)(x)
+
+
+def sum(x, axis=None, keepdims=False, dtype=None):
+    return _reduce("sum", x, axis, keepdims, dtype)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    return _reduce("prod", x, axis, keepdims, dtype)
+
+
+def max(x, axis=None, keepdims=False):
+    return _reduce("max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return _reduce("min", x, axis, keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return _reduce("all", x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    return _reduce("any", x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    return _reduce("mean", x, axis, keepdims)
+
+
+def argmax(x, axis=None, keepdims=False):
+    return _reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return _reduce("argmin", x, axis, keepdims)
+
+
+def _count(x, axis) -> object:
+    """The number of elements reduced over ``axis``, as an int64 scalar."""
+    n = int64_const(1)
+    for a in normalize_axis(axis, x.ndim):
+        n = n * shape_of(x)[a]
+    return n
+
+
+def var(x, axis=None, ddof=0, keepdims=False):
+    """Variance, ``np.var``: the mean squared deviation from the mean, divided by ``n - ddof``."""
+    x = as_tensor_variable(x)
+    deviation = x - mean(x, axis, keepdims=True)
+    v = mean(deviation * deviation, axis, keepdims)
+    if ddof:
+        n = cast(_count(x, axis), v.dtype)
+        v = v * n / (n - ddof)
+    return v
+
+
+def std(x, axis=None, ddof=0, keepdims=False):
+    return E["sqrt"](var(x, axis, ddof, keepdims))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` computed stably: the maximum is subtracted before ``exp``."""
+    x = as_tensor_variable(x)
+    m = max(x, axis, keepdims=True)
+    m = E["switch"](E["isinf"](m), 0, m)  # all -inf (or +inf) along the axis: shift by 0 instead
+    out = E["log"](sum(E["exp"](x - m), axis, keepdims=True)) + m
+    if keepdims:
+        return out
+    axes = normalize_axis(axis, x.ndim)
+    return dimshuffle(out, [a for a in range(x.ndim) if a not in axes])
+
+
+class MatMul(Op):
+    """``np.matmul``: matrix products, with vectors and stacked (batched) matrices."""
+
+    __props__ = ()
+
+    def __str__(self):
+        return "matmul"
+
+    def make_node(self, a, b):
+        a, b = as_tensor_variable(a), as_tensor_variable(b)
+        if a.ndim == 0 or b.ndim == 0:
+            raise TypeError(f"matmul needs tensors of at least 1 dimension, got {a} ({a.ndim}-d) and "
+                            f"{b} ({b.ndim}-d); use * for scalars")
+        k_a = a.type.shape[-1]
+        k_b = b.type.shape[0] if b.ndim == 1 else b.type.shape[-2]
+        if k_a is not None and k_b is not None and k_a != k_b:
+            raise ValueError(f"matmul: shapes {a.type.shape} of {a} and {b.type.shape} of {b} "
+                             f"are not aligned ({k_a} != {k_b})")
+        rows = () if a.ndim == 1 else (a.type.shape[-2],)
+        cols = () if b.ndim == 1 else (b.type.shape[-1],)
+        batch_a, batch_b = a.type.shape[:-2], b.type.shape[:-2]
+        n = builtins.max(len(batch_a), len(batch_b))
+        batch_a, batch_b = (1,) * (n - len(batch_a)) + batch_a, (1,) * (n - len(batch_b)) + batch_b
+        batch = broadcast_static_shapes(self, [TensorType(a.dtype, batch_a)(), TensorType(b.dtype, batch_b)()]) if n else ()
+        dtype = np.result_type(a.dtype, b.dtype).name
+        if dtype == "bool":
+            raise TypeError(f"matmul of boolean tensors {a} and {b} is not supported")
+        return Apply(self, [a, b], [TensorType(dtype, batch + rows + cols)()])
+
+    def perform(self, node, inputs, output_storage):
+        a, b = inputs
+        xp = array_namespace(a, b)
+        ttype = node.outputs[0].type
+        if xp is not np and (a.dtype != b.dtype):
+            a, b = xp.astype(a, getattr(xp, ttype.dtype)), xp.astype(b, getattr(xp, ttype.dtype))
+        output_storage[0][0] = as_output(xp, xp.matmul(a, b), ttype)
+
+    def infer_shape(self, fgraph, node, shapes):
+        a, b = node.inputs
+        sa, sb = shapes
+        rows = () if a.ndim == 1 else (sa[-2],)
+        cols = () if b.ndim == 1 else (sb[-1],)
+        ba, bb = tuple(sa[:-2]), tuple(sb[:-2])
+        n = builtins.max(len(ba), len(bb))
+        one = int64_const(1)
+        ba, bb = (one,) * (n - len(ba)) + ba, (one,) * (n - len(bb)) + bb
+        static = node.outputs[0].type.shape[:n]
+        return [broadcast_shape_vars([ba, bb], static) + rows + cols]
+
+    def flops(self, inputs, outputs):
+        a, b = inputs
+        k = a[-1]
+        return 2 * int(np.prod(outputs[0], dtype=np.int64)) * int(k)
+
+
+matmul_op = MatMul()
+
+
+def matmul(a, b):
+    return matmul_op(a, b)
+
+
+def dot(a, b):
+    """``np.dot`` for tensors of at most 2 dimensions (a scalar multiplies)."""
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return E["mul"](a, b)
+    if a.ndim > 2 or b.ndim > 2:
+        raise TypeError(f"dot supports tensors of at most 2 dimensions, got {a} ({a.ndim}-d) and "
+                        f"{b} ({b.ndim}-d); use matmul for stacked matrices")
+    return matmul_op(a, b)
+
+
+def outer(x, y):
+    x, y = flatten(as_tensor_variable(x)), flatten(as_tensor_variable(y))
+    return dimshuffle(x, (0, "x")) * dimshuffle(y, ("x", 0))
+
+
+class Softmax(Op):
+    """``exp(x) / sum(exp(x), axis)``, computed with the maximum subtracted first (or its log)."""
+
+    __props__ = ("axis", "log")
+
+    def __init__(self, axis: int, log: bool = False):
+        self.axis, self.log = int(axis), bool(log)
+
+    def __str__(self):
+        return f"{'LogSoftmax' if self.log else 'Softmax'}{{axis={self.axis}}}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if not 0 <= self.axis < builtins.max(x.ndim, 1) or x.ndim == 0:
+            raise ValueError(f"{self}: axis out of range for {x} with {x.ndim} dimensions")
+        dtype = x.dtype if x.dtype in FLOAT_DTYPES else "float64"
+        return Apply(self, [x], [TensorType(dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        ttype = node.outputs[0].type
+        x = xp.astype(x, getattr(xp, ttype.dtype)) if xp is not np or x.dtype != ttype.numpy_dtype else x
+        shifted = x - xp.max(x, axis=self.axis, keepdims=True)
+        if self.log:
+            out = shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
+        else:
+            e = xp.exp(shifted)
+            out = e / xp.sum(e, axis=self.axis, keepdims=True)
+        output_storage[0][0] = as_output(xp, out, ttype)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+    def flops(self, inputs, outputs):
+        return 4 * int(np.prod(inputs[0], dtype=np.int64))
+
+
+def softmax(x, axis=-1):
+    x = as_tensor_variable(x)
+    return Softmax(axis % builtins.max(x.ndim, 1))(x)
+
+
+def log_softmax(x, axis=-1):
+    x = as_tensor_variable(x)
+    return Softmax(axis % builtins.max(x.ndim, 1), log=True)(x)

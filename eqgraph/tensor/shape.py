@@ -1,0 +1,242 @@
+"""Shapes: `Shape`, `SpecifyShape`, `Reshape`, and helpers built on `DimShuffle`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.basic import as_tensor_variable, constant, get_scalar_constant_value, static_values
+from eqgraph.tensor.basic import NotScalarConstantError
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast, dimshuffle
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+
+def int64_const(n: int):
+    return constant(int(n), dtype="int64")
+
+
+class Shape(Op):
+    """The runtime shape of a tensor, as an int64 vector."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [TensorType("int64", (x.ndim,))()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        output_storage[0][0] = xp.asarray(tuple(x.shape), dtype=xp.int64)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [(int64_const(node.inputs[0].ndim),)]
+
+    def connection_pattern(self, node):
+        return [[False]]  # the elements of x do not affect its shape
+
+    def flops(self, inputs, outputs):
+        return 0
+
+
+def shape(x):
+    return Shape()(as_tensor_variable(x))
+
+
+def shape_of(x) -> tuple:
+    """One int64 scalar per axis of ``x``: a constant where the size is static."""
+    x = as_tensor_variable(x)
+    full = None
+    dims = []
+    for i, s in enumerate(x.type.shape):
+        if s is not None:
+            dims.append(int64_const(s))
+        else:
+            full = shape(x) if full is None else full
+            dims.append(full[i])
+    return tuple(dims)
+
+
+def broadcast_shape_vars(shapes, static_shape) -> tuple:
+    """Symbolic broadcast of input shapes (all of one ndim): the largest size per axis."""
+    maximum = ELEMWISE_OPS["maximum"]
+    out = []
+    for axis, known in enumerate(static_shape):
+        if known is not None:
+            out.append(int64_const(known))
+            continue
+        dims = [as_tensor_variable(s[axis]) for s in shapes]
+        dims = [d for d in dims if not _is_const(d, 1)] or dims
+        dim = dims[0]
+        for d in dims[1:]:
+            dim = maximum(dim, d)
+        out.append(dim)
+    return tuple(out)
+
+
+def _is_const(v, value) -> bool:
+    try:
+        return get_scalar_constant_value(v) == value
+    except NotScalarConstantError:
+        return False
+
+
+class SpecifyShape(Op):
+    """``x`` itself, with a static shape asserted (and checked at runtime)."""
+
+    __props__ = ("shape",)
+    view_map = {0: [0]}
+
+    def __init__(self, shape):
+        self.shape = tuple(None if s is None else int(s) for s in shape)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if x.ndim != len(self.shape):
+            raise TypeError(f"{self} expects a {len(self.shape)}-d input, got {x} with {x.ndim} dimensions")
+        narrowed = TensorType(x.dtype, self.shape).meet(x.type)
+        if narrowed is None:
+            raise ValueError(f"{self}: the static shape {x.type.shape} of {x} contradicts {self.shape}")
+        return Apply(self, [x], [narrowed()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        if any(s is not None and s != d for s, d in zip(self.shape, x.shape)):
+            raise ValueError(f"SpecifyShape: expected shape {self.shape}, got {tuple(x.shape)}")
+        output_storage[0][0] = x
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [tuple(int64_const(s) if s is not None else d for s, d in zip(self.shape, shapes[0]))]
+
+
+def specify_shape(x, shape):
+    """``x`` with static shape ``shape`` (None entries keep what ``x`` knows)."""
+    x = as_tensor_variable(x)
+    shape = tuple(shape)
+    if all(s is None or s == k for s, k in zip(shape, x.type.shape)) and len(shape) == x.ndim:
+        return x
+    return SpecifyShape(shape)(x)
+
+
+def as_shape_vector(shape) -> Variable:
+    """A shape given as ints and/or scalar variables, or as a vector variable, as an int64 vector."""
+    from eqgraph.tensor.join import make_vector
+
+    if isinstance(shape, Variable):
+        if shape.ndim == 0:
+            shape = [shape]
+        else:
+            if shape.ndim != 1 or shape.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"):
+                raise TypeError(f"a shape must be an integer vector, got {shape} of type {shape.type}")
+            return cast(shape, "int64")
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    entries = list(shape)
+    if all(isinstance(s, (int, np.integer)) for s in entries):
+        return constant(np.asarray(entries, dtype="int64").reshape(len(entries)))
+    return make_vector(*[cast(as_tensor_variable(s, ndim=0), "int64") for s in entries])
+
+
+class Reshape(Op):
+    """``x`` reshaped to the int vector ``shape`` (one entry may be -1), like ``np.reshape``."""
+
+    __props__ = ("ndim",)
+
+    def __init__(self, ndim: int):
+        self.ndim = int(ndim)
+
+    def make_node(self, x, shp):
+        x, shp = as_tensor_variable(x), as_shape_vector(shp)
+        if shp.type.shape[0] is not None and shp.type.shape[0] != self.ndim:
+            raise ValueError(f"{self}: the shape {shp} has {shp.type.shape[0]} entries, not {self.ndim}")
+        static = (static_values(shp) + [None] * self.ndim)[: self.ndim]
+        if static.count(-1) > 1:
+            raise ValueError(f"{self}: at most one entry of the new shape can be -1")
+        known_in = [s for s in x.type.shape]
+        if -1 in static:
+            others = [s for s in static if s != -1]
+            if None not in known_in and None not in others:
+                total, rest = int(np.prod(known_in)), int(np.prod(others))
+                if rest == 0 or total % rest:
+                    raise ValueError(f"cannot reshape {x} of shape {x.type.shape} into {tuple(static)}")
+                static[static.index(-1)] = total // rest
+            else:
+                static[static.index(-1)] = None
+        if None not in known_in and None not in static and int(np.prod(known_in)) != int(np.prod(static)):
+            raise ValueError(f"cannot reshape {x} of shape {x.type.shape} into {tuple(static)}")
+        return Apply(self, [x, shp], [TensorType(x.dtype, static)()])
+
+    def perform(self, node, inputs, output_storage):
+        x, shp = inputs
+        xp = array_namespace(x)
+        output_storage[0][0] = xp.reshape(x, tuple(int(shp[i]) for i in range(self.ndim)))
+
+    def infer_shape(self, fgraph, node, shapes):
+        out = node.outputs[0].type.shape
+        shp = node.inputs[1]
+        return [tuple(int64_const(s) if s is not None else shp[i] for i, s in enumerate(out))]
+
+    def connection_pattern(self, node):
+        return [[True], [False]]
+
+
+def reshape(x, shape, ndim=None):
+    x = as_tensor_variable(x)
+    shp = as_shape_vector(shape)
+    if ndim is None:
+        if shp.type.shape[0] is None:
+            raise ValueError(f"reshape({x}, {shape}) needs ndim: the length of the new shape is not static")
+        ndim = shp.type.shape[0]
+    return Reshape(ndim)(x, shp)
+
+
+def flatten(x, ndim: int = 1):
+    """Collapse the trailing axes of ``x`` so that it has ``ndim`` dimensions."""
+    x = as_tensor_variable(x)
+    if not 1 <= ndim <= max(x.ndim, 1):
+        raise ValueError(f"flatten({x}, ndim={ndim}): ndim must be between 1 and {x.ndim}")
+    dims = shape_of(x)[: ndim - 1]
+    return reshape(x, [*dims, -1], ndim=ndim)
+
+
+def transpose(x, axes=None):
+    x = as_tensor_variable(x)
+    axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(a % x.ndim for a in axes)
+    return dimshuffle(x, axes)
+
+
+def squeeze(x, axis=None):
+    """Drop axes of static size 1 (all of them, or those in ``axis``)."""
+    x = as_tensor_variable(x)
+    if axis is None:
+        axes = {i for i, s in enumerate(x.type.shape) if s == 1}
+    else:
+        axes = {a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+    return dimshuffle(x, [i for i in range(x.ndim) if i not in axes])
+
+
+def expand_dims(x, axis):
+    x = as_tensor_variable(x)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    axes = {a % ndim for a in axes}
+    order, k = [], 0
+    for i in range(ndim):
+        if i in axes:
+            order.append("x")
+        else:
+            order.append(k)
+            k += 1
+    return dimshuffle(x, order)
+
+
+def shape_padleft(x, n: int = 1):
+    x = as_tensor_variable(x)
+    return dimshuffle(x, ("x",) * n + tuple(range(x.ndim)))
+
+
+def shape_padright(x, n: int = 1):
+    x = as_tensor_variable(x)
+    return dimshuffle(x, tuple(range(x.ndim)) + ("x",) * n)

@@ -1,0 +1,411 @@
+"""Indexing: `Subtensor` (ints, slices, newaxis), `AdvancedSubtensor` (integer and boolean
+arrays, NumPy's rules), and their writing forms `set_subtensor` / `inc_subtensor`.
+
+An index is stored in the op as ``idx_list``, one entry per axis it touches:
+
+- an ``int`` (a constant index) or ``"?"`` (a 0-d integer input),
+- ``None`` (newaxis),
+- ``("slice", start, stop, step)`` whose parts are ints, None, or ``"?"`` (inputs),
+- ``"a"``: an integer or boolean array input (advanced indexing).
+
+Constant parts live in the op (the e-graph matches on them); symbolic parts are
+the node's inputs after ``x`` (and after ``y`` for the writing forms).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
+from eqgraph.tensor.shape import int64_const
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.terms.basic import Apply, Constant, Variable
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+FULL_SLICE = ("slice", None, None, None)
+E = ELEMWISE_OPS
+
+
+# -- parsing a Python index ------------------------------------------------------------
+def parse_index(x, index) -> tuple[tuple, list]:
+    """``(idx_list, inputs)`` for ``x[index]``, with the ellipsis expanded and trailing
+    axes padded with full slices."""
+    items = index if isinstance(index, tuple) else (index,)
+    consumed = sum(_axes_consumed(i) for i in items if i is not Ellipsis)
+    if sum(i is Ellipsis for i in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for {x}: it has {x.ndim} dimensions, {consumed} were indexed")
+    idx_list, inputs = [], []
+    for item in items:
+        if item is Ellipsis:
+            idx_list.extend([FULL_SLICE] * (x.ndim - consumed))
+        elif item is None:
+            idx_list.append(None)
+        elif isinstance(item, slice):
+            parts = []
+            for p in (item.start, item.stop, item.step):
+                part, var = _scalar_part(p)
+                parts.append(part)
+                if var is not None:
+                    inputs.append(var)
+            if parts[2] == 0:
+                raise ValueError("slice step cannot be zero")
+            idx_list.append(("slice", *parts))
+        else:
+            part, var = _scalar_part(item, allow_array=True)
+            idx_list.append(part)
+            if var is not None:
+                inputs.append(var)
+    # the axes no entry touched are taken whole
+    touched = sum(_entry_axes(e, v) for e, v in _with_inputs(idx_list, inputs))
+    idx_list.extend([FULL_SLICE] * (x.ndim - touched))
+    return tuple(idx_list), inputs
+
+
+def _axes_consumed(item) -> int:
+    if item is None:
+        return 0
+    if isinstance(item, Variable) and item.ndim > 0 and item.dtype == "bool":
+        return item.ndim
+    if isinstance(item, (np.ndarray, list)) and np.asarray(item).dtype == bool:
+        return np.asarray(item).ndim
+    return 1
+
+
+def _scalar_part(p, allow_array: bool = False):
+    """(idx_list entry, input variable or None) for one int/slice part of an index."""
+    if p is None:
+        return None, None
+    if isinstance(p, (bool, np.bool_)):
+        raise IndexError("boolean scalars are not supported as indices")
+    if isinstance(p, (int, np.integer)):
+        return int(p), None
+    if isinstance(p, Variable):
+        v = as_tensor_variable(p)
+        if v.dtype not in DISCRETE_DTYPES:
+            raise IndexError(f"index {v} must be an integer (or boolean mask), not {v.dtype}")
+        if v.ndim == 0:
+            if v.dtype == "bool":
+                raise IndexError("boolean scalars are not supported as indices")
+            if isinstance(v, Constant):
+                return int(v.data), None
+            return "?", cast(v, "int64")
+        if not allow_array:
+            raise IndexError(f"slice bounds must be scalars, got {v}")
+        return "a", v
+    if allow_array and isinstance(p, (list, tuple, np.ndarray)):
+        arr = np.asarray(p)
+        if arr.dtype.kind not in "biu":
+            raise IndexError(f"array indices must be integers or booleans, got dtype {arr.dtype}")
+        return "a", as_tensor_variable(arr)
+    raise IndexError(f"unsupported index {p!r}")
+
+
+def _with_inputs(idx_list, inputs):
+    """Pairs (entry, array input or None), for entries that read array inputs."""
+    it = iter(inputs)
+    for e in idx_list:
+        parts = e[1:] if isinstance(e, tuple) else (e,)
+        var = None
+        for p in parts:
+            if p in ("?", "a"):
+                v = next(it)
+                if p == "a":
+                    var = v
+        yield e, var
+
+
+def _entry_axes(entry, var) -> int:
+    if entry is None:
+        return 0
+    if entry == "a" and var.dtype == "bool":
+        return var.ndim
+    return 1
+
+
+# -- static shapes ------------------------------------------------------------------------
+def _static_slice_length(n, start, stop, step):
+    if n is None:
+        return None
+    if "?" in (start, stop, step):
+        return None
+    return len(range(*slice(start, stop, step).indices(n)))
+
+
+def static_index_shape(x, idx_list, inputs) -> tuple:
+    """The static shape of ``x[index]`` following NumPy's basic and advanced rules."""
+    groups = []  # ("basic", size) or ("adv", shape)
+    advanced = "a" in idx_list
+    axis = 0
+    for entry, var in _with_inputs(idx_list, inputs):
+        if entry is None:
+            groups.append(("basic", 1))
+        elif isinstance(entry, tuple):
+            n = x.type.shape[axis]
+            size = n if entry == FULL_SLICE else _static_slice_length(n, *entry[1:])
+            groups.append(("basic", size))
+            axis += 1
+        elif entry == "a":
+            if var.dtype == "bool":
+                groups.append(("adv", (None,)))
+                axis += var.ndim
+            else:
+                groups.append(("adv", var.type.shape))
+                axis += 1
+        else:  # an integer
+            n = x.type.shape[axis]
+            if isinstance(entry, int) and n is not None and not -n <= entry < n:
+                raise IndexError(f"index {entry} is out of bounds for axis {axis} of {x} with size {n}")
+            if advanced:
+                groups.append(("adv", ()))
+            axis += 1
+    if not advanced:
+        return tuple(size for _, size in groups)
+    adv_pos = [i for i, (kind, _) in enumerate(groups) if kind == "adv"]
+    ndim = max(len(s) for k, s in groups if k == "adv")
+    bshape = []
+    for d in range(ndim):
+        dims = [s[len(s) - ndim + d] for k, s in groups if k == "adv" and len(s) - ndim + d >= 0]
+        known = {v for v in dims if v is not None and v != 1}
+        if len(known) > 1:
+            raise IndexError(f"index arrays of shapes {[s for k, s in groups if k == 'adv']} cannot be broadcast")
+        bshape.append(known.pop() if known else (1 if all(v == 1 for v in dims) else None))
+    basic = [size for kind, size in groups if kind == "basic"]
+    if adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1)):
+        before = [size for kind, size in groups[: adv_pos[0]]]
+        after = [size for kind, size in groups[adv_pos[-1] + 1:]]
+        return tuple(before + bshape + after)
+    return tuple(bshape + basic)
+
+
+def index_tuple(idx_list, inputs):
+    """The runtime Python index for ``idx_list`` given the values of the index inputs."""
+    it = iter(inputs)
+    out = []
+    for e in idx_list:
+        if isinstance(e, tuple):
+            out.append(slice(*(int(next(it)) if p == "?" else p for p in e[1:])))
+        elif e == "?":
+            out.append(int(next(it)))
+        elif e == "a":
+            out.append(next(it))
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+# -- symbolic shapes (infer_shape) ------------------------------------------------------------
+def _sym(v):
+    return int64_const(v) if isinstance(v, (int, np.integer)) else v
+
+
+def _slice_length(n, start, stop, step):
+    """Symbolic length of ``range(n)[start:stop:step]`` (parts: int, None or int64 variable)."""
+    step = 1 if step is None else step
+    if not isinstance(step, int):
+        pos = _slice_length(n, start, stop, 1)  # a symbolic step: only positive steps are handled
+        return E["int_div"](pos + step - 1, step)
+    n = _sym(n)
+    zero = int64_const(0)
+    if step > 0:
+        lo, hi = zero, n
+        default_start, default_stop = lo, hi
+    else:
+        lo, hi = int64_const(-1), n - 1
+        default_start, default_stop = hi, lo
+
+    def clamp(v, default):
+        if v is None:
+            return default
+        v = _sym(v)
+        return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
+
+    first, last = clamp(start, default_start), clamp(stop, default_stop)
+    span = last - first if step > 0 else first - last
+    return E["maximum"](E["int_div"](span + (abs(step) - 1), abs(step)), zero)
+
+
+def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
+    out_static = node.outputs[0].type.shape
+    if "a" in idx_list:  # advanced: only the static shape is derived; unknown sizes read the output
+        from eqgraph.tensor.shape import shape_of
+
+        return shape_of(node.outputs[0])
+    dims, axis, it = [], 0, iter(index_inputs)
+    for e in idx_list:
+        if e is None:
+            dims.append(int64_const(1))
+        elif isinstance(e, tuple):
+            parts = [next(it) if p == "?" else p for p in e[1:]]
+            size = out_static[len(dims)]
+            dims.append(int64_const(size) if size is not None else
+                        (x_shape[axis] if e == FULL_SLICE else _slice_length(x_shape[axis], *parts)))
+            axis += 1
+        else:
+            if e == "?":
+                next(it)
+            axis += 1
+    return tuple(dims)
+
+
+# -- the ops ------------------------------------------------------------------------------
+class Subtensor(Op):
+    """``x[index]`` with integers, slices and newaxis (a view of ``x``)."""
+
+    __props__ = ("idx_list",)
+    view_map = {0: [0]}
+
+    def __init__(self, idx_list):
+        self.idx_list = tuple(idx_list)
+
+    def __str__(self):
+        return f"{type(self).__name__}{{{format_index(self.idx_list)}}}"
+
+    def make_node(self, x, *index_inputs):
+        x = as_tensor_variable(x)
+        index_inputs = [as_tensor_variable(i) for i in index_inputs]
+        shape = static_index_shape(x, self.idx_list, index_inputs)
+        return Apply(self, [x, *index_inputs], [TensorType(x.dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        x, *index = inputs
+        xp = array_namespace(x)
+        output_storage[0][0] = as_output(xp, x[index_tuple(self.idx_list, index)], node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [symbolic_index_shape(node, shapes[0], self.idx_list, node.inputs[1:])]
+
+    def connection_pattern(self, node):
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+
+class AdvancedSubtensor(Subtensor):
+    """``x[index]`` where the index has integer or boolean arrays (a copy, NumPy's rules)."""
+
+    view_map = {}
+
+    def perform(self, node, inputs, output_storage):
+        x, *index = inputs
+        xp = array_namespace(x)
+        idx = index_tuple(self.idx_list, index)
+        arrays = [i for i, e in enumerate(self.idx_list) if e == "a"]
+        if (xp is not np and len(arrays) == 1 and idx[arrays[0]].ndim == 1
+                and idx[arrays[0]].dtype != xp.bool
+                and all(e == FULL_SLICE for i, e in enumerate(self.idx_list) if i != arrays[0])):
+            out = xp.take(x, idx[arrays[0]], axis=arrays[0])  # the array-API form of x[:, idx]
+        else:
+            out = x[idx]
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+
+
+class IncSubtensor(Op):
+    """A copy of ``x`` with ``x[index]`` set to ``y`` (or incremented by ``y``)."""
+
+    __props__ = ("idx_list", "set_instead_of_inc")
+
+    def __init__(self, idx_list, set_instead_of_inc: bool = False):
+        self.idx_list = tuple(idx_list)
+        self.set_instead_of_inc = bool(set_instead_of_inc)
+
+    def __str__(self):
+        kind = "Set" if self.set_instead_of_inc else "Inc"
+        return f"{kind}{type(self).__name__[3:]}{{{format_index(self.idx_list)}}}"
+
+    def make_node(self, x, y, *index_inputs):
+        x, y = as_tensor_variable(x), as_tensor_variable(y)
+        index_inputs = [as_tensor_variable(i) for i in index_inputs]
+        region = static_index_shape(x, self.idx_list, index_inputs)
+        if y.dtype != x.dtype:
+            if getattr(y, "weak", False) or np.can_cast(y.dtype, x.dtype, "safe"):
+                y = cast(y, x.dtype)
+            else:
+                raise TypeError(f"{self}: cannot write {y} of dtype {y.dtype} into {x} of dtype "
+                                f"{x.dtype} without losing precision; cast it first")
+        if y.ndim > len(region) or any(
+            a is not None and b is not None and b not in (1, a)
+            for a, b in zip(region[len(region) - y.ndim:], y.type.shape)
+        ):
+            raise ValueError(f"{self}: {y} of shape {y.type.shape} cannot be broadcast to the "
+                             f"indexed region of shape {region}")
+        return Apply(self, [x, y, *index_inputs], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        x, y, *index = inputs
+        xp = array_namespace(x)
+        out = xp.asarray(x, copy=True)
+        idx = index_tuple(self.idx_list, index)
+        if self.set_instead_of_inc:
+            out[idx] = y
+        elif "a" in self.idx_list:
+            index_add(xp, out, idx, y)
+        else:
+            out[idx] = out[idx] + y
+        output_storage[0][0] = out
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+    def connection_pattern(self, node):
+        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
+
+
+class AdvancedIncSubtensor(IncSubtensor):
+    """``IncSubtensor`` with array indices; repeated indices accumulate (``np.add.at``)."""
+
+
+def index_add(xp, out, idx, y):
+    """``out[idx] += y`` where repeated indices add up (NumPy's ``add.at``)."""
+    if xp is np:
+        np.add.at(out, idx, y)
+        return
+    if type(out).__module__.startswith("cupy"):
+        import cupyx
+
+        cupyx.scatter_add(out, idx, y)
+        return
+    raise NotImplementedError("inc_subtensor with array indices needs NumPy or CuPy arrays")
+
+
+def format_index(idx_list) -> str:
+    parts = []
+    for e in idx_list:
+        if e is None:
+            parts.append("newaxis")
+        elif isinstance(e, tuple):
+            start, stop, step = ("" if p is None else str(p) for p in e[1:])
+            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+        else:
+            parts.append(str(e))
+    return ", ".join(parts)
+
+
+def getitem(x, index):
+    """``x[index]``: basic indexing gives a Subtensor, array indices an AdvancedSubtensor."""
+    x = as_tensor_variable(x)
+    idx_list, inputs = parse_index(x, index)
+    if all(e == FULL_SLICE for e in idx_list):
+        return x
+    op = AdvancedSubtensor if "a" in idx_list else Subtensor
+    return op(idx_list)(x, *inputs)
+
+
+def _writing(view, y, set_instead_of_inc):
+    node = getattr(view, "owner", None)
+    if node is None or not isinstance(node.op, Subtensor):
+        raise TypeError(f"set_subtensor/inc_subtensor take an indexed tensor such as x[1:3], got {view}")
+    op = AdvancedIncSubtensor if isinstance(node.op, AdvancedSubtensor) else IncSubtensor
+    x, *index_inputs = node.inputs
+    return op(node.op.idx_list, set_instead_of_inc)(x, y, *index_inputs)
+
+
+def set_subtensor(view, y):
+    """A copy of ``x`` with ``x[index] = y``, for ``view = x[index]``."""
+    return _writing(view, y, True)
+
+
+def inc_subtensor(view, y):
+    """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``."""
+    return _writing(view, y, False)

@@ -1,0 +1,243 @@
+"""`TensorType(dtype, shape)`: n-d arrays with a dtype and a partly known static shape.
+
+``shape`` holds one entry per axis: an int when the size is known statically,
+None when it is not.  A static size of 1 is what makes an axis broadcastable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.terms.type import Type, describe_value
+
+FLOATX = "float64"
+
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128")
+FLOAT_DTYPES = ("float16", "float32", "float64")
+COMPLEX_DTYPES = ("complex64", "complex128")
+INT_DTYPES = tuple(d for d in DTYPES if "int" in d)
+DISCRETE_DTYPES = ("bool",) + INT_DTYPES
+
+# per dtype: (rtol, atol) for values_eq_approx
+_TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "complex64": (1e-5, 1e-5)}
+_DEFAULT_TOLERANCE = (1e-5, 1e-8)
+
+
+def _normalize_shape(shape) -> tuple:
+    out = []
+    for s in shape:
+        if s is None or s is False:
+            out.append(None)
+        elif s is True:
+            out.append(1)
+        else:
+            if isinstance(s, (float, np.floating)) or int(s) != s or int(s) < 0:
+                raise ValueError(f"static shape entries must be non-negative ints or None, not {s!r}")
+            out.append(int(s))
+    return tuple(out)
+
+
+def dtype_name_of(array) -> str:
+    """The dtype of any array-API array as a NumPy name ("float64")."""
+    dtype = array.dtype
+    name = getattr(dtype, "name", None)
+    return name if isinstance(name, str) else str(dtype).rsplit(".", 1)[-1]
+
+
+def ndim_word(ndim: int) -> str:
+    return {0: "scalar", 1: "vector", 2: "matrix"}.get(ndim, f"{ndim}-d tensor")
+
+
+class TensorType(Type):
+    """The type of NumPy-like arrays of one ``dtype`` and ``len(shape)`` dimensions."""
+
+    def __init__(self, dtype, shape=None, name=None, broadcastable=None):
+        if shape is None:
+            if broadcastable is None:
+                raise TypeError("TensorType needs a shape (use None for unknown sizes)")
+            shape = [1 if b else None for b in broadcastable]
+        self.dtype = np.dtype(dtype).name if str(dtype) != "floatX" else FLOATX
+        if self.dtype not in DTYPES:
+            raise TypeError(f"Unsupported dtype for TensorType: {dtype!r}")
+        self.shape = _normalize_shape(shape)
+        self.name = name
+        self.numpy_dtype = np.dtype(self.dtype)
+        self._all_unknown = all(s is None for s in self.shape)
+
+    # -- properties ---------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def broadcastable(self) -> tuple:
+        return tuple(s == 1 for s in self.shape)
+
+    def describe(self) -> str:
+        """The type in words, for error messages: "2-d float64 array of shape (2, ?)"."""
+        shape = ", ".join("?" if s is None else str(s) for s in self.shape)
+        if len(self.shape) == 1:
+            shape += ","
+        return f"{self.ndim}-d {self.dtype} array of shape ({shape})"
+
+    # -- values -------------------------------------------------------------
+    def filter(self, data, strict: bool = False, allow_downcast=None):
+        # Fast path: an ndarray that already fits (the common case at call time).
+        if type(data) is np.ndarray and data.dtype == self.numpy_dtype:
+            if data.ndim == self.ndim and (self._all_unknown or self._shape_ok(data.shape)):
+                return data
+        from eqgraph.terms.basic import Variable
+
+        if isinstance(data, Variable):
+            raise TypeError(f"Expected an array-like value for {self}, but got the symbolic "
+                            f"variable {data}; symbolic inputs belong in the graph, not in filter")
+        data = self._convert(data, strict, allow_downcast)
+        if data.ndim != self.ndim:
+            raise TypeError(f"Wrong number of dimensions: expected {self.ndim} "
+                            f"({ndim_word(self.ndim)}), got {data.ndim} with shape {tuple(data.shape)}")
+        if not self._shape_ok(data.shape):
+            raise TypeError(f"The static shape {self._shape_str()} of {self} is not compatible "
+                            f"with the value's shape {tuple(data.shape)}")
+        return data
+
+    def _shape_ok(self, shape) -> bool:
+        return all(s is None or s == d for s, d in zip(self.shape, shape))
+
+    def _shape_str(self) -> str:
+        return "(" + ", ".join("?" if s is None else str(s) for s in self.shape) + ("," if self.ndim == 1 else "") + ")"
+
+    def _convert(self, data, strict, allow_downcast):
+        """Return ``data`` as an array of ``self.dtype``, casting only as far as allowed."""
+        from eqgraph.xp import array_namespace
+
+        is_array = hasattr(data, "__array_namespace__") and hasattr(data, "dtype") and not isinstance(data, np.generic)
+        if is_array:
+            dtype_name = dtype_name_of(data)
+            if dtype_name == self.dtype:
+                return data
+            if strict:
+                raise TypeError(f"{self} expected an array of dtype {self.dtype}, got dtype {dtype_name} (strict)")
+            xp = array_namespace(data)
+            if allow_downcast or np.can_cast(np.dtype(dtype_name), self.numpy_dtype, "safe"):
+                return xp.astype(data, getattr(xp, self.dtype))
+            raise TypeError(
+                f"{self} cannot store a value of dtype {dtype_name} without risking loss of "
+                f"precision; cast the value to {self.dtype} or pass allow_downcast=True")
+        if strict:
+            raise TypeError(f"{self} expected an array of dtype {self.dtype} (strict), "
+                            f"got {describe_value(data)}")
+        try:
+            arr = np.asarray(data)
+        except Exception as err:  # ragged lists and the like
+            raise TypeError(f"{self} cannot convert {describe_value(data)} to an array: {err}") from err
+        if arr.dtype == self.numpy_dtype:
+            return arr
+        if arr.dtype.kind in "OUSV":
+            raise TypeError(f"{self} cannot hold {describe_value(data)}")
+        if allow_downcast or np.can_cast(arr.dtype, self.numpy_dtype, "safe"):
+            return arr.astype(self.numpy_dtype)
+        # Python numbers and lists keep their value if it fits exactly (like NumPy's
+        # weak scalars): 1.5 fits float32, 3 fits int8, 1.5 does not fit int32.
+        if not isinstance(data, np.ndarray) and not isinstance(data, np.generic):
+            with np.errstate(all="ignore"):
+                cast = arr.astype(self.numpy_dtype)
+            same_kind = self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu"
+            if same_kind and (arr.dtype.kind != "f" or self.numpy_dtype.kind in "fc") and np.array_equal(cast, arr):
+                return cast
+            if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
+                return cast  # a Python float into any float type, like NumPy
+        raise TypeError(
+            f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision; "
+            f"cast the value to {self.dtype} or pass allow_downcast=True (got {describe_value(data)})")
+
+    def values_eq(self, a, b) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+    def values_eq_approx(self, a, b, allow_remove_inf=False, allow_remove_nan=False, rtol=None, atol=None) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+            return self.values_eq(a, b)
+        default_rtol, default_atol = _TOLERANCES.get(self.dtype, _DEFAULT_TOLERANCE)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        ok = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        if allow_remove_inf:
+            ok |= np.isinf(a) | np.isinf(b)
+        if allow_remove_nan:
+            ok |= np.isnan(a) | np.isnan(b)
+        return bool(np.all(ok))
+
+    @staticmethod
+    def may_share_memory(a, b) -> bool:
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            return bool(np.may_share_memory(a, b))
+        return False
+
+    def get_shape_info(self, obj):
+        return tuple(obj.shape)
+
+    def get_size(self, shape_info) -> int:
+        return int(np.prod(shape_info, dtype=np.int64)) * self.numpy_dtype.itemsize
+
+    # -- variables ------------------------------------------------------------
+    def make_variable(self, name=None):
+        from eqgraph.tensor.var import TensorVariable
+
+        return TensorVariable(self, None, None, name)
+
+    def make_constant(self, value, name=None):
+        from eqgraph.tensor.var import TensorConstant
+
+        return TensorConstant(self, value, name)
+
+    def clone(self, dtype=None, shape=None, **kwargs) -> "TensorType":
+        return TensorType(self.dtype if dtype is None else dtype, self.shape if shape is None else shape)
+
+    # -- the type relation -------------------------------------------------------
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype and other.shape == self.shape
+
+    def __hash__(self):
+        return hash((type(self), self.dtype, self.shape))
+
+    def in_same_class(self, otype) -> bool:
+        """Same dtype and same broadcastable pattern (the static 1s)."""
+        return (isinstance(otype, TensorType) and otype.dtype == self.dtype
+                and otype.broadcastable == self.broadcastable)
+
+    def is_super(self, otype) -> bool:
+        """True iff every array of ``otype`` is also an array of ``self``."""
+        return (isinstance(otype, TensorType) and otype.dtype == self.dtype and otype.ndim == self.ndim
+                and all(s is None or s == o for s, o in zip(self.shape, otype.shape)))
+
+    def meet(self, otype) -> "TensorType | None":
+        """The most specific type that is a subtype of both, or None if they are disjoint."""
+        if not (isinstance(otype, TensorType) and otype.dtype == self.dtype and otype.ndim == self.ndim):
+            return None
+        shape = []
+        for s, o in zip(self.shape, otype.shape):
+            if s is not None and o is not None and s != o:
+                return None
+            shape.append(s if s is not None else o)
+        return TensorType(self.dtype, shape)
+
+    def convert_variable(self, var):
+        """``var`` itself if it fits; else ``var`` narrowed by ``specify_shape`` to the meet."""
+        if self.is_super(var.type):
+            return var
+        narrowed = self.meet(var.type)
+        if narrowed is None:
+            return None
+        from eqgraph.tensor.shape import specify_shape
+
+        return specify_shape(var, narrowed.shape)
+
+    def __repr__(self):
+        shape = ", ".join(map(str, self.shape)) + ("," if self.ndim == 1 else "")
+        return f"TensorType({self.dtype}, ({shape}))"
