@@ -139,6 +139,13 @@ def as_shape_vector(shape) -> Variable:
     return make_vector(*[cast(as_tensor_variable(s, ndim=0), "int64") for s in entries])
 
 
+def _product(dims):
+    total = int64_const(1)
+    for d in dims:
+        total = total * d
+    return total
+
+
 class Reshape(Op):
     """``x`` reshaped to the int vector ``shape`` (one entry may be -1), like ``np.reshape``."""
 
@@ -176,7 +183,17 @@ class Reshape(Op):
     def infer_shape(self, fgraph, node, shapes):
         out = node.outputs[0].type.shape
         shp = node.inputs[1]
-        return [tuple(int64_const(s) if s is not None else shp[i] for i, s in enumerate(out))]
+        requested = (static_values(shp) + [None] * self.ndim)[: self.ndim]
+        dims = []
+        for i, s in enumerate(out):
+            if s is not None:
+                dims.append(int64_const(s))
+            elif requested[i] == -1:  # the size that makes the element counts match
+                dims.append(ELEMWISE_OPS["int_div"](_product(shapes[0]),
+                                                    _product(shp[j] for j in range(self.ndim) if j != i)))
+            else:
+                dims.append(shp[i])
+        return [tuple(dims)]
 
     def connection_pattern(self, node):
         return [[True], [False]]

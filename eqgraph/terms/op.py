@@ -40,7 +40,9 @@ class Op:
     def __call__(self, *inputs, name=None, return_list=False, **kwargs):
         node = self.make_node(*inputs, **kwargs)
         if name is not None:
-            if len(node.outputs) == 1:
+            if self.default_output is not None:
+                node.outputs[self.default_output].name = name
+            elif len(node.outputs) == 1:
                 node.outputs[0].name = name
             else:
                 for i, out in enumerate(node.outputs):

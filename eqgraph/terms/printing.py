@@ -48,10 +48,11 @@ def debugprint(obj, file=None, print_type: bool = False, depth: int = -1, ids: s
         return labels[key]
 
     for out in outputs:
-        # Explicit stack of (variable, prefix, depth): no recursion on deep graphs.
-        stack = [(out, "", 0)]
+        # Explicit stack of (variable, depth): no recursion on deep graphs.
+        stack = [(out, 0)]
         while stack:
-            var, prefix, level = stack.pop()
+            var, level = stack.pop()
+            prefix = _prefix(level)
             node = var.owner
             key = node if node is not None else var
             seen = key in labels
@@ -65,9 +66,8 @@ def debugprint(obj, file=None, print_type: bool = False, depth: int = -1, ids: s
             lines.append(text)
             if node is None or seen or level == depth or (stop_on_name and var.name and level):
                 continue
-            child_prefix = " " * len(prefix) + " |"
             for inp in reversed(node.inputs):
-                stack.append((inp, child_prefix, level + 1))
+                stack.append((inp, level + 1))
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text
@@ -76,6 +76,17 @@ def debugprint(obj, file=None, print_type: bool = False, depth: int = -1, ids: s
 
 
 dprint = debugprint
+
+
+MAX_INDENT = 40  # deeper levels are numbered instead of indented, so output stays linear in size
+
+
+def _prefix(level: int) -> str:
+    if level == 0:
+        return ""
+    if level <= MAX_INDENT:
+        return " " * (2 * level - 1) + "|"
+    return " " * (2 * MAX_INDENT - 1) + f"[depth {level}] |"
 
 
 def _describe(var: Variable) -> str:
