@@ -54,6 +54,16 @@ def as_output(xp, value, ttype):
     return value if value.dtype == want else xp.astype(value, want)
 
 
+def copy_array(value):
+    """A copy of any array (or of a Python value with a ``copy`` method)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if hasattr(value, "__array_namespace__"):
+        return array_namespace(value).asarray(value, copy=True)
+    copy = getattr(value, "copy", None)
+    return copy() if callable(copy) else value
+
+
 def to_numpy(value):
     """A NumPy copy of any array (CuPy arrays come back from the device)."""
     if isinstance(value, np.ndarray):

@@ -20,6 +20,10 @@ class NumpyBackend:
     def to_host(value):
         return value
 
+    @staticmethod
+    def is_device_array(value) -> bool:
+        return False
+
 
 class CupyBackend:
     """Inputs are moved to the GPU, results come back as NumPy unless inputs were CuPy."""
@@ -52,7 +56,11 @@ class CupyBackend:
         return isinstance(value, self.cupy.ndarray)
 
 
-def get_backend(name: str):
+def get_backend(name):
+    """The backend named ``name``, or ``name`` itself if it is a backend object
+    (anything with ``name``, ``to_device``, ``to_host`` and ``is_device_array``)."""
+    if not isinstance(name, str):
+        return name
     if name == "numpy":
         return NumpyBackend()
     if name == "cupy":

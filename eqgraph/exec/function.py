@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from eqgraph.exec.link import Program
 from eqgraph.terms.type import describe_value
+from eqgraph.xp import copy_array
 
 
 def _expected(var) -> str:
@@ -65,10 +66,9 @@ class Function:
         outputs = [cell[0] for cell in self._output_cells]
         if self._copy_outputs:
             for i in self._copy_outputs:
-                outputs[i] = outputs[i].copy()
+                outputs[i] = copy_array(outputs[i])
         if self._update_cells:
-            for container, cell in zip(self._shared_containers, self._update_cells):
-                container[0] = cell[0]
+            self._apply_updates()
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
@@ -82,14 +82,19 @@ class Function:
             container[0] = backend.to_device(container[0])
         self.program.run()
         outputs = [cell[0] for cell in self._output_cells]
-        outputs = [o.copy() if i in self._copy_outputs else o for i, o in enumerate(outputs)]
+        outputs = [copy_array(o) if i in self._copy_outputs else o for i, o in enumerate(outputs)]
         if host_inputs:
             outputs = [backend.to_host(o) for o in outputs]
-        for container, cell in zip(self._shared_containers, self._update_cells):
-            container[0] = cell[0]
+        self._apply_updates()
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
+
+    def _apply_updates(self):
+        # read every new value before writing any: an update may be another shared variable
+        values = [cell[0] for cell in self._update_cells]
+        for container, value in zip(self._shared_containers, values):
+            container[0] = value
 
     # -- argument errors ------------------------------------------------------------
     def _merge_keywords(self, args, kwargs):

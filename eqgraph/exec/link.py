@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.xp import copy_array
 
 
 @dataclass
@@ -141,7 +142,9 @@ def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, co
     for j in sorted(destroyed):
         var = node.inputs[j]
         root = roots[var]
-        later = any(roots[v] is root and any(c != "output" and position[c] > i for c, _ in clients)
+        # the node's own outputs hold the overwritten value: using them later is the point
+        later = any(roots[v] is root and v.owner is not node
+                    and any(c != "output" and position[c] > i for c, _ in clients)
                     for v, clients in fgraph.clients.items())
         if root in protected or later:
             cell = [None]
@@ -151,19 +154,10 @@ def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, co
     return (ChainMap(override, storage_map) if override else storage_map), pre
 
 
-def _copy(value):
-    copy = getattr(value, "copy", None)
-    if callable(copy):
-        return copy()
-    from eqgraph.xp import array_namespace
-
-    return array_namespace(value).asarray(value, copy=True)
-
-
 def _with_copies(pre, thunk):
     def run():
         for source, private in pre:
-            private[0] = _copy(source[0])
+            private[0] = copy_array(source[0])
         thunk()
 
     return run

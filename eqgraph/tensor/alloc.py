@@ -113,7 +113,8 @@ class ARange(Op):
 
     def perform(self, node, inputs, output_storage):
         xp = array_namespace(*inputs)
-        start, stop, step = (v.item() if hasattr(v, "item") else v for v in inputs)
+        as_number = float if np.dtype(self.dtype).kind == "f" else int
+        start, stop, step = (as_number(v) for v in inputs)
         out = xp.arange(start, stop, step, dtype=getattr(xp, self.dtype))
         output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
 

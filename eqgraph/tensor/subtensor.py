@@ -292,10 +292,12 @@ class AdvancedSubtensor(Subtensor):
         xp = array_namespace(x)
         idx = index_tuple(self.idx_list, index)
         arrays = [i for i, e in enumerate(self.idx_list) if e == "a"]
-        if (xp is not np and len(arrays) == 1 and idx[arrays[0]].ndim == 1
-                and idx[arrays[0]].dtype != xp.bool
+        if (xp is not np and len(arrays) == 1 and idx[arrays[0]].dtype != xp.bool
                 and all(e == FULL_SLICE for i, e in enumerate(self.idx_list) if i != arrays[0])):
-            out = xp.take(x, idx[arrays[0]], axis=arrays[0])  # the array-API form of x[:, idx]
+            # the array-API form of x[:, idx]: take along one axis, with idx flattened
+            k, positions = arrays[0], idx[arrays[0]]
+            out = xp.take(x, xp.reshape(positions, (-1,)), axis=k)
+            out = xp.reshape(out, tuple(x.shape[:k]) + tuple(positions.shape) + tuple(x.shape[k + 1:]))
         else:
             out = x[idx]
         output_storage[0][0] = as_output(xp, out, node.outputs[0].type)

@@ -8,19 +8,7 @@ from hypothesis import strategies as st
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.terms import toposort
-from op_cases import CASE_IDS, CASES
-
-
-def split_inputs(case, value):
-    """(arrays, extra python arguments) for one drawn example."""
-    if "axis" in case.tags:
-        return [value[0]], tuple(value[1:])
-    return list(value), ()
-
-
-def symbolic_inputs(arrays, static: bool):
-    return [et.TensorType(a.dtype, a.shape if static else (None,) * a.ndim)(f"x{i}")
-            for i, a in enumerate(arrays)]
+from op_cases import CASE_IDS, CASES, split_inputs, symbolic_inputs
 
 
 def assert_same(got, expected):
