@@ -71,7 +71,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     graph = FunctionGraph(inputs + shared_inputs, targets)
     optimized = graph                                   # the e-graph optimizer plugs in here
     cells = [None] * len(inputs) + [s.container for s in shared_inputs]
-    program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device)
+    program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
+                   impl=runtime.name)
 
     stats = ProfileStats(program, name) if profile else None
     return Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,

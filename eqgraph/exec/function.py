@@ -42,31 +42,36 @@ class Function:
         self._shared_containers = [s.container for s in updated_shared]
         self._copy_outputs = _outputs_to_copy(program, n_outputs)
         self._on_device = backend.name != "numpy"
+        self._n_inputs = len(self._cells)
+        self._run = program.run
+        self._simple = (single_output and n_outputs == 1 and not self._copy_outputs
+                        and not updated_shared and profile is None)
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if kwargs:
+        if kwargs or len(args) != self._n_inputs:
             args = self._merge_keywords(args, kwargs)
-        if len(args) != len(self._cells):
-            self._wrong_count(len(args))
         if self.trust_input:
-            for cell, value in zip(self._cells, args):
-                cell[0] = value
+            if self._n_inputs == 1:
+                self._cells[0][0] = args[0]
+            else:
+                for cell, value in zip(self._cells, args):
+                    cell[0] = value
         else:
             downcast = self._downcast
-            i = 0
             try:
-                for i, (cell, filt, value) in enumerate(zip(self._cells, self._filters, args)):
+                for cell, filt, value in zip(self._cells, self._filters, args):
                     cell[0] = filt(value, False, downcast)
             except (TypeError, ValueError) as err:
-                raise self._bad_argument(i, args[i], err) from None
+                raise self._bad_argument(args, err) from None
         if self._on_device:
             return self._call_on_device(args)
-        self.program.run()
+        self._run()
+        if self._simple:  # one output, nothing to copy or update
+            return self._output_cells[0][0]
         outputs = [cell[0] for cell in self._output_cells]
-        if self._copy_outputs:
-            for i in self._copy_outputs:
-                outputs[i] = copy_array(outputs[i])
+        for i in self._copy_outputs:
+            outputs[i] = copy_array(outputs[i])
         if self._update_cells:
             self._apply_updates()
         if self.profile is not None:
@@ -98,6 +103,8 @@ class Function:
 
     # -- argument errors ------------------------------------------------------------
     def _merge_keywords(self, args, kwargs):
+        if len(args) > len(self.inputs) or (not kwargs and len(args) < len(self.inputs)):
+            self._wrong_count(len(args))
         merged = list(args) + [_MISSING] * (len(self.inputs) - len(args))
         for key, value in kwargs.items():
             if key not in self._positions:
@@ -119,8 +126,10 @@ class Function:
         raise TypeError(f"{kind} arguments to {self._title()}: expected {len(self._cells)} "
                         f"({expected}), got {given}")
 
-    def _bad_argument(self, i, value, err) -> TypeError:
-        var = self.inputs[i]
+    def _bad_argument(self, args, err) -> TypeError:
+        i = next((i for i, (f, a) in enumerate(zip(self._filters, args)) if not _accepts(f, a, self._downcast)),
+                 0)
+        value, var = args[i], self.inputs[i]
         return TypeError(f"Bad argument {self._arg_name(i)} to {self._title()}: expected a "
                          f"{_expected(var)}, got {describe_value(value)}. {err}")
 
@@ -133,6 +142,14 @@ class Function:
 
     def __repr__(self):
         return f"<eqgraph Function {self.name or ''} {len(self.inputs)} inputs -> {self._n_outputs} outputs>"
+
+
+def _accepts(filt, value, downcast) -> bool:
+    try:
+        filt(value, False, downcast)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 class _Missing:
@@ -151,6 +168,7 @@ def _outputs_to_copy(program: Program, n_outputs: int) -> list[int]:
     fgraph = program.fgraph
     roots = view_roots(program.order, fgraph)
     unsafe = {roots[v] for v in fgraph.inputs} | {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
+    unsafe |= {roots[v] for v in program.folded}
     seen, out = set(), []
     for i, var in enumerate(fgraph.outputs[:n_outputs]):
         root = roots[var]

@@ -37,20 +37,22 @@ class Program:
     compute_map: dict
     input_cells: list
     output_cells: list
-    steps: list                      # [(thunk, [cells freed after it], [flags set to 2])]
+    thunks: list                     # run in order; each also frees what it was last to read
     reset_flags: list                # compute flags cleared at the start of each call
+    folded: set = field(default_factory=set)    # variables computed once, at link time
     stats: list | None = None        # per-node NodeStats when profiling
     copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
 
-    def run(self) -> None:
-        for flag in self.reset_flags:
-            flag[0] = 0
-        for thunk, free, freed_flags in self.steps:
-            thunk()
-            for cell in free:
-                cell[0] = None
-            for flag in freed_flags:
-                flag[0] = 2
+    def __post_init__(self):
+        flags, thunks = self.reset_flags, self.thunks
+
+        def run() -> None:  # a closure over locals: the per-call loop does no attribute lookups
+            for flag in flags:
+                flag[0] = 0
+            for thunk in thunks:
+                thunk()
+
+        self.run = run
 
 
 def view_roots(order, fgraph) -> dict:
@@ -65,13 +67,14 @@ def view_roots(order, fgraph) -> dict:
 
 
 def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile: bool = False,
-         transfer=None) -> Program:
+         transfer=None, impl: str | None = None) -> Program:
     """Build the program for ``fgraph``.
 
     ``input_cells`` may give the cells of some inputs (shared variables bring
-    their own containers); ``transfer`` moves constants to the backend's device.
+    their own containers); ``transfer`` moves constants to the backend's device;
+    ``impl`` (the backend's name) is passed to each op's ``make_thunk``.
     """
-    order = fgraph.toposort()
+    all_nodes = fgraph.toposort()
     storage_map = {v: [None] for v in fgraph.variables}
     compute_map = {v: [0] for v in fgraph.variables}
     for var, cell in zip(fgraph.inputs, input_cells or [None] * len(fgraph.inputs)):
@@ -83,39 +86,74 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             storage_map[var][0] = transfer(var.data) if transfer else var.data
             compute_map[var][0] = 1
 
+    folded = _fold_constants(fgraph, all_nodes, storage_map, compute_map, impl)
+    order = [node for node in all_nodes if node.outputs[0] not in folded]
     position = {node: i for i, node in enumerate(order)}
     last_use = _last_uses(fgraph, position)
     roots = view_roots(order, fgraph)
-    protected = _protected_roots(fgraph, roots)
+    protected = _protected_roots(fgraph, roots) | {roots[v] for v in folded}
     stats = [] if profile else None
-    steps, copies = [], []
+    thunks, copies = [], []
     freed_at: dict[int, list[Variable]] = {}
     if allow_gc:
         outputs = set(fgraph.outputs)
         for var, i in last_use.items():
-            if var.owner is not None and var not in outputs and not _aliases_output(var, roots, outputs):
+            if (var.owner is not None and var not in outputs and var not in folded
+                    and not _aliases_output(var, roots, outputs)):
                 freed_at.setdefault(i, []).append(var)
     for i, node in enumerate(order):
         node_storage, pre = _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, copies)
-        thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=[])
+        thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=[], impl=impl)
         if pre:
             thunk = _with_copies(pre, thunk)
         if profile:
             stats.append(NodeStats(node))
             thunk = _timed(thunk, stats[-1], node, storage_map)
-        free = freed_at.get(i, [])
-        steps.append((thunk, [storage_map[v] for v in free], [compute_map[v] for v in free]))
+        free = freed_at.get(i)
+        if free:
+            thunk = _then_free(thunk, [storage_map[v] for v in free], [compute_map[v] for v in free])
+        thunks.append(thunk)
     reset = [compute_map[o] for node in order for o in node.outputs]
     return Program(fgraph, order, storage_map, compute_map,
                    [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
-                   steps, reset, stats, copies)
+                   thunks, reset, folded, stats, copies)
+
+
+def _fold_constants(fgraph, order, storage_map, compute_map, impl) -> set:
+    """Run, once, the nodes whose inputs are all known at link time; return their outputs.
+
+    The graph is unchanged (``dprint`` still shows these nodes); only the
+    per-call program skips them.  ``Op.do_constant_folding`` can refuse.
+    """
+    known = {v for v in fgraph.variables if isinstance(v, Constant)}
+    folded = set()
+    for node in order:
+        if all(v in known for v in node.inputs) and node.op.do_constant_folding(fgraph, node):
+            try:
+                node.op.make_thunk(node, storage_map, compute_map, no_recycling=[], impl=impl)()
+            except Exception:  # noqa: BLE001  (a failure belongs to call time, where it is reported)
+                continue
+            known.update(node.outputs)
+            folded.update(node.outputs)
+    return folded
+
+
+def _then_free(thunk, cells, flags):
+    def run():
+        thunk()
+        for cell in cells:
+            cell[0] = None
+        for flag in flags:
+            flag[0] = 2
+
+    return run
 
 
 def _last_uses(fgraph, position) -> dict:
     """For each variable, the position of the last node that reads it."""
     last = {}
     for var, clients in fgraph.clients.items():
-        nodes = [position[c] for c, _ in clients if c != "output"]
+        nodes = [position[c] for c, _ in clients if c in position]  # folded nodes are not in it
         if nodes:
             last[var] = max(nodes)
     return last
@@ -144,7 +182,7 @@ def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, co
         root = roots[var]
         # the node's own outputs hold the overwritten value: using them later is the point
         later = any(roots[v] is root and v.owner is not node
-                    and any(c != "output" and position[c] > i for c, _ in clients)
+                    and any(position.get(c, -1) > i for c, _ in clients)
                     for v, clients in fgraph.clients.items())
         if root in protected or later:
             cell = [None]

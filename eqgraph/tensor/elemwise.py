@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -41,6 +42,11 @@ def _sigmoid(xp, x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _exp2(xp, x):
+    base = xp.asarray(2.0, dtype=x.dtype) if xp.isdtype(x.dtype, "real floating") else 2.0
+    return xp.pow(base, x)
+
+
 def _bitwise(logical, bitwise):
     def fn(xp, x, y):
         return getattr(xp, logical)(x, y) if x.dtype == xp.bool and y.dtype == xp.bool else getattr(xp, bitwise)(x, y)
@@ -55,76 +61,82 @@ def _second(xp, x, y):
 
 @dataclass(frozen=True)
 class ScalarOp:
-    """One elementwise function.
+    """One elementwise function: the name of an array-API function, or ``fn(xp, *args)``.
 
     ``promote`` lists the argument positions whose dtypes are promoted together
     (NumPy's rules); ``dtype`` overrides the output-dtype probe when given.
     """
 
     nin: int
-    fn: Callable
+    fn: str | Callable
     promote: tuple | None = None
     dtype: Callable | None = None
+
+    def impl(self, xp) -> Callable:
+        """The function computing this op on arrays of namespace ``xp``."""
+        if isinstance(self.fn, str):
+            return getattr(xp, self.fn)
+        return partial(self.fn, xp)
 
 
 # fmt: off
 SCALAR_OPS: dict[str, ScalarOp] = {
     # arithmetic
-    "add":      ScalarOp(2, lambda xp, x, y: xp.add(x, y)),
-    "sub":      ScalarOp(2, lambda xp, x, y: xp.subtract(x, y)),
-    "mul":      ScalarOp(2, lambda xp, x, y: xp.multiply(x, y)),
-    "true_div": ScalarOp(2, lambda xp, x, y: xp.divide(x, y)),
-    "int_div":  ScalarOp(2, lambda xp, x, y: xp.floor_divide(x, y)),
-    "mod":      ScalarOp(2, lambda xp, x, y: xp.remainder(x, y)),
-    "pow":      ScalarOp(2, lambda xp, x, y: xp.pow(x, y)),
-    "maximum":  ScalarOp(2, lambda xp, x, y: xp.maximum(x, y)),
-    "minimum":  ScalarOp(2, lambda xp, x, y: xp.minimum(x, y)),
-    "neg":      ScalarOp(1, lambda xp, x: xp.negative(x)),
-    "abs":      ScalarOp(1, lambda xp, x: xp.abs(x)),
-    "sign":     ScalarOp(1, lambda xp, x: xp.sign(x)),
+    "add":      ScalarOp(2, "add"),
+    "sub":      ScalarOp(2, "subtract"),
+    "mul":      ScalarOp(2, "multiply"),
+    "true_div": ScalarOp(2, "divide"),
+    "int_div":  ScalarOp(2, "floor_divide"),
+    "mod":      ScalarOp(2, "remainder"),
+    "pow":      ScalarOp(2, "pow"),
+    "maximum":  ScalarOp(2, "maximum"),
+    "minimum":  ScalarOp(2, "minimum"),
+    "neg":      ScalarOp(1, "negative"),
+    "abs":      ScalarOp(1, "abs"),
+    "sign":     ScalarOp(1, "sign"),
     "sqr":      ScalarOp(1, lambda xp, x: xp.multiply(x, x)),
     "clip":     ScalarOp(3, lambda xp, x, lo, hi: xp.minimum(xp.maximum(x, lo), hi)),
     "second":   ScalarOp(2, _second, promote=(), dtype=lambda x, y: y),  # y broadcast to x's shape
     # exponentials and logarithms
-    "exp":      ScalarOp(1, lambda xp, x: xp.exp(x)),
-    "exp2":     ScalarOp(1, lambda xp, x: xp.pow(xp.asarray(2.0, dtype=x.dtype) if xp.isdtype(x.dtype, "real floating") else 2.0, x)),
-    "expm1":    ScalarOp(1, lambda xp, x: xp.expm1(x)),
-    "log":      ScalarOp(1, lambda xp, x: xp.log(x)),
-    "log2":     ScalarOp(1, lambda xp, x: xp.log2(x)),
-    "log10":    ScalarOp(1, lambda xp, x: xp.log10(x)),
-    "log1p":    ScalarOp(1, lambda xp, x: xp.log1p(x)),
-    "sqrt":     ScalarOp(1, lambda xp, x: xp.sqrt(x)),
+    "exp":      ScalarOp(1, "exp"),
+    "exp2":     ScalarOp(1, _exp2),
+    "expm1":    ScalarOp(1, "expm1"),
+    "log":      ScalarOp(1, "log"),
+    "log2":     ScalarOp(1, "log2"),
+    "log10":    ScalarOp(1, "log10"),
+    "log1p":    ScalarOp(1, "log1p"),
+    "sqrt":     ScalarOp(1, "sqrt"),
     "sigmoid":  ScalarOp(1, _sigmoid),
-    "softplus": ScalarOp(1, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x)),     # log(1 + exp(x)), stable
+    "softplus": ScalarOp(1, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x)),  # log(1 + exp(x)), stable
     "erf":      ScalarOp(1, _erf),
     # trigonometry
-    "sin":      ScalarOp(1, lambda xp, x: xp.sin(x)),
-    "cos":      ScalarOp(1, lambda xp, x: xp.cos(x)),
-    "tan":      ScalarOp(1, lambda xp, x: xp.tan(x)),
-    "arcsin":   ScalarOp(1, lambda xp, x: xp.asin(x)),
-    "arccos":   ScalarOp(1, lambda xp, x: xp.acos(x)),
-    "arctan":   ScalarOp(1, lambda xp, x: xp.atan(x)),
-    "sinh":     ScalarOp(1, lambda xp, x: xp.sinh(x)),
-    "cosh":     ScalarOp(1, lambda xp, x: xp.cosh(x)),
-    "tanh":     ScalarOp(1, lambda xp, x: xp.tanh(x)),
+    "sin":      ScalarOp(1, "sin"),
+    "cos":      ScalarOp(1, "cos"),
+    "tan":      ScalarOp(1, "tan"),
+    "arcsin":   ScalarOp(1, "asin"),
+    "arccos":   ScalarOp(1, "acos"),
+    "arctan":   ScalarOp(1, "atan"),
+    "sinh":     ScalarOp(1, "sinh"),
+    "cosh":     ScalarOp(1, "cosh"),
+    "tanh":     ScalarOp(1, "tanh"),
     # rounding
-    "floor":    ScalarOp(1, lambda xp, x: xp.floor(x)),
-    "ceil":     ScalarOp(1, lambda xp, x: xp.ceil(x)),
-    "round":    ScalarOp(1, lambda xp, x: xp.round(x)),                          # half to even, like NumPy
+    "floor":    ScalarOp(1, "floor"),
+    "ceil":     ScalarOp(1, "ceil"),
+    "round":    ScalarOp(1, "round"),   # half to even, like NumPy
     # comparisons and logic
-    "eq":       ScalarOp(2, lambda xp, x, y: xp.equal(x, y)),
-    "neq":      ScalarOp(2, lambda xp, x, y: xp.not_equal(x, y)),
-    "lt":       ScalarOp(2, lambda xp, x, y: xp.less(x, y)),
-    "le":       ScalarOp(2, lambda xp, x, y: xp.less_equal(x, y)),
-    "gt":       ScalarOp(2, lambda xp, x, y: xp.greater(x, y)),
-    "ge":       ScalarOp(2, lambda xp, x, y: xp.greater_equal(x, y)),
+    "eq":       ScalarOp(2, "equal"),
+    "neq":      ScalarOp(2, "not_equal"),
+    "lt":       ScalarOp(2, "less"),
+    "le":       ScalarOp(2, "less_equal"),
+    "gt":       ScalarOp(2, "greater"),
+    "ge":       ScalarOp(2, "greater_equal"),
     "and_":     ScalarOp(2, _bitwise("logical_and", "bitwise_and")),
     "or_":      ScalarOp(2, _bitwise("logical_or", "bitwise_or")),
     "xor":      ScalarOp(2, _bitwise("logical_xor", "bitwise_xor")),
     "invert":   ScalarOp(1, lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x)),
-    "isnan":    ScalarOp(1, lambda xp, x: xp.isnan(x)),
-    "isinf":    ScalarOp(1, lambda xp, x: xp.isinf(x)),
-    "switch":   ScalarOp(3, lambda xp, c, x, y: xp.where(c, x, y), promote=(1, 2)),
+    "isnan":    ScalarOp(1, "isnan"),
+    "isinf":    ScalarOp(1, "isinf"),
+    "switch":   ScalarOp(3, "where", promote=(1, 2)),
 }
 # fmt: on
 
@@ -200,14 +212,35 @@ class Elemwise(Op):
         if self.scalar.dtype is not None:
             return np.dtype(self.scalar.dtype(*dtypes)).name, inputs
         with np.errstate(all="ignore"):
-            probe = self.scalar.fn(np, *[_probe(d) for d in dtypes])
+            probe = self.scalar.impl(np)(*[_probe(d) for d in dtypes])
         return np.asarray(probe).dtype.name, inputs
 
     def perform(self, node, inputs, output_storage):
         xp = array_namespace(*inputs)
         if xp is not np:  # NumPy mixes dtypes itself; the array API wants them promoted first
             inputs = self._promote_values(xp, node, inputs)
-        output_storage[0][0] = as_output(xp, self.scalar.fn(xp, *inputs), node.outputs[0].type)
+        output_storage[0][0] = as_output(xp, self.scalar.impl(xp)(*inputs), node.outputs[0].type)
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        """On NumPy, a thunk bound to NumPy directly (the per-call hot path of most graphs)."""
+        if impl not in (None, "numpy") or no_recycling:
+            return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
+        fn, dtype, ndarray = self.scalar.impl(np), node.outputs[0].type.numpy_dtype, np.ndarray
+        cells = [storage_map[v] for v in node.inputs]
+        out, flag = storage_map[node.outputs[0]], compute_map[node.outputs[0]]
+        if len(cells) == 2:
+            a, b = cells
+
+            def thunk():
+                r = fn(a[0], b[0])
+                out[0] = r if type(r) is ndarray and r.dtype == dtype else np.asarray(r, dtype=dtype)
+                flag[0] = 1
+        else:
+            def thunk():
+                r = fn(*[c[0] for c in cells])
+                out[0] = r if type(r) is ndarray and r.dtype == dtype else np.asarray(r, dtype=dtype)
+                flag[0] = 1
+        return thunk
 
     def _promote_values(self, xp, node, inputs):
         promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
