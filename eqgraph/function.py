@@ -1,9 +1,10 @@
 """``eqgraph.function``: the whole compiler on one screen.
 
-    user graph -> FunctionGraph -> optimize -> link -> Function
+    user graph -> FunctionGraph -> encode -> saturate -> extract -> link -> Function
 
 Each stage's result is kept in ``f.stages`` so a user can print the graph
-before and after optimization and the program that runs.
+before and after optimization, read the saturation report, open the e-graph,
+and see the program that runs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.exec.shared import SharedVariable
+from eqgraph.extract.extract import Extraction, extract
+from eqgraph.inspect import EGraphView
+from eqgraph.rules.egraph import EGraphData
+from eqgraph.rules.encode import EncodedGraph, encode
+from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import ancestors, clone_replace
@@ -29,20 +35,29 @@ class UnusedInputError(ValueError):
 class Stages:
     """What each compiler stage produced, for inspection."""
 
-    graph: FunctionGraph          # the user's graph, cloned
-    optimized: FunctionGraph      # what was linked
+    graph: FunctionGraph            # the user's graph, cloned
+    encoded: EncodedGraph           # the e-graph
+    report: Report                  # why saturation stopped, which rules fired
+    extraction: Extraction          # the chosen e-node per e-class, with costs
+    optimized: FunctionGraph        # what was linked
     program: Program
+
+    @property
+    def egraph(self) -> EGraphView:
+        """Open the e-graph: e-classes, members, costs, the rules behind them, DOT/HTML."""
+        return EGraphView(self.extraction, self.report)
 
     def __str__(self):
         from eqgraph.terms.printing import debugprint
 
         return (f"== graph ==\n{debugprint(self.graph, file='str')}"
-                f"== optimized ==\n{debugprint(self.optimized, file='str')}")
+                f"== saturation ==\n{self.report}\n"
+                f"== optimized (cost {self.extraction.dag_cost:.0f}) ==\n{debugprint(self.optimized, file='str')}")
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
-             allow_gc=True) -> Function:
+             allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -54,6 +69,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
     backend : "numpy" or "cupy".
+    rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
+    limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation.
+    cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     """
     inputs = _check_inputs(inputs)
     single = isinstance(outputs, Variable)
@@ -69,14 +87,17 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     runtime = get_backend(backend)
 
     graph = FunctionGraph(inputs + shared_inputs, targets)
-    optimized = graph                                   # the e-graph optimizer plugs in here
+    encoded = encode(graph)                                        # rules/encode.py
+    report = saturate(encoded, rulesets, limits)                   # rules/saturate.py
+    extraction = extract(EGraphData(encoded), cost_model)          # extract/extract.py
+    optimized = extraction.fgraph
     cells = [None] * len(inputs) + [s.container for s in shared_inputs]
     program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
                    impl=runtime.name)
 
     stats = ProfileStats(program, name) if profile else None
     return Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                    stages=Stages(graph, optimized, program), name=name,
+                    stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
                     allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
 
 

@@ -31,8 +31,10 @@ class FunctionGraph:
         for var in outputs:
             if not isinstance(var, Variable):
                 raise TypeError(f"FunctionGraph outputs must be Variables, not {var!r}")
+        #: {original variable or Apply: its copy} when the graph was cloned
+        self.equiv: dict = {}
         if clone:
-            memo = clone_get_equiv(inputs, outputs, copy_inputs=True, copy_orphans=False)
+            self.equiv = memo = clone_get_equiv(inputs, outputs, copy_inputs=True, copy_orphans=False)
             inputs, outputs = [memo[v] for v in inputs], [memo[v] for v in outputs]
         self.inputs: list[Variable] = inputs
         self.outputs: list[Variable] = []

@@ -1,6 +1,7 @@
 """Graph walks, cloning, FunctionGraph and debugprint."""
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -157,4 +158,4 @@ def test_debugprint_format():
     buf = io.StringIO()
     eg.dprint(f, file=buf)
     first = buf.getvalue().splitlines()[0]
-    assert first.startswith("Sum{axis=(0,)} [id A] ''") and first.rstrip().endswith("2")
+    assert first.startswith("Sum{axis=(0,)} [id A] ''") and re.search(r"''   \d+$", first)

@@ -1,0 +1,313 @@
+"""Extraction: pick one e-node per needed e-class by cost, and rebuild a FunctionGraph.
+
+1. Types: every e-class gets a static type: the analyses' facts, else what
+   ``make_node`` infers for one of its e-nodes from its children's types.  An
+   e-node that ``make_node`` rejects cannot be extracted.
+2. Costs, bottom-up to a fixed point: an e-node costs its own cost plus its
+   children's, where a child used by several nodes of the user's graph is
+   shared among them (DAG-aware: a common subterm is paid about once).
+3. Acyclic: if the choices form a cycle, a class on it falls back to the first
+   e-node that gave it a finite cost (those choices are acyclic by construction).
+4. Decode the chosen nodes, without recursion, into Variables; each output is
+   filtered through the user's output type, so it is at least as narrow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from eqgraph.extract.costs import CostModel
+from eqgraph.rules.egraph import EGraphData, ENode
+from eqgraph.tensor.basic import constant
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply, Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+
+INF = math.inf
+
+
+@dataclass
+class Extraction:
+    """The chosen e-node per e-class, with costs, and the rebuilt graph."""
+
+    data: EGraphData
+    choice: dict[str, str]                 # e-class -> e-node id
+    cost: dict[str, float]                 # e-class -> cost of its best e-node (amortized)
+    node_cost: dict[str, float]            # e-node -> its own cost
+    types: dict[str, object]               # e-class -> TensorType
+    fgraph: FunctionGraph | None = None
+    dag_cost: float = 0.0                  # cost of the extracted graph, each node once
+    variables: dict[str, Variable] = field(default_factory=dict)   # e-class -> decoded variable
+
+
+class _Decoder:
+    """Turns e-nodes into ops and Variables (with caches)."""
+
+    def __init__(self, data: EGraphData):
+        self.data = data
+        self.encoded = data.encoded
+        self.fgraph = data.encoded.fgraph
+        self._ops: dict = {}
+        self._original = {}  # e-class -> an encoded variable of the user's graph
+        for var, k in self.encoded.ids.items():
+            eclass = data.class_of_id.get(k)
+            if eclass is not None:
+                self._original.setdefault(eclass, var)
+
+    def op(self, enode: ENode):
+        ctor = self.encoded.schema.by_name.get(enode.op)
+        if ctor is None:
+            return None
+        key = (enode.op, tuple(map(repr, enode.args)))
+        if key not in self._ops:
+            encoded_props = tuple(c.encode_read(v) for c, v in zip(ctor.codecs, enode.args))
+            op = self.encoded.ops.get((enode.op, encoded_props))  # the user's own op, when it was encoded
+            if op is None:
+                op = ctor.make_op([c.decode(v) for c, v in zip(ctor.codecs, enode.args)])
+            self._ops[key] = op
+        return self._ops[key]
+
+    def leaf(self, enode: ENode, eclass: str):
+        """The Variable of a Var/Scalar/Array e-node."""
+        original = self._original.get(eclass)
+        if enode.op == "Var":
+            return self.fgraph.inputs[enode.args[0]]
+        if isinstance(original, Constant):
+            return original
+        if enode.op == "Scalar":
+            value, dtype, ndim = enode.args
+            return constant(np.full((1,) * ndim, value, dtype=dtype))
+        return self.encoded.constants[enode.args[0]]
+
+    def original(self, eclass: str):
+        return self._original.get(eclass)
+
+
+def _dummy(ttype):
+    return ttype() if ttype is not None else None
+
+
+def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
+    """(class -> TensorType, node -> TensorType or None if it cannot be built)."""
+    types: dict[str, object] = {}
+    node_types: dict[str, object] = {}
+    cache: dict = {}
+    for eclass in data.classes:
+        original = decoder.original(eclass)
+        if original is not None:
+            types[eclass] = original.type
+    parents = defaultdict(list)
+    for node in data.nodes.values():
+        for c in set(node.children):
+            parents[c].append(node.id)
+    work = [n.id for n in data.nodes.values()]
+    while work:
+        node = data.nodes[work.pop()]
+        if node.id in node_types or any(c not in types for c in node.children):
+            continue
+        node_types[node.id] = ttype = _node_type(node, data, decoder, types, cache)
+        if ttype is not None and node.eclass not in types:
+            types[node.eclass] = ttype
+            work.extend(parents[node.eclass])
+    for node in data.nodes.values():
+        node_types.setdefault(node.id, None)
+    return types, node_types
+
+
+def _node_type(node: ENode, data, decoder, types, cache):
+    if node.op == "Var":
+        return decoder.fgraph.inputs[node.args[0]].type
+    if node.op in ("Scalar", "Array"):
+        return decoder.leaf(node, node.eclass).type
+    if node.op == "Out":
+        return types.get(node.eclass)
+    op = decoder.op(node)
+    if op is None:
+        return None
+    child_types = tuple(types[c] for c in node.children)
+    key = (node.op, tuple(map(repr, node.args)), child_types)
+    if key not in cache:
+        try:
+            out = op.make_node(*[t() for t in child_types])
+            if len(out.outputs) != 1:  # a multi-output node: its class is not a variable
+                cache[key] = "node"
+            else:
+                cache[key] = out.outputs[0].type
+        except Exception:  # noqa: BLE001  (a term make_node rejects is simply not extractable)
+            cache[key] = None
+    result = cache[key]
+    if result == "node":
+        return "node"
+    if result is None:
+        return None
+    known = types.get(node.eclass)
+    if known is not None and isinstance(known, TensorType) and isinstance(result, TensorType):
+        if known.meet(result) is None:
+            return None  # this term does not have the class's type: never extract it
+    return result
+
+
+def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Extraction:
+    types, node_types = infer_types(data, decoder)
+    parents = defaultdict(list)
+    for node in data.nodes.values():
+        for c in set(node.children):
+            parents[c].append(node.id)
+    cost = {c: INF for c in data.classes}
+    choice: dict[str, str] = {}
+    first: dict[str, str] = {}
+    own: dict[str, float] = {}
+
+    def own_cost(node: ENode) -> float:
+        child_ops = tuple(data.nodes[choice[c]].op for c in node.children if c in choice)
+        in_types = [types.get(c) for c in node.children]
+        op = decoder.op(node) if node.op not in ("Var", "Scalar", "Array", "Out") else None
+        return cost_model.node_cost(node, op, in_types, types.get(node.eclass), child_ops)
+
+    work = [n.id for n in data.nodes.values() if not n.children]
+    work += [n.id for n in data.nodes.values() if n.children]
+    queued = set(work)
+    while work:
+        node = data.nodes[work.pop()]
+        queued.discard(node.id)
+        if node_types.get(node.id) is None and node.op not in ("Var", "Scalar", "Array"):
+            continue
+        if any(cost[c] == INF for c in node.children):
+            continue
+        own[node.id] = mine = own_cost(node)
+        total = mine + sum(cost[c] / shares.get(c, 1) for c in set(node.children))
+        if total < cost[node.eclass]:
+            cost[node.eclass] = total
+            choice[node.eclass] = node.id
+            first.setdefault(node.eclass, node.id)
+            for p in parents[node.eclass]:
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    _break_cycles(data, choice, first)
+    return Extraction(data, choice, cost, own, types)
+
+
+def _break_cycles(data: EGraphData, choice: dict, first: dict) -> None:
+    """Make the chosen e-nodes acyclic (cycles can appear when costs are amortized)."""
+    while True:
+        cycle_class = _find_cycle(data, choice)
+        if cycle_class is None:
+            return
+        choice[cycle_class] = first[cycle_class]
+
+
+def _find_cycle(data: EGraphData, choice: dict):
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    for root in choice:
+        if root in state:
+            continue
+        stack = [(root, iter(data.nodes[choice[root]].children))]
+        state[root] = 1
+        while stack:
+            eclass, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[eclass] = 2
+                stack.pop()
+                continue
+            if child not in choice:
+                continue
+            if state.get(child) == 1:
+                return child
+            if child not in state:
+                state[child] = 1
+                stack.append((child, iter(data.nodes[choice[child]].children)))
+    return None
+
+
+def decode(extraction: Extraction, decoder: _Decoder, roots: list[str]) -> list[Variable]:
+    """Variables for ``roots`` built from the chosen e-nodes, children first (no recursion)."""
+    data, choice, built = extraction.data, extraction.choice, extraction.variables
+    applies: dict[str, Apply] = {}
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            eclass, ready = stack.pop()
+            if eclass in built or eclass in applies:
+                continue
+            if eclass not in choice:
+                raise RuntimeError(f"e-class {eclass} ({data.describe_class(eclass)}) has no extractable term")
+            node = data.nodes[choice[eclass]]
+            if not ready:
+                stack.append((eclass, True))
+                stack.extend((c, False) for c in node.children if c not in built and c not in applies)
+                continue
+            if node.op in ("Var", "Scalar", "Array"):
+                built[eclass] = decoder.leaf(node, eclass)
+            elif node.op == "Out":
+                built[eclass] = applies[node.children[0]].outputs[node.args[0]]
+            else:
+                apply = decoder.op(node).make_node(*[built[c] for c in node.children])
+                if len(apply.outputs) == 1:
+                    var = apply.outputs[0]
+                    original = decoder.original(eclass)
+                    if original is not None and original.name:
+                        var.name = original.name
+                    built[eclass] = var
+                else:
+                    applies[eclass] = apply
+    return [built[r] for r in roots]
+
+
+def dag_cost(extraction: Extraction, roots: list[str]) -> float:
+    seen, stack, total = set(), list(roots), 0.0
+    while stack:
+        eclass = stack.pop()
+        if eclass in seen:
+            continue
+        seen.add(eclass)
+        node_id = extraction.choice[eclass]
+        total += extraction.node_cost.get(node_id, 0.0)
+        stack.extend(extraction.data.nodes[node_id].children)
+    return total
+
+
+def extract(data: EGraphData, cost_model=None) -> Extraction:
+    """Choose the cheapest graph for the encoded outputs and rebuild it as a FunctionGraph."""
+    cost_model = cost_model or CostModel()
+    encoded = data.encoded
+    decoder = _Decoder(data)
+    shares = _shares(data)
+    extraction = choose(data, decoder, cost_model, shares)
+    roots = [data.class_of_id[k] for k in encoded.output_ids]
+    outputs = decode(extraction, decoder, roots)
+    outputs = [_at_least_as_narrow(orig, new, data, root)
+               for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]
+    extraction.fgraph = FunctionGraph(encoded.fgraph.inputs, outputs, clone=False)
+    extraction.dag_cost = dag_cost(extraction, roots)
+    return extraction
+
+
+def _shares(data: EGraphData) -> dict[str, int]:
+    """For each e-class of the user's graph, how many of its nodes use it (at least 1)."""
+    fgraph, encoded = data.encoded.fgraph, data.encoded
+    shares: dict[str, int] = {}
+    for var, clients in fgraph.clients.items():
+        k = encoded.ids.get(var)
+        eclass = data.class_of_id.get(k) if k is not None else None
+        if eclass is not None:
+            shares[eclass] = max(shares.get(eclass, 1), len([c for c in clients if c != "output"]))
+    return shares
+
+
+def _at_least_as_narrow(original: Variable, new: Variable, data: EGraphData, eclass: str) -> Variable:
+    """``new`` with a type at least as narrow as the user's output and the e-class's facts."""
+    if new.owner is None and not isinstance(new, Constant) and new not in data.encoded.fgraph.inputs:
+        raise RuntimeError(f"extraction produced a free variable {new}")
+    out = original.type.filter_variable(new)
+    dtype, shape = data.static_type(eclass)
+    if isinstance(out.type, TensorType) and shape is not None and len(shape) == out.ndim:
+        narrowed = out.type.meet(TensorType(out.dtype, shape))
+        if narrowed is not None and narrowed != out.type:
+            out = narrowed.filter_variable(out)
+    return out

@@ -1,0 +1,59 @@
+"""The one module that talks to egglog (DESIGN decision 1).
+
+Everything goes through egglog's own text language on the low-level
+bindings: commands are sent in small batches, outputs are read back, and the
+e-graph is serialized to JSON for extraction and inspection.
+"""
+
+from __future__ import annotations
+
+import json
+
+from egglog import bindings
+
+
+class EgglogError(RuntimeError):
+    """egglog rejected a command; the message names the file and line where known."""
+
+
+class Session:
+    """An egglog e-graph fed with text commands."""
+
+    def __init__(self):
+        self._egraph = bindings.EGraph()
+
+    def run(self, text: str, filename: str | None = None) -> list:
+        """Parse and run ``text``; return egglog's outputs."""
+        try:
+            commands = self._egraph.parse_program(text, filename=filename)
+            return self._egraph.run_program(*commands)
+        except bindings.EggSmolError as err:
+            raise EgglogError(str(err)) from None
+
+    def run_batches(self, commands: list[str], batch: int = 256) -> None:
+        """Run many small commands, ``batch`` per parse (one huge program blows up memory)."""
+        for start in range(0, len(commands), batch):
+            self.run("\n".join(commands[start:start + batch]))
+
+    def sizes(self) -> dict[str, int]:
+        """Rows per function/constructor (``print-size``)."""
+        [out] = self.run("(print-size)")
+        return dict(out.sizes)
+
+    def run_schedule(self, schedule: str):
+        """Run a schedule; return egglog's RunReport."""
+        [out] = self.run(f"(run-schedule {schedule})")
+        return out.report
+
+    def push(self) -> None:
+        self.run("(push)")
+
+    def pop(self) -> None:
+        self.run("(pop)")
+
+    def serialize(self) -> dict:
+        """The e-graph as egraph-serialize JSON: ``{"nodes": ..., "class_data": ...}``."""
+        return json.loads(self._egraph.serialize([]).to_json())
+
+    def to_dot(self) -> str:
+        return self._egraph.serialize([]).to_dot()

@@ -1,0 +1,213 @@
+"""Rules as data: `.egg` files in egglog's own language, loaded by name, path or string.
+
+A rule file is a sequence of egglog commands; each ``rewrite``, ``birewrite``
+and ``rule`` becomes a :class:`Rule` with a name and a source location.  The
+thin layer over egglog is only this:
+
+- the file's stem is its ruleset: ``:ruleset`` may be omitted (it is added);
+- ``:name "mul-one"`` becomes ``algebra/mul-one``; an unnamed rule is named
+  ``algebra:12`` after its line;
+- a comment line ``;; eqgraph: saturate`` marks an analysis ruleset (run to a
+  fixed point around every rewrite step, like ``types``).
+
+Other commands (``relation``, ``function``...) are sent as written.  Errors
+name the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
+RULE_HEADS = ("rewrite", "birewrite", "rule")
+
+
+class RuleFileError(ValueError):
+    """A malformed rule file; the message starts with ``file:line``."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str                 # "algebra/mul-one"
+    ruleset: str
+    kind: str                 # "rewrite" | "birewrite" | "rule"
+    text: str                 # the egglog command sent
+    source: tuple[str, int]   # (file, line)
+    lhs: str | None = None    # the patterns of a (bi)rewrite, as written
+    rhs: str | None = None
+    when: str | None = None
+
+    def __str__(self):
+        return f"{self.name} ({self.source[0]}:{self.source[1]})"
+
+
+@dataclass
+class Ruleset:
+    name: str
+    rules: list[Rule]
+    program: str = ""         # the file as sent to egglog (same lines, rules completed)
+    source: str = "<string>"
+    saturate: bool = False    # an analysis: run to a fixed point around each rewrite step
+
+    def __iter__(self):
+        return iter(self.rules)
+
+
+# -- reading s-expressions with line numbers ----------------------------------------------------
+def split_forms(text: str, source: str) -> list[tuple[str, int]]:
+    """Top-level s-expressions of ``text`` with the line each starts on."""
+    forms, depth, start, line, start_line = [], 0, None, 1, 1
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == ";":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 1
+                if i < n and text[i] == "\n":
+                    line += 1
+                i += 1
+            if i >= n:
+                raise RuleFileError(f"{source}:{line}: unterminated string")
+        elif c == "(":
+            if depth == 0:
+                start, start_line = i, line
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                raise RuleFileError(f"{source}:{line}: unexpected ')'")
+            if depth == 0:
+                forms.append((text[start:i + 1], start_line))
+        elif depth == 0 and not c.isspace():
+            raise RuleFileError(f"{source}:{line}: unexpected {c!r} outside a command")
+        i += 1
+    if depth:
+        raise RuleFileError(f"{source}:{start_line}: unbalanced '(' (the command starting here is not closed)")
+    return forms
+
+
+def _subforms(form: str) -> list[str]:
+    """The direct children of one s-expression, as text."""
+    inner, parts, depth, start, i = form[1:-1], [], 0, None, 0
+    while i < len(inner):
+        c = inner[i]
+        if c == '"':
+            j = i + 1
+            while j < len(inner) and inner[j] != '"':
+                j += 2 if inner[j] == "\\" else 1
+            if depth == 0:
+                parts.append(inner[i:j + 1])
+            i = j + 1
+            continue
+        if c == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append(inner[start:i + 1])
+        elif depth == 0 and not c.isspace():
+            j = i
+            while j < len(inner) and not inner[j].isspace() and inner[j] not in "()":
+                j += 1
+            parts.append(inner[i:j])
+            i = j
+            continue
+        i += 1
+    return parts
+
+
+def _option(parts: list[str], key: str):
+    if key in parts:
+        i = parts.index(key)
+        return parts[i + 1] if i + 1 < len(parts) else None
+    return None
+
+
+# -- loading --------------------------------------------------------------------------------------
+def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
+    rules, edits = [], []   # edits: (form, replacement) applied to the text, keeping its lines
+    for form, line in split_forms(text, source):
+        parts = _subforms(form)
+        head = parts[0] if parts else ""
+        if head == "ruleset":
+            edits.append((form, re.sub(r"[^\n]", " ", form)))  # every file is its own ruleset
+            continue
+        if head not in RULE_HEADS:
+            continue
+        given = _option(parts, ":ruleset")
+        if given is not None and given != ruleset:
+            raise RuleFileError(f"{source}:{line}: rule says :ruleset {given}, but the file's ruleset is "
+                                f"{ruleset!r} (one ruleset per file, named after it)")
+        name = _option(parts, ":name")
+        name = f"{ruleset}/{name.strip(chr(34))}" if name else f"{ruleset}:{line}"
+        body = re.sub(r'\s*:name\s+"(?:[^"\\]|\\.)*"', "", form[:-1])
+        body = re.sub(r"\s*:ruleset\s+\S+", "", body)
+        egg = f'{body} :ruleset {ruleset} :name "{name}")'
+        lhs = rhs = when = None
+        if head in ("rewrite", "birewrite") and len(parts) >= 3:
+            lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
+        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when))
+        edits.append((form, egg + "\n" * (form.count("\n") - egg.count("\n"))))
+    names = [r.name for r in rules]
+    duplicates = {n for n in names if names.count(n) > 1}
+    if duplicates:
+        raise RuleFileError(f"{source}: rule names must be unique, repeated: {sorted(duplicates)}")
+    saturate = bool(re.search(r"^;;\s*eqgraph:\s*saturate\b", text, re.MULTILINE))
+    program, position = [f"(ruleset {ruleset}) "], 0
+    for form, replacement in edits:
+        start = text.index(form, position)
+        program += [text[position:start], replacement]
+        position = start + len(form)
+    program.append(text[position:])
+    return Ruleset(ruleset, rules, "".join(program), source, saturate)
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in RULESETS_DIR.glob("*.egg"))
+
+
+_CACHE: dict = {}
+
+
+def load(spec) -> Ruleset:
+    """A ruleset from a built-in name (``"algebra"``), a path to a ``.egg`` file, a
+    ``Ruleset``, or rule text (anything with a parenthesis)."""
+    if isinstance(spec, Ruleset):
+        return spec
+    if isinstance(spec, Path) or (isinstance(spec, str) and "(" not in spec):
+        path = Path(spec)
+        if not path.suffix and not path.exists():
+            path = RULESETS_DIR / f"{spec}.egg"
+            if not path.exists():
+                raise ValueError(f"No built-in ruleset named {spec!r}; built-ins: {', '.join(builtin_names())}")
+        if not path.exists():
+            raise FileNotFoundError(f"Rule file {path} does not exist")
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+        if key not in _CACHE:
+            _CACHE[key] = parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path))
+        return _CACHE[key]
+    if isinstance(spec, str):
+        return parse_rules(spec, f"user{abs(hash(spec)) % 10**6}", "<string>")
+    raise TypeError(f"Cannot load rules from {spec!r}")
+
+
+def send(session, ruleset: Ruleset) -> None:
+    """Declare ``ruleset`` and its rules in an egglog session, with errors located."""
+    try:
+        session.run(ruleset.program, filename=ruleset.source)
+    except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
+        where = re.search(r"In (\d+):", str(err))
+        line = where.group(1) if where else "?"
+        raise RuleFileError(f"{ruleset.source}:{line}: {err}") from None

@@ -1,0 +1,157 @@
+"""Saturation: run rulesets on an encoded graph within limits, and report what happened.
+
+One iteration = the analysis rulesets to a fixed point, then one step of each
+rewrite ruleset (each followed by the analyses again).  eqgraph enforces the
+limits itself (DESIGN decision 5): egglog checks sizes only between
+iterations, and one iteration of an explosive ruleset can grow the e-graph
+tenfold, so an iteration predicted to overshoot the node budget runs inside
+``push``/``pop`` and is rolled back if it does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from eqgraph.rules import ruleset as rs
+from eqgraph.rules.encode import EncodedGraph
+
+#: the default schedule, in one place: analyses, then rewrite rulesets in order
+DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
+
+ANALYSIS_FUNCTIONS = {"dtype", "dim", "ndim", "type-error", "unary", "binary", "float-type"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on saturation: iterations, e-nodes and wall-clock seconds."""
+
+    iterations: int = 12
+    nodes: int = 200_000
+    seconds: float = 10.0
+
+
+@dataclass
+class Report:
+    """Why saturation stopped, how the e-graph grew, and what each rule did."""
+
+    stop_reason: str = "saturated"          # saturated | iterations | nodes | seconds
+    sizes: list[int] = field(default_factory=list)          # e-nodes initially and after each iteration
+    matches: dict[str, int] = field(default_factory=lambda: defaultdict(int))   # rule -> matches
+    egglog_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # rule -> egglog's time
+    ruleset_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # wall clock
+    rules: dict = field(default_factory=dict)                # name -> Rule
+    seconds: float = 0.0
+    rolled_back: bool = False
+
+    @property
+    def iterations(self) -> int:
+        return max(len(self.sizes) - 1, 0)
+
+    def fired(self) -> dict[str, int]:
+        """Rules with at least one match, most matches first."""
+        return dict(sorted(((k, v) for k, v in self.matches.items() if v), key=lambda kv: -kv[1]))
+
+    def __str__(self):
+        lines = [f"saturation stopped: {self.stop_reason} after {self.iterations} iterations, "
+                 f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}"]
+        if self.rolled_back:
+            lines.append("(the last iteration overshot the node budget and was rolled back)")
+        for name, count in self.fired().items():
+            rule = self.rules.get(name)
+            where = f"  {rule.source[0]}:{rule.source[1]}" if rule else ""
+            lines.append(f"  {count:>7} matches  {name}{where}")
+        for name, secs in sorted(self.ruleset_seconds.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  ruleset {name}: {secs:.4f} s wall")
+        return "\n".join(lines)
+
+
+class TypeContradiction(TypeError):
+    """A rewrite merged terms whose static types cannot both hold."""
+
+
+def enode_count(sizes: dict[str, int]) -> int:
+    return sum(n for name, n in sizes.items() if name not in ANALYSIS_FUNCTIONS)
+
+
+def load_rulesets(specs) -> list[rs.Ruleset]:
+    return [rs.load(s) for s in specs]
+
+
+def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Report:
+    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``."""
+    session, report = encoded.session, Report()
+    loaded = load_rulesets(rulesets)
+    for ruleset in loaded:
+        rs.send(session, ruleset)
+        report.rules.update((r.name, r) for r in ruleset.rules)
+    analyses = [r.name for r in loaded if r.saturate]
+    steps = [r.name for r in loaded if not r.saturate]
+    start = time.perf_counter()
+
+    def run(schedule: str, label: str):
+        t = time.perf_counter()
+        run_report = session.run_schedule(schedule)
+        report.ruleset_seconds[label] += time.perf_counter() - t
+        for name, count in run_report.num_matches_per_rule.items():
+            report.matches[name] += count
+        for name, delta in run_report.search_and_apply_time_per_rule.items():
+            report.egglog_seconds[name] += delta.total_seconds()
+        return run_report.updated
+
+    def analyse() -> bool:
+        return any([run(f"(saturate (run {a}))", a) for a in analyses])
+
+    analyse()
+    _check_types(encoded, report, "the encoded graph")
+    report.sizes.append(enode_count(session.sizes()))
+    growth, last_seconds = 2.0, 0.0
+    for _ in range(limits.iterations):
+        elapsed = time.perf_counter() - start
+        if elapsed + last_seconds * growth > limits.seconds:
+            report.stop_reason = "seconds"
+            break
+        risky = report.sizes[-1] * growth > limits.nodes
+        if risky:  # egglog has no commit: a kept iteration leaves its snapshot on the stack
+            session.push()
+        t = time.perf_counter()
+        changed = False
+        for step in steps:
+            changed |= run(f"(repeat 1 (run {step}))", step)
+            changed |= analyse()
+            _check_types(encoded, report, step)
+        size = enode_count(session.sizes())
+        if size > limits.nodes:
+            if risky:
+                session.pop()
+                report.rolled_back = True
+            report.stop_reason = "nodes"
+            break
+        last_seconds = time.perf_counter() - t
+        growth = max(size / max(report.sizes[-1], 1), 1.0)
+        report.sizes.append(size)
+        if not changed:
+            report.stop_reason = "saturated"
+            break
+    else:
+        report.stop_reason = "iterations"
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _check_types(encoded: EncodedGraph, report: Report, label: str) -> None:
+    """Raise TypeContradiction if a union left an e-class with no possible dtype or size."""
+    if not encoded.session.sizes().get("type-error"):
+        return
+    from eqgraph.rules.egraph import EGraphData
+
+    data = EGraphData(encoded)
+    errors = data.type_errors()
+    culprits = [r for r, n in report.matches.items() if n and not r.startswith(("types", "fold"))]
+    eclass, axis = errors[0]
+    what = "dtype" if axis == -1 else f"size of axis {axis}"
+    raise TypeContradiction(
+        f"e-class {eclass} ({data.describe_class(eclass)}) has no possible {what}: terms of different "
+        f"static types were merged while running ruleset {label!r}. Rules that matched so far: "
+        f"{', '.join(culprits) or 'none'}")
