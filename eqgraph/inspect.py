@@ -135,15 +135,17 @@ class EGraphView:
         self.data = extraction.data
         self.report = report
         self.rules = list(report.rules.values())
-        encoded = self.data.encoded
-        self._original_terms = {}
+        # the e-nodes of the user's graph: (e-class, constructor, child e-classes)
+        encoded, data = self.data.encoded, self.data
+        self._original_terms = set()
         for v, k in encoded.ids.items():
-            if v.owner is not None:
-                self._original_terms.setdefault(self.data.class_of_id.get(k), set()).add(
-                    encoded.schema.constructor(v.owner.op, len(v.owner.inputs)).name)
+            eclass = data.class_of_id.get(k)
+            if v.owner is None:
+                self._original_terms.update((eclass, op, ()) for op in ("Var", "Scalar", "Array"))
             else:
-                self._original_terms.setdefault(self.data.class_of_id.get(k), set()).update(
-                    ("Var", "Scalar", "Array"))
+                name = encoded.schema.constructor(v.owner.op, len(v.owner.inputs)).name
+                children = tuple(data.class_of_id.get(encoded.ids.get(i)) for i in v.owner.inputs)
+                self._original_terms.add((eclass, name, children))
 
     def class_id(self, var) -> str:
         """The e-class of a variable of the user's graph (or of the compiled graph)."""
@@ -167,7 +169,7 @@ class EGraphView:
             cost = self.extraction.node_cost.get(node_id, float("inf"))
             cost += sum(self.extraction.cost.get(c, float("inf")) for c in set(node.children))
             members.append(Member(self.data.describe_node(node, depth=1), cost, node_id == chosen,
-                                  node.op in self._original_terms.get(eclass, ()),
+                                  (eclass, node.op, tuple(node.children)) in self._original_terms,
                                   explaining_rules(self.rules, self.data, eclass, node_id)))
         members.sort(key=lambda m: m.cost)
         return EClass(eclass, self.extraction.types.get(eclass), members)

@@ -19,8 +19,9 @@ class EgglogError(RuntimeError):
 class Session:
     """An egglog e-graph fed with text commands."""
 
-    def __init__(self):
-        self._egraph = bindings.EGraph()
+    def __init__(self, fact_directory=None):
+        # ``input`` commands read their files relative to ``fact_directory``
+        self._egraph = bindings.EGraph(fact_directory=fact_directory)
 
     def run(self, text: str, filename: str | None = None) -> list:
         """Parse and run ``text``; return egglog's outputs."""
@@ -29,11 +30,6 @@ class Session:
             return self._egraph.run_program(*commands)
         except bindings.EggSmolError as err:
             raise EgglogError(str(err)) from None
-
-    def run_batches(self, commands: list[str], batch: int = 256) -> None:
-        """Run many small commands, ``batch`` per parse (one huge program blows up memory)."""
-        for start in range(0, len(commands), batch):
-            self.run("\n".join(commands[start:start + batch]))
 
     def sizes(self) -> dict[str, int]:
         """Rows per function/constructor (``print-size``)."""

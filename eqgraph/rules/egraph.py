@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from eqgraph.rules.encode import EncodedGraph
 
 LEAVES = ("Var", "Scalar", "Array")
+_MISSING = object()
 
 
 @dataclass
@@ -30,6 +31,7 @@ class EGraphData:
         self.encoded = encoded
         raw = encoded.session.serialize()["nodes"]
         self._raw = raw
+        self._values: dict = {}
         self.nodes: dict[str, ENode] = {}
         self.classes: dict[str, list[str]] = defaultdict(list)
         self.class_of_id: dict[int, str] = {}
@@ -59,6 +61,12 @@ class EGraphData:
     # -- values ------------------------------------------------------------------------------
     def value(self, node_id: str):
         """The Python value of a primitive node (i64, f64, String, bool, Vec, Set)."""
+        cached = self._values.get(node_id, _MISSING)
+        if cached is _MISSING:
+            cached = self._values[node_id] = self._read_value(node_id)
+        return cached
+
+    def _read_value(self, node_id: str):
         node = self._raw[node_id]
         sort, op = node["eclass"].split("-", 1)[0], node["op"]
         if sort == "i64":

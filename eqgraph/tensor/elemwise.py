@@ -173,6 +173,7 @@ class Elemwise(Op):
         self.name = name
         self.scalar = SCALAR_OPS[name]
         self.nin = self.scalar.nin
+        self._dtypes: dict = {}  # input dtypes -> output dtype
 
     def __str__(self):
         return f"Elemwise{{{self.name}}}"
@@ -193,6 +194,14 @@ class Elemwise(Op):
 
     def _promote(self, inputs):
         """NumPy's output dtype; weak (Python-number) constants are cast to the promoted dtype."""
+        if not any(getattr(i, "weak", False) for i in inputs):  # the common case: cached by dtypes
+            key = tuple(i.dtype for i in inputs)
+            if key not in self._dtypes:
+                self._dtypes[key] = self._promote_uncached(inputs)[0]
+            return self._dtypes[key], inputs
+        return self._promote_uncached(inputs)
+
+    def _promote_uncached(self, inputs):
         promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
         strong = [inputs[i].dtype for i in promote if not getattr(inputs[i], "weak", False)]
         weak = [inputs[i].data.item() for i in promote if getattr(inputs[i], "weak", False)]
