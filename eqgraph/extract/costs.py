@@ -13,7 +13,7 @@ child_ops)`` to ``eqgraph.function(..., cost_model=...)``.
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 # fmt: off
 #: nanoseconds per output element of an elementwise op (NumPy on one core, roughly)
@@ -45,9 +45,8 @@ class CostModel:
         self.ns_per_byte = ns_per_byte
         self.unstable_penalty = unstable_penalty
 
-    def size(self, ttype) -> int:
-        shape = getattr(ttype, "shape", ())
-        return int(np.prod([self.unknown_size if s is None else s for s in shape], dtype=np.float64))
+    def size(self, ttype) -> float:
+        return math.prod(self.unknown_size if s is None else s for s in getattr(ttype, "shape", ()))
 
     def shape(self, ttype) -> tuple:
         return tuple(self.unknown_size if s is None else s for s in getattr(ttype, "shape", ()))

@@ -3,17 +3,17 @@
 1. Types: every e-class gets a static type: the analyses' facts, else what
    ``make_node`` infers for one of its e-nodes from its children's types.  An
    e-node that ``make_node`` rejects cannot be extracted.
-2. Costs, bottom-up to a fixed point: an e-node costs its own cost plus its
-   children's, where a child used by several nodes of the user's graph is
-   shared among them (DAG-aware: a common subterm is paid about once).
-3. Acyclic: if the choices form a cycle, a class on it falls back to the first
-   e-node that gave it a finite cost (those choices are acyclic by construction).
-4. Decode the chosen nodes, without recursion, into Variables; each output is
+2. Costs, cheapest first: an e-node costs its own cost plus its children's,
+   where a child used by several nodes of the user's graph is shared among
+   them (DAG-aware: a common subterm is paid about once).  An e-node is priced
+   only once all the e-classes it uses are settled, so the choice is acyclic.
+3. Decode the chosen nodes, without recursion, into Variables; each output is
    filtered through the user's output type, so it is at least as narrow.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -152,77 +152,48 @@ def _node_type(node: ENode, data, decoder, types, cache):
 
 
 def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Extraction:
+    """Settle e-classes cheapest first (Knuth's generalization of Dijkstra to AND/OR graphs).
+
+    An e-node is priced once, when every e-class it uses has been settled, so
+    the chosen e-nodes are acyclic by construction and each is costed once.
+    """
     types, node_types = infer_types(data, decoder)
     parents = defaultdict(list)
+    waiting: dict[str, int] = {}
     for node in data.nodes.values():
-        for c in set(node.children):
+        distinct = set(node.children)
+        waiting[node.id] = len(distinct)
+        for c in distinct:
             parents[c].append(node.id)
-    cost = {c: INF for c in data.classes}
+    cost: dict[str, float] = {c: INF for c in data.classes}
     choice: dict[str, str] = {}
-    first: dict[str, str] = {}
     own: dict[str, float] = {}
+    heap: list = []
 
-    def own_cost(node: ENode) -> float:
-        child_ops = tuple(data.nodes[choice[c]].op for c in node.children if c in choice)
+    def push(node: ENode) -> None:
+        if node_types.get(node.id) is None and node.op not in ("Var", "Scalar", "Array"):
+            return  # a term make_node rejects is never extracted
+        child_ops = tuple(data.nodes[choice[c]].op for c in node.children)
         in_types = [types.get(c) for c in node.children]
         op = decoder.op(node) if node.op not in ("Var", "Scalar", "Array", "Out") else None
-        return cost_model.node_cost(node, op, in_types, types.get(node.eclass), child_ops)
-
-    work = [n.id for n in data.nodes.values() if not n.children]
-    work += [n.id for n in data.nodes.values() if n.children]
-    queued = set(work)
-    while work:
-        node = data.nodes[work.pop()]
-        queued.discard(node.id)
-        if node_types.get(node.id) is None and node.op not in ("Var", "Scalar", "Array"):
-            continue
-        if any(cost[c] == INF for c in node.children):
-            continue
-        own[node.id] = mine = own_cost(node)
+        own[node.id] = mine = cost_model.node_cost(node, op, in_types, types.get(node.eclass), child_ops)
         total = mine + sum(cost[c] / shares.get(c, 1) for c in set(node.children))
-        if total < cost[node.eclass]:
-            cost[node.eclass] = total
-            choice[node.eclass] = node.id
-            first.setdefault(node.eclass, node.id)
-            for p in parents[node.eclass]:
-                if p not in queued:
-                    queued.add(p)
-                    work.append(p)
-    _break_cycles(data, choice, first)
-    return Extraction(data, choice, cost, own, types)
+        heapq.heappush(heap, (total, node.id))
 
-
-def _break_cycles(data: EGraphData, choice: dict, first: dict) -> None:
-    """Make the chosen e-nodes acyclic (cycles can appear when costs are amortized)."""
-    while True:
-        cycle_class = _find_cycle(data, choice)
-        if cycle_class is None:
-            return
-        choice[cycle_class] = first[cycle_class]
-
-
-def _find_cycle(data: EGraphData, choice: dict):
-    state: dict[str, int] = {}  # 1 on the stack, 2 done
-    for root in choice:
-        if root in state:
+    for node in data.nodes.values():
+        if not node.children:
+            push(node)
+    while heap:
+        total, node_id = heapq.heappop(heap)
+        node = data.nodes[node_id]
+        if node.eclass in choice:
             continue
-        stack = [(root, iter(data.nodes[choice[root]].children))]
-        state[root] = 1
-        while stack:
-            eclass, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                state[eclass] = 2
-                stack.pop()
-                continue
-            if child not in choice:
-                continue
-            if state.get(child) == 1:
-                return child
-            if child not in state:
-                state[child] = 1
-                stack.append((child, iter(data.nodes[choice[child]].children)))
-    return None
+        choice[node.eclass], cost[node.eclass] = node_id, total
+        for parent_id in parents[node.eclass]:
+            waiting[parent_id] -= 1
+            if waiting[parent_id] == 0:
+                push(data.nodes[parent_id])
+    return Extraction(data, choice, cost, own, types)
 
 
 def decode(extraction: Extraction, decoder: _Decoder, roots: list[str]) -> list[Variable]:

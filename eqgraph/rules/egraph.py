@@ -89,7 +89,8 @@ class EGraphData:
         if op == "dtype":
             self.dtype[eclass] = set(result)
         elif op == "ndim":
-            self.ndim[eclass] = result
+            if len(result) == 1:
+                self.ndim[eclass] = result[0]
         else:
             self.dims[eclass][self.value(children[1])] = set(result)
 

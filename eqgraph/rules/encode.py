@@ -123,7 +123,7 @@ def encode(fgraph: FunctionGraph) -> EncodedGraph:
                 tables.rows["enc_array"].append((k, handle, dtype, shape))
         return ids[var]
 
-    tables.relation("enc_type", ("i64", "String", "i64"), "(set (dtype (N k)) (set-of d)) (set (ndim (N k)) n)",
+    tables.relation("enc_type", ("i64", "String", "i64"), "(set (dtype (N k)) (set-of d)) (set (ndim (N k)) (set-of n))",
                     ("k", "d", "n"))
     tables.relation("enc_dim", ("i64", "i64", "i64"), "(set (dim (N k) i) (set-of s))", ("k", "i", "s"))
     tables.relation("enc_var", ("i64", "i64"), "(union (N k) (Var i))", ("k", "i"))

@@ -41,8 +41,8 @@ SORTS = """
 ANALYSES = """
 (function dtype (T) StrSet :merge (set-intersect old new))   ; {dtype}; {} is a contradiction
 (function dim (T i64) IntSet :merge (set-intersect old new)) ; {size} per known axis
-(function ndim (T) i64 :merge (min old new))
-(relation type-error (T i64))                                ; axis (-1: dtype) with no possible value
+(function ndim (T) IntSet :merge (set-intersect old new))     ; {number of dimensions}
+(relation type-error (T i64))                                ; axis (-1: dtype, -2: ndim) with no possible value
 """
 
 VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
@@ -106,6 +106,10 @@ def codec_for(value) -> Codec:
     return Codec("String", "repr")
 
 
+def _vec_like(value) -> bool:
+    return isinstance(value, tuple) and all(isinstance(v, int) or v in ("x", None) for v in value)
+
+
 # -- constructors -------------------------------------------------------------------------------
 @dataclass
 class Constructor:
@@ -119,6 +123,15 @@ class Constructor:
     def declaration(self) -> str:
         args = " ".join(["T"] * self.n_inputs + [c.sort for c in self.codecs])
         return f"(constructor {self.name} ({args}) T)"
+
+    def fits(self, op) -> bool:
+        """Whether this constructor's codecs can encode ``op``'s props without loss."""
+        for p, codec in zip(self.props, self.codecs):
+            kind = codec_for(getattr(op, p)).kind
+            if kind != codec.kind and not (codec.kind == "vec" and kind in ("vec", "repr")
+                                           and _vec_like(getattr(op, p))):
+                return False
+        return True
 
     def encode_props(self, op) -> list[str]:
         return [c.encode(getattr(op, p)) for p, c in zip(self.props, self.codecs)]
@@ -172,11 +185,15 @@ class Schema:
     def constructor(self, op, n_inputs: int) -> Constructor:
         key = (type(op), getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else None, n_inputs)
         ctor = self._by_key.get(key)
+        if ctor is not None and not ctor.fits(op):
+            # a user op whose props changed kind (2 then 2.5): a variant with its own codecs
+            key = (*key, tuple(codec_for(getattr(op, p)).kind for p in ctor.props))
+            ctor = self._by_key.get(key)
         if ctor is None:
             ctor = _constructor_for(op, n_inputs)
-            clash = self.by_name.get(ctor.name)
-            if clash is not None and (clash.op_class is not ctor.op_class or clash.n_inputs != n_inputs):
-                ctor.name = f"{ctor.name}_{n_inputs}"  # a user op used with another arity
+            base, n = ctor.name, 1
+            while ctor.name in self.by_name:  # another arity or prop kinds of the same op class
+                ctor.name, n = f"{base}_{n}", n + 1
             self._by_key[key] = ctor
             self.by_name[ctor.name] = ctor
             self.pending.append(ctor.declaration())

@@ -156,6 +156,3 @@ class TensorConstant(_TensorOperators, Constant):
 
     def clone(self, name=None):
         return TensorConstant(self.type, self.data, self.name if name is None else name, self.weak)
-
-    def signature(self):
-        return (*super().signature(), self.weak)

@@ -135,22 +135,26 @@ def equal_computations(xs, ys, in_xs=None, in_ys=None) -> bool:
     """True iff ``xs`` and ``ys`` compute the same thing from corresponding inputs.
 
     Ops must be equal, constants equal by value; ``in_xs[i]`` is matched with
-    ``in_ys[i]``; any other ownerless variable only matches itself.
+    ``in_ys[i]``; any other ownerless variable only matches itself.  Sharing
+    does not matter: a subterm used twice equals two equal copies of it.
     """
     xs, ys = _as_list(xs), _as_list(ys)
     if len(xs) != len(ys):
         return False
-    matched: dict[Variable, Variable] = dict(zip(in_xs or (), in_ys or ()))
+    inputs = dict(zip(in_xs or (), in_ys or ()))
+    outputs_of = {y: x for x, y in inputs.items()}
+    equal: set = set()
     stack = list(zip(xs, ys))
     while stack:
         x, y = stack.pop()
-        if x in matched:
-            if matched[x] is not y:
-                return False
+        if (x, y) in equal:
             continue
-        if x.type != y.type:
+        if x in inputs or y in outputs_of:
+            if inputs.get(x) is not y:
+                return False
+        elif x.type != y.type:
             return False
-        if isinstance(x, Constant) or isinstance(y, Constant):
+        elif isinstance(x, Constant) or isinstance(y, Constant):
             if not (isinstance(x, Constant) and x.equals(y)):
                 return False
         elif x.owner is None or y.owner is None:
@@ -161,5 +165,5 @@ def equal_computations(xs, ys, in_xs=None, in_ys=None) -> bool:
             if x.index != y.index or nx.op != ny.op or len(nx.inputs) != len(ny.inputs):
                 return False
             stack.extend(zip(nx.inputs, ny.inputs))
-        matched[x] = y
+        equal.add((x, y))
     return True
