@@ -83,7 +83,7 @@ def _patterns(rule):
 
 
 @pytest.mark.parametrize("name, rule", RULES, ids=[r.name for _, r in RULES])
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_rule_is_sound(name, rule, data):
