@@ -12,6 +12,12 @@ from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.shared import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
+from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,
+                          GradientError as GradientError, Lop as Lop, NullType as NullType,
+                          NullTypeGradError as NullTypeGradError, Rop as Rop, disconnected_grad as disconnected_grad,
+                          grad as grad, grad_not_implemented as grad_not_implemented,
+                          grad_undefined as grad_undefined, hessian as hessian, jacobian as jacobian,
+                          verify_grad as verify_grad, zero_grad as zero_grad)
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.rules import RuleFileError as RuleFileError, TypeContradiction as TypeContradiction

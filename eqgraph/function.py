@@ -83,6 +83,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     targets = outputs + [expr for _, expr in update_pairs]
     if givens:
         targets = clone_replace(targets, list(givens.items()) if isinstance(givens, dict) else list(givens))
+    _check_defined(targets)
     _check_unused(inputs, targets, on_unused_input)
     shared_inputs = [v for v in ancestors(targets, inputs)
                      if isinstance(v, SharedVariable) and v not in inputs]
@@ -163,6 +164,18 @@ def _check_updates(updates) -> list:
                             f"{expr.type}: {err}") from err
         out.append((shared_var, expr))
     return out
+
+
+def _check_defined(targets) -> None:
+    """A graph with an undefined (NullType) or disconnected gradient in it cannot run."""
+    from eqgraph.grad.types import DisconnectedType, NullType
+
+    for var in ancestors(targets):
+        if isinstance(var.type, NullType):
+            raise TypeError(f"Cannot compile a graph that uses an undefined gradient ({var}): {var.type.why_null}")
+        if isinstance(var.type, DisconnectedType):
+            raise TypeError(f"Cannot compile a graph that uses a disconnected gradient ({var}); "
+                            'ask grad for return_disconnected="zero"')
 
 
 def _check_unused(inputs, targets, policy) -> None:

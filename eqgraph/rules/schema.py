@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 
 import eqgraph.tensor as et
+from eqgraph.grad.types import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -164,7 +165,7 @@ def _prototypes():
     ops += [(Reduce(name, (0,), False), 1) for name in et.REDUCTIONS]
     ops += [(et.Cast("float64"), 1), (et.DimShuffle(1, (0, "x")), 1), (et.MatMul(), 2),
             (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
-            (et.Reshape(1), 2), (et.ARange("int64"), 3)]
+            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
     for n in range(1, 5):
         ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
                 (et.Subtensor((FULL_SLICE,)), n), (et.AdvancedSubtensor(("a",)), n)]

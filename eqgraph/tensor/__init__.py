@@ -22,7 +22,7 @@ from eqgraph.tensor.basic import (  # noqa: F401  (the prefixed TensorTypes: dma
 )
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
 from eqgraph.tensor.shape import (
-    Reshape, Shape, SpecifyShape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
+    Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
     shape_padright, specify_shape, squeeze, transpose,
 )
 from eqgraph.tensor.join import Join, MakeVector, concatenate, make_vector, stack

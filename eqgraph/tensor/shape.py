@@ -257,3 +257,40 @@ def shape_padleft(x, n: int = 1):
 def shape_padright(x, n: int = 1):
     x = as_tensor_variable(x)
     return dimshuffle(x, tuple(range(x.ndim)) + ("x",) * n)
+
+
+class SumToShape(Op):
+    """``g`` summed over the axes where ``shape`` has size 1 and ``g`` does not: the inverse of
+    NumPy broadcasting, decided at run time (for gradients of broadcasting ops)."""
+
+    __props__ = ()
+
+    def make_node(self, g, shp):
+        g, shp = as_tensor_variable(g), as_shape_vector(shp)
+        if shp.type.shape[0] not in (None, g.ndim):
+            raise ValueError(f"SumToShape: {g} has {g.ndim} dimensions, the shape {shp} has {shp.type.shape[0]}")
+        static = (static_values(shp) + [None] * g.ndim)[: g.ndim]
+        return Apply(self, [g, shp], [TensorType(g.dtype, static)()])
+
+    def perform(self, node, inputs, output_storage):
+        g, shp = inputs
+        xp = array_namespace(g)
+        shape = tuple(int(shp[i]) for i in range(g.ndim))
+        axes = tuple(i for i, (a, b) in enumerate(zip(g.shape, shape)) if b == 1 and a != 1)
+        out = xp.sum(g, axis=axes, keepdims=True) if axes else g
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        shp = node.inputs[1]
+        return [tuple(shp[i] for i in range(node.outputs[0].ndim))]
+
+    def connection_pattern(self, node):
+        return [[True], [False]]
+
+
+def sum_to_shape(g, like):
+    """``g`` summed to the shape of the tensor ``like`` (keeping what is static about it)."""
+    from eqgraph.tensor.join import make_vector
+
+    like = as_tensor_variable(like)
+    return SumToShape()(g, make_vector(*shape_of(like), dtype="int64") if like.ndim else [])

@@ -1,0 +1,9 @@
+"""Gradients: a reverse-mode driver over a table of per-op vector-Jacobian products."""
+
+from eqgraph.grad.driver import Lop as Lop, Rop as Rop, grad as grad, hessian as hessian
+from eqgraph.grad.driver import jacobian as jacobian, verify_grad as verify_grad
+from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError,
+                                DisconnectedType as DisconnectedType, GradientError as GradientError,
+                                NullType as NullType, NullTypeGradError as NullTypeGradError,
+                                disconnected_grad as disconnected_grad, grad_not_implemented as grad_not_implemented,
+                                grad_undefined as grad_undefined, zero_grad as zero_grad)

@@ -1,0 +1,295 @@
+"""Reverse-mode differentiation: ``grad``, ``Lop``, ``Rop``, ``jacobian``, ``hessian``, ``verify_grad``.
+
+The driver walks the graph once in reverse topological order, sums the
+cotangents of variables with several clients, and un-broadcasts in one place.
+Per-op knowledge lives in ``vjps.py`` (built-in ops) or on the op itself
+(``L_op``/``grad`` for user ops, seed 000).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import eqgraph.tensor as et
+from eqgraph.grad import vjps
+from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, GradientError, NullType,
+                                NullTypeGradError, disconnected)
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.terms.basic import Variable
+from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.op import Op
+
+
+def _is(var, type_class) -> bool:
+    return isinstance(var, Variable) and isinstance(var.type, type_class)
+
+
+def _float_dtype(var) -> str:
+    return var.dtype if var.dtype in ("float16", "float32", "float64", "complex64", "complex128") else "float64"
+
+
+def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", known_grads=None,
+         return_disconnected="zero", null_gradients="raise"):
+    """Symbolic gradient of the scalar ``cost`` with respect to ``wrt`` (a variable or a list).
+
+    ``known_grads`` ({variable: its cotangent}) starts the walk elsewhere (``cost`` may be None);
+    ``consider_constant`` lists variables gradients do not flow through;
+    ``disconnected_inputs``: "raise", "warn" or "ignore" when ``cost`` does not depend on an input;
+    ``return_disconnected``: "zero", "none" or "disconnected" for such inputs;
+    ``null_gradients``: "raise" or "return" for undefined (NullType) gradients.
+    """
+    if disconnected_inputs not in ("raise", "warn", "ignore"):
+        raise ValueError(f'disconnected_inputs must be "raise", "warn" or "ignore", not {disconnected_inputs!r}')
+    if return_disconnected not in ("zero", "none", "disconnected"):
+        raise ValueError(f'return_disconnected must be "zero", "none" or "disconnected", not {return_disconnected!r}')
+    single = isinstance(wrt, Variable)
+    wrt_list = [wrt] if single else list(wrt)
+    for w in wrt_list:
+        if not isinstance(w, Variable):
+            raise TypeError(f"grad: wrt must be symbolic variables, got {w!r}")
+    starts: dict = {}
+    if cost is not None:
+        if _is(cost, NullType):
+            raise ValueError(f"grad: the cost is itself an undefined gradient: {cost.type.why_null}")
+        cost = et.as_tensor_variable(cost)
+        if cost.ndim != 0:
+            raise TypeError(f"Cost must be a scalar: grad got {cost} with {cost.ndim} dimensions "
+                            "(sum it, or give known_grads)")
+        starts[cost] = [et.ones_like(cost, dtype=_float_dtype(cost))]
+    for var, g in (known_grads or {}).items():
+        starts.setdefault(var, []).append(g if isinstance(g, Variable) else et.as_tensor_variable(g))
+    if not starts:
+        raise ValueError("grad needs a cost or known_grads")
+
+    totals = _backward(list(starts), starts, wrt_list, set(consider_constant or ()))
+    results = [_result(w, totals.get(w), disconnected_inputs, return_disconnected, null_gradients)
+               for w in wrt_list]
+    return results[0] if single else results
+
+
+def _backward(outputs, starts, wrt_list, blocked) -> dict:
+    order = toposort(outputs)
+    depends = set(wrt_list)  # variables that depend on some wrt, through unblocked paths
+    for node in order:
+        if any(i in depends and i not in blocked for i in node.inputs):
+            depends.update(node.outputs)
+    contributions: dict = {v: list(gs) for v, gs in starts.items()}
+    totals: dict = {}
+
+    def total(var):
+        if var not in totals:
+            parts = contributions.get(var, [])
+            nulls = [p for p in parts if _is(p, NullType)]
+            if nulls:
+                totals[var] = nulls[0]
+            elif not parts:
+                totals[var] = None
+            else:
+                g = parts[0]
+                for p in parts[1:]:
+                    g = g + p
+                totals[var] = g
+        return totals[var]
+
+    for node in reversed(order):
+        if not any(o in contributions for o in node.outputs):
+            continue
+        if not any(i in depends and i not in blocked for i in node.inputs):
+            continue
+        output_grads = [total(o) for o in node.outputs]
+        for inp, g in zip(node.inputs, node_vjp(node, output_grads)):
+            if inp in depends and inp not in blocked and g is not None and not _is(g, DisconnectedType):
+                contributions.setdefault(inp, []).append(g)
+    for w in wrt_list:
+        total(w)
+    return totals
+
+
+def node_vjp(node, output_grads) -> list:
+    """The cotangent of each input of ``node`` (None or DisconnectedType: no gradient)."""
+    op, inputs = node.op, node.inputs
+    live = [g is not None and not _is(g, DisconnectedType) for g in output_grads]
+    pattern = op.connection_pattern(node)
+    connected = [any(c and l for c, l in zip(row, live)) for row in pattern]
+    if not any(live):
+        return [None] * len(inputs)
+    nulls = [g for g in output_grads if _is(g, NullType)]
+    if nulls:
+        return [nulls[0] if c else None for c in connected]
+    discrete_outputs = all(getattr(o.type, "dtype", None) in DISCRETE_DTYPES for o in node.outputs)
+    key = vjps.term_of(node)[0]
+    if discrete_outputs or key in vjps.NONDIFFERENTIABLE:
+        # piecewise constant: f(x + eps) == f(x) almost everywhere (seed 000, integers)
+        return [et.zeros_like(x, dtype=_float_dtype(x)) if c and _is(x, TensorType) else None
+                for x, c in zip(inputs, connected)]
+    found = vjps.match(node)
+    if found is not None:
+        rule, term_inputs, props = found
+        g = output_grads[0]
+        cotangents = rule(g, node.outputs[0], term_inputs, props)
+        if rule.broadcasts:
+            cotangents = [unbroadcast(c, x) for c, x in zip(cotangents, inputs)]
+    else:
+        cotangents = _op_grad(op, node, output_grads)
+    out = []
+    for x, c, is_connected in zip(inputs, cotangents, connected):
+        if not is_connected or c is None:
+            out.append(disconnected())
+        elif _is(c, TensorType) and c.dtype in DISCRETE_DTYPES:
+            out.append(et.cast(c, "float64"))  # gradients never have integer dtypes
+        else:
+            out.append(c)
+    return out
+
+
+def _op_grad(op, node, output_grads) -> list:
+    """A user op's own gradient (``L_op``, or ``grad``), per seed 000."""
+    grads = [g if g is not None else disconnected() for g in output_grads]
+    uses_default = type(op).L_op is Op.L_op and type(op).grad is Op.grad
+    if uses_default:
+        raise NotImplementedError(
+            f"{op} has no gradient: define grad(inputs, output_grads) or L_op on {type(op).__name__}, "
+            "or add an entry to eqgraph/grad/vjps.py")
+    result = op.L_op(list(node.inputs), list(node.outputs), grads)
+    if len(result) != len(node.inputs):
+        raise ValueError(f"{op}.grad returned {len(result)} gradients for {len(node.inputs)} inputs")
+    return list(result)
+
+
+def unbroadcast(g, x):
+    """``g`` summed back to the shape of ``x`` (the inverse of broadcasting ``x`` into ``g``)."""
+    if not (_is(g, TensorType) and _is(x, TensorType)):
+        return g
+    if g.ndim > x.ndim:
+        g = et.sum(g, axis=tuple(range(g.ndim - x.ndim)))
+    if g.type.shape == x.type.shape and None not in x.type.shape:
+        return g
+    if None not in x.type.shape:  # statically known: sum exactly the broadcast axes
+        axes = tuple(i for i, (a, b) in enumerate(zip(x.type.shape, g.type.shape)) if a == 1 and b != 1)
+        return et.sum(g, axis=axes, keepdims=True) if axes else g
+    return et.sum_to_shape(g, x)  # decided at run time
+
+
+def _result(w, g, disconnected_inputs, return_disconnected, null_gradients):
+    if g is None:
+        message = (f"grad was asked for the gradient with respect to {w}, which the cost does not depend "
+                   "on (or reaches only through integer or constant paths)")
+        if disconnected_inputs == "raise":
+            raise DisconnectedInputError(message + '; pass disconnected_inputs="ignore" or "warn" to allow it')
+        if disconnected_inputs == "warn":
+            warnings.warn(message, stacklevel=3)
+        if return_disconnected == "none":
+            return None
+        if return_disconnected == "disconnected":
+            return disconnected()
+        return et.zeros_like(w, dtype=_float_dtype(w)) if _is(w, TensorType) else None
+    if _is(g, NullType):
+        if null_gradients == "raise":
+            raise NullTypeGradError(f"The gradient with respect to {w} is undefined: {g.type.why_null}")
+        return g
+    if _is(w, TensorType):
+        dtype = _float_dtype(w)
+        if g.dtype != dtype:
+            g = et.cast(g, dtype)
+        if g.type.shape != w.type.shape:
+            g = unbroadcast(g, w) if g.ndim >= w.ndim else g
+    return g
+
+
+# -- other products ---------------------------------------------------------------------------------
+def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"):
+    """``eval_points`` times the Jacobian of ``f`` (the vector-Jacobian product)."""
+    fs = [f] if isinstance(f, Variable) else list(f)
+    points = [eval_points] if isinstance(eval_points, Variable) or not isinstance(eval_points, (list, tuple)) \
+        else list(eval_points)
+    known = {v: et.as_tensor_variable(p) for v, p in zip(fs, points)}
+    return grad(None, wrt, consider_constant=consider_constant, known_grads=known,
+                disconnected_inputs=disconnected_inputs)
+
+
+def Rop(f, wrt, eval_points):
+    """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
+
+    Built as a double L-op: with ``u`` like ``f``, ``J v = d(J^T u)/du ^T v``; the
+    result does not depend on ``u``, which is then replaced by zeros.
+    """
+    single = isinstance(wrt, Variable)
+    wrt_list = [wrt] if single else list(wrt)
+    points = [eval_points] if single else list(eval_points)
+    u = TensorType(_float_dtype(f), f.type.shape)("u")
+    jt_u = Lop(f, wrt_list, u, disconnected_inputs="ignore")
+    terms = [Lop(g, u, v, disconnected_inputs="ignore") for g, v in zip(jt_u, points) if g is not None]
+    result = terms[0]
+    for t in terms[1:]:
+        result = result + t
+    return clone_replace(result, {u: et.zeros_like(f, dtype=u.dtype)})
+
+
+def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
+    """The Jacobian of a vector (or scalar) ``expression``; its length must be static."""
+    expression = et.as_tensor_variable(expression)
+    if expression.ndim == 0:
+        return grad(expression, wrt, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
+    if expression.ndim != 1 or expression.type.shape[0] is None:
+        raise ValueError(f"jacobian needs a vector of static length, got {expression} of type "
+                         f"{expression.type}; use et.specify_shape to state its length")
+    rows = [grad(expression[i], wrt, consider_constant=consider_constant,
+                 disconnected_inputs=disconnected_inputs) for i in range(expression.type.shape[0])]
+    if isinstance(wrt, Variable):
+        return et.stack(rows)
+    return [et.stack([row[j] for row in rows]) for j in range(len(wrt))]
+
+
+def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
+    """The matrix of second derivatives of the scalar ``cost`` (``wrt`` needs a static length)."""
+    single = isinstance(wrt, Variable)
+    wrt_list = [wrt] if single else list(wrt)
+    out = []
+    for w in wrt_list:
+        g = grad(cost, w, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
+        out.append(jacobian(et.specify_shape(g, w.type.shape), w, consider_constant=consider_constant,
+                            disconnected_inputs="ignore"))
+    return out[0] if single else out
+
+
+def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, abs_tol=None, rel_tol=None):
+    """Check ``grad`` of ``fun`` at the points ``pt`` against central finite differences.
+
+    A random projection of ``fun``'s output makes the cost scalar; raises
+    GradientError with both values where they disagree.
+    """
+    from eqgraph.function import function
+
+    rng = rng if rng is not None else np.random.default_rng()
+    pt = [np.array(p, dtype="float64") if np.asarray(p).dtype.kind not in "fc" else np.array(p) for p in pt]
+    inputs = [TensorType(p.dtype, (None,) * p.ndim)(f"input{i}") for i, p in enumerate(pt)]
+    out = et.as_tensor_variable(fun(*inputs))
+    # finite differences are only as precise as the lowest precision on the way
+    single_precision = any(p.dtype == np.float32 for p in pt) or out.dtype in ("float32", "float16")
+    eps = eps if eps is not None else (1e-3 if single_precision else 1e-6)
+    abs_tol = abs_tol if abs_tol is not None else (1e-2 if single_precision else 1e-4)
+    rel_tol = rel_tol if rel_tol is not None else (1e-2 if single_precision else 1e-4)
+    out_value = function(inputs, out, on_unused_input="ignore")(*pt)
+    for _ in range(n_tests):
+        projection = et.constant(rng.random(np.shape(out_value)) + 0.5)
+        cost = et.sum(out * projection)
+        grads = grad(cost, inputs, disconnected_inputs="ignore")
+        analytic = function(inputs, grads, on_unused_input="ignore")(*pt)
+        cost_fn = function(inputs, cost, on_unused_input="ignore")
+        for i, (p, a) in enumerate(zip(pt, analytic)):
+            numeric = np.zeros(p.shape)
+            flat = numeric.reshape(-1)
+            for j in range(p.size):
+                up, down = [q.copy() for q in pt], [q.copy() for q in pt]
+                up[i].reshape(-1)[j] += eps
+                down[i].reshape(-1)[j] -= eps
+                flat[j] = (cost_fn(*up) - cost_fn(*down)) / (2 * eps)
+            abs_err = np.abs(np.asarray(a) - numeric)
+            rel_err = abs_err / np.maximum(np.abs(a) + np.abs(numeric), 1e-8)
+            bad = (abs_err > abs_tol) & (rel_err > rel_tol)
+            if bad.any():
+                k = int(np.argmax(np.where(bad, rel_err, -1).reshape(-1)))
+                raise GradientError(i, k, p.shape, np.asarray(a).reshape(-1)[k], numeric.reshape(-1)[k],
+                                    abs_err.reshape(-1)[k], rel_err.reshape(-1)[k], abs_tol, rel_tol)

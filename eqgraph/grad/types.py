@@ -1,0 +1,119 @@
+"""What a gradient can be besides a tensor: disconnected, or null (undefined)."""
+
+from __future__ import annotations
+
+from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.op import Op
+from eqgraph.terms.type import Type
+
+
+class DisconnectedType(Type):
+    """The type of a gradient that does not exist: the cost does not depend on the variable."""
+
+    def filter(self, data, strict=False, allow_downcast=None):
+        raise TypeError("a DisconnectedType variable has no value: the gradient is disconnected")
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __str__(self):
+        return "DisconnectedType"
+
+
+class NullType(Type):
+    """The type of an undefined gradient; ``why_null`` says why."""
+
+    def __init__(self, why_null: str = "(no explanation given)"):
+        self.why_null = why_null
+
+    def filter(self, data, strict=False, allow_downcast=None):
+        raise TypeError(f"a NullType variable has no value: {self.why_null}")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.why_null == self.why_null
+
+    def __hash__(self):
+        return hash((type(self), self.why_null))
+
+    def __str__(self):
+        return f"NullType({self.why_null})"
+
+
+class DisconnectedInputError(ValueError):
+    """The cost does not depend on a variable of ``wrt`` (``disconnected_inputs="raise"``)."""
+
+
+class NullTypeGradError(TypeError):
+    """A gradient is undefined (``null_gradients="raise"``)."""
+
+
+class GradientError(AssertionError):
+    """``verify_grad`` found analytic and numeric gradients that disagree."""
+
+    def __init__(self, arg, err_pos, shape, val1, val2, abs_err, rel_err, abs_tol, rel_tol):
+        super().__init__(
+            f"Gradient of input {arg} differs from finite differences at flat index {err_pos} "
+            f"(input shape {shape}): analytic {val1}, numeric {val2}; absolute error {abs_err:.3g} "
+            f"(tolerance {abs_tol:.3g}), relative error {rel_err:.3g} (tolerance {rel_tol:.3g})")
+        self.arg, self.err_pos, self.shape = arg, err_pos, shape
+        self.val1, self.val2, self.abs_err, self.rel_err = val1, val2, abs_err, rel_err
+
+
+def disconnected() -> Variable:
+    return DisconnectedType()()
+
+
+def _null(op, x_pos, x, comment, kind) -> Variable:
+    return NullType(f"{kind} the gradient of {op} with respect to input {x_pos} ({x}): {comment}")()
+
+
+def grad_undefined(op, x_pos, x, comment=""):
+    """A NullType gradient: mathematically undefined (e.g. an argmax's axis)."""
+    return _null(op, x_pos, x, comment, "undefined:")
+
+
+def grad_not_implemented(op, x_pos, x, comment=""):
+    """A NullType gradient: defined but not implemented."""
+    return _null(op, x_pos, x, comment, "not implemented:")
+
+
+class GradBlocker(Op):
+    """Identity whose gradient is zero (``zero_grad``) or disconnected (``disconnected_grad``)."""
+
+    __props__ = ("kind",)
+    view_map = {0: [0]}
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __str__(self):
+        return {"zero": "ZeroGrad", "disconnected": "DisconnectedGrad"}[self.kind]
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, fgraph, node, shapes):
+        return shapes
+
+    def connection_pattern(self, node):
+        return [[self.kind == "zero"]]
+
+
+def zero_grad(x):
+    """``x`` itself, whose gradient is zero."""
+    from eqgraph.tensor.basic import as_tensor_variable
+
+    return GradBlocker("zero")(as_tensor_variable(x))
+
+
+def disconnected_grad(x):
+    """``x`` itself, disconnected from the gradient (as if a constant)."""
+    from eqgraph.tensor.basic import as_tensor_variable
+
+    return GradBlocker("disconnected")(as_tensor_variable(x))

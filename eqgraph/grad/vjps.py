@@ -1,0 +1,316 @@
+"""Vector-Jacobian products of the built-in ops: one entry per op, in one table.
+
+An op application is a term ``(key, inputs, props)``; each entry is a pattern
+over such terms and the cotangent of every input, given ``g`` (the output's
+cotangent) and ``out`` (the output).  ``match`` finds the entry by
+unification (``logical-unification``, the engine under kanren), so the table
+is a relation between op applications and their VJPs, not a chain of
+``isinstance`` branches.  Cotangents have the *output's* shape; the driver
+un-broadcasts them to each input, once, for ops that broadcast.
+
+Ops listed in NONDIFFERENTIABLE have zero gradients (their outputs are
+piecewise constant); the driver gives zeros to any op with discrete outputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from unification import unify, var
+
+import eqgraph.tensor as et
+from eqgraph.grad.types import disconnected
+from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.math import MatMul, Reduce, Softmax
+
+E = et.ELEMWISE_OPS
+
+
+def term_of(node) -> tuple:
+    """``(key, inputs, props)`` for an Apply: what VJP patterns are matched against."""
+    op = node.op
+    key = getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else type(op).__name__
+    props = tuple(getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name")
+    return (key, tuple(node.inputs), props)
+
+
+@dataclass(frozen=True)
+class VJP:
+    key: str
+    pattern: tuple
+    fn: Callable             # (g, out, *inputs, *props) -> one cotangent per input
+    broadcasts: bool = False  # cotangents have the output's shape: un-broadcast them to the inputs
+    variadic: bool = False    # fn takes the inputs as one tuple: (g, out, inputs, *props)
+
+    def __call__(self, g, out, inputs, props) -> list:
+        if self.variadic:
+            return list(self.fn(g, out, inputs, *props))
+        return list(self.fn(g, out, *inputs, *props))
+
+
+def entry(key: str, n_inputs=None, broadcasts=False):
+    """Decorator: the VJP of ``key``; ``n_inputs`` None means any number of inputs."""
+    def register(fn):
+        inputs = var("inputs") if n_inputs is None else tuple(var(f"x{i}") for i in range(n_inputs))
+        VJPS.setdefault(key, []).append(VJP(key, (key, inputs, var("props")), fn, broadcasts, n_inputs is None))
+        return fn
+
+    return register
+
+
+VJPS: dict[str, list[VJP]] = {}
+
+
+def match(node):
+    """The VJP entry for this op application, with the term's inputs and props; or None."""
+    term = term_of(node)
+    for candidate in VJPS.get(term[0], ()):
+        s = unify(candidate.pattern, term, {})
+        if s is not False:
+            return candidate, term[1], term[2]
+    return None
+
+
+# -- elementwise ------------------------------------------------------------------------------
+def _fl(x, like):
+    """A boolean mask as a float of ``like``'s dtype."""
+    return et.cast(x, like.dtype)
+
+
+# fmt: off
+UNARY = {  # name: d out / d x, written with the input x, the output y and the cotangent g
+    "neg":      lambda g, y, x: -g,
+    "abs":      lambda g, y, x: g * E["sign"](x),
+    "exp":      lambda g, y, x: g * y,
+    "exp2":     lambda g, y, x: g * y * math.log(2.0),
+    "expm1":    lambda g, y, x: g * (y + 1),
+    "log":      lambda g, y, x: g / x,
+    "log2":     lambda g, y, x: g / (x * math.log(2.0)),
+    "log10":    lambda g, y, x: g / (x * math.log(10.0)),
+    "log1p":    lambda g, y, x: g / (x + 1),
+    "sqrt":     lambda g, y, x: g / (2 * y),
+    "sqr":      lambda g, y, x: g * 2 * x,
+    "sin":      lambda g, y, x: g * E["cos"](x),
+    "cos":      lambda g, y, x: -g * E["sin"](x),
+    "tan":      lambda g, y, x: g * (1 + y * y),
+    "arcsin":   lambda g, y, x: g / E["sqrt"](1 - x * x),
+    "arccos":   lambda g, y, x: -g / E["sqrt"](1 - x * x),
+    "arctan":   lambda g, y, x: g / (1 + x * x),
+    "sinh":     lambda g, y, x: g * E["cosh"](x),
+    "cosh":     lambda g, y, x: g * E["sinh"](x),
+    "tanh":     lambda g, y, x: g * (1 - y * y),
+    "sigmoid":  lambda g, y, x: g * y * (1 - y),
+    "softplus": lambda g, y, x: g * E["sigmoid"](x),
+    "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
+}
+BINARY = {  # name: (d/dx, d/dy)
+    "add":      lambda g, y, a, b: (g, g),
+    "sub":      lambda g, y, a, b: (g, -g),
+    "mul":      lambda g, y, a, b: (g * b, g * a),
+    "true_div": lambda g, y, a, b: (g / b, -g * a / (b * b)),
+    "pow":      lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
+    "maximum":  lambda g, y, a, b: (g * _fl(E["ge"](a, b), g), g * _fl(E["lt"](a, b), g)),
+    "minimum":  lambda g, y, a, b: (g * _fl(E["le"](a, b), g), g * _fl(E["gt"](a, b), g)),
+    "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
+}
+# fmt: on
+NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "lt", "le", "gt", "ge",
+                     "and_", "or_", "xor", "invert", "isnan", "isinf", "argmax", "argmin", "all", "any",
+                     "Shape", "ARange"}
+
+for _name, _d in UNARY.items():
+    entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, x)])
+for _name, _d in BINARY.items():
+    entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, a, b)))
+
+
+@entry("clip", 3, broadcasts=True)
+def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
+    low = E["maximum"](x, lo)
+    below_hi = _fl(E["le"](low, hi), g)
+    return [g * below_hi * _fl(E["ge"](x, lo), g), g * below_hi * _fl(E["lt"](x, lo), g),
+            g * _fl(E["gt"](low, hi), g)]
+
+
+@entry("switch", 3, broadcasts=True)
+def _switch(g, out, c, a, b):
+    return [None, g * _fl(c, g), g * _fl(E["invert"](c), g)]
+
+
+@entry("second", 2, broadcasts=True)
+def _second(g, out, model, value):
+    return [disconnected(), g]  # only the shape of ``model`` matters
+
+
+@entry("Cast", 1)
+def _cast(g, out, x, dtype):
+    return [g if x.dtype in ("float16", "float32", "float64") and g.dtype == x.dtype else et.cast(g, _float(x))]
+
+
+def _float(x) -> str:
+    return x.dtype if x.dtype in ("float16", "float32", "float64", "complex64", "complex128") else "float64"
+
+
+# -- reductions and matrix products -------------------------------------------------------------
+def _expand(g, x, axis, keepdims):
+    """``g`` (reduced over ``axis``) with size-1 axes back in place, broadcastable to ``x``."""
+    if keepdims:
+        return g
+    return et.expand_dims(g, axis) if axis else g
+
+
+@entry("sum", 1)
+def _sum(g, out, x, axis, keepdims):
+    return [et.fill(x, _expand(g, x, axis, keepdims))]
+
+
+@entry("mean", 1)
+def _mean(g, out, x, axis, keepdims):
+    n = 1
+    for a in axis:
+        n = n * et.shape_of(x)[a]
+    return [et.fill(x, _expand(g, x, axis, keepdims)) / et.cast(n, g.dtype)]
+
+
+@entry("prod", 1)
+def _prod(g, out, x, axis, keepdims):  # d prod / d x_i = prod / x_i (for non-zero x)
+    return [_expand(g * out, x, axis, keepdims) / x]
+
+
+def _extreme(g, out, x, axis, keepdims):  # the gradient flows to every maximal element
+    hit = E["eq"](x, _expand(out, x, axis, keepdims))
+    return [_fl(hit, g) * _expand(g, x, axis, keepdims)]
+
+
+entry("max", 1)(_extreme)
+entry("min", 1)(_extreme)
+
+
+@entry("MatMul", 2)
+def _matmul(g, out, a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return [g * b, g * a]
+    if a.ndim == 1:   # (k,) @ (..., k, n) -> (..., n)
+        return [_sum_batch(et.matmul(b, et.expand_dims(g, -1))[..., 0], a),
+                et.expand_dims(a, -1) * et.expand_dims(g, -2)]
+    if b.ndim == 1:   # (..., m, k) @ (k,) -> (..., m)
+        return [et.expand_dims(g, -1) * b, _sum_batch(et.matmul(_mT(a), et.expand_dims(g, -1))[..., 0], b)]
+    return [_sum_batch(et.matmul(g, _mT(b)), a), _sum_batch(et.matmul(_mT(a), g), b)]
+
+
+def _mT(x):
+    return et.dimshuffle(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def _sum_batch(g, x):
+    """Sum the leading (batch) axes that matmul broadcast ``x`` over."""
+    extra = g.ndim - x.ndim
+    if extra > 0:
+        g = et.sum(g, axis=tuple(range(extra)))
+    return et.sum_to_shape(g, x) if g.ndim > 2 else g
+
+
+@entry("Softmax", 1)
+def _softmax(g, out, x, axis, log):
+    if log:
+        return [g - E["exp"](out) * et.sum(g, axis=axis, keepdims=True)]
+    return [(g - et.sum(g * out, axis=axis, keepdims=True)) * out]
+
+
+# -- structure -----------------------------------------------------------------------------------
+@entry("DimShuffle", 1)
+def _dimshuffle(g, out, x, input_ndim, new_order):
+    kept = [o for o in new_order if o != "x"]
+    g = et.dimshuffle(g, [i for i, o in enumerate(new_order) if o != "x"])  # drop the added axes
+    back = [kept.index(i) if i in kept else "x" for i in range(input_ndim)]  # and undo the permutation
+    return [et.dimshuffle(g, back)]
+
+
+@entry("Reshape", 2)
+def _reshape(g, out, x, shp, ndim):
+    return [et.reshape(g, et.shape(x), ndim=x.ndim), disconnected()]
+
+
+@entry("SpecifyShape", 1)
+def _specify_shape(g, out, x, shape):
+    return [g]
+
+
+@entry("SumToShape", 2)
+def _sum_to_shape(g, out, x, shp):
+    return [et.fill(x, g), disconnected()]
+
+
+@entry("Alloc")
+def _alloc(g, out, inputs):
+    value, *dims = inputs
+    extra = g.ndim - value.ndim
+    g = et.sum(g, axis=tuple(range(extra))) if extra else g
+    return [et.sum_to_shape(g, value) if value.ndim else g] + [disconnected()] * len(dims)
+
+
+@entry("MakeVector")
+def _make_vector(g, out, inputs, dtype):
+    return [g[i] for i in range(len(inputs))]
+
+
+@entry("Join")
+def _join(g, out, inputs, axis):
+    pieces, start = [], 0
+    for x in inputs:
+        size = x.type.shape[axis]
+        stop = start + (size if size is not None else et.shape_of(x)[axis])
+        index = [slice(None)] * g.ndim
+        index[axis] = slice(start, stop)
+        piece = g[tuple(index)]
+        pieces.append(et.specify_shape(piece, x.type.shape) if piece.type.is_super(x.type) else piece)
+        start = stop
+    return pieces
+
+
+@entry("Subtensor")
+def _subtensor(g, out, inputs, idx_list):
+    x, *index = inputs
+    zeros = et.zeros_like(x)
+    writer = et.IncSubtensor(idx_list, False)
+    return [writer(zeros, g, *index)] + [disconnected()] * len(index)
+
+
+@entry("AdvancedSubtensor")
+def _advanced_subtensor(g, out, inputs, idx_list):
+    x, *index = inputs
+    writer = et.AdvancedIncSubtensor(idx_list, False)
+    return [writer(et.zeros_like(x), g, *index)] + [disconnected()] * len(index)
+
+
+def _inc(writer_class, reader_class):
+    def vjp(g, out, inputs, idx_list, set_instead_of_inc):
+        x, y, *index = inputs
+        region = reader_class(idx_list)(g, *index)
+        gy = et.sum_to_shape(_lead_sum(region, y), y) if y.ndim else _lead_sum(region, y)
+        if set_instead_of_inc:  # what was overwritten gets no gradient
+            gx = writer_class(idx_list, True)(g, et.zeros_like(y), *index)
+        else:
+            gx = g
+        return [gx, gy] + [disconnected()] * len(index)
+
+    return vjp
+
+
+def _lead_sum(g, y):
+    extra = g.ndim - y.ndim
+    return et.sum(g, axis=tuple(range(extra))) if extra > 0 else g
+
+
+entry("IncSubtensor")(_inc(et.IncSubtensor, et.Subtensor))
+entry("AdvancedIncSubtensor")(_inc(et.AdvancedIncSubtensor, et.AdvancedSubtensor))
+
+
+@entry("GradBlocker", 1)
+def _blocker(g, out, x, kind):
+    return [et.zeros_like(x) if kind == "zero" else disconnected()]
+
+
+DIFFERENTIABLE_CLASSES = (Elemwise, Reduce, Cast, DimShuffle, MatMul, Softmax)
