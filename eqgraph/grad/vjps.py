@@ -239,7 +239,7 @@ def _specify_shape(g, out, x, shape):
 
 
 @entry("SumToShape", 2)
-def _sum_to_shape(g, out, x, shp):
+def _sum_to_shape(g, out, x, like):
     return [et.fill(x, g), disconnected()]
 
 

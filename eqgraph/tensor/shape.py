@@ -260,29 +260,30 @@ def shape_padright(x, n: int = 1):
 
 
 class SumToShape(Op):
-    """``g`` summed over the axes where ``shape`` has size 1 and ``g`` does not: the inverse of
-    NumPy broadcasting, decided at run time (for gradients of broadcasting ops)."""
+    """``g`` summed to the shape of ``like``: over the axes where ``like`` has size 1 and ``g``
+    does not.  The inverse of NumPy broadcasting, decided at run time (for gradients); only
+    ``like``'s shape is read."""
 
     __props__ = ()
 
-    def make_node(self, g, shp):
-        g, shp = as_tensor_variable(g), as_shape_vector(shp)
-        if shp.type.shape[0] not in (None, g.ndim):
-            raise ValueError(f"SumToShape: {g} has {g.ndim} dimensions, the shape {shp} has {shp.type.shape[0]}")
-        static = (static_values(shp) + [None] * g.ndim)[: g.ndim]
-        return Apply(self, [g, shp], [TensorType(g.dtype, static)()])
+    def make_node(self, g, like):
+        g, like = as_tensor_variable(g), as_tensor_variable(like)
+        if g.ndim != like.ndim:
+            raise ValueError(f"SumToShape: {g} has {g.ndim} dimensions, {like} has {like.ndim}")
+        shape = tuple(s if s is not None else (t if t == 1 else None) for s, t in zip(like.type.shape, g.type.shape))
+        return Apply(self, [g, like], [TensorType(g.dtype, shape)()])
 
     def perform(self, node, inputs, output_storage):
-        g, shp = inputs
+        g, like = inputs
+        if g.shape == like.shape:
+            output_storage[0][0] = g
+            return
         xp = array_namespace(g)
-        shape = tuple(int(shp[i]) for i in range(g.ndim))
-        axes = tuple(i for i, (a, b) in enumerate(zip(g.shape, shape)) if b == 1 and a != 1)
-        out = xp.sum(g, axis=axes, keepdims=True) if axes else g
-        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+        axes = tuple(i for i, (a, b) in enumerate(zip(g.shape, like.shape)) if b == 1 and a != 1)
+        output_storage[0][0] = as_output(xp, xp.sum(g, axis=axes, keepdims=True), node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
-        shp = node.inputs[1]
-        return [tuple(shp[i] for i in range(node.outputs[0].ndim))]
+        return [shapes[1]]
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -290,7 +291,4 @@ class SumToShape(Op):
 
 def sum_to_shape(g, like):
     """``g`` summed to the shape of the tensor ``like`` (keeping what is static about it)."""
-    from eqgraph.tensor.join import make_vector
-
-    like = as_tensor_variable(like)
-    return SumToShape()(g, make_vector(*shape_of(like), dtype="int64") if like.ndim else [])
+    return SumToShape()(g, like)

@@ -27,7 +27,7 @@ EXPONENTS = [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5]
 CHECKED: set = set()  # rules that matched and were evaluated on both sides
 PRIMITIVE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
                  "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
-                 "vec-length": len}
+                 "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple}
 
 
 class Builder:
@@ -104,7 +104,7 @@ def test_an_unsound_rule_is_caught():
 
 def check_rule(rule, data):
     # square shapes: elementwise rules do not mind, matrix rules need matching sizes
-    shape = data.draw(st.integers(1, 3).flatmap(lambda k: st.sampled_from([(k,), (k, k)])), label="shape")
+    shape = data.draw(st.integers(1, 3).flatmap(lambda k: st.sampled_from([(), (k,), (k, k), (k, k, k)])), label="shape")
     alone = Ruleset(rule.ruleset, [rule], f"(ruleset {rule.ruleset}) {rule.text}", rule.source[0])
     for lhs_pattern, rhs_pattern in _patterns(rule):
         builder = Builder(shape, data.draw)
