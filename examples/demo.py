@@ -1,7 +1,9 @@
 """eqgraph end to end: logistic regression trained by SGD on random data.
 
-The model is a symbolic graph; ``eg.function`` compiles one training step whose
-shared weights are updated in place after each call.
+The model is a symbolic graph; ``eg.grad`` derives its gradients; ``eg.function``
+compiles one training step through the e-graph (encode, saturate with the
+rulesets in rulesets/, extract by cost) and updates the shared weights after
+each call.
 """
 
 import numpy as np
@@ -20,22 +22,27 @@ y = et.dvector("y")
 w = eg.shared(np.zeros(d), name="w")
 b = eg.shared(0.0, name="b")
 
-p = et.sigmoid(x @ w + b)                                   # P(y = 1 | x)
-loss = -(y * et.log(p) + (1 - y) * et.log1p(-p)).mean()     # cross-entropy
-error = p - y                                               # d loss / d logits, times n
-grad_w = x.T @ error / x.shape[0]
-grad_b = error.mean()
+p = et.sigmoid(x @ w + b)                                  # P(y = 1 | x)
+loss = -(y * et.log(p) + (1 - y) * et.log(1 - p)).mean()   # cross-entropy
+grad_w, grad_b = eg.grad(loss, [w, b])                     # symbolic gradients
 
 lr = 0.5
 train = eg.function([x, y], loss, updates={w: w - lr * grad_w, b: b - lr * grad_b}, name="train")
 predict = eg.function([x], p > 0.5, name="predict")
 
-print("The loss graph, as eqgraph sees it:")
-eg.dprint(loss)
+stages = train.stages
+print(f"graph: {len(stages.graph.apply_nodes)} nodes -> compiled: {len(stages.optimized.apply_nodes)} nodes")
+print(f"saturation: {stages.report.stop_reason} after {stages.report.iterations} iterations; rewrites that fired:")
+for rule, count in stages.report.fired().items():
+    if not rule.startswith(("types/", "fold/")):
+        print(f"  {rule:<28} {count} matches")
+print("\nThe compiled prediction function:")
+eg.dprint(predict)
+
 for step in range(101):
     value = train(X_data, y_data)
     if step % 25 == 0:
         print(f"step {step:3d}  loss {value:.4f}")
 accuracy = (predict(X_data) == y_data.astype(bool)).mean()
-print(f"training accuracy {accuracy:.3f}; weight direction cosine "
-      f"{w.get_value() @ true_w / np.linalg.norm(w.get_value()) / np.linalg.norm(true_w):.3f}")
+cosine = w.get_value() @ true_w / np.linalg.norm(w.get_value()) / np.linalg.norm(true_w)
+print(f"training accuracy {accuracy:.3f}; cosine(w, true w) {cosine:.3f}")
