@@ -20,7 +20,6 @@ from eqgraph.rules.encode import EncodedGraph
 #: the default schedule, in one place: analyses, then rewrite rulesets in order
 DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
 
-ANALYSIS_FUNCTIONS = {"dtype", "dim", "ndim", "type-error", "unary", "binary", "float-type"}
 
 
 @dataclass(frozen=True)
@@ -82,9 +81,12 @@ def _rule_name(egglog_name: str) -> str:
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
 
 
-def enode_count(sizes: dict[str, int]) -> int:
-    """Term e-nodes: rows of constructors, not of analyses or the encoder's input relations."""
-    return sum(n for name, n in sizes.items() if name not in ANALYSIS_FUNCTIONS and not name.startswith("enc_"))
+BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Out"}
+
+
+def enode_count(sizes: dict[str, int], constructors) -> int:
+    """Term e-nodes: rows of the tensor constructors (not of analyses or relations)."""
+    return sum(n for name, n in sizes.items() if name in constructors or name in BASE_CONSTRUCTORS)
 
 
 def load_rulesets(specs) -> list[rs.Ruleset]:
@@ -117,7 +119,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Repo
 
     analyse()
     _check_types(encoded, report, "the encoded graph")
-    report.sizes.append(enode_count(session.sizes()))
+    report.sizes.append(enode_count(session.sizes(), encoded.schema.by_name))
     match_limit = limits.match_limit or max(1000, 2 * report.sizes[0])
     scheduler = f"(let-scheduler bo (back-off :match-limit {match_limit}))"
     growth, last_seconds = 2.0, 0.0
@@ -136,7 +138,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Repo
             changed |= run(f"{scheduler} (repeat 1 (run-with bo {step}))", step)
             changed |= analyse()
             _check_types(encoded, report, step)
-        size = enode_count(session.sizes())
+        size = enode_count(session.sizes(), encoded.schema.by_name)
         if size > limits.nodes:
             if risky:
                 session.pop()

@@ -34,7 +34,7 @@ PORTABLE = [c for c in CASES if "numpy-only" not in c.tags]
 
 
 @pytest.mark.parametrize("case", PORTABLE, ids=[c.name for c in PORTABLE])
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_perform_under_array_api_strict(case, data):
     arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))

@@ -22,7 +22,7 @@ def assert_same(got, expected):
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_matches_numpy(case, data):
     arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
