@@ -91,9 +91,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        encoded = encode(graph)                                        # rules/encode.py
-        report = saturate(encoded, rulesets, limits)                   # rules/saturate.py
-        extraction = extract(EGraphData(encoded), cost_model)          # extract/extract.py
+        encoded = encode(graph, rulesets)                              # rules/encode.py
+        try:
+            report = saturate(encoded, rulesets, limits)               # rules/saturate.py
+            egraph = EGraphData(encoded)                               # a snapshot of the e-graph
+        finally:
+            encoded.release()
+        extraction = extract(egraph, cost_model)                       # extract/extract.py
         optimized = extraction.fgraph
         cells = [None] * len(inputs) + [s.container for s in shared_inputs]
         program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

@@ -261,9 +261,14 @@ def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
     graph = FunctionGraph(_free_inputs(outs), outs, clone=False)
-    encoded = encode(graph)
-    saturate(encoded, DEFAULT_RULESETS if rulesets is None else rulesets, limits or Limits())
-    result = extract(EGraphData(encoded), cost_model).fgraph.outputs
+    rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
+    encoded = encode(graph, rulesets)
+    try:
+        saturate(encoded, rulesets, limits or Limits())
+        data = EGraphData(encoded)
+    finally:
+        encoded.release()
+    result = extract(data, cost_model).fgraph.outputs
     return result[0] if single else list(result)
 
 
@@ -277,7 +282,11 @@ def equivalent(a, b, rulesets=None, limits=None) -> bool:
     if a is b:
         return True
     graph = FunctionGraph(_free_inputs([a, b]), [a, b], clone=False)
-    encoded = encode(graph)
-    saturate(encoded, DEFAULT_RULESETS if rulesets is None else rulesets, limits or Limits())
-    data = EGraphData(encoded)
+    rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
+    encoded = encode(graph, rulesets)
+    try:
+        saturate(encoded, rulesets, limits or Limits())
+        data = EGraphData(encoded)
+    finally:
+        encoded.release()
     return data.class_of(a) == data.class_of(b)

@@ -46,6 +46,16 @@ class EncodedGraph:
     constants: dict[int, Constant] = field(default_factory=dict)   # Array handle -> constant
     ops: dict = field(default_factory=dict)        # (constructor, encoded props) -> op (user ops)
     n_rows: int = 0
+    rulesets: list = field(default_factory=list)  # rulesets already sent to the session
+    base: object = None                           # the reused base session, until released
+
+    def release(self) -> None:
+        """Give a reused base session back (its e-graph is restored); keep only snapshots."""
+        if self.base is not None:
+            from eqgraph.rules.base import release
+
+            release(self.base)
+            self.base = None
 
     @property
     def output_ids(self) -> list[int]:
@@ -77,10 +87,10 @@ class _Tables:
             self.schemas[name] = (sorts, rule)
         return name
 
-    def program(self, directory: Path) -> str:
+    def program(self, directory: Path, prefix: str = "") -> str:
         lines = ["(ruleset encode)", "(ruleset encoded)"]
         for name, (sorts, rule) in self.schemas.items():
-            path = directory / f"{name}.tsv"
+            path = directory / f"{prefix}{name}.tsv"
             with open(path, "w") as fh:
                 fh.writelines("\t".join(map(str, row)) + "\n" for row in self.rows[name])
             lines += [f"(relation {name} ({' '.join(sorts)}))", f'(input {name} "{path.name}")', rule]
@@ -89,9 +99,20 @@ class _Tables:
         return "\n".join(lines)
 
 
-def encode(fgraph: FunctionGraph) -> EncodedGraph:
-    """Put ``fgraph`` into a new e-graph; its variables become ``(N k)`` e-classes."""
-    schema = Schema()
+def encode(fgraph: FunctionGraph, rulesets=None) -> EncodedGraph:
+    """Put ``fgraph`` into an e-graph; its variables become ``(N k)`` e-classes.
+
+    With ``rulesets`` (specs or Ruleset objects), a prepared session that already
+    holds them is reused; call ``release()`` on the result when done with it.
+    """
+    from eqgraph.rules import base as bases
+    from eqgraph.rules.ruleset import RULESETS_DIR, load
+
+    # only built-in rulesets go into the reused session: a user's file may name the
+    # constructors of its own ops, which exist once this graph is encoded
+    loaded = [r for r in (load(spec) for spec in rulesets or ()) if r.source.startswith(str(RULESETS_DIR))]
+    base = bases.acquire(loaded) if rulesets is not None else None
+    schema = base.schema.copy() if base is not None else Schema()
     tables = _Tables()
     ids: dict[Variable, int] = {}
     constants: dict[int, Constant] = {}
@@ -157,10 +178,25 @@ def encode(fgraph: FunctionGraph) -> EncodedGraph:
     for out in fgraph.outputs:  # an output that is a constant
         ref(out)
 
-    with tempfile.TemporaryDirectory(prefix="eqgraph-encode-") as directory:
-        session = Session(fact_directory=directory)
-        session.run(SORTS + ANALYSES + schema.take_declarations())
-        session.run(tables.program(Path(directory)))
-    encoded = EncodedGraph(session, schema, fgraph, ids, constants, ops)
+    if base is not None:
+        directory = Path(base.directory.name)
+        try:
+            if schema.pending:
+                base.session.run(schema.take_declarations())
+            base.session.run(tables.program(directory, base.file_prefix()))
+        except BaseException:
+            bases.release(base)
+            raise
+        finally:
+            for path in directory.glob("*.tsv"):
+                path.unlink()
+        session = base.session
+    else:
+        with tempfile.TemporaryDirectory(prefix="eqgraph-encode-") as directory:
+            session = Session(fact_directory=directory)
+            session.run(SORTS + ANALYSES + schema.take_declarations())
+            session.run(tables.program(Path(directory)))
+    encoded = EncodedGraph(session, schema, fgraph, ids, constants, ops,
+                           rulesets=loaded if base is not None else [], base=base)
     encoded.n_rows = sum(len(r) for r in tables.rows.values())
     return encoded

@@ -199,7 +199,9 @@ def load(spec) -> Ruleset:
             _CACHE[key] = parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path))
         return _CACHE[key]
     if isinstance(spec, str):
-        return parse_rules(spec, f"user{abs(hash(spec)) % 10**6}", "<string>")
+        if spec not in _CACHE:
+            _CACHE[spec] = parse_rules(spec, f"user{len(_CACHE)}", "<string>")
+        return _CACHE[spec]
     raise TypeError(f"Cannot load rules from {spec!r}")
 
 

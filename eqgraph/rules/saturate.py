@@ -98,7 +98,8 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Repo
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
-        rs.send(session, ruleset)
+        if not any(ruleset is sent for sent in encoded.rulesets):  # a reused session has them already
+            rs.send(session, ruleset)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.saturate]
     steps = [r.name for r in loaded if not r.saturate]

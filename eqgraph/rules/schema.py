@@ -200,6 +200,12 @@ class Schema:
             self.pending.append(ctor.declaration())
         return ctor
 
+    def copy(self) -> "Schema":
+        """A schema with the same declared constructors (new ones go to the copy only)."""
+        other = Schema.__new__(Schema)
+        other.by_name, other._by_key, other.pending = dict(self.by_name), dict(self._by_key), list(self.pending)
+        return other
+
     def take_declarations(self) -> str:
         text, self.pending = "\n".join(self.pending), []
         return text
