@@ -87,10 +87,6 @@ class _Decoder:
         return self._original.get(eclass)
 
 
-def _dummy(ttype):
-    return ttype() if ttype is not None else None
-
-
 def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
     """(class -> TensorType, node -> TensorType or None if it cannot be built)."""
     types: dict[str, object] = {}

@@ -212,12 +212,17 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
 def Rop(f, wrt, eval_points):
     """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
 
-    Built as a double L-op: with ``u`` like ``f``, ``J v = d(J^T u)/du ^T v``; the
-    result does not depend on ``u``, which is then replaced by zeros.
+    When every op between ``wrt`` and ``f`` defines ``R_op`` (seed 000), those are
+    chained forward.  Otherwise it is built as a double L-op: with ``u`` like
+    ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
+    is then replaced by zeros.
     """
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     points = [eval_points] if single else list(eval_points)
+    forward = _forward_rop(f, wrt_list, points)
+    if forward is not None:
+        return forward
     u = TensorType(_float_dtype(f), f.type.shape)("u")
     jt_u = Lop(f, wrt_list, u, disconnected_inputs="ignore")
     terms = [Lop(g, u, v, disconnected_inputs="ignore") for g, v in zip(jt_u, points) if g is not None]
@@ -225,6 +230,24 @@ def Rop(f, wrt, eval_points):
     for t in terms[1:]:
         result = result + t
     return clone_replace(result, {u: et.zeros_like(f, dtype=u.dtype)})
+
+
+def _forward_rop(f, wrt_list, points):
+    """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none."""
+    from eqgraph.terms.graph import applys_between
+
+    nodes = applys_between(wrt_list, [f])
+    if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
+        return None
+    tangents = {w: et.as_tensor_variable(p) for w, p in zip(wrt_list, points)}
+    for node in nodes:
+        eval_points = [tangents.get(i) for i in node.inputs]
+        if all(p is None for p in eval_points):
+            continue
+        for out, tangent in zip(node.outputs, node.op.R_op(list(node.inputs), eval_points)):
+            if tangent is not None:
+                tangents[out] = tangent
+    return tangents.get(f)
 
 
 def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):

@@ -22,8 +22,8 @@ from unification import unify, var
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
-from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
-from eqgraph.tensor.math import MatMul, Reduce, Softmax
+from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.math import Reduce
 
 E = et.ELEMWISE_OPS
 
@@ -312,5 +312,3 @@ entry("AdvancedIncSubtensor")(_inc(et.AdvancedIncSubtensor, et.AdvancedSubtensor
 def _blocker(g, out, x, kind):
     return [et.zeros_like(x) if kind == "zero" else disconnected()]
 
-
-DIFFERENTIABLE_CLASSES = (Elemwise, Reduce, Cast, DimShuffle, MatMul, Softmax)

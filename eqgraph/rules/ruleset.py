@@ -17,7 +17,7 @@ name the file and line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"

@@ -232,6 +232,26 @@ def test_lop_rop_jacobian_hessian():
         eg.jacobian(et.dvector("w") ** 2, et.dvector("w"))
 
 
+class CubeWithRop(Cube):
+    calls = 0
+
+    def R_op(self, inputs, eval_points):
+        CubeWithRop.calls += 1
+        return [3 * inputs[0] ** 2 * eval_points[0]]
+
+
+def test_rop_uses_the_ops_own_r_op_when_every_op_has_one():
+    x, v = et.dvector("x"), et.dvector("v")
+    CubeWithRop.calls = 0
+    r = eg.Rop(CubeWithRop()(CubeWithRop()(x)), x, v)
+    assert CubeWithRop.calls == 2
+    point, direction = np.array([0.5, 2.0]), np.array([1.0, -1.0])
+    np.testing.assert_allclose(eg.function([x, v], r)(point, direction), 9 * point ** 8 * direction)
+    r2 = eg.Rop(et.exp(CubeWithRop()(x)), x, v)  # exp has no R_op: the double L-op is used
+    np.testing.assert_allclose(eg.function([x, v], r2)(point, direction),
+                               np.exp(point ** 3) * 3 * point ** 2 * direction)
+
+
 def test_verify_grad_reports_mismatches():
     class WrongGrad(Cube):
         def grad(self, inputs, output_grads):

@@ -10,7 +10,7 @@ import eqgraph.tensor as et
 from eqgraph.rules import encode, saturate
 from eqgraph.rules.egraph import EGraphData
 from eqgraph.extract import extract
-from eqgraph.terms import FunctionGraph, equal_computations, toposort
+from eqgraph.terms import FunctionGraph, equal_computations
 
 
 def ops_of(f):

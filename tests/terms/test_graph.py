@@ -113,7 +113,7 @@ def test_op_props_call_and_default_output():
 
 
 def test_function_graph_clients_and_replace():
-    x, y = et.dvector("x"), et.dvector("y")
+    x = et.dvector("x")
     e = et.exp(x)
     out = e + e
     fg = FunctionGraph([x], [out], clone=False)
