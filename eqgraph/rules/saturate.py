@@ -63,10 +63,13 @@ class Report:
                  f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}"]
         if self.rolled_back:
             lines.append("(the last iteration overshot the node budget and was rolled back)")
+        lines.append(f"  {'matches':>7}  {'egglog ms':>9}  rule")
         for name, count in self.fired().items():
             rule = self.rules.get(name)
             where = f"  {rule.source[0]}:{rule.source[1]}" if rule else ""
-            lines.append(f"  {count:>7} matches  {name}{where}")
+            lines.append(f"  {count:>7}  {1e3 * self.egglog_seconds.get(name, 0.0):>9.3f}  {name}{where}")
+        # egglog's per-rule times leave out most of the work (rebuilding, merging): the wall
+        # clock per ruleset is the number to trust
         for name, secs in sorted(self.ruleset_seconds.items(), key=lambda kv: -kv[1]):
             lines.append(f"  ruleset {name}: {secs:.4f} s wall")
         return "\n".join(lines)
