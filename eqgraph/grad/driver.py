@@ -130,7 +130,7 @@ def node_vjp(node, output_grads) -> list:
         g = output_grads[0]
         cotangents = rule(g, node.outputs[0], term_inputs, props)
         if rule.broadcasts:
-            cotangents = [unbroadcast(c, x) for c, x in zip(cotangents, inputs)]
+            cotangents = [unbroadcast(c, x, [i for i in inputs if i is not x]) for c, x in zip(cotangents, inputs)]
     else:
         cotangents = _op_grad(op, node, output_grads)
     out = []
@@ -158,18 +158,26 @@ def _op_grad(op, node, output_grads) -> list:
     return list(result)
 
 
-def unbroadcast(g, x):
-    """``g`` summed back to the shape of ``x`` (the inverse of broadcasting ``x`` into ``g``)."""
+def unbroadcast(g, x, others=()):
+    """``g`` summed back to the shape of ``x`` (the inverse of broadcasting ``x`` into ``g``).
+
+    ``others`` are the op's other inputs: on an axis where all of them have static
+    size 1, ``x`` set the output's size and was not broadcast.
+    """
     if not (_is(g, TensorType) and _is(x, TensorType)):
         return g
     if g.ndim > x.ndim:
         g = et.sum(g, axis=tuple(range(g.ndim - x.ndim)))
-    if g.type.shape == x.type.shape and None not in x.type.shape:
-        return g
-    if None not in x.type.shape:  # statically known: sum exactly the broadcast axes
-        axes = tuple(i for i, (a, b) in enumerate(zip(x.type.shape, g.type.shape)) if a == 1 and b != 1)
-        return et.sum(g, axis=axes, keepdims=True) if axes else g
-    return et.sum_to_shape(g, x)  # decided at run time
+    static_sum, unknown = [], False
+    for axis, (size, out) in enumerate(zip(x.type.shape, g.type.shape)):
+        if size == 1 and out != 1:
+            static_sum.append(axis)
+        elif size is None and out != 1 and not all(
+                getattr(o.type, "shape", (1,) * x.ndim)[axis] == 1 for o in others if o.ndim == x.ndim):
+            unknown = True  # x may have size 1 at run time while the output does not
+    if unknown:
+        return et.sum_to_shape(g, x)  # decided at run time
+    return et.sum(g, axis=tuple(static_sum), keepdims=True) if static_sum else g
 
 
 def _result(w, g, disconnected_inputs, return_disconnected, null_gradients):

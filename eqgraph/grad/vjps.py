@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from unification import unify, var
+from kanren import conde, eq, run
+from unification import var
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
@@ -64,13 +65,16 @@ VJPS: dict[str, list[VJP]] = {}
 
 
 def match(node):
-    """The VJP entry for this op application, with the term's inputs and props; or None."""
+    """The VJP entry for this op application, with the term's inputs and props; or None.
+
+    A kanren query: which entry's pattern unifies with the term ``(key, inputs, props)``.
+    """
     term = term_of(node)
-    for candidate in VJPS.get(term[0], ()):
-        s = unify(candidate.pattern, term, {})
-        if s is not False:
-            return candidate, term[1], term[2]
-    return None
+    candidates = VJPS.get(term[0], ())
+    which = var("which")
+    goals = [[eq(candidate.pattern, term), eq(which, i)] for i, candidate in enumerate(candidates)]
+    found = run(1, which, conde(*goals)) if goals else ()
+    return (candidates[found[0]], term[1], term[2]) if found else None
 
 
 # -- elementwise ------------------------------------------------------------------------------
