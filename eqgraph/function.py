@@ -112,7 +112,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 @contextlib.contextmanager
 def _no_garbage_collection():
     """Pause Python's cyclic GC: its passes over the compiler's many live objects made
-    compile time grow faster than the graph (measured: 20k nodes 3.9 s -> see bench/compile_time.py)."""
+    compile time grow faster than the graph (measured on a 20k-node graph: 3.9 s with
+    it, 2.0 s without; bench/compile_time.py)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
