@@ -5,7 +5,8 @@
   primitives already own ``log``, ``max``, ``+``... so tensor terms never clash).
 - Any other op is its class name (``MatMul``, ``DimShuffle``), with ``_<n>``
   added for ops whose number of inputs varies (``Join_2``, ``Subtensor_1``).
-- Inputs come first, then the op's ``__props__`` as primitive children, each
+- Inputs come first, then the op's ``__props__`` (and ``__egg_extras__``, facts
+  derived from the props for the type rules) as primitive children, each
   with a codec chosen from its Python value: ints are ``i64``, bools ``bool``,
   floats ``f64``, strings ``String``, tuples of ints ``IntVec``
   (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``),
@@ -139,7 +140,7 @@ class Constructor:
 
     def make_op(self, values):
         """The op for decoded prop values (in ``props`` order)."""
-        kwargs = dict(self.fixed, **dict(zip(self.props, values)))
+        kwargs = dict(self.fixed, **dict(zip(self.props, values)))  # extras are ignored: derived
         if self.op_class is Elemwise:
             return et.ELEMWISE_OPS[kwargs["name"]]
         order = getattr(self.op_class, "__props__", ())
@@ -155,6 +156,8 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
         props = tuple(p for p in props if p != "name")
     else:
         name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
+    # derived facts an op offers to the type rules (e.g. Subtensor's axis_map) follow its props
+    props += tuple(getattr(cls, "__egg_extras__", ()))
     codecs = tuple(codec_for(getattr(op, p)) for p in props)
     return Constructor(name, cls, n_inputs, props, codecs, fixed)
 

@@ -256,10 +256,25 @@ class Subtensor(Op):
     """``x[index]`` with integers, slices and newaxis (a view of ``x``)."""
 
     __props__ = ("idx_list",)
+    __egg_extras__ = ("axis_map",)  # for the e-graph's type rules (rulesets/types.egg)
     view_map = {0: [0]}
 
     def __init__(self, idx_list):
         self.idx_list = tuple(idx_list)
+
+    @property
+    def axis_map(self) -> tuple:
+        """For each output axis: the input axis it is whole, -1 for newaxis, -2 for a slice."""
+        out, axis = [], 0
+        for e in self.idx_list:
+            if e is None:
+                out.append(-1)
+            elif isinstance(e, tuple):
+                out.append(axis if e == FULL_SLICE else -2)
+                axis += 1
+            else:
+                axis += 1
+        return tuple(out)
 
     def __str__(self):
         return f"{type(self).__name__}{{{format_index(self.idx_list)}}}"
@@ -285,6 +300,7 @@ class Subtensor(Op):
 class AdvancedSubtensor(Subtensor):
     """``x[index]`` where the index has integer or boolean arrays (a copy, NumPy's rules)."""
 
+    __egg_extras__ = ()
     view_map = {}
 
     def perform(self, node, inputs, output_storage):
