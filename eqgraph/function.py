@@ -70,6 +70,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     givens : ``{variable: replacement}`` substituted before compiling.
     on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
+    profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
     backend : "numpy" or "cupy".
     rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
     limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation.
@@ -91,9 +92,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        encoded = encode(graph, rulesets)                              # rules/encode.py
+        encoded = encode(graph, None if profile else rulesets)         # rules/encode.py (profiling
+        #                                                  times rules in a session of its own)
         try:
-            report = saturate(encoded, rulesets, limits)               # rules/saturate.py
+            report = saturate(encoded, rulesets, limits, time_rules=profile)   # rules/saturate.py
             egraph = EGraphData(encoded)                               # a snapshot of the e-graph
         finally:
             encoded.release()

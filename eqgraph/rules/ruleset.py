@@ -54,6 +54,19 @@ class Ruleset:
     def __iter__(self):
         return iter(self.rules)
 
+    def rule_rulesets(self) -> list[str]:
+        """The names of one-rule rulesets, as declared by ``per_rule_program``."""
+        return [f"{self.name}__{k}" for k in range(len(self.rules))]
+
+    def per_rule_program(self) -> str:
+        """The program with each rule in a ruleset of its own (to time rules one by one)."""
+        program = self.program
+        for k, rule in enumerate(self.rules):
+            program = program.replace(f':ruleset {self.name} :name "{rule.name}"',
+                                      f':ruleset {self.name}__{k} :name "{rule.name}"', 1)
+        declarations = " ".join(f"(ruleset {name})" for name in self.rule_rulesets())
+        return declarations + " " + program
+
 
 # -- reading s-expressions with line numbers ----------------------------------------------------
 def split_forms(text: str, source: str) -> list[tuple[str, int]]:
@@ -205,10 +218,10 @@ def load(spec) -> Ruleset:
     raise TypeError(f"Cannot load rules from {spec!r}")
 
 
-def send(session, ruleset: Ruleset) -> None:
+def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
     """Declare ``ruleset`` and its rules in an egglog session, with errors located."""
     try:
-        session.run(ruleset.program, filename=ruleset.source)
+        session.run(ruleset.per_rule_program() if per_rule else ruleset.program, filename=ruleset.source)
     except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
         where = re.search(r"In (\d+):", str(err))
         line = where.group(1) if where else "?"

@@ -46,6 +46,7 @@ class Report:
     matches: dict[str, int] = field(default_factory=lambda: defaultdict(int))   # rule -> matches
     egglog_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # rule -> egglog's time
     ruleset_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # wall clock
+    rule_seconds: dict[str, float] = field(default_factory=dict)    # wall clock per rule, when profiled
     rules: dict = field(default_factory=dict)                # name -> Rule
     seconds: float = 0.0
     rolled_back: bool = False
@@ -63,11 +64,13 @@ class Report:
                  f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}"]
         if self.rolled_back:
             lines.append("(the last iteration overshot the node budget and was rolled back)")
-        lines.append(f"  {'matches':>7}  {'egglog ms':>9}  rule")
+        timed = "wall ms" if self.rule_seconds else "egglog ms"
+        seconds = self.rule_seconds or self.egglog_seconds
+        lines.append(f"  {'matches':>7}  {timed:>9}  rule")
         for name, count in self.fired().items():
             rule = self.rules.get(name)
             where = f"  {rule.source[0]}:{rule.source[1]}" if rule else ""
-            lines.append(f"  {count:>7}  {1e3 * self.egglog_seconds.get(name, 0.0):>9.3f}  {name}{where}")
+            lines.append(f"  {count:>7}  {1e3 * seconds.get(name, 0.0):>9.3f}  {name}{where}")
         # egglog's per-rule times leave out most of the work (rebuilding, merging): the wall
         # clock per ruleset is the number to trust
         for name, secs in sorted(self.ruleset_seconds.items(), key=lambda kv: -kv[1]):
@@ -96,16 +99,25 @@ def load_rulesets(specs) -> list[rs.Ruleset]:
     return [rs.load(s) for s in specs]
 
 
-def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Report:
-    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``."""
+def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False) -> Report:
+    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``.
+
+    ``time_rules`` runs each rewrite rule on its own (in file order) to measure its
+    wall time; the default runs a ruleset's rules together, which is faster.
+    """
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
-        if not any(ruleset is sent for sent in encoded.rulesets):  # a reused session has them already
-            rs.send(session, ruleset)
+        per_rule = time_rules and not ruleset.saturate
+        if per_rule or not any(ruleset is sent for sent in encoded.rulesets):  # a reused session has it
+            rs.send(session, ruleset, per_rule=per_rule)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.saturate]
-    steps = [r.name for r in loaded if not r.saturate]
+    steps = [(r.name, None, r.name) for r in loaded if not r.saturate]  # (run, rule timed, ruleset)
+    if time_rules:
+        steps = [(step, rule.name, r.name) for r in loaded if not r.saturate
+                 for step, rule in zip(r.rule_rulesets(), r.rules)]
+        report.rule_seconds = defaultdict(float)
     start = time.perf_counter()
 
     def run(schedule: str, label: str):
@@ -138,10 +150,13 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits()) -> Repo
             session.push()
         t = time.perf_counter()
         changed = False
-        for step in steps:
-            changed |= run(f"{scheduler} (repeat 1 (run-with bo {step}))", step)
+        for step, rule_name, ruleset_name in steps:
+            started = time.perf_counter()
+            changed |= run(f"{scheduler} (repeat 1 (run-with bo {step}))", ruleset_name)
+            if rule_name is not None:
+                report.rule_seconds[rule_name] += time.perf_counter() - started
             changed |= analyse()
-            _check_types(encoded, report, step)
+            _check_types(encoded, report, rule_name or step)
         size = enode_count(session.sizes(), encoded.schema.by_name)
         if size > limits.nodes:
             if risky:

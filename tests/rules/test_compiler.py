@@ -223,6 +223,19 @@ def test_report_contents():
     assert "stability/log1p" in str(report)
 
 
+def test_profiled_compiles_time_every_rule_with_the_wall_clock():
+    x, y = et.dvector("x"), et.dvector("y")
+    out = et.log(1 + x * 1.0) + x * y / y
+    f = eg.function([x, y], out, profile=True)
+    report = f.stages.report
+    assert set(report.rule_seconds) == {r for r in report.rules if not r.startswith(("types/", "fold/"))}
+    assert all(seconds > 0 for seconds in report.rule_seconds.values())
+    assert "wall ms" in str(report) and report.fired()["stability/log1p"] >= 1
+    plain = eg.function([x, y], out)
+    assert plain.stages.report.rule_seconds == {}
+    assert [str(n.op) for n in f.stages.optimized.toposort()] == [str(n.op) for n in plain.stages.optimized.toposort()]
+
+
 def test_rewrite_and_equivalent():
     x = et.dvector("x")
     y = eg.rewrite(et.log(1 + x))
