@@ -19,6 +19,7 @@ from kanren import conde, eq, lall, run, var
 from kanren.core import fail
 from unification import isvar
 
+from eqgraph.rules.egraph import LEAVES
 from eqgraph.rules.ruleset import Rule, _subforms
 from eqgraph.terms.basic import Constant, Variable
 
@@ -141,7 +142,7 @@ class EGraphView:
         for v, k in encoded.ids.items():
             eclass = data.class_of_id.get(k)
             if v.owner is None:
-                self._original_terms.update((eclass, op, ()) for op in ("Var", "Scalar", "Array"))
+                self._original_terms.update((eclass, op, ()) for op in LEAVES)
             else:
                 name = encoded.schema.constructor(v.owner.op, len(v.owner.inputs)).name
                 children = tuple(data.class_of_id.get(encoded.ids.get(i)) for i in v.owner.inputs)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from eqgraph.rules.egraph import LEAVES
+
 # fmt: off
 #: nanoseconds per output element of an elementwise op (NumPy on one core, roughly)
 ELEMENT_COST = {
@@ -27,7 +29,7 @@ ELEMENT_COST = {
     "Pow": 25, "Cast": 1,
 }
 #: ops that return views or metadata: dispatch only
-FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out", "Var", "Scalar", "Array"}
+FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
 #: (op, op of an input) compositions that lose precision; the stable form avoids them
 UNSTABLE = {("Log", "Add"), ("Log", "Sigmoid"), ("Log", "Softmax"), ("Log1p", "Exp"), ("Sub", "Exp"),
             ("Log", "Exp"), ("Log", "Sum")}
@@ -53,7 +55,7 @@ class CostModel:
 
     def node_cost(self, enode, op, in_types, out_type, child_ops=()) -> float:
         name = enode.op
-        if name in ("Var", "Scalar", "Array"):
+        if name in LEAVES:  # inputs and constants are already there
             return 0.0
         cost = self.dispatch
         if any((name, child) in UNSTABLE for child in child_ops):

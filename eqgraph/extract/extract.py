@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eqgraph.extract.costs import CostModel
-from eqgraph.rules.egraph import EGraphData, ENode
+from eqgraph.rules.egraph import LEAVES, EGraphData, ENode
 from eqgraph.tensor.basic import constant
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
@@ -81,6 +81,9 @@ class _Decoder:
         if enode.op == "Scalar":
             value, dtype, ndim = enode.args
             return constant(np.full((1,) * ndim, value, dtype=dtype))
+        if enode.op == "Ints":
+            values, dtype = enode.args
+            return constant(np.asarray(values, dtype=dtype))
         return self.encoded.constants[enode.args[0]]
 
     def original(self, eclass: str):
@@ -117,7 +120,7 @@ def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
 def _node_type(node: ENode, data, decoder, types, cache):
     if node.op == "Var":
         return decoder.fgraph.inputs[node.args[0]].type
-    if node.op in ("Scalar", "Array"):
+    if node.op in LEAVES:
         return decoder.leaf(node, node.eclass).type
     if node.op == "Out":
         return types.get(node.eclass)
@@ -167,11 +170,11 @@ def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Ext
     heap: list = []
 
     def push(node: ENode) -> None:
-        if node_types.get(node.id) is None and node.op not in ("Var", "Scalar", "Array"):
+        if node_types.get(node.id) is None and node.op not in LEAVES:
             return  # a term make_node rejects is never extracted
         child_ops = tuple(data.nodes[choice[c]].op for c in node.children)
         in_types = [types.get(c) for c in node.children]
-        op = decoder.op(node) if node.op not in ("Var", "Scalar", "Array", "Out") else None
+        op = decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
         own[node.id] = mine = cost_model.node_cost(node, op, in_types, types.get(node.eclass), child_ops)
         total = mine + sum(cost[c] / shares.get(c, 1) for c in set(node.children))
         heapq.heappush(heap, (total, node.id))
@@ -209,7 +212,7 @@ def decode(extraction: Extraction, decoder: _Decoder, roots: list[str]) -> list[
                 stack.append((eclass, True))
                 stack.extend((c, False) for c in node.children if c not in built and c not in applies)
                 continue
-            if node.op in ("Var", "Scalar", "Array"):
+            if node.op in LEAVES:
                 built[eclass] = decoder.leaf(node, eclass)
             elif node.op == "Out":
                 built[eclass] = applies[node.children[0]].outputs[node.args[0]]

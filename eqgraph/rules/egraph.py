@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from eqgraph.rules.encode import EncodedGraph
 
-LEAVES = ("Var", "Scalar", "Array")
+LEAVES = ("Var", "Scalar", "Array", "Ints")  # the constructors of inputs and constants
 _MISSING = object()
 
 

@@ -11,9 +11,10 @@ combination, loads them with egglog's ``input`` command, and runs one rule per
 relation once: 4*10^4 nodes with their facts load in about 0.1 s, and no step
 recurses or nests terms.
 
-Constants: size-1 numbers are ``(Scalar value "dtype" ndim)``, matchable by
-value in rules; other arrays are ``(Array handle "dtype" "shape")`` with the
-data kept on the Python side (equal arrays share a handle).
+Constants: size-1 numbers are ``(Scalar value "dtype" ndim)`` and short integer
+vectors ``(Ints (vec-of 2 3) "int64")``, both matchable by value in rules; other
+arrays are ``(Array handle "dtype" "shape")`` with the data kept on the Python
+side (equal arrays share a handle).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 
-MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables'
+MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
+MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
 
 
 @dataclass
@@ -121,6 +123,7 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
     ops: dict = {}
     handles: dict = {}
     term_relations: dict = {}
+    ints_relations: dict = {}
 
     def new_id(var) -> int:
         ids[var] = k = len(ids)
@@ -136,9 +139,16 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
     def ref(var) -> int:
         if var not in ids:  # a constant, seen for the first time
             k = new_id(var)
-            row = scalar_row(np.asarray(var.data)) if hasattr(var.data, "dtype") else None
+            data = np.asarray(var.data) if hasattr(var.data, "dtype") else None
+            row = scalar_row(data) if data is not None else None
             if row is not None:
                 tables.rows["enc_scalar"].append((k, *row))
+            elif data is not None and data.ndim == 1 and 0 < data.size <= MAX_INTS and data.dtype.kind in "iu":
+                values = " ".join(str(int(v)) for v in data)  # one relation per value: it is a literal
+                term = f'(Ints (vec-of {values}) "{data.dtype.name}")'
+                name = ints_relations.setdefault(term, f"enc_ints_{len(ints_relations)}")
+                tables.relation(name, ("i64",), f"(union (N k) {term})", ("k",))
+                tables.rows[name].append((k,))
             else:
                 handle = handles.setdefault(var.signature(), len(handles))
                 constants[handle] = var

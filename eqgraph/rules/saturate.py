@@ -87,7 +87,7 @@ def _rule_name(egglog_name: str) -> str:
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
 
 
-BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Out"}
+BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Ints", "Out"}
 
 
 def enode_count(sizes: dict[str, int], constructors) -> int:

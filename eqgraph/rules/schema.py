@@ -36,6 +36,7 @@ SORTS = """
 (constructor N (i64) T :unextractable)     ; the id of an encoded node: never extracted
 (constructor Var (i64) T)                  ; the i-th input of the graph
 (constructor Scalar (f64 String i64) T)    ; a constant of size 1: value, dtype, ndim
+(constructor Ints (IntVec String) T)       ; a short integer vector (a shape, say): values, dtype
 (constructor Array (i64 String String) T)  ; any other constant: handle, dtype, shape
 (constructor Out (T i64) T)                ; output i of a node with several outputs
 """
