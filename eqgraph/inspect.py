@@ -251,43 +251,35 @@ def _free_inputs(outputs) -> list:
     return [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
 
 
-def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
-    """The optimized form of ``outputs`` (a variable or a list), over the same inputs."""
-    from eqgraph.extract.extract import extract
+def _saturated(outputs, rulesets, limits):
+    """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
     from eqgraph.rules.egraph import EGraphData
     from eqgraph.rules.encode import encode
     from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, saturate
     from eqgraph.terms.fgraph import FunctionGraph
 
-    single = isinstance(outputs, Variable)
-    outs = [outputs] if single else list(outputs)
-    graph = FunctionGraph(_free_inputs(outs), outs, clone=False)
     rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
-    encoded = encode(graph, rulesets)
+    encoded = encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False), rulesets)
     try:
         saturate(encoded, rulesets, limits or Limits())
-        data = EGraphData(encoded)
+        return EGraphData(encoded)
     finally:
         encoded.release()
-    result = extract(data, cost_model).fgraph.outputs
+
+
+def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
+    """The optimized form of ``outputs`` (a variable or a list), over the same inputs."""
+    from eqgraph.extract.extract import extract
+
+    single = isinstance(outputs, Variable)
+    outs = [outputs] if single else list(outputs)
+    result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs
     return result[0] if single else list(result)
 
 
 def equivalent(a, b, rulesets=None, limits=None) -> bool:
     """True if saturation proved ``a`` and ``b`` equal (False means: not proven)."""
-    from eqgraph.rules.egraph import EGraphData
-    from eqgraph.rules.encode import encode
-    from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, saturate
-    from eqgraph.terms.fgraph import FunctionGraph
-
     if a is b:
         return True
-    graph = FunctionGraph(_free_inputs([a, b]), [a, b], clone=False)
-    rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
-    encoded = encode(graph, rulesets)
-    try:
-        saturate(encoded, rulesets, limits or Limits())
-        data = EGraphData(encoded)
-    finally:
-        encoded.release()
+    data = _saturated([a, b], rulesets, limits)
     return data.class_of(a) == data.class_of(b)
