@@ -69,28 +69,25 @@ class Function:
         self._run()
         if self._simple:  # one output, nothing to copy or update
             return self._output_cells[0][0]
-        outputs = [cell[0] for cell in self._output_cells]
-        for i in self._copy_outputs:
-            outputs[i] = copy_array(outputs[i])
-        if self._update_cells:
-            self._apply_updates()
-        if self.profile is not None:
-            self.profile.calls += 1
-        return outputs[0] if self._single else outputs
+        return self._outputs()
 
     def _call_on_device(self, args):
         backend = self._backend
         host_inputs = not any(backend.is_device_array(a) for a in args)
-        for cell in self._cells:
+        for cell in self.program.input_cells:  # the arguments and every shared variable read
             cell[0] = backend.to_device(cell[0])
-        for container in self._shared_containers:
-            container[0] = backend.to_device(container[0])
-        self.program.run()
+        self._run()
+        return self._outputs(backend.to_host if host_inputs else None)
+
+    def _outputs(self, to_host=None):
+        """The call's result: outputs copied where they would alias, then the updates."""
         outputs = [cell[0] for cell in self._output_cells]
-        outputs = [copy_array(o) if i in self._copy_outputs else o for i, o in enumerate(outputs)]
-        if host_inputs:
-            outputs = [backend.to_host(o) for o in outputs]
-        self._apply_updates()
+        for i in self._copy_outputs:
+            outputs[i] = copy_array(outputs[i])
+        if to_host is not None:
+            outputs = [to_host(o) for o in outputs]
+        if self._update_cells:
+            self._apply_updates()
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
@@ -162,11 +159,9 @@ _MISSING = _Missing()
 
 def _outputs_to_copy(program: Program, n_outputs: int) -> list[int]:
     """Outputs that would alias an input, a constant or another output: these are copied."""
-    from eqgraph.exec.link import view_roots
     from eqgraph.terms.basic import Constant
 
-    fgraph = program.fgraph
-    roots = view_roots(program.order, fgraph)
+    fgraph, roots = program.fgraph, program.roots
     unsafe = {roots[v] for v in fgraph.inputs} | {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
     unsafe |= {roots[v] for v in program.folded}
     seen, out = set(), []

@@ -40,6 +40,7 @@ class Program:
     thunks: list                     # run in order; each also frees what it was last to read
     reset_flags: list                # compute flags cleared at the start of each call
     folded: set = field(default_factory=set)    # variables computed once, at link time
+    roots: dict = field(default_factory=dict)   # variable -> the variable whose memory it may alias
     stats: list | None = None        # per-node NodeStats when profiling
     copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
 
@@ -116,7 +117,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     reset = [compute_map[o] for node in order for o in node.outputs]
     return Program(fgraph, order, storage_map, compute_map,
                    [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
-                   thunks, reset, folded, stats, copies)
+                   thunks, reset, folded, roots, stats, copies)
 
 
 def _fold_constants(fgraph, order, storage_map, compute_map, impl) -> set:

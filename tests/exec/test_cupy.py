@@ -45,3 +45,12 @@ def test_shared_updates_stay_on_the_device():
     step(np.ones(3))
     assert isinstance(w.get_value(borrow=True), cupy.ndarray)
     np.testing.assert_array_equal(w.get_value(), [2.0, 2.0, 2.0])
+
+
+def test_shared_variables_that_are_only_read_move_to_the_device():
+    import eqgraph.tensor as et
+
+    scale = eg.shared(np.full(3, 2.0), "scale")  # read, never updated
+    x = et.dvector("x")
+    f = eg.function([x], x * scale, backend="cupy")
+    np.testing.assert_array_equal(f(np.ones(3)), [2.0, 2.0, 2.0])
