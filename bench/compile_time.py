@@ -15,24 +15,12 @@ import argparse
 import time
 
 
-def eqgraph_graph(steps):
-    import eqgraph.tensor as et
-
-    x = et.dvector("x")
+def chain_graph(tensor_module, steps):
+    """The same graph in eqgraph.tensor or pytensor.tensor (both spell dvector and tanh alike)."""
+    x = tensor_module.dvector("x")
     a = x
     for _ in range(steps):
-        t = et.tanh(a)
-        a = t * 0.5 + t * x
-    return x, a
-
-
-def pytensor_graph(steps):
-    import pytensor.tensor as pt
-
-    x = pt.dvector("x")
-    a = x
-    for _ in range(steps):
-        t = pt.tanh(a)
+        t = tensor_module.tanh(a)
         a = t * 0.5 + t * x
     return x, a
 
@@ -43,6 +31,7 @@ def main():
     parser.add_argument("--pytensor-max-nodes", type=int, default=2000)
     args = parser.parse_args()
     import eqgraph as eg
+    import eqgraph.tensor as et
 
     try:
         import pytensor
@@ -53,15 +42,17 @@ def main():
     previous = None
     for steps in args.steps:
         nodes = 5 * steps
-        x, y = eqgraph_graph(steps)
+        x, y = chain_graph(et, steps)
         start = time.perf_counter()
         f = eg.function([x], y)
         ours = time.perf_counter() - start
         theirs = None
         if pytensor is not None and nodes <= args.pytensor_max_nodes:
-            px, py = pytensor_graph(steps)
+            import pytensor.tensor as pt
+
+            px, py = chain_graph(pt, steps)
             pytensor.function([px], py)  # cold: fills the caches
-            px, py = pytensor_graph(steps)
+            px, py = chain_graph(pt, steps)
             start = time.perf_counter()
             pytensor.function([px], py)
             theirs = time.perf_counter() - start

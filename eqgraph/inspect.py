@@ -183,17 +183,13 @@ class EGraphView:
         if var is None:
             return list(self.data.classes)
         start = self.class_id(var) if not isinstance(var, str) else var
-        parents = {}
-        for node in self.data.nodes.values():
-            for c in node.children:
-                parents.setdefault(c, set()).add(node.eclass)
         seen, frontier = {start}, [start]
         for _ in range(depth):
             nxt = []
             for eclass in frontier:
                 for node_id in self.data.classes.get(eclass, ()):
                     nxt.extend(self.data.nodes[node_id].children)
-                nxt.extend(parents.get(eclass, ()))
+                nxt.extend(self.data.nodes[p].eclass for p in self.data.parents.get(eclass, ()))
             frontier = [c for c in nxt if c not in seen]
             seen.update(frontier)
         return sorted(seen)

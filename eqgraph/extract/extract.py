@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,10 +98,6 @@ def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
         original = decoder.original(eclass)
         if original is not None:
             types[eclass] = original.type
-    parents = defaultdict(list)
-    for node in data.nodes.values():
-        for c in set(node.children):
-            parents[c].append(node.id)
     work = [n.id for n in data.nodes.values()]
     while work:
         node = data.nodes[work.pop()]
@@ -111,7 +106,7 @@ def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
         node_types[node.id] = ttype = _node_type(node, data, decoder, types, cache)
         if ttype is not None and node.eclass not in types:
             types[node.eclass] = ttype
-            work.extend(parents[node.eclass])
+            work.extend(data.parents[node.eclass])
     for node in data.nodes.values():
         node_types.setdefault(node.id, None)
     return types, node_types
@@ -157,13 +152,7 @@ def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Ext
     the chosen e-nodes are acyclic by construction and each is costed once.
     """
     types, node_types = infer_types(data, decoder)
-    parents = defaultdict(list)
-    waiting: dict[str, int] = {}
-    for node in data.nodes.values():
-        distinct = set(node.children)
-        waiting[node.id] = len(distinct)
-        for c in distinct:
-            parents[c].append(node.id)
+    waiting = {node.id: len(set(node.children)) for node in data.nodes.values()}
     cost: dict[str, float] = {c: INF for c in data.classes}
     choice: dict[str, str] = {}
     own: dict[str, float] = {}
@@ -188,7 +177,7 @@ def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Ext
         if node.eclass in choice:
             continue
         choice[node.eclass], cost[node.eclass] = node_id, total
-        for parent_id in parents[node.eclass]:
+        for parent_id in data.parents[node.eclass]:
             waiting[parent_id] -= 1
             if waiting[parent_id] == 0:
                 push(data.nodes[parent_id])

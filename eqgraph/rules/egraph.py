@@ -57,6 +57,11 @@ class EGraphData:
             args = [self.value(c) for c in node["children"] if not raw[c]["eclass"].startswith("T-")]
             self.nodes[node_id] = ENode(node_id, op, children, args, eclass)
             self.classes[eclass].append(node_id)
+        #: e-class -> the e-nodes that use it (once each)
+        self.parents: dict[str, list[str]] = defaultdict(list)
+        for node in self.nodes.values():
+            for c in set(node.children):
+                self.parents[c].append(node.id)
 
     # -- values ------------------------------------------------------------------------------
     def value(self, node_id: str):

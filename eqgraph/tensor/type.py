@@ -139,14 +139,13 @@ class TensorType(Type):
             return arr.astype(self.numpy_dtype)
         # Python numbers and lists keep their value if it fits exactly (like NumPy's
         # weak scalars): 1.5 fits float32, 3 fits int8, 1.5 does not fit int32.
-        if not isinstance(data, np.ndarray) and not isinstance(data, np.generic):
+        if not isinstance(data, (np.ndarray, np.generic)):
             with np.errstate(all="ignore"):
                 cast = arr.astype(self.numpy_dtype)
-            same_kind = self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu"
-            if same_kind and (arr.dtype.kind != "f" or self.numpy_dtype.kind in "fc") and np.array_equal(cast, arr):
-                return cast
             if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
                 return cast  # a Python float into any float type, like NumPy
+            if (self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu") and np.array_equal(cast, arr):
+                return cast
         raise TypeError(
             f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision; "
             f"cast the value to {self.dtype} or pass allow_downcast=True (got {describe_value(data)})")
