@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from eqgraph.rules import ruleset as rs
 from eqgraph.rules.adapter import Session
-from eqgraph.rules.schema import ANALYSES, SORTS, Schema
+from eqgraph.rules.schema import Schema, send_prelude
 
 MAX_BASES = 8
 _BASES: "OrderedDict[tuple, Base]" = OrderedDict()
@@ -25,7 +25,7 @@ class Base:
         self.directory = tempfile.TemporaryDirectory(prefix="eqgraph-")  # files for egglog's input
         self.session = Session(fact_directory=self.directory.name)
         self.schema = Schema()
-        self.session.run(SORTS + ANALYSES + self.schema.take_declarations())
+        send_prelude(self.session, self.schema)
         for ruleset in rulesets:
             rs.send(self.session, ruleset)
         self.rulesets = list(rulesets)

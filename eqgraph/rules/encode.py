@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from eqgraph.rules.adapter import Session
-from eqgraph.rules.schema import ANALYSES, SORTS, Schema
+from eqgraph.rules.schema import Schema, send_prelude
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -207,7 +207,7 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
     else:
         with tempfile.TemporaryDirectory(prefix="eqgraph-encode-") as directory:
             session = Session(fact_directory=directory)
-            session.run(SORTS + ANALYSES + schema.take_declarations())
+            send_prelude(session, schema)
             session.run(tables.program(Path(directory)))
     encoded = EncodedGraph(session, schema, fgraph, ids, constants, ops,
                            rulesets=loaded if base is not None else [], base=base)

@@ -19,20 +19,26 @@ using it is encoded: nothing here needs editing.
 from __future__ import annotations
 
 import ast
+import functools
 import json
+import warnings
 from dataclasses import dataclass, field
+
+import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE
+from eqgraph.tensor.type import DTYPES
 
 SORTS = """
 (sort T)
 (sort IntVec (Vec i64))
 (sort IntSet (Set i64))
 (sort StrSet (Set String))
+(sort StrVec (Vec String))
 (constructor N (i64) T :unextractable)     ; the id of an encoded node: never extracted
 (constructor Var (i64) T)                  ; the i-th input of the graph
 (constructor Scalar (f64 String i64) T)    ; a constant of size 1: value, dtype, ndim
@@ -46,7 +52,57 @@ ANALYSES = """
 (function dim (T i64) IntSet :merge (set-intersect old new)) ; {size} per known axis
 (function ndim (T) IntSet :merge (set-intersect old new))     ; {number of dimensions}
 (relation type-error (T i64))                                ; axis (-1: dtype, -2: ndim) with no possible value
+(function dtype-index (String) i64 :no-merge)                ; a dtype's position in DTYPES
+(function promotions (String) StrVec :no-merge)               ; a: NumPy's result dtype of a and each dtype
+(function op-dtypes (String) StrVec :no-merge)                ; constructor: output dtype per input dtype
 """
+
+
+@functools.cache
+def dtype_facts() -> str:
+    """The dtype tables of rulesets/types.egg, computed from NumPy and the ops themselves.
+
+    ``(promotions a)`` is a vector over DTYPES of NumPy's result dtype of ``a`` and each;
+    ``(op-dtypes C)`` a vector over DTYPES of the output dtype of constructor ``C`` (an
+    elementwise op or a reduction) on inputs of that dtype, "" where NumPy has no loop.
+    Vectors keep the tables to one row per dtype or op: the e-graph is serialized on every
+    compile, and a row per pair (a thousand) made that cost more than the rest of a small
+    compile.
+    """
+    rows = [f'(set (dtype-index "{d}") {i})' for i, d in enumerate(DTYPES)]
+    rows += [f'(set (promotions "{a}") (vec-of {_quoted(np.result_type(a, b).name for b in DTYPES)}))'
+             for a in DTYPES]
+    ops = [(camel(name), op, op.nin) for name, op in et.ELEMWISE_OPS.items()
+           if op.scalar.promote is None]  # second and switch promote their own way (types.egg)
+    ops += [(camel(name), Reduce(name, (0,), False), None) for name in et.REDUCTIONS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # probing erf on complex numbers, say
+        tables = {ctor: [_output_dtype(op, nin, d) for d in DTYPES] for ctor, op, nin in ops}
+    tables["promotion"] = list(DTYPES)                           # switch: its branches promoted
+    tables["MatMul"] = ["" if d == "bool" else d for d in DTYPES]  # MatMul.make_node refuses bool
+    rows += [f'(set (op-dtypes "{ctor}") (vec-of {_quoted(outs)}))' for ctor, outs in tables.items()]
+    return "\n".join(rows) + "\n"
+
+
+def _quoted(strings) -> str:
+    return " ".join(f'"{s}"' for s in strings)
+
+
+def _output_dtype(op, nin, dtype) -> str:
+    try:
+        return op.output_dtype([dtype] * nin) if nin else op.output_dtype(dtype)
+    except TypeError:  # NumPy has no such loop (invert of a float); make_node refuses it too
+        return ""
+
+
+def send_prelude(session, schema: Schema) -> None:
+    """Send a new e-graph its sorts, analyses, dtype tables and constructors (the tables
+    a few rows at a time: like rule files, long programs cost egglog superlinearly)."""
+    session.run(SORTS + ANALYSES + schema.take_declarations())
+    rows = dtype_facts().splitlines()
+    for i in range(0, len(rows), 10):
+        session.run("\n".join(rows[i:i + 10]))
+
 
 VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
             et.AdvancedIncSubtensor)
@@ -130,6 +186,8 @@ class Constructor:
     def fits(self, op) -> bool:
         """Whether this constructor's codecs can encode ``op``'s props without loss."""
         for p, codec in zip(self.props, self.codecs):
+            if codec.kind == "repr":  # a repr round-trips any literal: Subtensor's (0,) as well as its slices
+                continue
             kind = codec_for(getattr(op, p)).kind
             if kind != codec.kind and not (codec.kind == "vec" and kind in ("vec", "repr")
                                            and _vec_like(getattr(op, p))):
@@ -157,7 +215,7 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
         props = tuple(p for p in props if p != "name")
     else:
         name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
-    # derived facts an op offers to the type rules (e.g. Subtensor's axis_map) follow its props
+    # derived facts an op offers to the type rules (e.g. Subtensor's slicing) follow its props
     props += tuple(getattr(cls, "__egg_extras__", ()))
     codecs = tuple(codec_for(getattr(op, p)) for p in props)
     return Constructor(name, cls, n_inputs, props, codecs, fixed)
@@ -204,7 +262,7 @@ class Schema:
             self.pending.append(ctor.declaration())
         return ctor
 
-    def copy(self) -> "Schema":
+    def copy(self) -> Schema:
         """A schema with the same declared constructors (new ones go to the copy only)."""
         other = Schema.__new__(Schema)
         other.by_name, other._by_key, other.pending = dict(self.by_name), dict(self._by_key), list(self.pending)

@@ -217,12 +217,16 @@ class Elemwise(Op):
                         inputs[i] = _recast_weak(inputs[i], common)
                     except OverflowError as err:
                         raise TypeError(f"{self}: {err}") from err
-        dtypes = [i.dtype for i in inputs]
+        return self.output_dtype([i.dtype for i in inputs]), inputs
+
+    def output_dtype(self, dtypes) -> str:
+        """The output dtype for inputs of ``dtypes`` (weak constants already recast);
+        raises TypeError where NumPy has no such loop (``invert`` of floats, say)."""
         if self.scalar.dtype is not None:
-            return np.dtype(self.scalar.dtype(*dtypes)).name, inputs
+            return np.dtype(self.scalar.dtype(*dtypes)).name
         with np.errstate(all="ignore"):
             probe = self.scalar.impl(np)(*[_probe(d) for d in dtypes])
-        return np.asarray(probe).dtype.name, inputs
+        return np.asarray(probe).dtype.name
 
     def perform(self, node, inputs, output_storage):
         xp = array_namespace(*inputs)

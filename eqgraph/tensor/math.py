@@ -83,9 +83,14 @@ class Reduce(Op):
             raise ValueError(f"{self}: cannot reduce the empty axis of {x} (static shape {x.type.shape})")
         shape = tuple(1 if a in self.axis else s for a, s in enumerate(x.type.shape)
                       if self.keepdims or a not in self.axis)
+        return Apply(self, [x], [TensorType(self.output_dtype(x.dtype), shape)()])
+
+    def output_dtype(self, dtype: str) -> str:
+        """NumPy's result dtype for an input of ``dtype`` (sum of int8 is int64, say)."""
         with np.errstate(all="ignore"):
-            probe = self.fn(np, np.ones((1,) * x.ndim, dtype=x.dtype), self.axis, self.keepdims)
-        return Apply(self, [x], [TensorType(np.asarray(probe).dtype, shape)()])
+            probe = self.fn(np, np.ones((1,), dtype=dtype), (0,), False)
+        return np.asarray(probe).dtype.name
+
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs

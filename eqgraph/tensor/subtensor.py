@@ -251,30 +251,66 @@ def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
     return tuple(dims)
 
 
+# -- facts for the type rules ----------------------------------------------------------------
+NOT_AN_INT = -(1 << 62)
+
+
+def _basic_entries(idx_list):
+    """(entry, input axis) for the slices and newaxis of ``idx_list``, in order (every
+    other entry takes one input axis and makes no output axis of its own)."""
+    axis = 0
+    for e in idx_list:
+        if e is None:
+            yield e, -1
+        else:
+            if isinstance(e, tuple):
+                yield e, axis
+            axis += 1
+
+
+def slice_facts(entry, axis) -> tuple:
+    """``(axis, start, start_from_end, stop, stop_from_end, step)`` for one output axis.
+
+    A bound ``b`` counts from the end when ``from_end`` is 1: it stands for ``b + n`` on
+    an axis of size ``n``, so ``x[-2:]`` is (axis, -2, 1, 0, 1, 1) and ``x[::-1]`` is
+    (axis, -1, 1, -1, 0, -1). A newaxis is (-1, 0, 0, 0, 0, 0); a slice with symbolic
+    parts has step 0 (its length is not static).
+    """
+    if entry is None:
+        return (-1, 0, 0, 0, 0, 0)
+    start, stop, step = entry[1:]
+    if "?" in (start, stop, step):
+        return (axis, 0, 0, 0, 0, 0)
+    step = 1 if step is None else step
+    if start is None:
+        start = 0 if step > 0 else -1          # the first element, or the last one
+    if stop is None:
+        stop = 0 if step > 0 else -1           # n (0 from the end), or before the first
+        return (axis, start, int(start < 0), stop, int(step > 0), step)
+    return (axis, start, int(start < 0), stop, int(stop < 0), step)
+
+
 # -- the ops ------------------------------------------------------------------------------
 class Subtensor(Op):
     """``x[index]`` with integers, slices and newaxis (a view of ``x``)."""
 
     __props__ = ("idx_list",)
-    __egg_extras__ = ("axis_map",)  # for the e-graph's type rules (rulesets/types.egg)
+    __egg_extras__ = ("slicing", "int_indices")  # for the e-graph's type rules (rulesets/types.egg)
     view_map = {0: [0]}
 
     def __init__(self, idx_list):
         self.idx_list = tuple(idx_list)
 
     @property
-    def axis_map(self) -> tuple:
-        """For each output axis: the input axis it is whole, -1 for newaxis, -2 for a slice."""
-        out, axis = [], 0
-        for e in self.idx_list:
-            if e is None:
-                out.append(-1)
-            elif isinstance(e, tuple):
-                out.append(axis if e == FULL_SLICE else -2)
-                axis += 1
-            else:
-                axis += 1
-        return tuple(out)
+    def slicing(self) -> tuple:
+        """Six numbers per output axis of slices and newaxis, so that rules can compute the
+        axis's size from the input's (see ``slice_facts``)."""
+        return tuple(v for e, axis in _basic_entries(self.idx_list) for v in slice_facts(e, axis))
+
+    @property
+    def int_indices(self) -> tuple:
+        """Per input axis, its constant integer index, or NOT_AN_INT (for ``x.shape[i]``)."""
+        return tuple(e if isinstance(e, int) else NOT_AN_INT for e in self.idx_list if e is not None)
 
     def __str__(self):
         return f"{type(self).__name__}{{{format_index(self.idx_list)}}}"
@@ -300,8 +336,21 @@ class Subtensor(Op):
 class AdvancedSubtensor(Subtensor):
     """``x[index]`` where the index has integer or boolean arrays (a copy, NumPy's rules)."""
 
-    __egg_extras__ = ()
+    # The output is the basic axes (slices, newaxis; see Subtensor.slicing) with one block
+    # inserted at `block_at`: the index inputs broadcast together. This layout follows
+    # from idx_list alone when every array takes one axis of x (integer arrays and 1-d
+    # masks); the type rules check that on the index inputs' types.
+    __egg_extras__ = ("slicing", "block_at")
     view_map = {}
+
+    @property
+    def block_at(self) -> int:
+        """The output axis where the index block starts: after the basic axes before it
+        when the array (and integer) indices are adjacent, else 0 (NumPy's rule)."""
+        advanced = [i for i, e in enumerate(self.idx_list) if e is not None and not isinstance(e, tuple)]
+        if advanced == list(range(advanced[0], advanced[-1] + 1)):
+            return advanced[0]  # every entry before the first one is a slice or newaxis
+        return 0
 
     def perform(self, node, inputs, output_storage):
         x, *index = inputs
