@@ -304,3 +304,27 @@ def test_cupy_backend_without_cupy_is_a_clear_error():
         eg.function([et.dvector("x")], et.dvector("x") * 2, backend="cupy", on_unused_input="ignore")
     with pytest.raises(ValueError, match="Unknown backend"):
         eg.function([], et.constant(1.0), backend="tpu")
+
+
+def test_cupy_backend_without_a_gpu_is_a_clear_error(monkeypatch):
+    """CuPy installed on a machine without a GPU (the CI case for the "gpu" extra)."""
+    import sys
+    import types
+
+    class CUDARuntimeError(RuntimeError):
+        pass
+
+    def fake_cupy(count):
+        runtime = types.SimpleNamespace(getDeviceCount=count, CUDARuntimeError=CUDARuntimeError)
+        return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=runtime), ndarray=type(None))
+
+    def no_driver():
+        raise CUDARuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+
+    x = et.dvector("x")
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy(lambda: 0))
+    with pytest.raises(eg.BackendUnavailable, match="found no GPU"):
+        eg.function([x], x * 2, backend="cupy")
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy(no_driver))
+    with pytest.raises(eg.BackendUnavailable, match="cannot reach a GPU.*no CUDA-capable device"):
+        eg.function([x], x * 2, backend="cupy")
