@@ -104,12 +104,14 @@ class Member:
     chosen: bool
     from_graph: bool
     rules: list = field(default_factory=list)
+    shares_work: bool = False  # chosen although dearer as a tree: its children are computed anyway
 
     def __str__(self):
         mark = "*" if self.chosen else " "
         origin = "from the graph" if self.from_graph else ""
         why = ", ".join(r.name for r in self.rules)
-        reason = "; ".join(x for x in (origin, f"rules: {why}" if why else "") if x)
+        sharing = "chosen for sharing: the graph computes its inputs anyway" if self.shares_work else ""
+        reason = "; ".join(x for x in (origin, f"rules: {why}" if why else "", sharing) if x)
         return f"{mark} {self.term:<50} cost {self.cost:>12.1f}  {reason}"
 
 
@@ -171,7 +173,8 @@ class EGraphView:
             cost += sum(self.extraction.cost.get(c, float("inf")) for c in set(node.children))
             members.append(Member(self.data.describe_node(node, depth=1), cost, node_id == chosen,
                                   (eclass, node.op, tuple(node.children)) in self._original_terms,
-                                  explaining_rules(self.rules, self.data, eclass, node_id)))
+                                  explaining_rules(self.rules, self.data, eclass, node_id),
+                                  node_id == chosen and eclass in self.extraction.shared))
         members.sort(key=lambda m: m.cost)
         return EClass(eclass, self.extraction.types.get(eclass), members)
 

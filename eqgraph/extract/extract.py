@@ -5,9 +5,12 @@
    e-node that ``make_node`` rejects cannot be extracted.
 2. Costs, cheapest first: an e-node costs its own cost plus its children's,
    where a child used by several nodes of the user's graph is shared among
-   them (DAG-aware: a common subterm is paid about once).  An e-node is priced
-   only once all the e-classes it uses are settled, so the choice is acyclic.
-3. Decode the chosen nodes, without recursion, into Variables; each output is
+   them (a common subterm is paid about once).  An e-node is priced only
+   once all the e-classes it uses are settled, so the choice is acyclic.
+3. Sharing, exactly: a local search switches e-classes to other e-nodes while
+   that lowers the cost of the whole extracted DAG, each node paid once (an
+   e-node that reuses a class the graph computes anyway costs only itself).
+4. Decode the chosen nodes, without recursion, into Variables; each output is
    filtered through the user's output type, so it is at least as narrow.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +45,7 @@ class Extraction:
     fgraph: FunctionGraph | None = None
     dag_cost: float = 0.0                  # cost of the extracted graph, each node once
     variables: dict[str, Variable] = field(default_factory=dict)   # e-class -> decoded variable
+    shared: set = field(default_factory=set)  # e-classes switched to an e-node that reuses work
 
 
 class _Decoder:
@@ -145,13 +150,29 @@ def _node_type(node: ENode, data, decoder, types, cache):
     return result
 
 
-def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Extraction:
+class _Pricer:
+    """Prices e-nodes with the cost model, given the e-nodes chosen for their children."""
+
+    def __init__(self, data: EGraphData, decoder: _Decoder, cost_model):
+        self.data, self.decoder, self.cost_model = data, decoder, cost_model
+        self.types, self.node_types = infer_types(data, decoder)
+
+    def extractable(self, node: ENode) -> bool:
+        return node.op in LEAVES or self.node_types.get(node.id) is not None  # make_node accepts it
+
+    def price(self, node: ENode, choice: dict) -> float:
+        child_ops = tuple(self.data.nodes[choice[c]].op for c in node.children)
+        in_types = [self.types.get(c) for c in node.children]
+        op = self.decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
+        return self.cost_model.node_cost(node, op, in_types, self.types.get(node.eclass), child_ops)
+
+
+def choose(data: EGraphData, pricer: _Pricer, shares: dict) -> Extraction:
     """Settle e-classes cheapest first (Knuth's generalization of Dijkstra to AND/OR graphs).
 
     An e-node is priced once, when every e-class it uses has been settled, so
     the chosen e-nodes are acyclic by construction and each is costed once.
     """
-    types, node_types = infer_types(data, decoder)
     waiting = {node.id: len(set(node.children)) for node in data.nodes.values()}
     cost: dict[str, float] = {c: INF for c in data.classes}
     choice: dict[str, str] = {}
@@ -159,12 +180,9 @@ def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Ext
     heap: list = []
 
     def push(node: ENode) -> None:
-        if node_types.get(node.id) is None and node.op not in LEAVES:
+        if not pricer.extractable(node):
             return  # a term make_node rejects is never extracted
-        child_ops = tuple(data.nodes[choice[c]].op for c in node.children)
-        in_types = [types.get(c) for c in node.children]
-        op = decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
-        own[node.id] = mine = cost_model.node_cost(node, op, in_types, types.get(node.eclass), child_ops)
+        own[node.id] = mine = pricer.price(node, choice)
         total = mine + sum(cost[c] / shares.get(c, 1) for c in set(node.children))
         heapq.heappush(heap, (total, node.id))
 
@@ -181,7 +199,116 @@ def choose(data: EGraphData, decoder: _Decoder, cost_model, shares: dict) -> Ext
             waiting[parent_id] -= 1
             if waiting[parent_id] == 0:
                 push(data.nodes[parent_id])
-    return Extraction(data, choice, cost, own, types)
+    return Extraction(data, choice, cost, own, pricer.types)
+
+
+class _SharingRefiner:
+    """Lowers the cost of the extracted DAG, each chosen e-node paid once, by switching
+    single e-classes to another e-node while that helps (a local search after
+    ``choose``, whose cheapest-first prices share a common child only approximately).
+
+    ``refs`` counts, for each e-class, the chosen e-nodes (and roots) that use it; a
+    switch adds the new e-node's children and drops the old one's, and what becomes
+    reachable or unreachable is exactly what the switch adds or saves. Parents whose
+    price depends on the e-class's op (the instability penalty) are re-priced.
+    """
+
+    def __init__(self, extraction: Extraction, pricer: _Pricer, roots: list[str], budget: int):
+        self.x, self.pricer, self.budget = extraction, pricer, budget
+        self.nodes, self.choice, self.own = extraction.data.nodes, extraction.choice, extraction.node_cost
+        self.alternatives: dict[str, list] = defaultdict(list)  # e-class -> its priced e-nodes
+        for node_id in sorted(self.own):
+            self.alternatives[self.nodes[node_id].eclass].append(node_id)
+        self.alternatives = {c: ids for c, ids in self.alternatives.items() if len(ids) > 1}
+        if not self.alternatives:
+            return  # nothing to switch (no rewrite gave an e-class a second form)
+        self.refs: dict[str, int] = defaultdict(int)
+        self.users: dict[str, set] = defaultdict(set)   # e-class -> chosen e-nodes using it
+        for node_id in self.choice.values():
+            for child in set(self.nodes[node_id].children):
+                self.users[child].add(node_id)
+        for root in roots:
+            self._add(root, [])
+
+    def run(self, passes: int = 3) -> None:
+        for _ in range(passes if self.alternatives else 0):
+            improved = False
+            for eclass, candidates in self.alternatives.items():
+                for node_id in candidates:
+                    if self.budget <= 0:
+                        return
+                    if self.refs.get(eclass) and node_id != self.choice[eclass]:
+                        improved |= self._try(eclass, node_id)
+            if not improved:
+                return
+
+    def _add(self, eclass: str, log: list) -> float:
+        added, stack = 0.0, [eclass]
+        while stack:
+            c = stack.pop()
+            self.refs[c] += 1
+            log.append(c)
+            if self.refs[c] == 1:  # newly needed: pay for its node, and it needs its children
+                node_id = self.choice[c]
+                added += self.own.get(node_id, 0.0)
+                stack.extend(set(self.nodes[node_id].children))
+                self.budget -= 1
+        return added
+
+    def _drop(self, eclass: str, log: list) -> float:
+        freed, stack = 0.0, [eclass]
+        while stack:
+            c = stack.pop()
+            self.refs[c] -= 1
+            log.append(c)
+            if self.refs[c] == 0:  # no longer needed
+                node_id = self.choice[c]
+                freed += self.own.get(node_id, 0.0)
+                stack.extend(set(self.nodes[node_id].children))
+                self.budget -= 1
+        return freed
+
+    def _reaches(self, start, target: str) -> bool:
+        """Whether the chosen e-nodes lead from the classes ``start`` to ``target`` (a cycle)."""
+        seen, stack = set(), list(start)
+        while stack:
+            c = stack.pop()
+            if c == target:
+                return True
+            if c not in seen:
+                seen.add(c)
+                self.budget -= 1
+                stack.extend(self.nodes[self.choice[c]].children)
+        return False
+
+    def _try(self, eclass: str, new_id: str) -> bool:
+        old_id, new = self.choice[eclass], self.nodes[new_id]
+        if self._reaches(set(new.children), eclass):
+            return False
+        added_log, dropped_log = [], []
+        added = sum(self._add(c, added_log) for c in set(new.children))
+        self.choice[eclass] = new_id
+        dropped = sum(self._drop(c, dropped_log) for c in set(self.nodes[old_id].children))
+        new_price = self.pricer.price(new, self.choice)
+        repriced = {u: self.pricer.price(self.nodes[u], self.choice) for u in self.users[eclass]
+                    if self.refs.get(self.nodes[u].eclass)}
+        delta = (new_price - self.own[old_id] + added - dropped
+                 + sum(p - self.own[u] for u, p in repriced.items()))
+        if delta < -1e-9:
+            self.own[new_id] = new_price
+            self.own.update(repriced)
+            self.x.shared.add(eclass)
+            for c in set(self.nodes[old_id].children):
+                self.users[c].discard(old_id)
+            for c in set(new.children):
+                self.users[c].add(new_id)
+            return True
+        self.choice[eclass] = old_id  # undo, counts and all
+        for c in dropped_log:
+            self.refs[c] += 1
+        for c in added_log:
+            self.refs[c] -= 1
+        return False
 
 
 def decode(extraction: Extraction, decoder: _Decoder, roots: list[str]) -> list[Variable]:
@@ -236,9 +363,11 @@ def extract(data: EGraphData, cost_model=None) -> Extraction:
     cost_model = cost_model or CostModel()
     encoded = data.encoded
     decoder = _Decoder(data)
-    shares = _shares(data)
-    extraction = choose(data, decoder, cost_model, shares)
+    pricer = _Pricer(data, decoder, cost_model)
+    extraction = choose(data, pricer, _shares(data))
     roots = [data.class_of_id[k] for k in encoded.output_ids]
+    # the local search visits classes within a budget proportional to the e-graph
+    _SharingRefiner(extraction, pricer, roots, budget=20 * len(data.nodes) + 10_000).run()
     outputs = decode(extraction, decoder, roots)
     outputs = [_at_least_as_narrow(orig, new, data, root)
                for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]

@@ -1,5 +1,6 @@
 """The e-graph compiler: encode/extract round trip, rules as data, limits, costs, inspection."""
 
+import importlib
 import time
 
 import numpy as np
@@ -7,10 +8,12 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.extract import CostModel, extract
 from eqgraph.rules import encode, saturate
 from eqgraph.rules.egraph import EGraphData
-from eqgraph.extract import extract
 from eqgraph.terms import FunctionGraph, equal_computations
+
+extract_module = importlib.import_module("eqgraph.extract.extract")
 
 
 def ops_of(f):
@@ -292,3 +295,36 @@ def test_user_op_with_props_is_encodable():
     g = eg.function([x], z)
     assert {"Scale", "Scale_1"} <= set(g.stages.encoded.schema.by_name)
     np.testing.assert_array_equal(g(np.ones(2)), [5.0, 5.0])
+
+
+class _FixedPrices(CostModel):
+    """Prices by op name alone, so the test states the trade-off exactly."""
+
+    PRICES = {"Exp": 100.0, "Add": 1.0, "Mul": 5.0}
+
+    def node_cost(self, enode, op, in_types, out_type, child_ops=()):
+        return self.PRICES.get(enode.op, 0.0)
+
+
+def test_extraction_pays_a_shared_subterm_once(monkeypatch):
+    # exp(x + x) == exp(x) * exp(x): alone, add + exp (101) beats mul + exp (105); next to an
+    # output exp(x), the product reuses it and costs only the mul (105 in all, against 201)
+    rule = '(rewrite (Exp (Add x x)) (Mul (Exp x) (Exp x)) :name "exp-double")'
+    x = et.dvector("x")
+    value = np.array([0.5, 1.0])
+
+    def compile_(outputs):
+        return eg.function([x], outputs, rulesets=["types", rule], cost_model=_FixedPrices())
+
+    shared = compile_([et.exp(x), et.exp(x + x)])
+    assert shared.stages.extraction.dag_cost == 105.0
+    assert sorted(str(n.op) for n in shared.fgraph.toposort()) == ["Elemwise{exp}", "Elemwise{mul}"]
+    np.testing.assert_allclose(shared(value)[1], np.exp(2 * value))
+    view = shared.stages.egraph.eclass(shared.stages.graph.outputs[1])
+    assert "chosen for sharing" in str(view.chosen) and "Mul" in view.chosen.term
+    alone = compile_(et.exp(x + x))
+    assert alone.stages.extraction.dag_cost == 101.0
+    np.testing.assert_allclose(alone(value), np.exp(2 * value))
+    # the cheapest-first pass alone prices the shared exp(x) again: the local search is what fixes it
+    monkeypatch.setattr(extract_module._SharingRefiner, "run", lambda self, passes=3: None)
+    assert compile_([et.exp(x), et.exp(x + x)]).stages.extraction.dag_cost == 201.0
