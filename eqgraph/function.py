@@ -59,7 +59,8 @@ class Stages:
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
-             allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None) -> Function:
+             allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
+             exact_extraction=False) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -75,6 +76,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
     limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation.
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
+    exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
+        e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
     """
     inputs = _check_inputs(inputs)
     single = isinstance(outputs, Variable)
@@ -99,7 +102,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
             egraph = EGraphData(encoded)                               # a snapshot of the e-graph
         finally:
             encoded.release()
-        extraction = extract(egraph, cost_model)                       # extract/extract.py
+        extraction = extract(egraph, cost_model, exact_extraction)     # extract/extract.py
         optimized = extraction.fgraph
         cells = [None] * len(inputs) + [s.container for s in shared_inputs]
         program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

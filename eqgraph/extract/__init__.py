@@ -2,3 +2,4 @@
 
 from eqgraph.extract.costs import CostModel as CostModel
 from eqgraph.extract.extract import Extraction as Extraction, extract as extract
+from eqgraph.extract.exact import ExactExtractionUnavailable as ExactExtractionUnavailable

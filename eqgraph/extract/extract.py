@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eqgraph.extract.costs import CostModel
+from eqgraph.extract.exact import exact_choice
 from eqgraph.rules.egraph import LEAVES, EGraphData, ENode
 from eqgraph.tensor.basic import constant
 from eqgraph.tensor.type import TensorType
@@ -46,6 +47,7 @@ class Extraction:
     dag_cost: float = 0.0                  # cost of the extracted graph, each node once
     variables: dict[str, Variable] = field(default_factory=dict)   # e-class -> decoded variable
     shared: set = field(default_factory=set)  # e-classes switched to an e-node that reuses work
+    exact: str | None = None                  # how exact extraction ended, when it was asked for
 
 
 class _Decoder:
@@ -358,22 +360,40 @@ def dag_cost(extraction: Extraction, roots: list[str]) -> float:
     return total
 
 
-def extract(data: EGraphData, cost_model=None) -> Extraction:
-    """Choose the cheapest graph for the encoded outputs and rebuild it as a FunctionGraph."""
+def extract(data: EGraphData, cost_model=None, exact: bool = False) -> Extraction:
+    """Choose the cheapest graph for the encoded outputs and rebuild it as a FunctionGraph.
+
+    ``exact=True`` solves for the cheapest DAG as an integer program (SciPy; see
+    exact.py) instead of the local search; it raises ExactExtractionUnavailable
+    where it cannot run."""
     cost_model = cost_model or CostModel()
     encoded = data.encoded
     decoder = _Decoder(data)
     pricer = _Pricer(data, decoder, cost_model)
     extraction = choose(data, pricer, _shares(data))
     roots = [data.class_of_id[k] for k in encoded.output_ids]
-    # the local search visits classes within a budget proportional to the e-graph
+    # a local search, visiting classes within a budget proportional to the e-graph
     _SharingRefiner(extraction, pricer, roots, budget=20 * len(data.nodes) + 10_000).run()
+    if exact:
+        _use_exact_choice(extraction, roots)
     outputs = decode(extraction, decoder, roots)
     outputs = [_at_least_as_narrow(orig, new, data, root)
                for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]
     extraction.fgraph = FunctionGraph(encoded.fgraph.inputs, outputs, clone=False)
     extraction.dag_cost = dag_cost(extraction, roots)
     return extraction
+
+
+def _use_exact_choice(extraction: Extraction, roots: list[str]) -> None:
+    """Switch to the integer program's DAG, unless a time limit left it dearer than ours."""
+    ours = dict(extraction.choice)
+    local_cost = dag_cost(extraction, roots)
+    choice, optimal = exact_choice(extraction, roots)
+    extraction.choice.update(choice)
+    extraction.exact = "optimal" if optimal else "time limit"
+    if not optimal and dag_cost(extraction, roots) > local_cost:
+        extraction.choice.update(ours)
+        extraction.exact = "time limit: kept the local search's cheaper DAG"
 
 
 def _shares(data: EGraphData) -> dict[str, int]:

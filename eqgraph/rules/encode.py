@@ -50,12 +50,16 @@ class EncodedGraph:
     n_rows: int = 0
     rulesets: list = field(default_factory=list)  # rulesets already sent to the session
     base: object = None                           # the reused base session, until released
+    pushes: int = 0                               # snapshots saturation left on egglog's stack
 
     def release(self) -> None:
         """Give a reused base session back (its e-graph is restored); keep only snapshots."""
         if self.base is not None:
             from eqgraph.rules.base import release
 
+            for _ in range(self.pushes):
+                self.session.pop()
+            self.pushes = 0
             release(self.base)
             self.base = None
 

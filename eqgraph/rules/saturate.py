@@ -148,6 +148,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         risky = report.sizes[-1] * growth > limits.nodes
         if risky:  # egglog has no commit: a kept iteration leaves its snapshot on the stack
             session.push()
+            encoded.pushes += 1  # (release() pops them all, so a reused base comes back clean)
         t = time.perf_counter()
         changed = False
         for step, rule_name, ruleset_name in steps:
@@ -161,6 +162,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         if size > limits.nodes:
             if risky:
                 session.pop()
+                encoded.pushes -= 1
                 report.rolled_back = True
             report.stop_reason = "nodes"
             break

@@ -328,3 +328,51 @@ def test_extraction_pays_a_shared_subterm_once(monkeypatch):
     # the cheapest-first pass alone prices the shared exp(x) again: the local search is what fixes it
     monkeypatch.setattr(extract_module._SharingRefiner, "run", lambda self, passes=3: None)
     assert compile_([et.exp(x), et.exp(x + x)]).stages.extraction.dag_cost == 201.0
+
+
+def test_exact_extraction_finds_the_same_shared_optimum():
+    pytest.importorskip("scipy")
+    rule = '(rewrite (Exp (Add x x)) (Mul (Exp x) (Exp x)) :name "exp-double")'
+    x = et.dvector("x")
+    for outputs, best in (([et.exp(x), et.exp(x + x)], 105.0), (et.exp(x + x), 101.0)):
+        f = eg.function([x], outputs, rulesets=["types", rule], cost_model=_FixedPrices(), exact_extraction=True)
+        assert f.stages.extraction.dag_cost == best
+
+
+def _two_inputs(expression):
+    x, y = et.dvector("x"), et.dvector("y")
+    return [x, y], expression(x, y)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: _two_inputs(lambda x, y: et.log(1 + x * 1.0) + y * y / y),
+    lambda: _two_inputs(lambda x, y: (x + x**10) * et.exp(y) + et.exp(y)),
+    lambda: explosive_graph(8),
+], ids=["starter", "powers", "explosive"])
+def test_exact_extraction_is_never_dearer_and_computes_the_same(build):
+    pytest.importorskip("scipy")
+    inputs, out = build()
+    kwargs = dict(rulesets=["types", "fold", "algebra", "stability", EXPLOSIVE], limits=eg.Limits(nodes=200),
+                  on_unused_input="ignore")
+    fast = eg.function(inputs, out, **kwargs)
+    exact = eg.function(inputs, out, exact_extraction=True, **kwargs)
+    assert exact.stages.extraction.exact == "optimal"
+    assert exact.stages.extraction.dag_cost <= fast.stages.extraction.dag_cost + 1e-6
+    values = [np.random.default_rng(i).uniform(0.5, 1.5, size=3) for i in range(len(inputs))]
+    np.testing.assert_allclose(exact(*values), fast(*values), rtol=1e-9)
+
+
+def test_exact_extraction_says_why_it_cannot_run(monkeypatch):
+    x = et.dvector("x")
+    monkeypatch.setitem(__import__("sys").modules, "scipy.optimize", None)  # as if SciPy were missing
+    with pytest.raises(eg.extract.ExactExtractionUnavailable, match="needs SciPy"):
+        eg.function([x], et.exp(x), exact_extraction=True)
+
+
+def test_a_reused_session_comes_back_clean_after_kept_snapshots():
+    # near the node budget an iteration runs inside push/pop and, when kept, leaves its
+    # snapshot on egglog's stack; the next compile on the same base session must not see it
+    inputs, out = explosive_graph(24)
+    for _ in range(2):
+        f = eg.function(inputs, out, rulesets=["types", EXPLOSIVE], limits=eg.Limits(nodes=3000))
+    assert f.stages.report.stop_reason in ("nodes", "saturated", "iterations")
