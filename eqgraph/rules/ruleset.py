@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from eqgraph.rules.adapter import FORMS_PER_RUN
+
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")
 
@@ -221,9 +223,8 @@ def load(spec) -> Ruleset:
 def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
     """Declare ``ruleset`` and its rules in an egglog session, with errors located.
 
-    egglog's time and peak memory grow faster than a program's length (types.egg
-    in one piece: 180 ms and 216 MB; ten forms at a time: 40 ms and under 1 MB),
-    so the program goes in chunks, each padded with newlines to keep its lines.
+    The program goes a few forms at a time (``adapter.FORMS_PER_RUN``), each chunk
+    padded with newlines so that egglog's line numbers are the file's.
     """
     program = ruleset.per_rule_program() if per_rule else ruleset.program
     forms, position = [], 0
@@ -231,13 +232,10 @@ def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
         start = program.index(form, position)
         position = start + len(form)
         forms.append((start, position, line))
-    for i in range(0, len(forms), SEND_CHUNK):
-        (start, _, line), (_, end, _) = forms[i], forms[min(i + SEND_CHUNK, len(forms)) - 1]
+    for i in range(0, len(forms), FORMS_PER_RUN):
+        (start, _, line), (_, end, _) = forms[i], forms[min(i + FORMS_PER_RUN, len(forms)) - 1]
         try:
             session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source)
         except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
             where = re.search(r"In (\d+):", str(err))
             raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else '?'}: {err}") from None
-
-
-SEND_CHUNK = 10  # forms per egglog command batch

@@ -28,6 +28,7 @@ import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import GradBlocker
+from eqgraph.rules.adapter import FORMS_PER_RUN
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -97,11 +98,11 @@ def _output_dtype(op, nin, dtype) -> str:
 
 def send_prelude(session, schema: Schema) -> None:
     """Send a new e-graph its sorts, analyses, dtype tables and constructors (the tables
-    a few rows at a time: like rule files, long programs cost egglog superlinearly)."""
+    a few rows at a time, ``adapter.FORMS_PER_RUN``)."""
     session.run(SORTS + ANALYSES + schema.take_declarations())
     rows = dtype_facts().splitlines()
-    for i in range(0, len(rows), 10):
-        session.run("\n".join(rows[i:i + 10]))
+    for i in range(0, len(rows), FORMS_PER_RUN):
+        session.run("\n".join(rows[i:i + FORMS_PER_RUN]))
 
 
 VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
