@@ -91,7 +91,6 @@ class Reduce(Op):
             probe = self.fn(np, np.ones((1,), dtype=dtype), (0,), False)
         return np.asarray(probe).dtype.name
 
-
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
         xp = array_namespace(x)

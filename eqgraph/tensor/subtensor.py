@@ -283,11 +283,12 @@ def slice_facts(entry, axis) -> tuple:
         return (axis, 0, 0, 0, 0, 0)
     step = 1 if step is None else step
     if start is None:
-        start = 0 if step > 0 else -1          # the first element, or the last one
+        start = 0 if step > 0 else -1                            # the first element, or the last one
     if stop is None:
-        stop = 0 if step > 0 else -1           # n (0 from the end), or before the first
-        return (axis, start, int(start < 0), stop, int(step > 0), step)
-    return (axis, start, int(start < 0), stop, int(stop < 0), step)
+        stop, stop_from_end = (0, 1) if step > 0 else (-1, 0)   # n, or before the first element
+    else:
+        stop_from_end = int(stop < 0)
+    return (axis, start, int(start < 0), stop, stop_from_end, step)
 
 
 # -- the ops ------------------------------------------------------------------------------
