@@ -5,21 +5,16 @@ import weakref
 
 import numpy as np
 import pytest
+from same_type_op import SameTypeOp
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.terms import Apply, Op
 
 
-class Record(Op):
+class Record(SameTypeOp):
     """Identity that remembers (weakly) the last value it produced."""
 
-    __props__ = ()
     last = None
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, out):
         value = inputs[0] + 0  # a fresh array
@@ -30,15 +25,10 @@ class Record(Op):
         return shapes
 
 
-class AssertFreed(Op):
+class AssertFreed(SameTypeOp):
     """Identity that records whether Record's last value was already freed when it ran."""
 
-    __props__ = ()
     freed = None
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, out):
         gc.collect()
@@ -74,15 +64,10 @@ def test_storage_and_compute_maps():
     assert program.compute_map[program.fgraph.inputs[0]][0] == 1
 
 
-class ReuseOutput(Op):
+class ReuseOutput(SameTypeOp):
     """Writes into the array left in its output cell by the previous call, when it fits."""
 
-    __props__ = ()
     reused = 0
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, out):
         (x,), (cell,) = inputs, out
@@ -102,15 +87,10 @@ def test_output_cells_keep_values_for_reuse_between_calls():
     assert ReuseOutput.reused == 2
 
 
-class AddOneInplace(Op):
+class AddOneInplace(SameTypeOp):
     """x += 1, overwriting its input (destroy_map)."""
 
-    __props__ = ()
     destroy_map = {0: [0]}
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, out):
         (x,) = inputs
@@ -235,13 +215,7 @@ def test_shared_variables_and_updates():
         eg.function([x], x, updates={w: et.dmatrix()})
 
 
-class FailWhenNegative(Op):
-    __props__ = ()
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
+class FailWhenNegative(SameTypeOp):
     def perform(self, node, inputs, out):
         if (inputs[0] < 0).any():
             raise ValueError("negative input")

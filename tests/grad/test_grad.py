@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from op_cases import CASES, split_inputs
+from same_type_op import SameTypeOp
 
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.grad import vjps
-from eqgraph.terms import Apply, Op
-from op_cases import CASES, split_inputs
 
 DIFFERENTIABLE = [c for c in CASES if c.differentiable]
 
@@ -118,13 +118,7 @@ def test_return_disconnected_modes():
         eg.function([b], d)
 
 
-class Floor2(Op):
-    __props__ = ()
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
+class Floor2(SameTypeOp):
     def perform(self, node, inputs, out):
         out[0][0] = np.floor(inputs[0])
 
@@ -144,14 +138,8 @@ def test_null_gradients_modes_and_compiling_a_null_graph():
     assert "not implemented" in g2.type.why_null
 
 
-class Cube(Op):
+class Cube(SameTypeOp):
     """A user op with its own grad (seed 000)."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, out):
         out[0][0] = inputs[0] ** 3
@@ -160,13 +148,7 @@ class Cube(Op):
         return [3 * inputs[0] ** 2 * output_grads[0]]
 
 
-class NoGrad(Op):
-    __props__ = ()
-
-    def make_node(self, x):
-        x = et.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
+class NoGrad(SameTypeOp):
     def perform(self, node, inputs, out):
         out[0][0] = inputs[0]
 
