@@ -5,6 +5,8 @@ import time
 
 import numpy as np
 import pytest
+from compile_time import chain_graph  # bench/: the tests compile the graph the benchmark times
+from same_type_op import SameTypeOp
 
 import eqgraph as eg
 import eqgraph.tensor as et
@@ -18,15 +20,6 @@ extract_module = importlib.import_module("eqgraph.extract.extract")
 
 def ops_of(f):
     return [str(n.op) for n in f.stages.optimized.toposort()]
-
-
-def chain(steps):
-    x = et.dvector("x")
-    a = x
-    for _ in range(steps):
-        t = et.tanh(a)
-        a = t * 0.5 + t * x
-    return x, a
 
 
 @pytest.mark.parametrize("build", [
@@ -86,7 +79,7 @@ def test_matrix_chain_order_follows_shapes():
 
 
 def test_large_elementwise_graph_compiles_within_default_limits():
-    x, y = chain(1000)  # 5,000 nodes; bench/compile_time.py measures 20,000 and more
+    x, y = chain_graph(et, 1000)  # 5,000 nodes; bench/compile_time.py measures 20,000 and more
     f = eg.function([x], y)
     report = f.stages.report
     assert report.stop_reason == "saturated" and report.sizes[-1] < eg.Limits().nodes
@@ -96,7 +89,7 @@ def test_large_elementwise_graph_compiles_within_default_limits():
 
 @pytest.mark.slow
 def test_20k_node_graph_compiles_within_default_limits():
-    x, y = chain(4000)
+    x, y = chain_graph(et, 4000)
     f = eg.function([x], y)
     assert f.stages.report.stop_reason == "saturated"
     assert len(f.stages.graph.apply_nodes) == 20_000
@@ -270,17 +263,11 @@ def test_egraph_inspection_dot_and_html(tmp_path):
 
 
 def test_user_op_with_props_is_encodable():
-    from eqgraph.terms import Apply, Op
-
-    class Scale(Op):
+    class Scale(SameTypeOp):
         __props__ = ("factor", "label")
 
         def __init__(self, factor, label):
             self.factor, self.label = factor, label
-
-        def make_node(self, x):
-            x = et.as_tensor_variable(x)
-            return Apply(self, [x], [x.type()])
 
         def perform(self, node, inputs, out):
             out[0][0] = inputs[0] * self.factor
