@@ -269,5 +269,15 @@ def symbolic_inputs(arrays, static: bool):
             for i, a in enumerate(arrays)]
 
 
+def draw_case(case, data, static=None):
+    """One drawn example of ``case``: (arrays, extra Python arguments, symbolic inputs,
+    symbolic output); the inputs' static shapes are known, unknown, or drawn (None)."""
+    arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
+    if static is None:
+        static = data.draw(st.booleans(), label="static shapes")
+    xs = symbolic_inputs(arrays, static)
+    return arrays, extra, xs, case.build(*xs, *extra)
+
+
 CASES = _cases()
 CASE_IDS = [c.name for c in CASES]

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eqgraph as eg
-from op_cases import CASES, split_inputs, symbolic_inputs
+from op_cases import CASES, draw_case
 
 xps = pytest.importorskip("array_api_strict")
 
@@ -37,9 +37,7 @@ PORTABLE = [c for c in CASES if "numpy-only" not in c.tags]
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_perform_under_array_api_strict(case, data):
-    arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
-    xs = symbolic_inputs(arrays, static=False)
-    out = case.build(*xs, *extra)
+    arrays, extra, xs, out = draw_case(case, data, static=False)
     f = eg.function(xs, out, on_unused_input="ignore", backend=StrictBackend())
     got = f(*[xps.asarray(a) for a in arrays])
     assert isinstance(got, type(xps.asarray(0))), type(got)

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eqgraph as eg
-from op_cases import CASES, split_inputs, symbolic_inputs
+from op_cases import CASES, draw_case
 
 cupy = pytest.importorskip("cupy")
 try:
@@ -22,9 +22,7 @@ pytestmark = pytest.mark.gpu
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_on_gpu_matches_numpy(case, data):
-    arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
-    xs = symbolic_inputs(arrays, static=False)
-    out = case.build(*xs, *extra)
+    arrays, extra, xs, out = draw_case(case, data, static=False)
     f = eg.function(xs, out, on_unused_input="ignore", backend="cupy")
     host = f(*arrays)                      # NumPy in, NumPy out
     assert isinstance(host, np.ndarray)

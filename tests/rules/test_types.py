@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_cases import CASES, split_inputs, symbolic_inputs
+from op_cases import CASES, draw_case
 
 import eqgraph.tensor as et
 from eqgraph.rules import encode, saturate
@@ -46,9 +46,8 @@ def check_exact(inputs, outputs):
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_type_rules_equal_make_node(case, data):
-    arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
-    xs = symbolic_inputs(arrays, static=data.draw(st.booleans(), label="static"))
-    check_exact(xs, [case.build(*xs, *extra)])
+    _, _, xs, out = draw_case(case, data)
+    check_exact(xs, [out])
 
 
 # Layouts the op table draws rarely: every kind of slice, advanced indexing with its index

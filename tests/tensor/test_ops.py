@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.terms import toposort
-from op_cases import CASE_IDS, CASES, split_inputs, symbolic_inputs
+from op_cases import CASE_IDS, CASES, draw_case
 
 
 def assert_same(got, expected):
@@ -25,10 +25,7 @@ def assert_same(got, expected):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_matches_numpy(case, data):
-    arrays, extra = split_inputs(case, data.draw(case.inputs, label="inputs"))
-    static = data.draw(st.booleans(), label="static shapes")
-    xs = symbolic_inputs(arrays, static)
-    out = case.build(*xs, *extra)
+    arrays, extra, xs, out = draw_case(case, data)
     expected = case.reference(*arrays, *extra)
     got = eg.function(xs, out, on_unused_input="ignore")(*arrays)
     assert_same(got, expected)
