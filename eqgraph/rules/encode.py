@@ -69,11 +69,19 @@ class EncodedGraph:
 
 
 def scalar_row(data: np.ndarray):
-    """(value, dtype, ndim) for a finite size-1 real constant, else None."""
+    """(value, dtype, ndim) for a finite size-1 real constant, else None.
+
+    -0.0 is left out: egglog's f64 treats it as 0.0, so the two would share an
+    e-class and ``1/(x*-0.0)`` could come back as ``+inf``. As an ``Array`` it is
+    kept apart by its bytes (rules then cannot match it by value, which costs
+    nothing: ``x + -0.0`` is the only identity it would enable).
+    """
     if data.size != 1 or data.dtype.kind not in "biuf":
         return None
     value = float(data.reshape(-1)[0])
     if not math.isfinite(value) or (data.dtype.kind in "iu" and abs(value) > 2**53):
+        return None
+    if value == 0.0 and math.copysign(1.0, value) < 0:
         return None
     return (repr(value), data.dtype.name, data.ndim)
 

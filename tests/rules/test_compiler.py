@@ -48,7 +48,10 @@ def test_rulesets_empty_compiles_without_rewriting():
 
 def test_starter_rules():
     x, y = et.dvector("x"), et.dvector("y")
-    assert ops_of(eg.function([x], x * 1 + 0)) == []
+    assert ops_of(eg.function([x], x * 1 - 0)) == []
+    assert ops_of(eg.function([x], x + 0)) == ["Elemwise{add}"]  # -0.0 + 0 is +0.0: kept for floats
+    i = et.lvector("i")
+    assert ops_of(eg.function([i], i * 1 + 0)) == []
     assert ops_of(eg.function([x, y], x * y / y)) == ["Elemwise{second}"]  # seed 003, broadcast kept
     assert ops_of(eg.function([x], et.log(1 + et.exp(x)))) == ["Elemwise{softplus}"]
     big = et.TensorType("float64", (100_000,))("big")
