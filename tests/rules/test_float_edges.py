@@ -1,6 +1,7 @@
-"""0.0 and -0.0 are different constants: egglog's f64 treats them as one value, so the
-encoder must never let them share an e-class, and folding must not create a zero
-whose sign egglog would forget."""
+"""Float edge cases the rules must respect: 0.0 and -0.0 are different constants (egglog's
+f64 treats them as one value, so the encoder must never let them share an e-class, and
+folding must not create a zero whose sign egglog would forget); x/c is x*(1/c) only where
+1/c is a normal number."""
 
 import numpy as np
 import pytest
@@ -39,3 +40,11 @@ def test_folding_a_signed_zero_keeps_its_sign(build):
     sign = -1.0 if np.signbit(expected_zero) else 1.0
     assert got[0][0] == sign * np.inf
     assert got[1][0] == np.inf
+
+
+@pytest.mark.parametrize("c", [1e-310, 1e308, 3.0])
+def test_division_by_a_constant_whose_reciprocal_is_not_normal_stays_a_division(c):
+    x = et.dvector("x")
+    data = np.array([1e-300, 2.0, -7.5])
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(eg.function([x], x / c)(data), data / c, rtol=1e-15)
