@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from eqgraph.rules import ruleset as rs
+from eqgraph.rules.adapter import EgglogPanic
 from eqgraph.rules.encode import EncodedGraph
 
 #: the default schedule, in one place: analyses, then rewrite rulesets in order
@@ -96,7 +97,9 @@ def enode_count(sizes: dict[str, int], constructors) -> int:
 
 
 def load_rulesets(specs) -> list[rs.Ruleset]:
-    return [rs.load(s) for s in specs]
+    loaded = [rs.load(s) for s in specs]
+    rs.check_unique(loaded)
+    return loaded
 
 
 def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False) -> Report:
@@ -122,7 +125,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
 
     def run(schedule: str, label: str):
         t = time.perf_counter()
-        run_report = session.run_schedule(schedule)
+        try:
+            run_report = session.run_schedule(schedule)
+        except EgglogPanic as err:  # say which rules were running (file names, as no rule is known)
+            sources = sorted({r.source for r in loaded if r.name in schedule})
+            raise EgglogPanic(f"{err} while running ruleset {label} ({', '.join(sources)})") from err
         report.ruleset_seconds[label] += time.perf_counter() - t
         for name, count in run_report.num_matches_per_rule.items():
             report.matches[_rule_name(name)] += count
