@@ -55,6 +55,17 @@ class Rule:
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
 
+    @property
+    def max_new_nodes(self) -> int:
+        """At most how many e-nodes one match adds: the terms its right-hand side (or its
+        actions) builds, counting every parenthesis (an over-count: ``(set-of d)`` adds no
+        e-node). A birewrite is two rules, each direction building one side."""
+        if self.kind == "rule":
+            parts = _subforms(self.text)
+            return parts[2].count("(") if len(parts) > 2 else 0
+        built = (self.rhs or "").count("(")
+        return built + (self.lhs or "").count("(") if self.kind == "birewrite" else built
+
 
 @dataclass
 class Ruleset:
@@ -66,6 +77,11 @@ class Ruleset:
 
     def __iter__(self):
         return iter(self.rules)
+
+    @property
+    def max_new_nodes(self) -> int:
+        """At most how many e-nodes one step of this ruleset adds per match its rules may apply."""
+        return sum(rule.max_new_nodes for rule in self.rules)
 
     def rule_rulesets(self) -> list[str]:
         """The names of one-rule rulesets, as declared by ``per_rule_program``."""
