@@ -137,10 +137,10 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             report.matches[_rule_name(name)] += count
         for name, delta in run_report.search_and_apply_time_per_rule.items():
             report.egglog_seconds[_rule_name(name)] += delta.total_seconds()
-        return run_report.updated, run_report.num_matches_per_rule
+        return run_report
 
     def analyse() -> bool:
-        return any([run(f"(saturate (run {a}))", a)[0] for a in analyses])
+        return any([run(f"(saturate (run {a}))", a).updated for a in analyses])
 
     analyse()
     sizes = _check_types(encoded, report, "the encoded graph")
@@ -166,28 +166,38 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
                 continue
             started = time.perf_counter()
             scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
-            updated, step_matches = run(f"{scheduler} (repeat 1 (run-with bo {step}))", ruleset_name)
-            # egglog leaves a banned rule out of the matches and says "updated" while any
-            # rule is banned (so that a plain run keeps going): updated with no match
-            # applied means every rule that matched was banned
-            applied = sum(step_matches.values()) > 0
-            step_banned = updated and not applied
-            changed |= updated and applied
+            step_changed, step_banned = _changed_and_banned(
+                run(f"{scheduler} (repeat 1 (run-with bo {step}))", ruleset_name), limit)
+            changed |= step_changed
             banned |= step_banned
             held_back |= step_banned and cut
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
             changed |= analyse()
-            size = enode_count(_check_types(encoded, report, rule_name or step), encoded.schema.by_name)
+            sizes = _check_types(encoded, report, rule_name or step)
+            size = enode_count(sizes, encoded.schema.by_name)
         last_seconds = time.perf_counter() - t
         growth = max(size / max(report.sizes[-1], 1), 1.0)
         report.sizes.append(size)
-        if not changed:
-            # nothing grew: a fixed point, unless rules were banned (too many matches)
+        if not changed:  # a fixed point, unless rules were banned (too many matches)
             report.stop_reason = "nodes" if held_back else "banned" if banned else "saturated"
             break
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _changed_and_banned(run_report, limit: int) -> tuple[bool, bool]:
+    """(whether a back-off step changed the e-graph, whether it banned a rule).
+
+    Its ``updated`` will not do: egglog says "updated" while any rule is banned (so
+    that a plain run goes on) and leaves banned rules out of ``num_matches_per_rule``;
+    the per-iteration reports hold both facts."""
+    changed = banned = False
+    for iteration in run_report.iterations:
+        rules = iteration.rule_set_report
+        changed |= rules.changed
+        banned |= any(r.num_matches > limit for reports in rules.rule_reports.values() for r in reports)
+    return changed, banned
 
 
 def _step_match_limit(match_limit: int, room: int, new_per_match: int) -> tuple[int, bool]:
