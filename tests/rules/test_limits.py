@@ -1,6 +1,10 @@
 """Bounded, truthful compiles: the node budget holds at every moment, the report says what the
 e-graph held and why saturation stopped, and the seconds limit bounds extraction too."""
 
+import importlib
+import math
+import time
+
 import numpy as np
 import pytest
 
@@ -8,6 +12,9 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.rules import adapter
 from eqgraph.rules.saturate import BASE_CONSTRUCTORS
+
+extract_module = importlib.import_module("eqgraph.extract.extract")
+function_module = importlib.import_module("eqgraph.function")
 
 # associativity and commutativity: on a long sum the e-graph grows without bound
 ASSOC_COMM = """
@@ -84,3 +91,38 @@ def test_a_rule_banned_later_still_ends_in_banned_not_iterations():
     assert report.stop_reason == "banned"
     assert report.iterations < 12 and report.sizes[-1] == report.sizes[-2] > report.sizes[0]
     assert_sums(f, xs)
+
+
+def test_extraction_keeps_the_cheapest_first_choice_when_time_runs_out(monkeypatch):
+    # before: one second of saturation was followed by 6 s of local search on a 57k e-node e-graph
+    xs, total = long_sum(30)
+    kwargs = dict(rulesets=["types", ASSOC_COMM], limits=eg.Limits(nodes=3_000, match_limit=10**6))
+    searched = eg.function(xs, total, **kwargs)
+    assert searched.stages.extraction.stopped is None
+    monkeypatch.setattr(extract_module, "clock", lambda: math.inf)  # Limits.seconds has run out
+    f = eg.function(xs, total, **kwargs)
+    assert "Limits.seconds ran out during the local search" in f.stages.extraction.stopped
+    assert "extraction stopped early: Limits.seconds" in str(f.stages)
+    assert f.stages.extraction.dag_cost >= searched.stages.extraction.dag_cost
+    assert_sums(f, xs)
+
+
+def test_exact_extraction_is_skipped_when_time_has_run_out(monkeypatch):
+    pytest.importorskip("scipy")
+    xs, total = long_sum(6)
+    monkeypatch.setattr(extract_module, "clock", lambda: math.inf)
+    f = eg.function(xs, total, rulesets=["types", ASSOC_COMM], exact_extraction=True)
+    assert f.stages.extraction.exact.startswith("skipped: Limits.seconds ran out")
+    assert f.stages.extraction.stopped
+    assert_sums(f, xs)
+
+
+def test_the_deadline_given_to_extraction_is_the_compiles_seconds_limit(monkeypatch):
+    deadlines = []
+    real_extract = function_module.extract
+    monkeypatch.setattr(function_module, "extract",
+                        lambda *args: deadlines.append(args[3]) or real_extract(*args))
+    x = et.dvector("x")
+    before = time.perf_counter()
+    eg.function([x], et.exp(x), limits=eg.Limits(seconds=7.0))
+    assert before + 7.0 <= deadlines[0] <= time.perf_counter() + 7.0
