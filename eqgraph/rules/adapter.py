@@ -71,7 +71,7 @@ class Session:
     def __del__(self):
         # a compiled function made in one thread and dropped in another holds its session
         if threading.get_ident() != getattr(self, "thread", threading.get_ident()):
-            _ORPHANS.append(self._egraph)
+            _ORPHANS.append(getattr(self, "_egraph", None))
 
     def _check_usable(self) -> None:
         if self.broken:

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from eqgraph.rules.adapter import FORMS_PER_RUN
+from eqgraph.rules.adapter import FORMS_PER_RUN, EgglogPanic
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")
@@ -55,16 +55,23 @@ class Rule:
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
 
-    @property
-    def max_new_nodes(self) -> int:
-        """At most how many e-nodes one match adds: the terms its right-hand side (or its
-        actions) builds, counting every parenthesis (an over-count: ``(set-of d)`` adds no
-        e-node). A birewrite is two rules, each direction building one side."""
+    def new_nodes_per_match(self) -> dict[str, int]:
+        """At most how many e-nodes one match adds, per rule as egglog names it (a
+        birewrite is two rules, ``name=>`` building the right side and ``name<=`` the
+        left): the terms it builds, counting every parenthesis (an over-count:
+        ``(set-of d)`` adds no e-node)."""
         if self.kind == "rule":
             parts = _subforms(self.text)
-            return parts[2].count("(") if len(parts) > 2 else 0
+            return {self.name: parts[2].count("(") if len(parts) > 2 else 0}
         built = (self.rhs or "").count("(")
-        return built + (self.lhs or "").count("(") if self.kind == "birewrite" else built
+        if self.kind == "birewrite":
+            return {f"{self.name}=>": built, f"{self.name}<=": (self.lhs or "").count("(")}
+        return {self.name: built}
+
+    @property
+    def max_new_nodes(self) -> int:
+        """At most how many e-nodes one match of each of its directions adds, together."""
+        return sum(self.new_nodes_per_match().values())
 
 
 @dataclass
@@ -303,6 +310,9 @@ def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
         (start, _, line), (_, end, _) = forms[i], forms[min(i + FORMS_PER_RUN, len(forms)) - 1]
         try:
             session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source)
+        except EgglogPanic as err:  # egglog crashed somewhere in these forms
+            raise EgglogPanic(f"{ruleset.source}:{line} (or one of the {FORMS_PER_RUN} commands after it): "
+                              f"{err}") from err
         except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
             where = re.search(r"In (\d+):", str(err))
-            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else '?'}: {err}") from None
+            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else line}: {err}") from None

@@ -123,6 +123,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if not r.saturate
                  for step, rule in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
+    new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
     start = time.perf_counter()
 
     def run(schedule: str, label: str):
@@ -142,6 +143,34 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     def analyse() -> bool:
         return any([run(f"(saturate (run {a}))", a).updated for a in analyses])
 
+    def run_step(step: str, label: str, limit: int) -> tuple[bool, dict[str, int]]:
+        """One back-off step: (whether it changed the e-graph, matches found per rule)."""
+        scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
+        return _changed_and_matches(run(f"{scheduler} (repeat 1 (run-with bo {step}))", label))
+
+    def bounded_step(step: str, label: str, size: int, new_per_match: int) -> tuple[bool, bool, bool]:
+        """Run one step within the node budget: (changed, a rule was banned, the budget held
+        a rule back). The budget is enforced before egglog runs (egglog checks sizes only
+        between iterations: 1.85x the budget was measured at 10k e-nodes, 4x at 100k):
+        a rule with more matches than the limit is banned for the step (back-off), so the
+        limit is lowered until the most the step can add fits in the room left."""
+        room = limits.nodes - size
+        limit = match_limit if new_per_match * match_limit <= room else room // max(new_per_match, 1)
+        changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
+        if limit == match_limit or not (limit < 1 or any(n > limit for n in found.values())):
+            return changed, any(n > limit for n in found.values()), False
+        # the worst-case bound banned a rule: count each rule's matches now (with limit 0,
+        # egglog searches, bans every rule and applies nothing), then let in the rules
+        # whose matches fit in the room left, fewest matches first
+        _, found = run_step(step, label, 0)
+        room = limits.nodes - enode_count(session.sizes(), encoded.schema.by_name)
+        fitted = _fitting_match_limit(found, new_nodes, room, match_limit)
+        if fitted > limit:
+            more, _ = run_step(step, label, fitted)
+            changed |= more
+        budget_bans = any(fitted < n <= match_limit for n in found.values())
+        return changed, budget_bans or any(n > match_limit for n in found.values()), budget_bans
+
     analyse()
     sizes = _check_types(encoded, report, "the encoded graph")
     size = enode_count(sizes, encoded.schema.by_name)
@@ -158,19 +187,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         t = time.perf_counter()
         changed, banned, held_back = False, False, False  # held back: by the node budget
         for step, rule_name, ruleset_name, new_per_match in steps:
-            # the node budget, enforced before egglog runs: a rule that would apply more
-            # matches than the room left allows is banned for this step (back-off)
-            limit, cut = _step_match_limit(match_limit, limits.nodes - size, new_per_match)
-            if limit < 1:
-                held_back = True
-                continue
             started = time.perf_counter()
-            scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
-            step_changed, step_banned = _changed_and_banned(
-                run(f"{scheduler} (repeat 1 (run-with bo {step}))", ruleset_name), limit)
+            step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, new_per_match)
             changed |= step_changed
             banned |= step_banned
-            held_back |= step_banned and cut
+            held_back |= step_held_back
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
             changed |= analyse()
@@ -186,32 +207,35 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     return report
 
 
-def _changed_and_banned(run_report, limit: int) -> tuple[bool, bool]:
-    """(whether a back-off step changed the e-graph, whether it banned a rule).
+def _changed_and_matches(run_report) -> tuple[bool, dict[str, int]]:
+    """(whether a back-off step changed the e-graph, the matches each rule found).
 
     Its ``updated`` will not do: egglog says "updated" while any rule is banned (so
     that a plain run goes on) and leaves banned rules out of ``num_matches_per_rule``;
-    the per-iteration reports hold both facts."""
-    changed = banned = False
+    the per-iteration reports hold both facts (a rule found more matches than the
+    limit: it was banned)."""
+    changed, found = False, {}
     for iteration in run_report.iterations:
         rules = iteration.rule_set_report
         changed |= rules.changed
-        banned |= any(r.num_matches > limit for reports in rules.rule_reports.values() for r in reports)
-    return changed, banned
+        for name, reports in rules.rule_reports.items():
+            found[name] = max([found.get(name, 0)] + [r.num_matches for r in reports])
+    return changed, found
 
 
-def _step_match_limit(match_limit: int, room: int, new_per_match: int) -> tuple[int, bool]:
-    """(the match limit for one step, whether the node budget lowered it).
-
-    Each rule applies at most ``limit`` matches (or none: back-off bans it), and each
-    match adds at most ``new_per_match`` e-nodes summed over the step's rules, so
-    the e-graph cannot pass the budget, even in the middle of a step (egglog itself
-    checks sizes only between iterations: 1.85x the budget was measured at 10k
-    e-nodes, 4x at 100k).
-    """
-    if new_per_match * match_limit <= room:
-        return match_limit, False
-    return max(room, 0) // max(new_per_match, 1), True
+def _fitting_match_limit(found: dict[str, int], new_nodes: dict[str, int], room: int, match_limit: int) -> int:
+    """The largest match limit (at most ``match_limit``) under which the rules it lets
+    through, ``found[rule]`` matches each adding ``new_nodes[rule]`` e-nodes, fit in ``room``."""
+    added: dict[int, int] = defaultdict(int)  # match count -> e-nodes the rules with that count add
+    for rule, n in found.items():
+        added[n] += n * new_nodes.get(rule, max(new_nodes.values(), default=1))
+    limit, used = 0, 0
+    for n in sorted(added):
+        used += added[n]
+        if n > match_limit or used > room:
+            break
+        limit = n
+    return limit
 
 
 def _check_types(encoded: EncodedGraph, report: Report, label: str) -> dict[str, int]:
