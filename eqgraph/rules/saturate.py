@@ -29,9 +29,12 @@ DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
 class Limits:
     """Bounds on saturation: iterations, e-nodes and wall-clock seconds.
 
-    ``match_limit`` caps how many matches one rule may apply per iteration
-    (egglog's back-off scheduler bans a rule that exceeds it); by default it
-    is twice the size of the encoded graph, so only explosive rules hit it.
+    ``nodes``: the e-graph never holds more term e-nodes, at any moment (a rule is
+    banned for a step rather than let it overshoot). ``seconds`` bounds saturation
+    and extraction's search for a cheaper graph together. ``match_limit`` caps how
+    many matches one rule may apply per iteration (egglog's back-off scheduler bans
+    a rule that exceeds it); by default it is twice the size of the encoded graph,
+    so only explosive rules hit it.
     """
 
     iterations: int = 12
@@ -155,10 +158,12 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         a rule with more matches than the limit is banned for the step (back-off), so the
         limit is lowered until the most the step can add fits in the room left."""
         room = limits.nodes - size
-        limit = match_limit if new_per_match * match_limit <= room else room // max(new_per_match, 1)
+        worst_case_fits = new_per_match * match_limit <= room
+        limit = match_limit if worst_case_fits else room // max(new_per_match, 1)
         changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
-        if limit == match_limit or not (limit < 1 or any(n > limit for n in found.values())):
-            return changed, any(n > limit for n in found.values()), False
+        over = any(n > limit for n in found.values())
+        if worst_case_fits or (limit > 0 and not over):
+            return changed, over, False
         # the worst-case bound banned a rule: count each rule's matches now (with limit 0,
         # egglog searches, bans every rule and applies nothing), then let in the rules
         # whose matches fit in the room left, fewest matches first

@@ -126,3 +126,16 @@ def test_the_deadline_given_to_extraction_is_the_compiles_seconds_limit(monkeypa
     before = time.perf_counter()
     eg.function([x], et.exp(x), limits=eg.Limits(seconds=7.0))
     assert before + 7.0 <= deadlines[0] <= time.perf_counter() + 7.0
+
+
+def test_the_fitting_match_limit_lets_in_the_fewest_matches_first_and_ties_together():
+    from eqgraph.rules.saturate import _fitting_match_limit
+
+    found = {"a": 10, "b": 10, "c": 50, "d=>": 3}
+    new_nodes = {"a": 1, "b": 2, "c": 1, "d=>": 4}
+    assert _fitting_match_limit(found, new_nodes, room=12, match_limit=100) == 3       # d: 12 e-nodes
+    assert _fitting_match_limit(found, new_nodes, room=41, match_limit=100) == 3       # a and b come together
+    assert _fitting_match_limit(found, new_nodes, room=42, match_limit=100) == 10
+    assert _fitting_match_limit(found, new_nodes, room=10**6, match_limit=100) == 50
+    assert _fitting_match_limit(found, new_nodes, room=10**6, match_limit=20) == 10   # c is over match_limit
+    assert _fitting_match_limit(found, new_nodes, room=11, match_limit=100) == 0
