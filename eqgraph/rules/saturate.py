@@ -23,6 +23,11 @@ from eqgraph.rules.encode import EncodedGraph
 #: the default schedule, in one place: analyses, then rewrite rulesets in order
 DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
 
+#: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
+#: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the
+#: explosive test ruleset on a shared 2-core machine
+EXTRACTION_SECONDS_PER_ENODE = 45e-6
+
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,8 @@ class Report:
     """Why saturation stopped, how the e-graph grew, and what each rule did."""
 
     #: saturated: a fixed point | banned: nothing grew, as every rule that matched had more
-    #: matches than ``match_limit`` | nodes: nothing more fits in ``Limits.nodes`` | iterations | seconds
+    #: matches than ``match_limit`` | nodes: nothing more fits in ``Limits.nodes`` | iterations |
+    #: seconds: no time left for another iteration, or for extracting a larger e-graph
     stop_reason: str = "saturated"
     sizes: list[int] = field(default_factory=list)          # e-nodes initially and after each iteration
     matches: dict[str, int] = field(default_factory=lambda: defaultdict(int))   # rule -> matches
@@ -151,13 +157,13 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
         return _changed_and_matches(run(f"{scheduler} (repeat 1 (run-with bo {step}))", label))
 
-    def bounded_step(step: str, label: str, size: int, new_per_match: int) -> tuple[bool, bool, bool]:
-        """Run one step within the node budget: (changed, a rule was banned, the budget held
-        a rule back). The budget is enforced before egglog runs (egglog checks sizes only
-        between iterations: 1.85x the budget was measured at 10k e-nodes, 4x at 100k):
-        a rule with more matches than the limit is banned for the step (back-off), so the
-        limit is lowered until the most the step can add fits in the room left."""
-        room = limits.nodes - size
+    def bounded_step(step: str, label: str, size: int, cap: int, new_per_match: int) -> tuple[bool, bool, bool]:
+        """Run one step keeping the e-graph within ``cap`` e-nodes: (changed, a rule was
+        banned, the cap held a rule back). The cap is enforced before egglog runs (egglog
+        checks sizes only between iterations: 1.85x the budget was measured at 10k
+        e-nodes, 4x at 100k): a rule with more matches than the limit is banned for the
+        step (back-off), so the limit is lowered until the most the step can add fits."""
+        room = cap - size
         worst_case_fits = new_per_match * match_limit <= room
         limit = match_limit if worst_case_fits else room // max(new_per_match, 1)
         changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
@@ -168,7 +174,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         # egglog searches, bans every rule and applies nothing), then let in the rules
         # whose matches fit in the room left, fewest matches first
         _, found = run_step(step, label, 0)
-        room = limits.nodes - enode_count(session.sizes(), encoded.schema.by_name)
+        room = cap - enode_count(session.sizes(), encoded.schema.by_name)
         fitted = _fitting_match_limit(found, new_nodes, room, match_limit)
         if fitted > limit:
             more, _ = run_step(step, label, fitted)
@@ -186,17 +192,21 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     for _ in range(limits.iterations):
         elapsed = time.perf_counter() - start
         # an iteration's time grows with the matches, which grow faster than the e-graph
-        if elapsed + last_seconds * growth * growth > limits.seconds:
+        if elapsed + last_seconds * growth * growth + EXTRACTION_SECONDS_PER_ENODE * size > limits.seconds:
             report.stop_reason = "seconds"
             break
         t = time.perf_counter()
-        changed, banned, held_back = False, False, False  # held back: by the node budget
+        changed, banned, held_back = False, False, None  # held back: by which budget
         for step, rule_name, ruleset_name, new_per_match in steps:
             started = time.perf_counter()
-            step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, new_per_match)
+            # Limits.seconds covers extraction, whose first pass cannot be cut short and
+            # takes time in proportion to the e-nodes: the time left caps them too
+            affordable = (limits.seconds - (started - start)) / EXTRACTION_SECONDS_PER_ENODE
+            cap, budget = (limits.nodes, "nodes") if limits.nodes <= affordable else (int(affordable), "seconds")
+            step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, cap, new_per_match)
             changed |= step_changed
             banned |= step_banned
-            held_back |= step_held_back
+            held_back = budget if step_held_back else held_back
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
             changed |= analyse()
@@ -206,7 +216,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         growth = max(size / max(report.sizes[-1], 1), 1.0)
         report.sizes.append(size)
         if not changed:  # a fixed point, unless rules were banned (too many matches)
-            report.stop_reason = "nodes" if held_back else "banned" if banned else "saturated"
+            report.stop_reason = held_back or ("banned" if banned else "saturated")
             break
     report.seconds = time.perf_counter() - start
     return report

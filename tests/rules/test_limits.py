@@ -139,3 +139,17 @@ def test_the_fitting_match_limit_lets_in_the_fewest_matches_first_and_ties_toget
     assert _fitting_match_limit(found, new_nodes, room=10**6, match_limit=100) == 50
     assert _fitting_match_limit(found, new_nodes, room=10**6, match_limit=20) == 10   # c is over match_limit
     assert _fitting_match_limit(found, new_nodes, room=11, match_limit=100) == 0
+
+
+def test_saturation_leaves_the_time_extraction_needs_within_the_seconds_limit():
+    # before: saturation ran until its own prediction reached the limit, then the
+    # cheapest-first extraction of a 51k e-node e-graph took seconds more
+    from eqgraph.rules.saturate import EXTRACTION_SECONDS_PER_ENODE
+
+    xs, total = long_sum()
+    limits = eg.Limits(nodes=10**6, seconds=0.5, match_limit=10**7)
+    f = eg.function(xs, total, rulesets=["types", ASSOC_COMM], limits=limits)
+    report = f.stages.report
+    assert report.stop_reason == "seconds"
+    assert EXTRACTION_SECONDS_PER_ENODE * report.sizes[-1] <= limits.seconds
+    assert_sums(f, xs)
