@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -52,9 +53,11 @@ class Stages:
     def __str__(self):
         from eqgraph.terms.printing import debugprint
 
+        stopped = f" (extraction stopped early: {self.extraction.stopped})" if self.extraction.stopped else ""
         return (f"== graph ==\n{debugprint(self.graph, file='str')}"
                 f"== saturation ==\n{self.report}\n"
-                f"== optimized (cost {self.extraction.dag_cost:.0f}) ==\n{debugprint(self.optimized, file='str')}")
+                f"== optimized (cost {self.extraction.dag_cost:.0f}){stopped} ==\n"
+                f"{debugprint(self.optimized, file='str')}")
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
@@ -74,7 +77,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
     backend : "numpy" or "cupy".
     rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
-    limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation.
+    limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation; ``seconds`` bounds
+        saturation and the search for a cheaper graph together (the cheapest-first choice is
+        kept when time runs out; ``f.stages.extraction.stopped`` says so).
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
@@ -97,12 +102,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         graph = FunctionGraph(inputs + shared_inputs, targets)
         encoded = encode(graph, None if profile else rulesets)         # rules/encode.py (profiling
         #                                                  times rules in a session of its own)
+        deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
         try:
             report = saturate(encoded, rulesets, limits, time_rules=profile)   # rules/saturate.py
             egraph = EGraphData(encoded)                               # a snapshot of the e-graph
         finally:
             encoded.release()
-        extraction = extract(egraph, cost_model, exact_extraction)     # extract/extract.py
+        extraction = extract(egraph, cost_model, exact_extraction, deadline)  # extract/extract.py
         optimized = extraction.fgraph
         cells = [None] * len(inputs) + [s.container for s in shared_inputs]
         program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

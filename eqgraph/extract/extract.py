@@ -10,6 +10,9 @@
 3. Sharing, exactly: a local search switches e-classes to other e-nodes while
    that lowers the cost of the whole extracted DAG, each node paid once (an
    e-node that reuses a class the graph computes anyway costs only itself).
+   It stops at a deadline (what is left of ``Limits.seconds``) or a work
+   budget, keeping the switches made so far on top of step 2's choice, and
+   ``Extraction.stopped`` says so.
 4. Decode the chosen nodes, without recursion, into Variables; each output is
    filtered through the user's output type, so it is at least as narrow.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -32,6 +36,8 @@ from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 
 INF = math.inf
+clock = time.perf_counter  # the deadline's clock (tests replace it to run out of time)
+EXACT_SECONDS = 10.0       # the integer program's own limit, when Limits.seconds leaves more
 
 
 @dataclass
@@ -48,6 +54,7 @@ class Extraction:
     variables: dict[str, Variable] = field(default_factory=dict)   # e-class -> decoded variable
     shared: set = field(default_factory=set)  # e-classes switched to an e-node that reuses work
     exact: str | None = None                  # how exact extraction ended, when it was asked for
+    stopped: str | None = None                # why the search for a cheaper DAG was cut short, if it was
 
 
 class _Decoder:
@@ -215,8 +222,9 @@ class _SharingRefiner:
     price depends on the e-class's op (the instability penalty) are re-priced.
     """
 
-    def __init__(self, extraction: Extraction, pricer: _Pricer, roots: list[str], budget: int):
-        self.x, self.pricer, self.budget = extraction, pricer, budget
+    def __init__(self, extraction: Extraction, pricer: _Pricer, roots: list[str], budget: int,
+                 deadline: float = INF):
+        self.x, self.pricer, self.budget, self.deadline = extraction, pricer, budget, deadline
         self.nodes, self.choice, self.own = extraction.data.nodes, extraction.choice, extraction.node_cost
         self.alternatives: dict[str, list] = defaultdict(list)  # e-class -> its priced e-nodes
         for node_id in sorted(self.own):
@@ -232,17 +240,21 @@ class _SharingRefiner:
         for root in roots:
             self._add(root, [])
 
-    def run(self, passes: int = 3) -> None:
+    def run(self, passes: int = 3) -> str | None:
+        """Improve the choice; return why it stopped early, or None when it finished."""
         for _ in range(passes if self.alternatives else 0):
             improved = False
             for eclass, candidates in self.alternatives.items():
                 for node_id in candidates:
                     if self.budget <= 0:
-                        return
+                        return "the local search used its work budget (20 steps per e-node)"
+                    if clock() > self.deadline:
+                        return "Limits.seconds ran out during the local search"
                     if self.refs.get(eclass) and node_id != self.choice[eclass]:
                         improved |= self._try(eclass, node_id)
             if not improved:
-                return
+                return None
+        return None
 
     def _add(self, eclass: str, log: list) -> float:
         added, stack = 0.0, [eclass]
@@ -360,12 +372,13 @@ def dag_cost(extraction: Extraction, roots: list[str]) -> float:
     return total
 
 
-def extract(data: EGraphData, cost_model=None, exact: bool = False) -> Extraction:
+def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: float = INF) -> Extraction:
     """Choose the cheapest graph for the encoded outputs and rebuild it as a FunctionGraph.
 
     ``exact=True`` solves for the cheapest DAG as an integer program (SciPy; see
     exact.py) instead of the local search; it raises ExactExtractionUnavailable
-    where it cannot run."""
+    where it cannot run. ``deadline`` (a ``clock()`` time) bounds the searches
+    after the cheapest-first choice, which is always made and is the fallback."""
     cost_model = cost_model or CostModel()
     encoded = data.encoded
     decoder = _Decoder(data)
@@ -373,9 +386,10 @@ def extract(data: EGraphData, cost_model=None, exact: bool = False) -> Extractio
     extraction = choose(data, pricer, _shares(data))
     roots = [data.class_of_id[k] for k in encoded.output_ids]
     # a local search, visiting classes within a budget proportional to the e-graph
-    _SharingRefiner(extraction, pricer, roots, budget=20 * len(data.nodes) + 10_000).run()
+    refiner = _SharingRefiner(extraction, pricer, roots, budget=20 * len(data.nodes) + 10_000, deadline=deadline)
+    extraction.stopped = refiner.run()
     if exact:
-        _use_exact_choice(extraction, roots)
+        _use_exact_choice(extraction, roots, deadline)
     outputs = decode(extraction, decoder, roots)
     outputs = [_at_least_as_narrow(orig, new, data, root)
                for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]
@@ -384,11 +398,16 @@ def extract(data: EGraphData, cost_model=None, exact: bool = False) -> Extractio
     return extraction
 
 
-def _use_exact_choice(extraction: Extraction, roots: list[str]) -> None:
+def _use_exact_choice(extraction: Extraction, roots: list[str], deadline: float = INF) -> None:
     """Switch to the integer program's DAG, unless a time limit left it dearer than ours."""
+    seconds = min(EXACT_SECONDS, deadline - clock())
+    if seconds <= 0:
+        extraction.exact = "skipped: Limits.seconds ran out before it could start"
+        extraction.stopped = extraction.stopped or "Limits.seconds ran out before exact extraction"
+        return
     ours = dict(extraction.choice)
     local_cost = dag_cost(extraction, roots)
-    choice, optimal = exact_choice(extraction, roots)
+    choice, optimal = exact_choice(extraction, roots, seconds=seconds)
     extraction.choice.update(choice)
     extraction.exact = "optimal" if optimal else "time limit"
     if not optimal and dag_cost(extraction, roots) > local_cost:

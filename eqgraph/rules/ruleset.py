@@ -10,8 +10,13 @@ thin layer over egglog is only this:
 - a comment line ``;; eqgraph: saturate`` marks an analysis ruleset (run to a
   fixed point around every rewrite step, like ``types``).
 
-Other commands (``relation``, ``function``...) are sent as written.  Errors
-name the file and line.
+Declarations (``relation``, ``function``, ``constructor``, ``datatype``,
+``sort``) and facts of the relations the file declares (``(axis-index 0)``)
+are sent as written.  Nothing else is accepted: rule text runs in an
+egglog session that compiles share, so a command that runs, checks, prints,
+pushes or pops (or any other), and a rule that deletes, subsumes or panics, is
+refused with an error naming the file and line (an allow-list: a command
+egglog adds later is refused until someone decides it is harmless).
 """
 
 from __future__ import annotations
@@ -20,10 +25,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from eqgraph.rules.adapter import FORMS_PER_RUN
+from eqgraph.rules.adapter import FORMS_PER_RUN, EgglogPanic
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")
+#: commands that only declare something: sent as written
+DECLARATION_HEADS = ("relation", "function", "constructor", "datatype", "datatype*", "sort")
+#: actions a rule may not take: they remove terms or stop egglog, never add equalities
+FORBIDDEN_ACTIONS = ("delete", "subsume", "panic")
+#: rulesets the compiler declares itself (encode.py)
+RESERVED_RULESETS = ("encode", "encoded")
 
 
 class RuleFileError(ValueError):
@@ -44,6 +55,24 @@ class Rule:
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
 
+    def new_nodes_per_match(self) -> dict[str, int]:
+        """At most how many e-nodes one match adds, per rule as egglog names it (a
+        birewrite is two rules, ``name=>`` building the right side and ``name<=`` the
+        left): the terms it builds, counting every parenthesis (an over-count:
+        ``(set-of d)`` adds no e-node)."""
+        if self.kind == "rule":
+            parts = _subforms(self.text)
+            return {self.name: parts[2].count("(") if len(parts) > 2 else 0}
+        built = (self.rhs or "").count("(")
+        if self.kind == "birewrite":
+            return {f"{self.name}=>": built, f"{self.name}<=": (self.lhs or "").count("(")}
+        return {self.name: built}
+
+    @property
+    def max_new_nodes(self) -> int:
+        """At most how many e-nodes one match of each of its directions adds, together."""
+        return sum(self.new_nodes_per_match().values())
+
 
 @dataclass
 class Ruleset:
@@ -55,6 +84,11 @@ class Ruleset:
 
     def __iter__(self):
         return iter(self.rules)
+
+    @property
+    def max_new_nodes(self) -> int:
+        """At most how many e-nodes one step of this ruleset adds per match its rules may apply."""
+        return sum(rule.max_new_nodes for rule in self.rules)
 
     def rule_rulesets(self) -> list[str]:
         """The names of one-rule rulesets, as declared by ``per_rule_program``."""
@@ -143,6 +177,17 @@ def _subforms(form: str) -> list[str]:
     return parts
 
 
+def _forbidden_action(form: str) -> str | None:
+    """The first of FORBIDDEN_ACTIONS used anywhere in ``form`` (outside strings), if any."""
+    stack = [form]
+    while stack:
+        parts = _subforms(stack.pop())
+        if parts and parts[0] in FORBIDDEN_ACTIONS:
+            return parts[0]
+        stack.extend(p for p in parts if p.startswith("("))
+    return None
+
+
 def _option(parts: list[str], key: str):
     if key in parts:
         i = parts.index(key)
@@ -152,15 +197,31 @@ def _option(parts: list[str], key: str):
 
 # -- loading --------------------------------------------------------------------------------------
 def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
+    if ruleset in RESERVED_RULESETS:
+        raise RuleFileError(f"{source}: the ruleset name {ruleset!r} (from the file's name) is reserved by "
+                            f"eqgraph ({', '.join(RESERVED_RULESETS)}); rename the file")
     rules, edits = [], []   # edits: (form, replacement) applied to the text, keeping its lines
+    declared: set[str] = set()  # the relations and functions the file declares
     for form, line in split_forms(text, source):
         parts = _subforms(form)
         head = parts[0] if parts else ""
         if head == "ruleset":
             edits.append((form, re.sub(r"[^\n]", " ", form)))  # every file is its own ruleset
             continue
-        if head not in RULE_HEADS:
+        if head in DECLARATION_HEADS:
+            declared.add(parts[1] if len(parts) > 1 else "")
             continue
+        if head in declared:  # a fact of a relation this file declares, e.g. (axis-index 0)
+            continue
+        if head not in RULE_HEADS:
+            raise RuleFileError(
+                f"{source}:{line}: ({head} ...) is not allowed in a rule file; it may hold only rules "
+                f"({', '.join(RULE_HEADS)}), rulesets, declarations ({', '.join(DECLARATION_HEADS)}) "
+                "and facts of the relations it declares")
+        forbidden = _forbidden_action(form)
+        if forbidden:
+            raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
+                                "terms, equalities and facts")
         given = _option(parts, ":ruleset")
         if given is not None and given != ruleset:
             raise RuleFileError(f"{source}:{line}: rule says :ruleset {given}, but the file's ruleset is "
@@ -210,14 +271,27 @@ def load(spec) -> Ruleset:
         if not path.exists():
             raise FileNotFoundError(f"Rule file {path} does not exist")
         key = (str(path.resolve()), path.stat().st_mtime_ns)
-        if key not in _CACHE:
-            _CACHE[key] = parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path))
+        if key not in _CACHE:  # setdefault: two threads loading one file get the same Ruleset
+            _CACHE.setdefault(key, parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path)))
         return _CACHE[key]
     if isinstance(spec, str):
         if spec not in _CACHE:
-            _CACHE[spec] = parse_rules(spec, f"user{len(_CACHE)}", "<string>")
+            _CACHE.setdefault(spec, parse_rules(spec, f"user{len(_CACHE)}", "<string>"))
         return _CACHE[spec]
     raise TypeError(f"Cannot load rules from {spec!r}")
+
+
+def check_unique(rulesets: list[Ruleset]) -> None:
+    """Refuse two rulesets of one name (a file listed twice, or a user's ``algebra.egg``
+    beside the built-in ``algebra``): egglog would mix their rules or fail half-way."""
+    seen: dict[str, Ruleset] = {}
+    for ruleset in rulesets:
+        other = seen.setdefault(ruleset.name, ruleset)
+        if other is not ruleset or rulesets.count(ruleset) > 1:
+            twice = ("is listed twice" if other is ruleset else
+                     f"comes from both {other.source} and {ruleset.source}; rename one file")
+            raise ValueError(f"rulesets: the ruleset {ruleset.name!r} {twice} (ruleset names, taken from "
+                             "file names, must be unique in one compile)")
 
 
 def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
@@ -236,6 +310,9 @@ def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
         (start, _, line), (_, end, _) = forms[i], forms[min(i + FORMS_PER_RUN, len(forms)) - 1]
         try:
             session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source)
+        except EgglogPanic as err:  # egglog crashed somewhere in these forms
+            raise EgglogPanic(f"{ruleset.source}:{line} (or one of the {FORMS_PER_RUN} commands after it): "
+                              f"{err}") from err
         except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
             where = re.search(r"In (\d+):", str(err))
-            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else '?'}: {err}") from None
+            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else line}: {err}") from None
