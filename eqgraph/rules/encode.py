@@ -50,22 +50,32 @@ class EncodedGraph:
     n_rows: int = 0
     rulesets: list = field(default_factory=list)  # rulesets already sent to the session
     base: object = None                           # the reused base session, until released
-    pushes: int = 0                               # snapshots saturation left on egglog's stack
 
     def release(self) -> None:
-        """Give a reused base session back (its e-graph is restored); keep only snapshots."""
+        """Give a reused base session back (its e-graph is restored by ``pop``).
+
+        The session then belongs to later compiles, so this graph stops pointing at it:
+        what it held lives on in the snapshot (``EGraphData``, ``f.stages.egraph``).
+        """
         if self.base is not None:
             from eqgraph.rules.base import release
 
-            for _ in range(self.pushes):
-                self.session.pop()
-            self.pushes = 0
             release(self.base)
             self.base = None
+            self.session = _ReleasedSession()
 
     @property
     def output_ids(self) -> list[int]:
         return [self.ids[v] for v in self.fgraph.outputs]
+
+
+class _ReleasedSession:
+    """Stands in for a pooled session once it was given back, so that reading it later fails
+    clearly instead of showing another compile's e-graph."""
+
+    def __getattr__(self, name):
+        raise RuntimeError("this compile's egglog session was given back to the pool after extraction; "
+                           "read the e-graph from its snapshot (f.stages.egraph) instead")
 
 
 def scalar_row(data: np.ndarray):

@@ -183,3 +183,13 @@ def test_ruleset_name_clashes_are_refused(tmp_path):
     f = eg.function([x], x * 3.0, rulesets=["types", mine])
     assert f.stages.report.matches["algebra/comm"] >= 1
     compile_log1p()
+
+
+def test_a_compiled_functions_stages_do_not_show_a_later_compiles_egraph():
+    x = et.dvector("x")
+    y = et.exp(x)
+    f = eg.function([x], y)
+    eg.function([x], et.log(x))  # reuses the pooled session f was compiled in
+    with pytest.raises(RuntimeError, match="snapshot"):
+        f.stages.encoded.session.sizes()
+    assert "(Exp (Var 0))" in str(f.stages.egraph.eclass(y))  # the snapshot is f's own
