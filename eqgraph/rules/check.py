@@ -203,28 +203,29 @@ def _run_rule_or_raise(alone: Ruleset, draw: Draw) -> list[bool]:
 
 
 def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
-    outputs = [v for d in draws for v in (d.source, d.target) if v is not None]
     inputs = list(dict.fromkeys(v for d in draws for v in d.binding.tensors.values()))
-    encoded = encode(FunctionGraph(inputs, outputs, clone=False), rulesets=["types"])  # a reused session
-    try:
-        report = saturate(encoded, ["types", alone], Limits(iterations=1))
-        data = EGraphData(encoded)
-    finally:
-        encoded.release()
+    outputs = [v for d in draws for v in (d.source, d.target) if v is not None]
+    report, data = _saturate(alone, inputs, outputs)
     if not report.matches.get(alone.rules[0].name):
         return [False] * len(draws)
-    # a right side that does not type-check is not in the e-graph: the rule's match on the
-    # left side alone says its guards held
-    alone_ok = [d.target is not None or _matched_alone(alone, d) for d in draws]
-    return [ok and (d.target is None or data.class_of(d.source) == data.class_of(d.target))
-            for d, ok in zip(draws, alone_ok)]
+    # Where the e-graph's right side cannot be ours (ours does not type-check, or rounds a
+    # constant the rule computed: 1/3 as a float32), a match on the left side alone says
+    # that the guards held.
+    return [_matched_alone(alone, d) if d.target is None or d.binding.rounded
+            else data.class_of(d.source) == data.class_of(d.target) for d in draws]
 
 
 def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
-    encoded = encode(FunctionGraph(list(draw.binding.tensors.values()), [draw.source], clone=False),
-                     rulesets=["types"])
+    report, _ = _saturate(alone, list(draw.binding.tensors.values()), [draw.source])
+    return bool(report.matches.get(alone.rules[0].name))
+
+
+def _saturate(alone: Ruleset, inputs: list, outputs: list):
+    """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
+    encoded = encode(FunctionGraph(inputs, outputs, clone=False), rulesets=["types"])  # a reused session
     try:
-        return bool(saturate(encoded, ["types", alone], Limits(iterations=1)).matches.get(alone.rules[0].name))
+        report = saturate(encoded, ["types", alone], Limits(iterations=1))
+        return report, EGraphData(encoded)
     finally:
         encoded.release()
 
@@ -335,6 +336,7 @@ class Binding:
             self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
         self.primitives: dict = {}
+        self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
 
     def tensors_by_name(self):
         return [(_name(v), t) for v, t in self.tensors.items()]
@@ -390,6 +392,7 @@ class Binding:
             data = np.full((1,) * ndim, value, dtype=dtype)
             if data.reshape(-1)[0] != value:  # 0.5 as an int64 would be another constant
                 raise ValueError(f"{value} is not a {dtype}")
+            self.rounded |= float(data.reshape(-1)[0]) != value  # 1/3 as a float32
             return et.constant(data)
         if head == "Ints":
             return et.constant(np.asarray(self.primitive(args[0], "IntVec"), dtype=self.primitive(args[1], "String")))

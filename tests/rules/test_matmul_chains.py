@@ -66,3 +66,104 @@ def test_matrix_chain_times_vector_is_still_reassociated():
     v = et.TensorType("float64", (50,))("v")
     A_, rest = eg.rewrite(A @ B @ v).owner.inputs
     assert A_ is A and rest.owner.inputs == [B, v]
+
+
+# -- property: chains of 3-4 operands, any parenthesization ---------------------------------------
+class _Sizes:
+    """Axis sizes as a union-find: axes a product contracts (or broadcasts) share a size."""
+
+    def __init__(self):
+        self.parent: list[int] = []
+
+    def new(self) -> int:
+        self.parent.append(len(self.parent))
+        return len(self.parent) - 1
+
+    def find(self, a: int) -> int:
+        while self.parent[a] != a:
+            a = self.parent[a]
+        return a
+
+    def union(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+    def matmul(self, left: list, right: list) -> list:
+        """The axes of left @ right under NumPy's rules; None if an operand is a number."""
+        if not left or not right:
+            return None
+        self.union(left[-1], right[0] if len(right) == 1 else right[-2])
+        rows, cols = left[-2:-1] if len(left) > 1 else [], right[-1:] if len(right) > 1 else []
+        batch_l, batch_r = left[:-2], right[:-2]
+        for a, b in zip(reversed(batch_l), reversed(batch_r)):
+            self.union(a, b)
+        return max(batch_l, batch_r, key=len) + rows + cols
+
+
+def _tree(draw, lo: int, hi: int):
+    """A random parenthesization of operands lo..hi-1, as nested pairs of indices."""
+    if hi - lo == 1:
+        return lo
+    k = draw(st.integers(lo + 1, hi - 1))
+    return (_tree(draw, lo, k), _tree(draw, k, hi))
+
+
+def _fold(tree, leaf, product):
+    if isinstance(tree, int):
+        return leaf(tree)
+    return product(_fold(tree[0], leaf, product), _fold(tree[1], leaf, product))
+
+
+@st.composite
+def chains(draw):
+    """(tree, symbolic inputs, arrays) for a valid matmul chain of 3-4 operands."""
+    n = draw(st.integers(3, 4), label="operands")
+    ndims = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=n, max_size=n), label="ndims")
+    tree = _tree(draw, 0, n)
+    sizes = _Sizes()
+    axes = [[sizes.new() for _ in range(k)] for k in ndims]
+
+    def product(left, right):
+        return None if left is None or right is None else sizes.matmul(left, right)
+
+    assume(_fold(tree, lambda i: axes[i], product) is not None)  # no vector @ vector mid-chain
+    size_of = {}
+    for root in sorted({sizes.find(a) for leaf in axes for a in leaf}):
+        size_of[root] = draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from(["float64", "float32"]), label="dtype")
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
+    xs, values = [], []
+    for i, leaf in enumerate(axes):
+        shape = [size_of[sizes.find(a)] for a in leaf]
+        for j in range(len(shape) - 2):  # a batch axis may be 1: it broadcasts
+            if draw(st.booleans(), label="broadcast batch axis"):
+                shape[j] = 1
+        static = [s if draw(st.booleans(), label="static") else None for s in shape]
+        xs.append(et.TensorType(dtype, tuple(static))(f"x{i}"))
+        values.append(rng.normal(size=shape).astype(dtype))
+    return tree, xs, values
+
+
+def _check_chain(case):
+    tree, xs, values = case
+    out = _fold(tree, lambda i: xs[i], lambda a, b: a @ b)
+    expected = _fold(tree, lambda i: values[i].astype("float64"), lambda a, b: a @ b)
+    got = eg.function(xs, out)(*values)
+    assert got.shape == expected.shape and got.dtype == out.dtype
+    rtol = 1e-4 if out.dtype == "float32" else 1e-10
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol)
+
+
+CHAIN_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@settings(max_examples=30, derandomize=True, **CHAIN_SETTINGS)
+@given(case=chains())
+def test_matmul_chains_agree_with_numpy(case):
+    _check_chain(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, **CHAIN_SETTINGS)
+@given(case=chains())
+def test_matmul_chains_agree_with_numpy_many(case):
+    _check_chain(case)

@@ -34,10 +34,10 @@ def test_every_rule_was_checked_at_least_once():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("name", builtin_names())
 def test_rules_are_sound_on_many_draws(name, seed):
-    report = check_rules(name, draws=400, seed=seed)
+    report = check_rules(name, draws=300, seed=seed)
     assert not report.unchecked
 
 
