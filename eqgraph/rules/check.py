@@ -115,6 +115,7 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     rng = np.random.default_rng([seed, zlib.crc32(rule.name.encode())])
     variables: dict = {}
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
+    _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -74,6 +74,7 @@ class _Sizes:
 
     def __init__(self):
         self.parent: list[int] = []
+        self.contracted: list[int] = []  # axes a product sums over: their size must match exactly
 
     def new(self) -> int:
         self.parent.append(len(self.parent))
@@ -87,11 +88,16 @@ class _Sizes:
     def union(self, a: int, b: int) -> None:
         self.parent[self.find(a)] = self.find(b)
 
+    def may_broadcast(self, a: int) -> bool:
+        """Whether axis ``a`` may be 1 where others of its size are not (never contracted)."""
+        return self.find(a) not in {self.find(c) for c in self.contracted}
+
     def matmul(self, left: list, right: list) -> list:
         """The axes of left @ right under NumPy's rules; None if an operand is a number."""
         if not left or not right:
             return None
         self.union(left[-1], right[0] if len(right) == 1 else right[-2])
+        self.contracted.append(left[-1])
         rows, cols = left[-2:-1] if len(left) > 1 else [], right[-1:] if len(right) > 1 else []
         batch_l, batch_r = left[:-2], right[:-2]
         for a, b in zip(reversed(batch_l), reversed(batch_r)):
@@ -134,8 +140,9 @@ def chains(draw):
     xs, values = [], []
     for i, leaf in enumerate(axes):
         shape = [size_of[sizes.find(a)] for a in leaf]
-        for j in range(len(shape) - 2):  # a batch axis may be 1: it broadcasts
-            if draw(st.booleans(), label="broadcast batch axis"):
+        for j in range(len(shape) - 2):  # a batch axis may be 1: it broadcasts (unless a vector
+            # operand made it a matrix axis that some product sums over)
+            if sizes.may_broadcast(leaf[j]) and draw(st.booleans(), label="broadcast batch axis"):
                 shape[j] = 1
         static = [s if draw(st.booleans(), label="static") else None for s in shape]
         xs.append(et.TensorType(dtype, tuple(static))(f"x{i}"))
