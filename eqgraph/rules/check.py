@@ -148,7 +148,7 @@ def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
         ndims = dict(zip(tensors, next(mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1
-            draw = _draw(Binding(kinds, ndims, rng), source, target)
+            draw = _draw(Binding(ndims, rng), source, target)
             if draw is not None:
                 found.append(draw)
                 break
@@ -323,8 +323,8 @@ def _name(variable) -> str:
 class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
-    def __init__(self, kinds: dict, ndims: dict, rng):
-        self.kinds, self.rng = kinds, rng
+    def __init__(self, ndims: dict, rng):
+        self.rng = rng
         same = rng.random() < 0.5  # one dtype for every operand half of the time: guards often ask for it
         common = rng.choice(DTYPES)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
@@ -400,8 +400,7 @@ class Binding:
         ctor = SCHEMA.by_name[head]
         inputs = [self.build(a) for a in args[: ctor.n_inputs]]
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
-        props = [c.decode(list(p)) if c.kind == "vec" and not isinstance(p, tuple) else p
-                 for p, c in zip(props, ctor.codecs)]
+        props = [c.decode(p) if c.kind == "vec" else p for p, c in zip(props, ctor.codecs)]  # -1 is "x"
         return ctor.make_op(props).make_node(*inputs).outputs[0]
 
     def _prop(self, head, arg, codec, inputs):
