@@ -61,10 +61,10 @@ def test_a_constructor_that_is_not_a_builtin_op_is_reported_not_checked():
     assert "not checked" in str(report)
 
 
-def test_the_shipped_rules_pass():
-    for name in ("algebra", "matmul"):
-        report = eg.check_rules(name, draws=30)
-        assert report.checked and not report.unchecked
+def test_a_shipped_file_passes():
+    # every shipped rule, with more draws: tests/rules/test_soundness.py
+    report = eg.check_rules("matmul", draws=30)
+    assert len(report.checked) == 3 and not report.unchecked
 
 
 def _cli(*args):
