@@ -22,6 +22,7 @@ from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.rules import RuleFileError as RuleFileError, TypeContradiction as TypeContradiction
 from eqgraph.rules import load_rules as load_rules
+from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
 
 __version__ = "0.1.0"

@@ -20,31 +20,12 @@ from kanren.core import fail
 from unification import isvar
 
 from eqgraph.rules.egraph import LEAVES
-from eqgraph.rules.ruleset import Rule, _subforms
+from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
+from eqgraph.rules.ruleset import Rule
 from eqgraph.terms.basic import Constant, Variable
 
 
 # -- patterns as kanren relations ------------------------------------------------------------
-def parse_pattern(text: str, variables: dict):
-    """An egglog pattern as nested tuples ``(op, *args)`` with kanren variables."""
-    text = text.strip()
-    if text.startswith("("):
-        parts = _subforms(text)
-        return (parts[0], *[parse_pattern(p, variables) for p in parts[1:]])
-    if text.startswith('"'):
-        return text[1:-1]
-    if text in ("true", "false"):
-        return text == "true"
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return variables.setdefault(text, var(text))
-
-
 def matcho(pattern, eclass: str, data, depth: int = 6):
     """Goal: ``pattern`` matches some term of ``eclass`` (variables bind to e-classes/values)."""
     if isvar(pattern):

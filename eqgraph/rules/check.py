@@ -1,0 +1,421 @@
+"""Check rewrite rules for soundness on random inputs (``eqgraph.check_rules``).
+
+For each ``rewrite`` (and each direction of a ``birewrite``), many *bindings* of
+the pattern variables are drawn: per tensor variable an ndim (0-3, cycling
+through every mix), a dtype, sizes from a small pool that includes 1 (so
+operands broadcast), each axis static or unknown, and values of that shape;
+per primitive variable a value (a constant, a dtype, an ndim...).  For each
+binding that type-checks (``make_node``) and whose left side evaluates:
+
+1. both sides are built as graphs and put in one e-graph with the rule alone:
+   the rule's guards held if it made them one e-class;
+2. then both sides are evaluated by running each node's ``perform`` (no
+   rewriting, no compiling) and must agree: same dtype, ndim and shape, values
+   equal to the dtype's tolerance (``values_eq_approx``).
+
+A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
+and the counterexample.  Drawn values are never zero (booleans are True): rules
+may assume that a divisor is nonzero (``x*y/y -> x``, like Aesara).  Draws come from
+``numpy.random.default_rng``, seeded per rule, so a check is repeatable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+from unification import isvar
+
+import eqgraph.tensor as et
+from eqgraph.rules.egraph import EGraphData
+from eqgraph.rules.encode import encode
+from eqgraph.rules.pattern import parse_pattern
+from eqgraph.rules.ruleset import Rule, Ruleset, load
+from eqgraph.rules.saturate import Limits, TypeContradiction, saturate
+from eqgraph.rules.schema import Schema
+from eqgraph.terms import FunctionGraph
+from eqgraph.terms.graph import toposort
+
+DTYPES = ("float64", "float32", "int64", "bool")
+NDIMS = (0, 1, 2, 3)
+CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # for f64 variables
+#: egglog's primitive functions that rule patterns use, for building right-hand sides
+PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
+              "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple}
+SCHEMA = Schema()
+#: what building a pattern raises for bindings that do not type-check (or a constant c/0)
+BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
+TRIES_PER_MIX = 3     # bindings drawn for one ndim mix before moving on to the next
+TRIES_PER_DRAW = 10   # bindings drawn per binding asked for, at most (most mixes may not type-check)
+
+
+class UnsoundRuleError(ValueError):
+    """A rule whose two sides differ on some inputs; the message starts with ``file:line``."""
+
+    def __init__(self, message: str, rule: Rule):
+        super().__init__(message)
+        self.rule = rule
+
+
+@dataclass
+class CheckReport:
+    """What ``check_rules`` did for each rule of a file."""
+
+    source: str
+    checked: dict[str, int] = field(default_factory=dict)   # rule -> bindings compared on both sides
+    unmatched: list[str] = field(default_factory=list)      # rules whose guards never held on a draw
+    unchecked: dict[str, str] = field(default_factory=dict)  # rule -> why it cannot be checked
+    general: list[str] = field(default_factory=list)        # (rule ...) commands: no two sides to compare
+
+    def __str__(self):
+        compared = {name: n for name, n in self.checked.items() if n}
+        lines = [f"{self.source}: {len(compared)} rewrites checked, no counterexample"]
+        lines += [f"  {n:>5} draws  {name}" for name, n in compared.items()]
+        lines += [f"  never matched (its guards held on no draw, so it was not checked): {name}"
+                  for name in self.unmatched]
+        lines += [f"  not checked: {name}: {why}" for name, why in self.unchecked.items()]
+        if self.general:
+            lines.append(f"  {len(self.general)} general (rule ...) commands not checked: only rewrites have "
+                         "two sides to compare")
+        return "\n".join(lines)
+
+
+def check_rules(rules, draws: int = 100, seed: int = 0) -> CheckReport:
+    """Check every rewrite of a rule file (a path, rule text, a built-in name or a Ruleset).
+
+    ``draws`` bindings are tried per rule and direction.  Raises
+    :class:`UnsoundRuleError` for the first rule found unsound; otherwise returns a
+    report of how many bindings each rule was compared on and which rules never matched.
+    """
+    ruleset = load(rules)
+    report = CheckReport(ruleset.source)
+    for rule in ruleset.rules:
+        if rule.kind == "rule":
+            report.general.append(rule.name)
+            continue
+        try:
+            count = check_rule(rule, ruleset, draws, seed)
+        except UnknownConstructor as err:
+            report.unchecked[rule.name] = str(err)
+            continue
+        report.checked[rule.name] = count
+        if not count:
+            report.unmatched.append(rule.name)
+    return report
+
+
+def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, seed: int = 0) -> int:
+    """Check one rewrite; return how many bindings both sides were compared on."""
+    ruleset = ruleset or load(rule.ruleset)
+    alone = _alone(ruleset, rule)
+    rng = np.random.default_rng([seed, zlib.crc32(rule.name.encode())])
+    variables: dict = {}
+    lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
+    _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
+    directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sum(_check_direction(rule, alone, source, target, rng, draws) for source, target in directions)
+
+
+class UnknownConstructor(ValueError):
+    """A pattern names a constructor the checker cannot build."""
+
+
+# -- one direction ------------------------------------------------------------------------------
+@dataclass
+class Draw:
+    binding: Binding
+    source: object   # the graph built from the source pattern
+    target: object   # from the target pattern; None if it does not type-check
+    target_error: Exception | None
+    values: dict     # tensor variable -> array
+    left: object     # the source's value
+
+
+def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
+    kinds = _variable_kinds(source)
+    tensors = [v for v, kind in kinds.items() if kind == "T"]
+    ndim_mixes = list(itertools.product(NDIMS, repeat=len(tensors)))
+    mixes = itertools.cycle([ndim_mixes[i] for i in rng.permutation(len(ndim_mixes))])  # every mix in turn
+    found: list[Draw] = []
+    tries = 0
+    while len(found) < draws and tries < TRIES_PER_DRAW * draws:
+        ndims = dict(zip(tensors, next(mixes)))
+        for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
+            tries += 1
+            draw = _draw(Binding(ndims, rng), source, target)
+            if draw is not None:
+                found.append(draw)
+                break
+    compared = 0
+    for draw, proven in zip(found, _proven_equal(alone, found)):
+        if proven:
+            _compare(rule, draw)
+            compared += 1
+    return compared
+
+
+def _draw(binding: Binding, source, target) -> Draw | None:
+    """Both sides built for ``binding``, and the source's value; None if the source does not
+    type-check or NumPy refuses its values (nothing to test)."""
+    try:
+        graph = binding.build(source)
+        values = binding.arrays()
+        [left] = evaluate([graph], values)
+    except Exception:  # noqa: BLE001  (make_node or NumPy refuse: outside the left side's domain)
+        return None
+    try:
+        built, error = binding.build(target), None
+    except BUILD_ERRORS as err:
+        built, error = None, err
+    return Draw(binding, graph, built, error, values, left)
+
+
+def _proven_equal(alone: Ruleset, draws: list[Draw]) -> list[bool]:
+    """Per draw: did the rule alone (with the type analyses) make its two sides one e-class?
+
+    All draws share one e-graph; if the rule merges terms of contradicting static types,
+    the draws are checked one by one to find the binding that shows it.
+    """
+    if not draws:
+        return []
+    try:
+        return _run_rule(alone, draws)
+    except TypeContradiction:
+        if len(draws) == 1:
+            raise
+    return [x for draw in draws for x in _run_rule_or_raise(alone, draw)]
+
+
+def _run_rule_or_raise(alone: Ruleset, draw: Draw) -> list[bool]:
+    try:
+        return _run_rule(alone, [draw])
+    except TypeContradiction as err:
+        rule = alone.rules[0]
+        _compare(rule, draw)  # the sides' types or values differ: say how, with the values
+        raise UnsoundRuleError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} merges terms of different "
+                               f"static types: {draw.source.type} and {draw.target.type}\n"
+                               f"{_describe(draw.binding, draw.values)}\n  ({err})", rule) from None
+
+
+def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
+    inputs = list(dict.fromkeys(v for d in draws for v in d.binding.tensors.values()))
+    outputs = [v for d in draws for v in (d.source, d.target) if v is not None]
+    report, data = _saturate(alone, inputs, outputs)
+    if not report.matches.get(alone.rules[0].name):
+        return [False] * len(draws)
+    # Where the e-graph's right side cannot be ours (ours does not type-check, or rounds a
+    # constant the rule computed: 1/3 as a float32), a match on the left side alone says
+    # that the guards held.
+    return [_matched_alone(alone, d) if d.target is None or d.binding.rounded
+            else data.class_of(d.source) == data.class_of(d.target) for d in draws]
+
+
+def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
+    report, _ = _saturate(alone, list(draw.binding.tensors.values()), [draw.source])
+    return bool(report.matches.get(alone.rules[0].name))
+
+
+def _saturate(alone: Ruleset, inputs: list, outputs: list):
+    """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
+    encoded = encode(FunctionGraph(inputs, outputs, clone=False), rulesets=["types"])  # a reused session
+    try:
+        report = saturate(encoded, ["types", alone], Limits(iterations=1))
+        return report, EGraphData(encoded)
+    finally:
+        encoded.release()
+
+
+def _compare(rule: Rule, draw: Draw) -> None:
+    """Raise UnsoundRuleError unless the target has the source's type and value."""
+    source, target, right, failure = draw.source, draw.target, None, None
+    if target is not None:
+        try:
+            [right] = evaluate([target], draw.values)
+        except Exception as err:  # noqa: BLE001  (the counterexample: the left side ran, this did not)
+            failure = f"{type(err).__name__}: {err}"
+    if target is None:
+        problem = f"the right side does not type-check: {draw.target_error}"
+    elif (target.type.dtype, target.type.ndim) != (source.type.dtype, source.type.ndim):
+        problem = f"the right side has type {target.type}, the left side {source.type}"
+    elif failure is not None:
+        problem = f"the right side fails: {failure}"
+    elif np.shape(right) != np.shape(draw.left):
+        problem = f"shapes differ: {np.shape(draw.left)} and {np.shape(right)}"
+    elif not source.type.values_eq_approx(draw.left, right):
+        problem = "values differ"
+    else:
+        return
+    raise UnsoundRuleError(
+        f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} is unsound: {problem}\n"
+        f"  rule: {rule.lhs}  ->  {rule.rhs}\n{_describe(draw.binding, draw.values)}\n"
+        f"  left side:  {source} = {_show(draw.left)}\n"
+        f"  right side: {target if target is not None else '(not built)'} = "
+        f"{_show(right) if right is not None else '-'}", rule)
+
+
+def _describe(binding: Binding, values: dict) -> str:
+    rows = [f"  {name} = {_show(values[v])}  ({v.type})" for name, v in binding.tensors_by_name()]
+    rows += [f"  {name} = {value!r}" for name, value in binding.primitives_by_name()]
+    return "  inputs:\n" + "\n".join("  " + r for r in rows)
+
+
+def _show(value) -> str:
+    return np.array2string(np.asarray(value), precision=6, separator=", ", threshold=30).replace("\n", " ")
+
+
+def _alone(ruleset: Ruleset, rule: Rule) -> Ruleset:
+    """``ruleset`` with only ``rule`` (its other commands kept: a rule may use them); same lines."""
+    program = ruleset.program
+    for other in ruleset.rules:
+        if other is not rule:
+            program = program.replace(other.text, "\n" * other.text.count("\n"), 1)
+    return Ruleset(ruleset.name, [rule], program, ruleset.source, ruleset.saturate)
+
+
+# -- evaluation: the meaning of a graph, node by node ------------------------------------------
+def evaluate(outputs, values: dict) -> list:
+    """The values of ``outputs``, running each node's ``perform`` on ``values`` (copied)."""
+    cells = {v: np.array(x, copy=True) for v, x in values.items()}
+    for node in toposort(outputs):
+        storage = [[None] for _ in node.outputs]
+        node.op.perform(node, [cells[v] if v in cells else v.data for v in node.inputs], storage)
+        cells.update(zip(node.outputs, (cell[0] for cell in storage)))
+    return [cells[v] if v in cells else v.data for v in outputs]
+
+
+# -- bindings: pattern variables -> graphs and values -------------------------------------------
+def _variable_kinds(pattern, kinds=None) -> dict:
+    """Pattern variable -> "T" (a tensor) or the egglog sort of the primitive it stands for."""
+    kinds = {} if kinds is None else kinds
+    if isvar(pattern):
+        kinds.setdefault(pattern, "T")
+        return kinds
+    if not isinstance(pattern, tuple):
+        return kinds
+    head, args = pattern[0], pattern[1:]
+    if head == "Scalar":
+        sorts, n_inputs = ("f64", "String", "i64"), 0
+    elif head == "Ints":
+        sorts, n_inputs = ("IntVec", "String"), 0
+    elif head in SCHEMA.by_name:
+        ctor = SCHEMA.by_name[head]
+        sorts, n_inputs = tuple(c.sort for c in ctor.codecs), ctor.n_inputs
+    else:
+        raise UnknownConstructor(f"constructor {head} is not a built-in op (the checker builds built-in ops only)")
+    for a in args[:n_inputs]:
+        _variable_kinds(a, kinds)
+    for a, sort in zip(args[n_inputs:], sorts):
+        if isvar(a):
+            kinds.setdefault(a, sort)
+    return kinds
+
+
+def _name(variable) -> str:
+    return str(variable).lstrip("~")  # kanren prints its variables as ~x
+
+
+class Binding:
+    """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
+
+    def __init__(self, ndims: dict, rng):
+        self.rng = rng
+        same = rng.random() < 0.5  # one dtype for every operand half of the time: guards often ask for it
+        common = rng.choice(DTYPES)
+        self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
+        self.tensors: dict = {}   # pattern variable -> input variable
+        self.shapes: dict = {}    # input variable -> its runtime shape
+        for v, ndim in ndims.items():
+            dtype = common if same else rng.choice(DTYPES)
+            shape = tuple(1 if rng.random() < 0.25 else self.size for _ in range(ndim))
+            static = tuple(s if rng.random() < 0.5 else None for s in shape)
+            self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
+            self.shapes[self.tensors[v]] = shape
+        self.primitives: dict = {}
+        self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
+
+    def tensors_by_name(self):
+        return [(_name(v), t) for v, t in self.tensors.items()]
+
+    def primitives_by_name(self):
+        return [(_name(v), p) for v, p in self.primitives.items()]
+
+    def arrays(self) -> dict:
+        """Nonzero values of each tensor's runtime shape (which its static shape allows)."""
+        out = {}
+        for t in self.tensors.values():
+            shape, dtype = self.shapes[t], t.type.dtype
+            if dtype == "bool":  # nonzero, like every drawn value
+                value = np.ones(shape, dtype=bool)
+            elif dtype.startswith("int"):
+                value = self.rng.integers(1, 4, size=shape) * self.rng.choice([-1, 1], size=shape)
+            else:
+                value = self.rng.uniform(0.1, 2.0, size=shape) * self.rng.choice([-1, 1], size=shape)
+            out[t] = np.asarray(value, dtype=dtype)
+        return out
+
+    def primitive(self, v, sort: str):
+        if isinstance(v, tuple):  # an egglog primitive expression, e.g. (/ c 2.0)
+            return PRIMITIVES[v[0]](*[self.primitive(a, sort) for a in v[1:]])
+        if not isvar(v):
+            return v
+        if v not in self.primitives:
+            self.primitives[v] = self._draw_primitive(sort)
+        return self.primitives[v]
+
+    def _draw_primitive(self, sort: str):
+        rng = self.rng
+        drawn = list(self.tensors.values())
+        likely = drawn and rng.random() < 0.5  # the ndim or dtype of an operand: guards compare them
+        if sort == "f64":
+            return float(rng.choice(CONSTANTS))
+        if sort == "String":
+            return drawn[rng.integers(len(drawn))].type.dtype if likely else str(rng.choice(DTYPES))
+        if sort == "i64":
+            return drawn[rng.integers(len(drawn))].type.ndim if likely else int(rng.choice(NDIMS))
+        if sort == "bool":
+            return bool(rng.random() < 0.5)
+        if sort == "IntVec":
+            return tuple(int(i) for i in rng.permutation(int(rng.choice(NDIMS))))
+        raise UnknownConstructor(f"cannot draw a value of sort {sort}")
+
+    def build(self, pattern):
+        if isvar(pattern):
+            return self.tensors[pattern]
+        head, args = pattern[0], pattern[1:]
+        if head == "Scalar":
+            value, dtype, ndim = (self.primitive(a, s) for a, s in zip(args, ("f64", "String", "i64")))
+            data = np.full((1,) * ndim, value, dtype=dtype)
+            if data.reshape(-1)[0] != value:  # 0.5 as an int64 would be another constant
+                raise ValueError(f"{value} is not a {dtype}")
+            self.rounded |= float(data.reshape(-1)[0]) != value  # 1/3 as a float32
+            return et.constant(data)
+        if head == "Ints":
+            return et.constant(np.asarray(self.primitive(args[0], "IntVec"), dtype=self.primitive(args[1], "String")))
+        ctor = SCHEMA.by_name[head]
+        inputs = [self.build(a) for a in args[: ctor.n_inputs]]
+        props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
+        props = [c.decode(p) if c.kind == "vec" else p for p, c in zip(props, ctor.codecs)]  # -1 is "x"
+        return ctor.make_op(props).make_node(*inputs).outputs[0]
+
+    def _prop(self, head, arg, codec, inputs):
+        # props that must agree with an input to type-check: drawn from that input
+        if isvar(arg) and arg not in self.primitives and inputs:
+            x = inputs[0]
+            if head == "DimShuffle" and codec.sort == "i64":  # the input's ndim
+                self.primitives[arg] = x.ndim
+            elif head == "DimShuffle" and codec.sort == "IntVec":  # a permutation, maybe a new axis
+                order = [int(i) for i in self.rng.permutation(x.ndim)]
+                if len(order) < 3 and self.rng.random() < 0.5:
+                    order.insert(int(self.rng.integers(len(order) + 1)), "x")
+                self.primitives[arg] = tuple(order)
+            elif head == "Softmax" and codec.sort == "i64":  # an axis of the input
+                if x.ndim == 0:
+                    raise TypeError("softmax needs an axis")
+                self.primitives[arg] = int(self.rng.integers(x.ndim))
+        return self.primitive(arg, codec.sort)

@@ -1,0 +1,89 @@
+"""eqgraph.check_rules and ``python -m eqgraph check-rules``: users check their own rule files."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import eqgraph as eg
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GOOD = """\
+;; sound rewrites of a user's own
+(rewrite (Neg (Neg x)) x :name "double-negation")
+(birewrite (Add x y) (Add y x) :name "add-commutes")
+"""
+
+BAD = """\
+;; x * y -> x: wrong for every y but 1
+(rewrite (Neg (Neg x)) x :name "double-negation")
+
+(rewrite (Mul x y) x :name "drop-factor")
+"""
+
+
+def test_a_sound_file_passes_with_a_report(tmp_path):
+    path = tmp_path / "mine.egg"
+    path.write_text(GOOD)
+    report = eg.check_rules(path, draws=20)
+    assert set(report.checked) == {"mine/double-negation", "mine/add-commutes"}
+    assert all(n > 0 for n in report.checked.values()) and not report.unmatched
+    text = str(report)
+    assert "2 rewrites checked" in text and "mine/add-commutes" in text and str(path) in text
+
+
+def test_an_unsound_rule_is_named_with_its_line_and_a_counterexample(tmp_path):
+    path = tmp_path / "mine.egg"
+    path.write_text(BAD)
+    with pytest.raises(eg.UnsoundRuleError) as caught:
+        eg.check_rules(str(path), draws=20)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:4: rule mine/drop-factor is unsound")
+    assert "inputs:" in message and "left side:" in message and "right side:" in message
+    assert caught.value.rule.name == "mine/drop-factor"
+
+
+def test_rule_text_is_checked_too():
+    with pytest.raises(eg.UnsoundRuleError, match=r"<string>:1: .* is unsound"):
+        eg.check_rules("(rewrite (Mul x y) x)", draws=20)
+
+
+def test_a_rule_whose_guard_never_holds_is_reported_unmatched():
+    report = eg.check_rules('(rewrite (Neg x) x :when ((= (ndim x) (set-of 7))) :name "never")', draws=10)
+    assert report.checked == {report.unmatched[0]: 0} and "never matched" in str(report)
+
+
+def test_a_constructor_that_is_not_a_builtin_op_is_reported_not_checked():
+    report = eg.check_rules('(rewrite (MyOp x) x :name "mine")', draws=5)
+    assert "MyOp" in report.unchecked[next(iter(report.unchecked))]
+    assert "not checked" in str(report)
+
+
+def test_a_shipped_file_passes():
+    # every shipped rule, with more draws: tests/rules/test_soundness.py
+    report = eg.check_rules("matmul", draws=30)
+    assert len(report.checked) == 3 and not report.unchecked
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "eqgraph", "check-rules", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_passes_a_sound_file_and_fails_an_unsound_one(tmp_path):
+    good, bad = tmp_path / "good.egg", tmp_path / "bad.egg"
+    good.write_text(GOOD)
+    bad.write_text(BAD)
+    ok = _cli(str(good), "--draws", "10")
+    assert ok.returncode == 0, ok.stderr
+    assert "2 rewrites checked" in ok.stdout
+    failed = _cli(str(bad), "--draws", "10")
+    assert failed.returncode == 1
+    assert f"{bad}:4: rule bad/drop-factor is unsound" in failed.stderr
+
+
+def test_cli_reports_a_missing_file():
+    result = _cli("no/such/file.egg")
+    assert result.returncode == 2 and "does not exist" in result.stderr
