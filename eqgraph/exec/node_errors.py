@@ -29,6 +29,12 @@ class NodeError(Exception):
     def __str__(self):  # the message, whatever the original class's __str__ would print
         return str(self.args[0]) if self.args else ""
 
+    def __reduce__(self):  # the subclass is made again on loading (the node is not kept)
+        return _rebuild, (type(self).original, str(self))
+
+
+NodeError.original = NodeError
+
 
 _SUBCLASSES: dict[type, type] = {}
 
@@ -41,10 +47,15 @@ def node_error_class(cls: type) -> type:
         try:  # named and placed like the original, so tracebacks read "ValueError: ..."
             _SUBCLASSES[cls] = type(cls.__name__, (NodeError, cls),
                                     {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
-                                     "__init__": NodeError.__init__, "__str__": NodeError.__str__})
+                                     "__init__": NodeError.__init__, "__str__": NodeError.__str__,
+                                     "original": cls})
         except TypeError:  # a class that cannot be subclassed, or whose memory layout conflicts
             _SUBCLASSES[cls] = NodeError
     return _SUBCLASSES[cls]
+
+
+def _rebuild(original: type, message: str) -> NodeError:
+    return node_error_class(original)(message)
 
 
 def describe_failure(node, input_values, err: BaseException) -> str:
