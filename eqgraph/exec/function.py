@@ -34,11 +34,11 @@ class _Storage:
 
     __slots__ = ("program", "run", "args", "shared", "outputs", "updates")
 
-    def __init__(self, program: Program, n_inputs: int, n_outputs: int):
+    def __init__(self, program: Program, n_inputs: int, n_outputs: int, containers):
         self.program = program
         self.run = program.run
         self.args = program.input_cells[:n_inputs]
-        self.shared = program.input_cells[n_inputs:]
+        self.shared = list(zip(program.input_cells[n_inputs:], containers))  # (cell, container)
         self.outputs = program.output_cells[:n_outputs]
         self.updates = program.output_cells[n_outputs:]
 
@@ -69,14 +69,17 @@ class Function:
         # an updating call locks every shared value it reads or writes, in one global order
         held = {id(c): c for c in self._containers + self._updated}
         self._locks = [held[k].lock for k in sorted(held)]
+        if len(self._containers) == 1 and not self._updated:
+            self._locks = []  # reading one value is atomic by itself
         self._lock_whole_call = bool(self._updated)
         copies = _ResultCopies(program, self._n_inputs, n_outputs, self._updated)
         self._copy_outputs, self._copy_updates = copies.outputs, copies.updates
         self._on_device = backend.name != "numpy"
         self._local = threading.local()
-        self._local.storage = _Storage(program, self._n_inputs, n_outputs)
-        self._simple = (single_output and n_outputs == 1 and not self._copy_outputs
-                        and not self._containers and not self._on_device and profile is None)
+        self._local.storage = _Storage(program, self._n_inputs, n_outputs, self._containers)
+        # no shared values read or updated, on the host, not profiled: run, return the outputs
+        self._plain = not (self._containers or self._updated or self._on_device or profile is not None)
+        self._simple = self._plain and single_output and n_outputs == 1 and not self._copy_outputs
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -103,13 +106,17 @@ class Function:
         if self._simple:  # one output, nothing to copy, read or update
             storage.run()
             return storage.outputs[0][0]
+        if self._plain:  # no shared values to read or update
+            storage.run()
+            outputs = self._outputs(storage)
+            return outputs[0] if self._single else outputs
         return self._call(storage, args)
 
     def _new_thread_storage(self) -> _Storage:
         program = self.program.relink()
         if self.profile is not None:
             self.profile.add_program(program)
-        self._local.storage = storage = _Storage(program, self._n_inputs, self._n_outputs)
+        self._local.storage = storage = _Storage(program, self._n_inputs, self._n_outputs, self._containers)
         return storage
 
     def _call(self, storage: _Storage, args):
@@ -117,9 +124,15 @@ class Function:
         for lock in locks:
             lock.acquire()
         try:
-            self._read_shared(storage)
+            if self._on_device:  # moved once: the device copy becomes the shared value
+                to_device = self._backend.to_device
+                for container in self._containers:
+                    container[0] = to_device(container[0])
+            for cell, container in storage.shared:
+                cell[0] = container[0]
             if not self._lock_whole_call:  # the values are read: other calls may update them now
-                _release(locks)
+                for lock in reversed(locks):
+                    lock.release()
                 locks = ()
             to_host = None
             if self._on_device:
@@ -133,18 +146,11 @@ class Function:
             if storage.updates:
                 self._apply_updates(storage)
         finally:
-            _release(locks)
+            for lock in reversed(locks):
+                lock.release()
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
-
-    def _read_shared(self, storage: _Storage):
-        if self._on_device:  # moved once: the device copy becomes the shared value
-            to_device = self._backend.to_device
-            for container in self._containers:
-                container[0] = to_device(container[0])
-        for cell, container in zip(storage.shared, self._containers):
-            cell[0] = container[0]
 
     def _outputs(self, storage: _Storage, to_host=None) -> list:
         """The call's outputs, copied where they would share memory (``_ResultCopies``)."""
@@ -212,11 +218,6 @@ def _accepts(filt, value, downcast) -> bool:
         return True
     except (TypeError, ValueError):
         return False
-
-
-def _release(locks):
-    for lock in reversed(locks):
-        lock.release()
 
 
 class _Missing:

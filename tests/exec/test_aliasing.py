@@ -74,6 +74,7 @@ def test_reshape_of_a_shared_variable_or_an_input_is_not_a_view_of_it():
     assert _independent(out, w.get_value(borrow=True))
     out[0, 0] = 99.0
     assert w.get_value()[0] == 0.0
+    assert _independent(eg.function([], w)(), w.get_value(borrow=True))
     m = et.dmatrix("m")
     data = np.ones((2, 2))
     assert _independent(eg.function([m], m.reshape(-1))(data), data)
@@ -145,6 +146,12 @@ def test_an_output_that_is_also_an_update_is_a_copy():
     assert _independent(out, w.get_value(borrow=True))
     out[0] = 50.0
     np.testing.assert_array_equal(w.get_value(), np.ones(3))
+    # an update that views its own old value keeps that memory: the output is copied
+    r = eg.shared(np.arange(3.0), name="r")
+    out = eg.function([], r, updates={r: r[::-1]})()
+    assert _independent(out, r.get_value(borrow=True))
+    np.testing.assert_array_equal(out, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(r.get_value(), [2.0, 1.0, 0.0])
     # the old value of an updated shared variable is nobody's once the call is over
     g = eg.function([], w.T, updates={w: w * 2.0})
     old = w.get_value(borrow=True)
