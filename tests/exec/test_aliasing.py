@@ -81,8 +81,8 @@ def test_reshape_of_a_shared_variable_or_an_input_is_not_a_view_of_it():
 
 
 @pytest.mark.parametrize("build", [
-    lambda x: x, lambda x: x.T, lambda x: x[1:], lambda x: x.reshape((3, 2)), lambda x: x.dimshuffle("x", 0, 1),
-    lambda x: et.specify_shape(x, (2, 3)), lambda x: x.flatten(),
+    lambda x: x, lambda x: x.T, lambda x: x[1:], lambda x: x.reshape((3, 2)),
+    lambda x: x.dimshuffle("x", 0, 1), lambda x: et.specify_shape(x, (2, 3)), lambda x: x.flatten(),
 ], ids=["identity", "transpose", "slice", "reshape", "dimshuffle", "specify_shape", "flatten"])
 def test_outputs_never_alias_the_callers_arrays(build):
     x = et.dmatrix("x")
