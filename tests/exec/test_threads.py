@@ -9,6 +9,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from same_type_op import SameTypeOp
 
 N_THREADS = 4
 CALLS = 150
@@ -105,3 +106,33 @@ def test_a_thread_gets_its_own_cells_and_profiles_add_up():
     np.testing.assert_array_equal(f.program.output_cells[0][0], [2.0, 2.0])  # this thread's cells
     assert f.profile.calls == 2
     assert sum(s.calls for s in f.profile.nodes) == 2 * len(f.program.order)
+
+
+class WaitInside(SameTypeOp):
+    """Holds a call inside its perform until the test lets it go."""
+
+    def __init__(self, started, release):
+        self.started, self.release = started, release
+
+    def perform(self, node, inputs, out):
+        self.started.set()
+        assert self.release.wait(timeout=60)
+        out[0][0] = inputs[0] * 1.0
+
+
+def test_set_value_waits_for_a_call_that_updates_the_variable():
+    w = eg.shared(np.zeros(2), name="w")
+    started, release = threading.Event(), threading.Event()
+    step = eg.function([], WaitInside(started, release)(w), updates={w: w + 1.0})
+    call = threading.Thread(target=step)
+    call.start()
+    assert started.wait(timeout=60)
+    setter = threading.Thread(target=w.set_value, args=(np.full(2, 100.0),))
+    setter.start()
+    setter.join(timeout=0.2)
+    waited = setter.is_alive()  # still blocked on the variable's lock (if it had not waited, it is done)
+    release.set()
+    call.join()
+    setter.join()
+    assert waited
+    np.testing.assert_array_equal(w.get_value(), [100.0, 100.0])  # the update came first, not after
