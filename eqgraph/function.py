@@ -110,8 +110,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
             encoded.release()
         extraction = extract(egraph, cost_model, exact_extraction, deadline)  # extract/extract.py
         optimized = extraction.fgraph
-        cells = [None] * len(inputs) + [s.container for s in shared_inputs]
-        program = link(optimized, cells, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
+        # cells of its own for every input: a call reads the shared values into them
+        program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
                        impl=runtime.name)
 
     stats = ProfileStats(program, name) if profile else None

@@ -1,13 +1,25 @@
 """`Function`: the callable that ``eqgraph.function`` returns.
 
-A call filters its arguments into the input cells, runs the program, applies
-the updates of shared variables (all together, after every output is
-computed) and returns the outputs.
+A call filters its arguments into the input cells, reads the shared variables'
+values, runs the program, applies the updates of shared variables (all
+together, after every output is computed) and returns the outputs.
+
+Threads: each thread calling a Function gets its own storage cells (a program
+relinked over the same graph on its first call), so calls run in parallel; a
+call that updates shared variables holds their locks from reading them to
+writing them, so concurrent updates are applied one call after the other.
+
+Memory: outputs and new shared values are copied only where they would share
+memory with the caller's arguments, constants, shared values that outlive the
+call, or another result (``_ResultCopies``).
 """
 
 from __future__ import annotations
 
+import threading
+
 from eqgraph.exec.link import Program
+from eqgraph.terms.basic import Constant
 from eqgraph.terms.type import describe_value
 from eqgraph.xp import copy_array
 
@@ -15,6 +27,20 @@ from eqgraph.xp import copy_array
 def _expected(var) -> str:
     describe = getattr(var.type, "describe", None)
     return describe() if describe else str(var.type)
+
+
+class _Storage:
+    """One thread's view of a program: its cells for arguments, shared values and results."""
+
+    __slots__ = ("program", "run", "args", "shared", "outputs", "updates")
+
+    def __init__(self, program: Program, n_inputs: int, n_outputs: int, containers):
+        self.program = program
+        self.run = program.run
+        self.args = program.input_cells[:n_inputs]
+        self.shared = list(zip(program.input_cells[n_inputs:], containers))  # (cell, container)
+        self.outputs = program.output_cells[:n_outputs]
+        self.updates = program.output_cells[n_outputs:]
 
 
 class Function:
@@ -33,69 +59,114 @@ class Function:
         self._n_outputs = n_outputs
         self._single = single_output
         self._backend = backend
-        self._cells = program.input_cells[: len(self.inputs)]
+        self._n_inputs = len(self.inputs)
         self._filters = [v.type.filter for v in self.inputs]
         self._downcast = allow_input_downcast
         self._positions = {v.name: i for i, v in enumerate(self.inputs) if v.name}
-        self._output_cells = program.output_cells[:n_outputs]
-        self._update_cells = program.output_cells[n_outputs:]
-        self._shared_containers = [s.container for s in updated_shared]
-        self._copy_outputs = _outputs_to_copy(program, n_outputs)
+        # the shared variables read, in the program's input order (clones share the container)
+        self._containers = [v.container for v in program.fgraph.inputs[self._n_inputs:]]
+        self._updated = [s.container for s in updated_shared]
+        # an updating call locks every shared value it reads or writes, in one global order
+        held = {id(c): c for c in self._containers + self._updated}
+        self._locks = [held[k].lock for k in sorted(held)]
+        if len(self._containers) == 1 and not self._updated:
+            self._locks = []  # reading one value is atomic by itself
+        self._lock_whole_call = bool(self._updated)
+        copies = _ResultCopies(program, self._n_inputs, n_outputs, self._updated)
+        self._copy_outputs, self._copy_updates = copies.outputs, copies.updates
         self._on_device = backend.name != "numpy"
-        self._n_inputs = len(self._cells)
-        self._run = program.run
-        self._simple = (single_output and n_outputs == 1 and not self._copy_outputs
-                        and not updated_shared and profile is None)
+        self._local = threading.local()
+        self._local.storage = _Storage(program, self._n_inputs, n_outputs, self._containers)
+        # no shared values read or updated, on the host, not profiled: run, return the outputs
+        self._plain = not (self._containers or self._updated or self._on_device or profile is not None)
+        self._simple = self._plain and single_output and n_outputs == 1 and not self._copy_outputs
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        try:
+            storage = self._local.storage
+        except AttributeError:  # this thread's first call
+            storage = self._new_thread_storage()
         if kwargs or len(args) != self._n_inputs:
             args = self._merge_keywords(args, kwargs)
+        cells = storage.args
         if self.trust_input:
             if self._n_inputs == 1:
-                self._cells[0][0] = args[0]
+                cells[0][0] = args[0]
             else:
-                for cell, value in zip(self._cells, args):
+                for cell, value in zip(cells, args):
                     cell[0] = value
         else:
             downcast = self._downcast
             try:
-                for cell, filt, value in zip(self._cells, self._filters, args):
+                for cell, filt, value in zip(cells, self._filters, args):
                     cell[0] = filt(value, False, downcast)
             except (TypeError, ValueError) as err:
                 raise self._bad_argument(args, err) from None
-        if self._on_device:
-            return self._call_on_device(args)
-        self._run()
-        if self._simple:  # one output, nothing to copy or update
-            return self._output_cells[0][0]
-        return self._outputs()
+        if self._simple:  # one output, nothing to copy, read or update
+            storage.run()
+            return storage.outputs[0][0]
+        if self._plain:  # no shared values to read or update
+            storage.run()
+            outputs = self._outputs(storage)
+            return outputs[0] if self._single else outputs
+        return self._call(storage, args)
 
-    def _call_on_device(self, args):
-        backend = self._backend
-        host_inputs = not any(backend.is_device_array(a) for a in args)
-        for cell in self.program.input_cells:  # the arguments and every shared variable read
-            cell[0] = backend.to_device(cell[0])
-        self._run()
-        return self._outputs(backend.to_host if host_inputs else None)
+    def _new_thread_storage(self) -> _Storage:
+        program = self.program.relink()
+        if self.profile is not None:
+            self.profile.add_program(program)
+        self._local.storage = storage = _Storage(program, self._n_inputs, self._n_outputs, self._containers)
+        return storage
 
-    def _outputs(self, to_host=None):
-        """The call's result: outputs copied where they would alias, then the updates."""
-        outputs = [cell[0] for cell in self._output_cells]
-        for i in self._copy_outputs:
-            outputs[i] = copy_array(outputs[i])
-        if to_host is not None:
-            outputs = [to_host(o) for o in outputs]
-        if self._update_cells:
-            self._apply_updates()
+    def _call(self, storage: _Storage, args):
+        locks = self._locks
+        for lock in locks:
+            lock.acquire()
+        try:
+            if self._on_device:  # moved once: the device copy becomes the shared value
+                to_device = self._backend.to_device
+                for container in self._containers:
+                    container[0] = to_device(container[0])
+            for cell, container in storage.shared:
+                cell[0] = container[0]
+            if not self._lock_whole_call:  # the values are read: other calls may update them now
+                for lock in reversed(locks):
+                    lock.release()
+                locks = ()
+            to_host = None
+            if self._on_device:
+                backend = self._backend
+                if not any(backend.is_device_array(a) for a in args):
+                    to_host = backend.to_host
+                for cell in storage.args:
+                    cell[0] = backend.to_device(cell[0])
+            storage.run()
+            outputs = self._outputs(storage, to_host)
+            if storage.updates:
+                self._apply_updates(storage)
+        finally:
+            for lock in reversed(locks):
+                lock.release()
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
 
-    def _apply_updates(self):
+    def _outputs(self, storage: _Storage, to_host=None) -> list:
+        """The call's outputs, copied where they would share memory (``_ResultCopies``)."""
+        outputs = [cell[0] for cell in storage.outputs]
+        for i in self._copy_outputs:
+            outputs[i] = copy_array(outputs[i])
+        if to_host is not None:
+            outputs = [to_host(o) for o in outputs]
+        return outputs
+
+    def _apply_updates(self, storage: _Storage):
         # read every new value before writing any: an update may be another shared variable
-        values = [cell[0] for cell in self._update_cells]
-        for container, value in zip(self._shared_containers, values):
+        values = [cell[0] for cell in storage.updates]
+        for i in self._copy_updates:
+            values[i] = copy_array(values[i])
+        for container, value in zip(self._updated, values):
             container[0] = value
 
     # -- argument errors ------------------------------------------------------------
@@ -119,8 +190,8 @@ class Function:
 
     def _wrong_count(self, given: int):
         expected = ", ".join(self._arg_name(i) for i in range(len(self.inputs))) or "no inputs"
-        kind = "Too many" if given > len(self._cells) else "Too few"
-        raise TypeError(f"{kind} arguments to {self._title()}: expected {len(self._cells)} "
+        kind = "Too many" if given > self._n_inputs else "Too few"
+        raise TypeError(f"{kind} arguments to {self._title()}: expected {self._n_inputs} "
                         f"({expected}), got {given}")
 
     def _bad_argument(self, args, err) -> TypeError:
@@ -157,17 +228,36 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def _outputs_to_copy(program: Program, n_outputs: int) -> list[int]:
-    """Outputs that would alias an input, a constant or another output: these are copied."""
-    from eqgraph.terms.basic import Constant
+class _ResultCopies:
+    """Which results a call copies: exactly those that would otherwise share memory with
+    something that outlives the call (the caller's arguments, constants and folded values,
+    shared values that are not replaced) or with another result.
 
-    fgraph, roots = program.fgraph, program.roots
-    unsafe = {roots[v] for v in fgraph.inputs} | {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
-    unsafe |= {roots[v] for v in program.folded}
-    seen, out = set(), []
-    for i, var in enumerate(fgraph.outputs[:n_outputs]):
-        root = roots[var]
-        if root in unsafe or root in seen:
-            out.append(i)
-        seen.add(root)
-    return out
+    An update keeps its array when it can (it is stored, not returned), and an output that
+    views a shared value being replaced by a new array needs no copy: once the call is over
+    only the output holds the old array (PyTensor makes the same exception).
+    """
+
+    def __init__(self, program: Program, n_inputs: int, n_outputs: int, updated_containers):
+        fgraph, roots = program.fgraph, program.roots
+        updated = {id(c) for c in updated_containers}
+        shared = fgraph.inputs[n_inputs:]
+        outlives = {roots[v] for v in fgraph.inputs[:n_inputs]}
+        outlives |= {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
+        outlives |= {roots[v] for v in program.folded}
+        outlives |= {roots[v] for v in shared if id(v.container) not in updated}
+        results = fgraph.outputs
+        taken: set = set()  # memory already handed to one result
+        self.updates = self._copies(results[n_outputs:], roots, outlives, taken)
+        self.outputs = self._copies(results[:n_outputs], roots, outlives, taken)
+
+    @staticmethod
+    def _copies(variables, roots, outlives, taken) -> list[int]:
+        copies = []
+        for i, var in enumerate(variables):
+            root = roots[var]
+            if root in outlives or root in taken:
+                copies.append(i)
+            else:
+                taken.add(root)
+        return copies

@@ -4,7 +4,12 @@ Each variable gets a one-element storage cell (``storage_map``) and a
 one-element compute flag (``compute_map``: 0 not computed, 1 computed,
 2 freed), as seed 000 describes.  ``Program.run`` is the per-call hot path: a
 loop over ``(thunk, cells to free)`` pairs, with no graph walking and no
-lookups by name.
+lookups by name.  When a thunk raises, the compute flags tell which node failed,
+and the error is raised again naming it (``node_errors.py``): the success path
+pays nothing for that.
+
+A program's cells belong to one caller at a time; ``Program.relink`` builds
+another program over the same graph with cells of its own (one per thread).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import time
 from collections import ChainMap
 from dataclasses import dataclass, field
 
+from eqgraph.exec.node_errors import raise_with_node
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.xp import copy_array
@@ -43,6 +49,7 @@ class Program:
     roots: dict = field(default_factory=dict)   # variable -> the variable whose memory it may alias
     stats: list | None = None        # per-node NodeStats when profiling
     copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
+    options: dict = field(default_factory=dict)  # link()'s keyword arguments, for relink
 
     def __post_init__(self):
         flags, thunks = self.reset_flags, self.thunks
@@ -50,10 +57,29 @@ class Program:
         def run() -> None:  # a closure over locals: the per-call loop does no attribute lookups
             for flag in flags:
                 flag[0] = 0
-            for thunk in thunks:
-                thunk()
+            try:  # free unless something raises (Python 3.11's zero-cost exceptions)
+                for thunk in thunks:
+                    thunk()
+            except Exception as err:  # noqa: BLE001  (re-raised, naming the node)
+                self._raise_naming_the_node(err)
 
         self.run = run
+
+    def relink(self) -> Program:
+        """The same program with storage cells of its own (for another thread)."""
+        return link(self.fgraph, **self.options)
+
+    def failed_node(self):
+        """The first node whose outputs were not computed in the last run, or None."""
+        compute = self.compute_map
+        return next((node for node in self.order if any(compute[o][0] == 0 for o in node.outputs)), None)
+
+    def _raise_naming_the_node(self, err: Exception):
+        node = self.failed_node()
+        if node is None:
+            raise err
+        values = [self.storage_map[v][0] for v in node.inputs]
+        raise_with_node(node, values, err)
 
 
 def view_roots(order, fgraph) -> dict:
@@ -87,12 +113,14 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             storage_map[var][0] = transfer(var.data) if transfer else var.data
             compute_map[var][0] = 1
 
+    options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl}
     folded = _fold_constants(fgraph, all_nodes, storage_map, compute_map, impl)
     order = [node for node in all_nodes if node.outputs[0] not in folded]
     position = {node: i for i, node in enumerate(order)}
     last_use = _last_uses(fgraph, position)
     roots = view_roots(order, fgraph)
     protected = _protected_roots(fgraph, roots) | {roots[v] for v in folded}
+    handed_out = _handed_out(fgraph, roots)
     stats = [] if profile else None
     thunks, copies = [], []
     freed_at: dict[int, list[Variable]] = {}
@@ -104,7 +132,8 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
                 freed_at.setdefault(i, []).append(var)
     for i, node in enumerate(order):
         node_storage, pre = _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, copies)
-        thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=[], impl=impl)
+        fresh = [o for o in node.outputs if o in handed_out]
+        thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=fresh, impl=impl)
         if pre:
             thunk = _with_copies(pre, thunk)
         if profile:
@@ -117,7 +146,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     reset = [compute_map[o] for node in order for o in node.outputs]
     return Program(fgraph, order, storage_map, compute_map,
                    [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
-                   thunks, reset, folded, roots, stats, copies)
+                   thunks, reset, folded, roots, stats, copies, options)
 
 
 def _fold_constants(fgraph, order, storage_map, compute_map, impl) -> set:
@@ -162,6 +191,14 @@ def _last_uses(fgraph, position) -> dict:
 
 def _aliases_output(var, roots, outputs) -> bool:
     return any(roots.get(o) is roots.get(var) for o in outputs)
+
+
+def _handed_out(fgraph, roots) -> set:
+    """Computed variables whose memory a call hands out (an output, an update, or a view
+    of one): their ops get ``no_recycling``, so that no call writes into an array that an
+    earlier call returned."""
+    results = {roots[o] for o in fgraph.outputs}
+    return {v for v in fgraph.variables if v.owner is not None and roots[v] in results}
 
 
 def _protected_roots(fgraph, roots) -> set:

@@ -5,18 +5,35 @@ from __future__ import annotations
 import io
 from collections import defaultdict
 
+from eqgraph.exec.link import NodeStats
+
 
 class ProfileStats:
     """Collected while a profiled function runs; ``summary()`` prints a table."""
 
     def __init__(self, program, name=None):
         self.program = program
+        self.programs = [program]  # one per thread that called the function
         self.name = name
         self.calls = 0
 
+    def add_program(self, program):
+        """Another thread's program (the same nodes, in the same order)."""
+        self.programs.append(program)
+
     @property
     def nodes(self):
-        return self.program.stats
+        """Per-node statistics, summed over the threads that called the function."""
+        if len(self.programs) == 1:
+            return self.program.stats
+        merged = [NodeStats(s.node) for s in self.program.stats]
+        for program in self.programs:
+            for total, s in zip(merged, program.stats):
+                total.calls += s.calls
+                total.seconds += s.seconds
+                total.flops = total.flops if total.flops is not None else s.flops
+                total.output_bytes = total.output_bytes if total.output_bytes is not None else s.output_bytes
+        return merged
 
     def op_totals(self) -> dict:
         """{op: (seconds, node calls, number of nodes)}"""

@@ -3,39 +3,63 @@
 from __future__ import annotations
 
 import copy
+import threading
 
 import numpy as np
 
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.var import TensorVariable
 from eqgraph.terms.basic import Variable
-from eqgraph.xp import to_numpy
+from eqgraph.xp import copy_array, to_numpy
+
+
+class Container(list):
+    """A shared variable's value, ``container[0]``, and the lock that keeps it consistent.
+
+    A compiled function reads ``container[0]`` at the start of each call; one that
+    updates shared variables holds their locks for the whole call, so concurrent
+    calls apply their updates one after the other, never interleaved.
+    """
+
+    __slots__ = ("lock",)
+
+    def __init__(self, value):
+        super().__init__([value])
+        self.lock = threading.RLock()  # re-entrant: an op may call another compiled function
 
 
 class SharedVariable(Variable):
-    """A variable with a value: every compiled function that uses it reads ``container[0]``.
+    """A variable with a value: every compiled function that uses it reads ``container[0]``,
+    so a new value (``set_value`` or an update) is seen by every function at once.
 
-    Functions compile the container in as the variable's storage cell, so a
-    new value (``set_value`` or an update) is seen by every function at once.
+    The value's memory is never shared with the caller's arrays or a function's outputs
+    unless asked for with ``borrow=True`` (as in Theano/PyTensor).
     """
 
     __slots__ = ("container",)
 
     def __init__(self, type, value, name=None, strict=False, allow_downcast=None):
         super().__init__(type, None, None, name)
-        self.container = [type.filter(value, strict=strict, allow_downcast=allow_downcast)]
+        self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
 
-    def get_value(self, borrow: bool = False):
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False):
+        """A copy of the value; with ``borrow=True`` the value itself (a device array comes
+        back to the host unless ``return_internal_type=True``)."""
         value = self.container[0]
-        if borrow:
+        if borrow and (return_internal_type or isinstance(value, np.ndarray) or not hasattr(value, "shape")):
             return value
-        return to_numpy(value).copy() if hasattr(value, "shape") else copy.deepcopy(value)
+        if hasattr(value, "shape"):
+            host = to_numpy(value)
+            return host if borrow else host.copy()
+        return copy.deepcopy(value)
 
     def set_value(self, value, borrow: bool = False):
-        value = self.type.filter(value)
-        if not borrow and value is not None and hasattr(value, "copy"):
-            value = value.copy()
-        self.container[0] = value
+        """Store ``value`` (converted to the variable's type); a copy of it unless ``borrow=True``."""
+        new = self.type.filter(value)
+        if not borrow and _is_callers(new, value):
+            new = copy_array(new)
+        with self.container.lock:  # not in the middle of a call that updates this variable
+            self.container[0] = new
 
     def clone(self, name=None):
         cp = type(self)(self.type, self.container[0], self.name if name is None else name)
@@ -59,7 +83,16 @@ def shared(value, name=None, borrow: bool = False, shape=None, strict: bool = Fa
     arr = value if hasattr(value, "__array_namespace__") and not isinstance(value, np.generic) else np.asarray(value)
     if isinstance(arr, np.ndarray) and arr.dtype.kind in "OUSV":
         raise TypeError(f"shared() cannot hold {type(value).__name__} values")
-    if not borrow and hasattr(arr, "copy"):
-        arr = arr.copy()
+    if not borrow and _is_callers(arr, value):
+        arr = copy_array(arr)
     ttype = TensorType(np.dtype(str(arr.dtype)), shape if shape is not None else (None,) * arr.ndim)
     return TensorSharedVariable(ttype, arr, name=name, strict=strict, allow_downcast=allow_downcast)
+
+
+def _is_callers(value, given) -> bool:
+    """Whether ``value`` (``given`` after conversion) may still be the caller's memory."""
+    if value is given:
+        return True
+    if isinstance(value, np.ndarray) and isinstance(given, np.ndarray):
+        return np.may_share_memory(value, given)
+    return not isinstance(given, (list, tuple, int, float, complex, bool, np.generic))

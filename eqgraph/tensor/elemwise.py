@@ -20,7 +20,7 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.var import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
-from eqgraph.xp import array_namespace, as_output
+from eqgraph.xp import array_namespace, as_output, copy_array
 
 
 def _erf(xp, x):
@@ -235,8 +235,9 @@ class Elemwise(Op):
         output_storage[0][0] = as_output(xp, self.scalar.impl(xp)(*inputs), node.outputs[0].type)
 
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
-        """On NumPy, a thunk bound to NumPy directly (the per-call hot path of most graphs)."""
-        if impl not in (None, "numpy") or no_recycling:
+        """On NumPy, a thunk bound to NumPy directly (the per-call hot path of most graphs).
+        It stores a new array each run, so it honours ``no_recycling`` as it is."""
+        if impl not in (None, "numpy"):
             return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
         fn, dtype, ndarray = self.scalar.impl(np), node.outputs[0].type.numpy_dtype, np.ndarray
         cells = [storage_map[v] for v in node.inputs]
@@ -365,7 +366,8 @@ class Cast(Op):
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
         xp = array_namespace(x)
-        output_storage[0][0] = as_output(xp, x, node.outputs[0].type)
+        out = as_output(xp, x, node.outputs[0].type)
+        output_storage[0][0] = out if out is not x else copy_array(x)  # a cast to x's own dtype: no view
 
     def infer_shape(self, fgraph, node, shapes):
         return [shapes[0]]

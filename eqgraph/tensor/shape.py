@@ -150,6 +150,7 @@ class Reshape(Op):
     """``x`` reshaped to the int vector ``shape`` (one entry may be -1), like ``np.reshape``."""
 
     __props__ = ("ndim",)
+    view_map = {0: [0]}  # np.reshape returns a view whenever the strides allow
 
     def __init__(self, ndim: int):
         self.ndim = int(ndim)
@@ -265,6 +266,7 @@ class SumToShape(Op):
     ``like``'s shape is read."""
 
     __props__ = ()
+    view_map = {0: [0]}  # ``g`` itself when nothing is summed
 
     def make_node(self, g, like):
         g, like = as_tensor_variable(g), as_tensor_variable(like)
