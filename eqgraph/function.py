@@ -26,7 +26,7 @@ from eqgraph.rules.encode import EncodedGraph, encode
 from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
-from eqgraph.terms.graph import ancestors, clone_replace
+from eqgraph.terms.graph import clone_replace, toposort
 
 
 class UnusedInputError(ValueError):
@@ -87,10 +87,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     targets = outputs + [expr for _, expr in update_pairs]
     if givens:
         targets = clone_replace(targets, list(givens.items()) if isinstance(givens, dict) else list(givens))
-    _check_defined(targets)
-    _check_unused(inputs, targets, on_unused_input)
-    shared_inputs = [v for v in ancestors(targets, inputs)
-                     if isinstance(v, SharedVariable) and v not in inputs]
+    used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    _check_defined(used)
+    _check_unused(inputs, used, on_unused_input)
+    shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
     runtime = get_backend(backend)
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
@@ -176,11 +176,21 @@ def _check_updates(updates) -> list:
     return out
 
 
-def _check_defined(targets) -> None:
+def _variables(targets, inputs) -> dict:
+    """Every variable ``targets`` depend on, not looking past ``inputs``, in a fixed order
+    (a dict used as an ordered set); toposort raises GraphCycleError on a cycle."""
+    used = dict.fromkeys(targets)
+    for node in toposort(targets, inputs):
+        used.update(dict.fromkeys(node.inputs))
+        used.update(dict.fromkeys(node.outputs))
+    return used
+
+
+def _check_defined(used) -> None:
     """A graph with an undefined (NullType) or disconnected gradient in it cannot run."""
     from eqgraph.grad.types import DisconnectedType, NullType
 
-    for var in ancestors(targets):
+    for var in used:
         if isinstance(var.type, NullType):
             raise TypeError(f"Cannot compile a graph that uses an undefined gradient ({var}): {var.type.why_null}")
         if isinstance(var.type, DisconnectedType):
@@ -188,12 +198,11 @@ def _check_defined(targets) -> None:
                             'ask grad for return_disconnected="zero"')
 
 
-def _check_unused(inputs, targets, policy) -> None:
+def _check_unused(inputs, used, policy) -> None:
     if policy not in ("raise", "warn", "ignore"):
         raise ValueError(f'on_unused_input must be "raise", "warn" or "ignore", not {policy!r}')
     if policy == "ignore" or not inputs:
         return
-    used = set(ancestors(targets, inputs))
     for i, var in enumerate(inputs):
         if var not in used:
             msg = (f"Input #{i} ({var}) is not used to compute any output. "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eqgraph.terms.basic import Apply, Constant, Variable
-from eqgraph.terms.graph import clone_get_equiv, toposort
+from eqgraph.terms.graph import GraphCycleError, ancestors, clone_get_equiv, toposort
 
 
 class MissingInputError(ValueError):
@@ -111,6 +111,9 @@ class FunctionGraph:
                             + (f" [reason: {reason}]" if reason else "")) from err
         if new_var is var:
             return
+        if var in ancestors([new_var], self.inputs):
+            raise GraphCycleError(f"Cannot replace {var} with {new_var}: {new_var} depends on {var}, "
+                                  "so the graph would have a cycle")
         self._import_var(new_var)
         for client, i in list(self.clients[var]):
             if client == "output":

@@ -47,10 +47,15 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
     """The Apply nodes between ``inputs`` and ``outputs``, each after its inputs' owners.
 
     The order is the post-order of a depth-first walk from the outputs, so it
-    is deterministic and follows the order in which inputs are listed.
+    is deterministic and follows the order in which inputs are listed.  A graph
+    edited into a cycle (``node.inputs[i] = a variable that depends on node``)
+    raises GraphCycleError; every compile, gradient and print walks through here.
     """
     blocked = set(inputs or ())
     done: set[Apply] = set()
+    # Nodes expanded but not yet emitted: the current path from an output. An input
+    # whose owner is on the path closes a cycle (checked when pushing, for free).
+    on_path: set[Apply] = set()
     order: list[Apply] = []
     # Each stack entry is (node, expanded?): a node is emitted when popped the
     # second time, after all of its inputs' owners have been emitted.
@@ -64,13 +69,32 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
             continue
         if expanded:
             done.add(node)
+            on_path.discard(node)
             order.append(node)
             continue
         stack.append((node, True))
+        on_path.add(node)
         for var in reversed(node.inputs):
-            if var.owner is not None and var not in blocked and var.owner not in done:
-                stack.append((var.owner, False))
+            owner = var.owner
+            if owner is not None and var not in blocked and owner not in done:
+                if owner in on_path:
+                    raise GraphCycleError(_cycle(stack, owner))
+                stack.append((owner, False))
     return order
+
+
+class GraphCycleError(ValueError):
+    """A variable depends on itself: the graph was edited (``owner.inputs``) into a cycle."""
+
+
+def _cycle(stack, start: Apply) -> str:
+    """The message for a cycle through ``start``: the expanded nodes on the stack from
+    ``start`` to the top are the path that leads back to it."""
+    path = [node for node, expanded in stack if expanded]
+    path = path[path.index(start):]
+    shown = " -> ".join(str(node) for node in path[:6]) + (" -> ..." if len(path) > 6 else "")
+    return (f"The graph has a cycle of {len(path)} node(s): {shown} -> back to {start.op}. "
+            "A variable cannot depend on itself; was an Apply's owner.inputs edited by hand?")
 
 
 def applys_between(inputs, outputs) -> list[Apply]:
