@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from eqgraph.exec.backends import get_backend
@@ -27,6 +28,7 @@ from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.type import describe_value
 
 
 class UnusedInputError(ValueError):
@@ -80,13 +82,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
     """
     inputs = _check_inputs(inputs)
-    single = isinstance(outputs, Variable)
-    outputs = [] if outputs is None else ([outputs] if single else list(outputs))
-    outputs = [_as_variable(o) for o in outputs]
+    single, outputs = _check_outputs(outputs)
+    _check_options(name, rulesets, limits, cost_model)
     update_pairs = _check_updates(updates)
+    given_pairs = _check_givens(givens)
     targets = outputs + [expr for _, expr in update_pairs]
-    if givens:
-        targets = clone_replace(targets, list(givens.items()) if isinstance(givens, dict) else list(givens))
+    if given_pairs:
+        targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
@@ -137,10 +139,13 @@ def _as_variable(x):
 def _check_inputs(inputs) -> list:
     if isinstance(inputs, Variable):
         raise TypeError("function() takes a list of inputs, e.g. function([x], y), not a single variable")
+    if not isinstance(inputs, (list, tuple, Iterator)):
+        raise TypeError("function() inputs must be a list of Variables, e.g. function([x], y), "
+                        f"not {describe_value(inputs)}")
     inputs = list(inputs)
     for i, var in enumerate(inputs):
         if not isinstance(var, Variable):
-            raise TypeError(f"Input #{i} of function() must be a symbolic Variable, not {var!r}")
+            raise TypeError(f"Input #{i} of function() must be a symbolic Variable, not {describe_value(var)}")
         if isinstance(var, Constant):
             raise TypeError(f"Input #{i} ({var}) is a Constant; constants are part of the graph "
                             "and cannot be inputs")
@@ -153,6 +158,73 @@ def _check_inputs(inputs) -> list:
             raise ValueError(f"Input #{i} ({var}) is listed more than once")
         seen.add(var)
     return inputs
+
+
+def _check_outputs(outputs) -> tuple[bool, list]:
+    """(whether a single Variable was given, the output Variables)."""
+    if outputs is None:
+        return False, []
+    if isinstance(outputs, Variable):
+        return True, [outputs]
+    expected = "function() outputs must be a Variable or a list of Variables"
+    if isinstance(outputs, dict):
+        raise TypeError(f"{expected}, not a dict; pass list(d.values()) and zip the results with the keys")
+    if not isinstance(outputs, (list, tuple, Iterator)):
+        # an array or a string is iterable, but its items are not outputs
+        raise TypeError(f"{expected}, not {describe_value(outputs)}; to return a fixed value, "
+                        "make it a constant with et.constant(value)")
+    outputs = list(outputs)
+    for i, var in enumerate(outputs):
+        if not isinstance(var, Variable):
+            raise TypeError(f"Output #{i} of function() must be a symbolic Variable, not "
+                            f"{describe_value(var)}; wrap a value in et.constant(value)")
+    return False, outputs
+
+
+def _check_options(name, rulesets, limits, cost_model) -> None:
+    """The compile options whose misuse would otherwise fail deep inside the compiler."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"function() name must be a string or None, not {describe_value(name)}")
+    if isinstance(rulesets, str):
+        raise TypeError(f"rulesets must be a list of ruleset names, .egg paths or rule strings, not the "
+                        f"string {rulesets[:40]!r}; write rulesets=[{rulesets[:40]!r}] ([] for no rewrites)")
+    if not isinstance(rulesets, (list, tuple)):
+        raise TypeError("rulesets must be a list of ruleset names, .egg paths or rule strings "
+                        f"([] for no rewrites), not {describe_value(rulesets)}")
+    if not isinstance(limits, Limits):
+        raise TypeError("limits must be an eqgraph.Limits(iterations=..., nodes=..., seconds=...), "
+                        f"not {describe_value(limits)}")
+    if cost_model is not None and not callable(getattr(cost_model, "node_cost", None)):
+        raise TypeError("cost_model must be None or an object with a node_cost(enode, op, in_types, "
+                        f"out_type, child_ops) method, like eqgraph.CostModel(); not {describe_value(cost_model)}")
+
+
+def _check_givens(givens) -> list:
+    """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
+    accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
+    at run time) and refuses another one; a value becomes a constant of the variable's type."""
+    if not givens:
+        return []
+    pairs = list(givens.items()) if isinstance(givens, dict) else givens
+    expected = "givens must be a dict {variable: replacement} or a list of (variable, replacement) pairs"
+    if not isinstance(pairs, (list, tuple)):
+        raise TypeError(f"{expected}, not {describe_value(givens)}")
+    out, seen = [], set()
+    for i, pair in enumerate(pairs):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise TypeError(f"{expected}; item #{i} is {describe_value(pair)}")
+        var, new = pair
+        if not isinstance(var, Variable):
+            raise TypeError(f"givens keys must be symbolic Variables, not {describe_value(var)}")
+        if var in seen:
+            raise ValueError(f"givens replaces {var} twice")
+        seen.add(var)
+        try:
+            out.append((var, var.type.filter_variable(new)))
+        except (TypeError, ValueError) as err:
+            what = f"{new} of type {new.type}" if isinstance(new, Variable) else f"the value {describe_value(new)}"
+            raise TypeError(f"givens cannot replace {var} (type {var.type}) with {what}: {err}") from err
+    return out
 
 
 def _check_updates(updates) -> list:
