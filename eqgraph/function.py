@@ -86,6 +86,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     _check_options(name, rulesets, limits, cost_model)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
+    arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
+                     givens=given_pairs, name=name, on_unused_input=on_unused_input,
+                     allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
+                     backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
+                     cost_model=cost_model, exact_extraction=exact_extraction)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
@@ -111,9 +116,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                        impl=runtime.name)
 
     stats = ProfileStats(program, name) if profile else None
-    return Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                    stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
-                    allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    compiled = Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
+                        stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
+                        allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    compiled.compiled_from = (function, arguments)
+    return compiled
 
 
 @contextlib.contextmanager

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import threading
+import weakref
 
 _ids = itertools.count()
 
@@ -114,6 +116,13 @@ class Constant(Variable):
     def clone(self, name=None):
         return type(self)(self.type, self._data, self.name if name is None else name)
 
+    def __setstate__(self, state):
+        _, slots = state
+        for name, value in slots.items():
+            setattr(self, name, value)
+        if hasattr(self._data, "setflags"):  # an unpickled array is writeable again
+            self._data.setflags(write=False)
+
     def __str__(self):
         if self.name is not None:
             return self.name
@@ -200,3 +209,48 @@ class Apply:
         return f"{self.op}({', '.join(map(str, self.inputs))})"
 
     __repr__ = __str__
+
+    def __copy__(self):
+        """A shallow copy, as Python's default would make (``__reduce_ex__`` is for pickling)."""
+        new = object.__new__(type(self))
+        for name in Apply.__slots__[:-1]:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        """Pickle a graph in topological order, so pickling never recurses along a chain.
+
+        Pickle saves an object's inputs before the object, one Python call deeper each
+        time: a chain of 100 nodes already hit the recursion limit.  The first node
+        pickled instead hands pickle the list of its not-yet-planned ancestors in
+        topological order; each of those is then saved plainly (its ``__slots__``),
+        finding its inputs already saved.  Which nodes are planned is per thread and
+        is cleared when the list has been saved (if pickling fails part-way, those nodes
+        are saved plainly next time: still correct, only recursive).
+        """
+        planned = _pickle_plan.__dict__.setdefault("nodes", weakref.WeakSet())
+        if self in planned:
+            return object.__reduce_ex__(self, protocol)
+        from eqgraph.terms.graph import toposort
+
+        plan = toposort(self.outputs, [o for node in planned for o in node.outputs])  # ends with self
+        planned.update(plan)
+        return _last_of, (plan, _PlanDone(plan))
+
+
+_pickle_plan = threading.local()
+
+
+def _last_of(plan, _done):
+    return plan[-1]
+
+
+class _PlanDone:
+    """Saved right after a plan's nodes: takes them out of the planned set again."""
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def __reduce__(self):
+        _pickle_plan.nodes.difference_update(self.plan)
+        return type(None), ()

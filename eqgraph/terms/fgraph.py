@@ -148,7 +148,16 @@ class FunctionGraph:
             if ("output", i) not in self.clients.get(out, []):
                 raise AssertionError(f"missing output client of {out}")
 
+    def __reduce__(self):
+        # inputs and outputs say everything; clients are rebuilt on load (``equiv``, the
+        # map from the user's graph, is not kept: it would pickle that graph too)
+        return _restore, (self.inputs, self.outputs)
+
     def __str__(self):
         return f"FunctionGraph({', '.join(map(str, self.outputs))})"
 
     __repr__ = __str__
+
+
+def _restore(inputs, outputs) -> FunctionGraph:
+    return FunctionGraph(inputs, outputs, clone=False)
