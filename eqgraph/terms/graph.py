@@ -52,10 +52,9 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
     raises GraphCycleError; every compile, gradient and print walks through here.
     """
     blocked = set(inputs or ())
-    done: set[Apply] = set()
-    # Nodes expanded but not yet emitted: the current path from an output. An input
-    # whose owner is on the path closes a cycle (checked when pushing, for free).
-    on_path: set[Apply] = set()
+    # node -> True once emitted; False while expanded but not yet emitted, that is, on the
+    # path from an output: an input whose owner is on the path closes a cycle.
+    emitted: dict[Apply, bool] = {}
     order: list[Apply] = []
     # Each stack entry is (node, expanded?): a node is emitted when popped the
     # second time, after all of its inputs' owners have been emitted.
@@ -65,21 +64,22 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
             stack.append((out.owner, False))
     while stack:
         node, expanded = stack.pop()
-        if node in done:
+        if emitted.get(node):
             continue
         if expanded:
-            done.add(node)
-            on_path.discard(node)
+            emitted[node] = True
             order.append(node)
             continue
         stack.append((node, True))
-        on_path.add(node)
+        emitted[node] = False
         for var in reversed(node.inputs):
             owner = var.owner
-            if owner is not None and var not in blocked and owner not in done:
-                if owner in on_path:
+            if owner is not None and var not in blocked:
+                state = emitted.get(owner)
+                if state is None:
+                    stack.append((owner, False))
+                elif state is False:
                     raise GraphCycleError(_cycle(stack, owner))
-                stack.append((owner, False))
     return order
 
 
