@@ -122,6 +122,15 @@ def test_python_ints_that_do_not_fit_say_so(value, dtype):
     assert "object" not in str(info.value)
 
 
+def test_other_bad_numbers_keep_the_dtype_explanation():
+    l = et.lvector("l")
+    f = eg.function([l], l * 1)
+    with pytest.raises(TypeError, match="dtype float64 without risking loss of precision"):
+        f([float("nan")])
+    with pytest.raises(TypeError, match=r"1e\+30 does not fit int64"):
+        f([1e30])
+
+
 def test_python_ints_that_fit_are_still_accepted():
     l8 = TensorType("int8", (None,))("l8")
     np.testing.assert_array_equal(eg.function([l8], l8 * 1)([127, -128]), [127, -128])

@@ -177,10 +177,12 @@ class TensorType(Type):
         except OverflowError:
             info = np.iinfo(self.numpy_dtype)
             flat = np.asarray(data, dtype=object).reshape(-1)
-            bad = next((v for v in flat if isinstance(v, int) and not info.min <= v <= info.max), None)
+            bad = next((v for v in flat if isinstance(v, (int, float)) and not info.min <= v <= info.max), None)
             number = "a number in it" if bad is None else str(bad)
             raise TypeError(f"{self} cannot hold {describe_value(data)}: {number} does not fit "
                             f"{self.dtype} (range {info.min} to {info.max})") from None
+        except (TypeError, ValueError):
+            return  # NaN and the like: the dtype check that follows explains them
 
     def values_eq(self, a, b) -> bool:
         a, b = np.asarray(a), np.asarray(b)

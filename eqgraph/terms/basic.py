@@ -213,7 +213,7 @@ class Apply:
     def __copy__(self):
         """A shallow copy, as Python's default would make (``__reduce_ex__`` is for pickling)."""
         new = object.__new__(type(self))
-        for name in Apply.__slots__[:-1]:
+        for name in ("op", "inputs", "outputs", "tag"):
             setattr(new, name, getattr(self, name))
         return new
 
