@@ -222,35 +222,40 @@ class Apply:
 
         Pickle saves an object's inputs before the object, one Python call deeper each
         time: a chain of 100 nodes already hit the recursion limit.  The first node
-        pickled instead hands pickle the list of its not-yet-planned ancestors in
-        topological order; each of those is then saved plainly (its ``__slots__``),
-        finding its inputs already saved.  Which nodes are planned is per thread and
-        is cleared when the list has been saved (if pickling fails part-way, those nodes
-        are saved plainly next time: still correct, only recursive).
+        pickled instead hands pickle a plan: its ancestors in topological order.  Each
+        of those is then saved plainly (its ``__slots__``), finding its inputs already
+        saved.
         """
-        planned = _pickle_plan.__dict__.setdefault("nodes", weakref.WeakSet())
-        if self in planned:
+        plan = _pickle_plan.__dict__.get("current", _no_plan)()
+        if plan is not None and self in plan.members:
             return object.__reduce_ex__(self, protocol)
         from eqgraph.terms.graph import toposort
 
-        plan = toposort(self.outputs, [o for node in planned for o in node.outputs])  # ends with self
-        planned.update(plan)
-        return _last_of, (plan, _PlanDone(plan))
+        plan = _Plan(toposort(self.outputs))  # ends with self
+        _pickle_plan.current = weakref.ref(plan)
+        return _last_of, (plan,)
 
 
+class _Plan(list):
+    """The nodes one pickling saves in order.  Only the pickler (its memo) holds it, so it
+    lives exactly as long as that pickling, even one that fails part-way; its nodes count
+    as planned only while it lives."""
+
+    def __init__(self, nodes):
+        super().__init__(nodes)
+        self.members = set(nodes)
+
+    def __reduce__(self):
+        return list, (), None, iter(self)  # saved as a plain list of the nodes
+
+
+#: per thread: a weak reference to the plan being pickled
 _pickle_plan = threading.local()
 
 
-def _last_of(plan, _done):
+def _no_plan():
+    return None
+
+
+def _last_of(plan):
     return plan[-1]
-
-
-class _PlanDone:
-    """Saved right after a plan's nodes: takes them out of the planned set again."""
-
-    def __init__(self, plan):
-        self.plan = plan
-
-    def __reduce__(self):
-        _pickle_plan.nodes.difference_update(self.plan)
-        return type(None), ()

@@ -70,6 +70,22 @@ def test_a_long_chain_pickles_without_recursion():
     assert equal_computations([y2], [y], [x2], [x])
 
 
+def test_a_pickling_that_fails_part_way_leaves_nothing_behind():
+    x = et.dvector("x")
+    y = x
+    for i in range(3_000):
+        y = et.tanh(y) if i % 2 else y * 0.5
+    middle = y
+    for _ in range(1_000):
+        middle = middle.owner.inputs[0]
+    middle.tag["callback"] = lambda: None  # not picklable
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(y)
+    del middle.tag["callback"]
+    x2, y2 = roundtrip((x, y))  # without recursion: no node is left marked as planned
+    assert equal_computations([y2], [y], [x2], [x])
+
+
 def test_function_graph_pickles():
     x = et.dvector("x")
     fg = FunctionGraph([x], [et.exp(x) + 1, x * 2])
