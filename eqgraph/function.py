@@ -262,8 +262,10 @@ def _variables(targets, inputs) -> dict:
     (a dict used as an ordered set); toposort raises GraphCycleError on a cycle."""
     used = dict.fromkeys(targets)
     for node in toposort(targets, inputs):
-        used.update(dict.fromkeys(node.inputs))
-        used.update(dict.fromkeys(node.outputs))
+        for var in node.inputs:
+            used[var] = None
+        for var in node.outputs:
+            used[var] = None
     return used
 
 
