@@ -139,12 +139,6 @@ def _no_garbage_collection():
             gc.enable()
 
 
-def _as_variable(x):
-    from eqgraph.tensor.basic import as_tensor_variable
-
-    return x if isinstance(x, Variable) else as_tensor_variable(x)
-
-
 def _check_inputs(inputs) -> list:
     if isinstance(inputs, Variable):
         raise TypeError("function() takes a list of inputs, e.g. function([x], y), not a single variable")
@@ -212,17 +206,8 @@ def _check_givens(givens) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
     accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
     at run time) and refuses another one; a value becomes a constant of the variable's type."""
-    if not givens:
-        return []
-    pairs = list(givens.items()) if isinstance(givens, dict) else givens
-    expected = "givens must be a dict {variable: replacement} or a list of (variable, replacement) pairs"
-    if not isinstance(pairs, (list, tuple)):
-        raise TypeError(f"{expected}, not {describe_value(givens)}")
     out, seen = [], set()
-    for i, pair in enumerate(pairs):
-        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-            raise TypeError(f"{expected}; item #{i} is {describe_value(pair)}")
-        var, new = pair
+    for var, new in _pairs(givens, "givens", "variable: replacement"):
         if not isinstance(var, Variable):
             raise TypeError(f"givens keys must be symbolic Variables, not {describe_value(var)}")
         if var in seen:
@@ -231,30 +216,47 @@ def _check_givens(givens) -> list:
         try:
             out.append((var, var.type.filter_variable(new)))
         except (TypeError, ValueError) as err:
-            what = f"{new} of type {new.type}" if isinstance(new, Variable) else f"the value {describe_value(new)}"
-            raise TypeError(f"givens cannot replace {var} (type {var.type}) with {what}: {err}") from err
+            raise TypeError(f"givens cannot replace {var} (type {var.type}) with {_what(new)}: {err}") from err
     return out
 
 
 def _check_updates(updates) -> list:
-    if not updates:
-        return []
-    pairs = list(updates.items()) if isinstance(updates, dict) else list(updates)
+    """``updates`` as (shared variable, new value) pairs, each value of the variable's type
+    (narrowed as for givens; a value becomes a constant)."""
     out, seen = [], set()
-    for shared_var, expr in pairs:
+    for shared_var, expr in _pairs(updates, "updates", "shared variable: new value"):
         if not isinstance(shared_var, SharedVariable):
-            raise TypeError(f"updates must update shared variables; {shared_var} is not one")
+            raise TypeError(f"updates must update shared variables; {_what(shared_var)} is not one")
         if shared_var in seen:
             raise ValueError(f"{shared_var} is updated twice")
         seen.add(shared_var)
-        expr = _as_variable(expr)
         try:
-            expr = shared_var.type.filter_variable(expr)
-        except TypeError as err:
-            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) has type "
-                            f"{expr.type}: {err}") from err
-        out.append((shared_var, expr))
+            out.append((shared_var, shared_var.type.filter_variable(expr)))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) is {_what(expr)}: "
+                            f"{err}") from err
     return out
+
+
+def _pairs(mapping, argument: str, form: str) -> list:
+    """``mapping`` (None, a dict, or a list or tuple of 2-item pairs) as a list of pairs."""
+    if mapping is None:
+        return []
+    if isinstance(mapping, dict):
+        return list(mapping.items())
+    key, value = form.split(": ")
+    expected = f"{argument} must be a dict {{{form}}} or a list of ({key}, {value}) pairs"
+    if not isinstance(mapping, (list, tuple)):
+        raise TypeError(f"{expected}, not {describe_value(mapping)}")
+    for i, pair in enumerate(mapping):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise TypeError(f"{expected}; item #{i} is {describe_value(pair)}")
+    return [tuple(pair) for pair in mapping]
+
+
+def _what(x) -> str:
+    """A variable with its type, or a value, for error messages."""
+    return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
 
 
 def _variables(targets, inputs) -> dict:

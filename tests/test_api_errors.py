@@ -53,6 +53,27 @@ def test_givens_as_pairs_and_bad_containers():
         eg.function([y], x + 1, givens=[(x, y), (x, y * 2)])
 
 
+@pytest.mark.parametrize("updates, message", [
+    ("w_list", r"updates must be a dict \{shared variable: new value\} or a list of \(shared variable, new value\) pairs; item #0 is"),
+    ("expr", r"updates must be a dict.*not TensorVariable"),
+    ("triple", r"updates must be a dict.*item #0 is tuple"),
+    ("text", r"The update of w \(type .*\) is the value str 'abc'"),
+    ("input", r"updates must update shared variables; x of type .* is not one"),
+])
+def test_bad_updates(updates, message):
+    w, x = eg.shared(np.zeros(2), name="w"), et.dvector("x")
+    value = {"w_list": [w], "expr": w + 1, "triple": [(w, x, 1)], "text": {w: "abc"}, "input": {x: x}}[updates]
+    with pytest.raises(TypeError, match=message):
+        eg.function([x], x, updates=value)
+
+
+def test_update_values_take_the_shared_variables_type():
+    s = eg.shared(np.float32(1.0), name="s")
+    f = eg.function([], [], updates={s: 0.5})  # a Python float fits float32, as in NumPy
+    f()
+    assert s.get_value() == np.float32(0.5) and s.get_value().dtype == np.float32
+
+
 # -- function() arguments ---------------------------------------------------------------
 @pytest.mark.parametrize("outputs, message", [
     (3.0, r"outputs must be a Variable or a list of Variables.*float 3.0.*et.constant"),
