@@ -152,6 +152,14 @@ def test_other_bad_numbers_keep_the_dtype_explanation():
         f([1e30])
 
 
+def test_python_floats_too_large_for_float32_are_refused_not_made_inf():
+    x = et.fvector("x")
+    f = eg.function([x], x * 1)
+    with pytest.raises(TypeError, match=r"finite number in it would become inf \(largest float32"):
+        f([1.0, 1e40])
+    np.testing.assert_array_equal(f([0.1, float("inf"), -float("inf")]), np.float32([0.1, np.inf, -np.inf]))
+
+
 def test_python_ints_that_fit_are_still_accepted():
     l8 = TensorType("int8", (None,))("l8")
     np.testing.assert_array_equal(eg.function([l8], l8 * 1)([127, -128]), [127, -128])

@@ -162,7 +162,10 @@ class TensorType(Type):
             with np.errstate(all="ignore"):
                 cast = arr.astype(self.numpy_dtype)
             if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
-                return cast  # a Python float into any float type, like NumPy
+                if np.isinf(cast).any() and not np.isinf(arr[np.isinf(cast)]).all():
+                    raise TypeError(f"{self} cannot hold {describe_value(data)}: a finite number in it "
+                                    f"would become inf (largest {self.dtype}: {np.finfo(self.numpy_dtype).max})")
+                return cast  # a Python float into any float type, rounded, like NumPy
             if (self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu") and np.array_equal(cast, arr):
                 return cast
         raise TypeError(
