@@ -13,6 +13,7 @@ import contextlib
 import gc
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from eqgraph.exec.backends import get_backend
@@ -27,7 +28,8 @@ from eqgraph.rules.encode import EncodedGraph, encode
 from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
-from eqgraph.terms.graph import ancestors, clone_replace
+from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.type import describe_value
 
 
 class UnusedInputError(ValueError):
@@ -83,19 +85,26 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
+
+    The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
     inputs = _check_inputs(inputs)
-    single = isinstance(outputs, Variable)
-    outputs = [] if outputs is None else ([outputs] if single else list(outputs))
-    outputs = [_as_variable(o) for o in outputs]
+    single, outputs = _check_outputs(outputs)
+    _check_options(name, rulesets, limits, cost_model)
     update_pairs = _check_updates(updates)
+    given_pairs = _check_givens(givens)
+    arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
+                     givens=given_pairs, name=name, on_unused_input=on_unused_input,
+                     allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
+                     backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
+                     cost_model=cost_model, exact_extraction=exact_extraction)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
-    if givens:
-        targets = clone_replace(targets, list(givens.items()) if isinstance(givens, dict) else list(givens))
-    _check_defined(targets)
-    _check_unused(inputs, targets, on_unused_input)
-    shared_inputs = [v for v in ancestors(targets, inputs)
-                     if isinstance(v, SharedVariable) and v not in inputs]
+    if given_pairs:
+        targets = clone_replace(targets, given_pairs)
+    used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    _check_defined(used)
+    _check_unused(inputs, used, on_unused_input)
+    shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
     runtime = get_backend(backend)
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
@@ -115,9 +124,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                        impl=runtime.name)
 
     stats = ProfileStats(program, name) if profile else None
-    return Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                    stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
-                    allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    compiled = Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
+                        stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
+                        allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    compiled.compiled_from = (function, arguments)
+    return compiled
 
 
 @contextlib.contextmanager
@@ -134,19 +145,16 @@ def _no_garbage_collection():
             gc.enable()
 
 
-def _as_variable(x):
-    from eqgraph.tensor.basic import as_tensor_variable
-
-    return x if isinstance(x, Variable) else as_tensor_variable(x)
-
-
 def _check_inputs(inputs) -> list:
     if isinstance(inputs, Variable):
         raise TypeError("function() takes a list of inputs, e.g. function([x], y), not a single variable")
+    if not isinstance(inputs, (list, tuple, Iterator)):
+        raise TypeError("function() inputs must be a list of Variables, e.g. function([x], y), "
+                        f"not {describe_value(inputs)}")
     inputs = list(inputs)
     for i, var in enumerate(inputs):
         if not isinstance(var, Variable):
-            raise TypeError(f"Input #{i} of function() must be a symbolic Variable, not {var!r}")
+            raise TypeError(f"Input #{i} of function() must be a symbolic Variable, not {describe_value(var)}")
         if isinstance(var, Constant):
             raise TypeError(f"Input #{i} ({var}) is a Constant; constants are part of the graph "
                             "and cannot be inputs")
@@ -161,32 +169,119 @@ def _check_inputs(inputs) -> list:
     return inputs
 
 
-def _check_updates(updates) -> list:
-    if not updates:
-        return []
-    pairs = list(updates.items()) if isinstance(updates, dict) else list(updates)
+def _check_outputs(outputs) -> tuple[bool, list]:
+    """(whether a single Variable was given, the output Variables)."""
+    if outputs is None:
+        return False, []
+    if isinstance(outputs, Variable):
+        return True, [outputs]
+    expected = "function() outputs must be a Variable or a list of Variables"
+    if isinstance(outputs, dict):
+        raise TypeError(f"{expected}, not a dict; pass list(d.values()) and zip the results with the keys")
+    if not isinstance(outputs, (list, tuple, Iterator)):
+        # an array or a string is iterable, but its items are not outputs
+        raise TypeError(f"{expected}, not {describe_value(outputs)}; to return a fixed value, "
+                        "make it a constant with et.constant(value)")
+    outputs = list(outputs)
+    for i, var in enumerate(outputs):
+        if not isinstance(var, Variable):
+            raise TypeError(f"Output #{i} of function() must be a symbolic Variable, not "
+                            f"{describe_value(var)}; wrap a value in et.constant(value)")
+    return False, outputs
+
+
+def _check_options(name, rulesets, limits, cost_model) -> None:
+    """The compile options whose misuse would otherwise fail deep inside the compiler."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"function() name must be a string or None, not {describe_value(name)}")
+    if isinstance(rulesets, str):
+        raise TypeError(f"rulesets must be a list of ruleset names, .egg paths or rule strings, not the "
+                        f"string {rulesets[:40]!r}; write rulesets=[{rulesets[:40]!r}] ([] for no rewrites)")
+    if not isinstance(rulesets, (list, tuple)):
+        raise TypeError("rulesets must be a list of ruleset names, .egg paths or rule strings "
+                        f"([] for no rewrites), not {describe_value(rulesets)}")
+    if not isinstance(limits, Limits):
+        raise TypeError("limits must be an eqgraph.Limits(iterations=..., nodes=..., seconds=...), "
+                        f"not {describe_value(limits)}")
+    if cost_model is not None and not callable(getattr(cost_model, "node_cost", None)):
+        raise TypeError("cost_model must be None or an object with a node_cost(enode, op, in_types, "
+                        f"out_type, child_ops) method, like eqgraph.CostModel(); not {describe_value(cost_model)}")
+
+
+def _check_givens(givens) -> list:
+    """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
+    accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
+    at run time) and refuses another one; a value becomes a constant of the variable's type."""
     out, seen = [], set()
-    for shared_var, expr in pairs:
-        if not isinstance(shared_var, SharedVariable):
-            raise TypeError(f"updates must update shared variables; {shared_var} is not one")
-        if shared_var in seen:
-            raise ValueError(f"{shared_var} is updated twice")
-        seen.add(shared_var)
-        expr = _as_variable(expr)
+    for var, new in _pairs(givens, "givens", "variable: replacement"):
+        if not isinstance(var, Variable):
+            raise TypeError(f"givens keys must be symbolic Variables, not {describe_value(var)}")
+        if var in seen:
+            raise ValueError(f"givens replaces {var} twice")
+        seen.add(var)
         try:
-            expr = shared_var.type.filter_variable(expr)
-        except TypeError as err:
-            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) has type "
-                            f"{expr.type}: {err}") from err
-        out.append((shared_var, expr))
+            out.append((var, var.type.filter_variable(new)))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"givens cannot replace {var} (type {var.type}) with {_what(new)}: {err}") from err
     return out
 
 
-def _check_defined(targets) -> None:
+def _check_updates(updates) -> list:
+    """``updates`` as (shared variable, new value) pairs, each value of the variable's type
+    (narrowed as for givens; a value becomes a constant)."""
+    out, seen = [], set()
+    for shared_var, expr in _pairs(updates, "updates", "shared variable: new value"):
+        if not isinstance(shared_var, SharedVariable):
+            raise TypeError(f"updates must update shared variables; {_what(shared_var)} is not one")
+        if shared_var in seen:
+            raise ValueError(f"{shared_var} is updated twice")
+        seen.add(shared_var)
+        try:
+            out.append((shared_var, shared_var.type.filter_variable(expr)))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) is {_what(expr)}: "
+                            f"{err}") from err
+    return out
+
+
+def _pairs(mapping, argument: str, form: str) -> list:
+    """``mapping`` (None, a dict, or a list or tuple of 2-item pairs) as a list of pairs."""
+    if mapping is None:
+        return []
+    if isinstance(mapping, dict):
+        return list(mapping.items())
+    key, value = form.split(": ")
+    expected = f"{argument} must be a dict {{{form}}} or a list of ({key}, {value}) pairs"
+    if not isinstance(mapping, (list, tuple)):
+        raise TypeError(f"{expected}, not {describe_value(mapping)}")
+    for i, pair in enumerate(mapping):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise TypeError(f"{expected}; item #{i} is {describe_value(pair)}")
+    return [tuple(pair) for pair in mapping]
+
+
+def _what(x) -> str:
+    """A variable with its type, or a value, for error messages."""
+    return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
+
+
+def _variables(targets, inputs) -> dict:
+    """Every variable ``targets`` depend on, not looking past ``inputs``, in a fixed order
+    (a dict used as an ordered set); toposort raises GraphCycleError on a cycle."""
+    used = dict.fromkeys(targets)
+    for node in toposort(targets, inputs):
+        for var in node.inputs:
+            used[var] = None
+        for var in node.outputs:
+            used[var] = None
+    return used
+
+
+def _check_defined(used) -> None:
     """A graph with an undefined (NullType) or disconnected gradient in it cannot run."""
     from eqgraph.grad.types import DisconnectedType, NullType
 
-    for var in ancestors(targets):
+    for var in used:
         if isinstance(var.type, NullType):
             raise TypeError(f"Cannot compile a graph that uses an undefined gradient ({var}): {var.type.why_null}")
         if isinstance(var.type, DisconnectedType):
@@ -194,12 +289,11 @@ def _check_defined(targets) -> None:
                             'ask grad for return_disconnected="zero"')
 
 
-def _check_unused(inputs, targets, policy) -> None:
+def _check_unused(inputs, used, policy) -> None:
     if policy not in ("raise", "warn", "ignore"):
         raise ValueError(f'on_unused_input must be "raise", "warn" or "ignore", not {policy!r}')
     if policy == "ignore" or not inputs:
         return
-    used = set(ancestors(targets, inputs))
     for i, var in enumerate(inputs):
         if var not in used:
             msg = (f"Input #{i} ({var}) is not used to compute any output. "

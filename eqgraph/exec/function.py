@@ -211,6 +211,20 @@ class Function:
     def __repr__(self):
         return f"<eqgraph Function {self.name or ''} {len(self.inputs)} inputs -> {self._n_outputs} outputs>"
 
+    #: (the compile function, its keyword arguments), set by ``eqgraph.function``
+    compiled_from = None
+
+    def __reduce__(self):
+        """Pickle the user's graph and the compile arguments; loading recompiles them.
+
+        The program's thunks and the e-graph session (egglog objects) cannot be pickled,
+        and recompiling gives the same function, reading the shared variables that were
+        pickled with it."""
+        if self.compiled_from is None:
+            raise TypeError(f"{self!r} was not made by eqgraph.function and cannot be pickled")
+        build, arguments = self.compiled_from
+        return _recompile, (build, arguments)
+
 
 def _accepts(filt, value, downcast) -> bool:
     try:
@@ -218,6 +232,10 @@ def _accepts(filt, value, downcast) -> bool:
         return True
     except (TypeError, ValueError):
         return False
+
+
+def _recompile(build, arguments):
+    return build(**arguments)
 
 
 class _Missing:

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from eqgraph.tensor.type import FLOATX, TensorType
+from eqgraph.tensor.type import FLOATX, TensorType, plain_array
 from eqgraph.tensor.var import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Constant, Variable
 
@@ -18,6 +18,8 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     until combined with an array, as in NumPy); ``dtype`` forces a dtype.
     """
     weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+    if isinstance(value, np.ndarray):
+        value = plain_array(value)  # np.asarray would drop a mask silently
     arr = np.asarray(value, dtype=dtype)
     if arr.dtype.kind in "OUSV":
         raise TypeError(f"Cannot make a tensor constant from {value!r}")

@@ -47,16 +47,42 @@ def _exp2(xp, x):
     return xp.pow(base, x)
 
 
-def _bitwise(logical, bitwise):
-    def fn(xp, x, y):
-        return getattr(xp, logical)(x, y) if x.dtype == xp.bool and y.dtype == xp.bool else getattr(xp, bitwise)(x, y)
+@dataclass(frozen=True)
+class _Bitwise:
+    """The logical function on booleans, the bitwise one on integers (a class, not a
+    closure, so that ops pickle)."""
 
-    return fn
+    logical: str
+    bitwise: str
+
+    def __call__(self, xp, x, y):
+        name = self.logical if x.dtype == xp.bool and y.dtype == xp.bool else self.bitwise
+        return getattr(xp, name)(x, y)
+
+
+def _invert(xp, x):
+    return xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x)
 
 
 def _second(xp, x, y):
     shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     return xp.asarray(xp.broadcast_to(y, shape), copy=True)
+
+
+def _second_dtype(x_dtype, y_dtype):
+    return y_dtype
+
+
+def _sqr(xp, x):
+    return xp.multiply(x, x)
+
+
+def _clip(xp, x, lo, hi):
+    return xp.minimum(xp.maximum(x, lo), hi)
+
+
+def _softplus(xp, x):
+    return xp.logaddexp(xp.zeros_like(x), x)  # log(1 + exp(x)), without overflow
 
 
 @dataclass(frozen=True)
@@ -94,9 +120,9 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "neg":      ScalarOp(1, "negative"),
     "abs":      ScalarOp(1, "abs"),
     "sign":     ScalarOp(1, "sign"),
-    "sqr":      ScalarOp(1, lambda xp, x: xp.multiply(x, x)),
-    "clip":     ScalarOp(3, lambda xp, x, lo, hi: xp.minimum(xp.maximum(x, lo), hi)),
-    "second":   ScalarOp(2, _second, promote=(), dtype=lambda x, y: y),  # y broadcast to x's shape
+    "sqr":      ScalarOp(1, _sqr),
+    "clip":     ScalarOp(3, _clip),
+    "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype),  # y broadcast to x's shape
     # exponentials and logarithms
     "exp":      ScalarOp(1, "exp"),
     "exp2":     ScalarOp(1, _exp2),
@@ -107,7 +133,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "log1p":    ScalarOp(1, "log1p"),
     "sqrt":     ScalarOp(1, "sqrt"),
     "sigmoid":  ScalarOp(1, _sigmoid),
-    "softplus": ScalarOp(1, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x)),  # log(1 + exp(x)), stable
+    "softplus": ScalarOp(1, _softplus),
     "erf":      ScalarOp(1, _erf),
     # trigonometry
     "sin":      ScalarOp(1, "sin"),
@@ -130,10 +156,10 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "le":       ScalarOp(2, "less_equal"),
     "gt":       ScalarOp(2, "greater"),
     "ge":       ScalarOp(2, "greater_equal"),
-    "and_":     ScalarOp(2, _bitwise("logical_and", "bitwise_and")),
-    "or_":      ScalarOp(2, _bitwise("logical_or", "bitwise_or")),
-    "xor":      ScalarOp(2, _bitwise("logical_xor", "bitwise_xor")),
-    "invert":   ScalarOp(1, lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x)),
+    "and_":     ScalarOp(2, _Bitwise("logical_and", "bitwise_and")),
+    "or_":      ScalarOp(2, _Bitwise("logical_or", "bitwise_or")),
+    "xor":      ScalarOp(2, _Bitwise("logical_xor", "bitwise_xor")),
+    "invert":   ScalarOp(1, _invert),
     "isnan":    ScalarOp(1, "isnan"),
     "isinf":    ScalarOp(1, "isinf"),
     "switch":   ScalarOp(3, "where", promote=(1, 2)),

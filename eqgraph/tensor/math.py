@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,30 +18,37 @@ from eqgraph.xp import array_namespace, as_output
 E = ELEMWISE_OPS
 
 
-def _arg_reduce(name):
-    def fn(xp, x, axis, keepdims):
-        if len(axis) == x.ndim and x.ndim != 1:  # over every axis: the index into the flattened array
-            out = getattr(xp, name)(xp.reshape(x, (-1,)))
+@dataclass(frozen=True)
+class _NamespaceReduction:
+    """``xp.<name>(x, axis=axis, keepdims=keepdims)``: the array API's own reduction."""
+
+    name: str
+
+    def __call__(self, xp, x, axis, keepdims):
+        return getattr(xp, self.name)(x, axis=axis, keepdims=keepdims)
+
+
+@dataclass(frozen=True)
+class _ArgReduction:
+    """``xp.argmax``/``xp.argmin`` over one axis, or over every axis as an index into
+    the flattened array (NumPy's ``axis=None``), which the array API cannot do directly."""
+
+    name: str
+
+    def __call__(self, xp, x, axis, keepdims):
+        if len(axis) == x.ndim and x.ndim != 1:
+            out = getattr(xp, self.name)(xp.reshape(x, (-1,)))
             return xp.reshape(out, (1,) * x.ndim) if keepdims else out
-        return getattr(xp, name)(x, axis=axis[0], keepdims=keepdims)
-
-    return fn
+        return getattr(xp, self.name)(x, axis=axis[0], keepdims=keepdims)
 
 
-# fmt: off
-#: name -> fn(xp, x, axis: tuple, keepdims) with NumPy's semantics
+#: name -> fn(xp, x, axis: tuple, keepdims) with NumPy's semantics (picklable objects, not
+#: lambdas, so that graphs and ops pickle)
 REDUCTIONS = {
-    "sum":    lambda xp, x, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
-    "prod":   lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
-    "max":    lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
-    "min":    lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
-    "all":    lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
-    "any":    lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
-    "mean":   lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
-    "argmax": _arg_reduce("argmax"),
-    "argmin": _arg_reduce("argmin"),
+    **{name: _NamespaceReduction(name) for name in ("sum", "prod", "max", "min", "all", "any", "mean")},
+    "argmax": _ArgReduction("argmax"),
+    "argmin": _ArgReduction("argmin"),
 }
-# fmt: on
 
 
 def normalize_axis(axis, ndim: int) -> tuple:

@@ -49,6 +49,21 @@ def ndim_word(ndim: int) -> str:
     return {0: "scalar", 1: "vector", 2: "matrix"}.get(ndim, f"{ndim}-d tensor")
 
 
+def plain_array(data: np.ndarray) -> np.ndarray:
+    """An ndarray subclass as a plain ndarray view: subclasses change what NumPy functions
+    return (``np.matrix`` stays 2-d through ``sum``), so ops never see them.
+
+    Masked arrays are refused, even with nothing masked (PyTensor refuses them too): the
+    graph would compute with the values under the mask, and accepting them only when
+    nothing is masked would make a call succeed or fail depending on the data.
+    """
+    if isinstance(data, np.ma.MaskedArray):
+        raise TypeError("eqgraph cannot hold a masked array: its masked entries would be computed "
+                        "with like the others. Pass x.filled(fill_value) to choose their value, or "
+                        "np.ma.getdata(x) to use the values under the mask")
+    return data.view(np.ndarray)
+
+
 class TensorType(Type):
     """The type of NumPy-like arrays of one ``dtype`` and ``len(shape)`` dimensions."""
 
@@ -92,6 +107,8 @@ class TensorType(Type):
         if isinstance(data, Variable):
             raise TypeError(f"Expected an array-like value for {self}, but got the symbolic "
                             f"variable {data}; symbolic inputs belong in the graph, not in filter")
+        if isinstance(data, np.ndarray) and type(data) is not np.ndarray:
+            data = plain_array(data)
         data = self._convert(data, strict, allow_downcast)
         if data.ndim != self.ndim:
             raise TypeError(f"Wrong number of dimensions: expected {self.ndim} "
@@ -133,6 +150,8 @@ class TensorType(Type):
             raise TypeError(f"{self} cannot convert {describe_value(data)} to an array: {err}") from err
         if arr.dtype == self.numpy_dtype:
             return arr
+        if self.numpy_dtype.kind in "iu" and not isinstance(data, np.generic):
+            self._check_python_ints_fit(data)
         if arr.dtype.kind in "OUSV":
             raise TypeError(f"{self} cannot hold {describe_value(data)}")
         if allow_downcast or np.can_cast(arr.dtype, self.numpy_dtype, "safe"):
@@ -143,12 +162,30 @@ class TensorType(Type):
             with np.errstate(all="ignore"):
                 cast = arr.astype(self.numpy_dtype)
             if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
-                return cast  # a Python float into any float type, like NumPy
+                if np.isinf(cast).any() and not np.isinf(arr[np.isinf(cast)]).all():
+                    raise TypeError(f"{self} cannot hold {describe_value(data)}: a finite number in it "
+                                    f"would become inf (largest {self.dtype}: {np.finfo(self.numpy_dtype).max})")
+                return cast  # a Python float into any float type, rounded, like NumPy
             if (self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu") and np.array_equal(cast, arr):
                 return cast
         raise TypeError(
             f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision; "
             f"cast the value to {self.dtype} or pass allow_downcast=True (got {describe_value(data)})")
+
+    def _check_python_ints_fit(self, data) -> None:
+        """Python ints too large for this dtype make NumPy guess uint64, float64 or object,
+        and the error would then be about that dtype; name the number and the range."""
+        try:
+            np.asarray(data, dtype=self.numpy_dtype)
+        except OverflowError:
+            info = np.iinfo(self.numpy_dtype)
+            flat = np.asarray(data, dtype=object).reshape(-1)
+            bad = next((v for v in flat if isinstance(v, (int, float)) and not info.min <= v <= info.max), None)
+            number = "a number in it" if bad is None else str(bad)
+            raise TypeError(f"{self} cannot hold {describe_value(data)}: {number} does not fit "
+                            f"{self.dtype} (range {info.min} to {info.max})") from None
+        except (TypeError, ValueError):
+            return  # NaN and the like: the dtype check that follows explains them
 
     def values_eq(self, a, b) -> bool:
         a, b = np.asarray(a), np.asarray(b)
@@ -204,6 +241,11 @@ class TensorType(Type):
 
     def __hash__(self):
         return hash((type(self), self.dtype, self.shape))
+
+    def __reduce__(self):
+        # dtype and shape define the type; the derived attributes are rebuilt (a third of
+        # a pickled graph's size and time went to each type's NumPy dtype object)
+        return type(self), (self.dtype, self.shape, self.name)
 
     def in_same_class(self, otype) -> bool:
         """Same dtype and same broadcastable pattern (the static 1s)."""

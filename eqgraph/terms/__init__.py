@@ -8,6 +8,7 @@ from eqgraph.terms.graph import (
     clone as clone,
     clone_get_equiv as clone_get_equiv,
     clone_replace as clone_replace,
+    GraphCycleError as GraphCycleError,
     equal_computations as equal_computations,
     graph_inputs as graph_inputs,
     toposort as toposort,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import threading
+import weakref
 
 _ids = itertools.count()
 
@@ -114,6 +116,13 @@ class Constant(Variable):
     def clone(self, name=None):
         return type(self)(self.type, self._data, self.name if name is None else name)
 
+    def __setstate__(self, state):
+        _, slots = state
+        for name, value in slots.items():
+            setattr(self, name, value)
+        if hasattr(self._data, "setflags"):  # an unpickled array is writeable again
+            self._data.setflags(write=False)
+
     def __str__(self):
         if self.name is not None:
             return self.name
@@ -200,3 +209,53 @@ class Apply:
         return f"{self.op}({', '.join(map(str, self.inputs))})"
 
     __repr__ = __str__
+
+    def __copy__(self):
+        """A shallow copy, as Python's default would make (``__reduce_ex__`` is for pickling)."""
+        new = object.__new__(type(self))
+        for name in ("op", "inputs", "outputs", "tag"):
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        """Pickle a graph in topological order, so pickling never recurses along a chain.
+
+        Pickle saves an object's inputs before the object, one Python call deeper each
+        time: a chain of 100 nodes already hit the recursion limit.  The first node
+        pickled instead hands pickle a plan: its ancestors in topological order.  Each
+        of those is then saved plainly (its ``__slots__``), finding its inputs already
+        saved.
+        """
+        plan = _pickle_plan.__dict__.get("current", _no_plan)()
+        if plan is not None and self in plan.members:
+            return object.__reduce_ex__(self, protocol)
+        from eqgraph.terms.graph import toposort
+
+        plan = _Plan(toposort(self.outputs))  # ends with self
+        _pickle_plan.current = weakref.ref(plan)
+        return _last_of, (plan,)
+
+
+class _Plan(list):
+    """The nodes one pickling saves in order.  Only the pickler (its memo) holds it, so it
+    lives exactly as long as that pickling, even one that fails part-way; its nodes count
+    as planned only while it lives."""
+
+    def __init__(self, nodes):
+        super().__init__(nodes)
+        self.members = set(nodes)
+
+    def __reduce__(self):
+        return list, (), None, iter(self)  # saved as a plain list of the nodes
+
+
+#: per thread: a weak reference to the plan being pickled
+_pickle_plan = threading.local()
+
+
+def _no_plan():
+    return None
+
+
+def _last_of(plan):
+    return plan[-1]

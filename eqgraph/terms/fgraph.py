@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eqgraph.terms.basic import Apply, Constant, Variable
-from eqgraph.terms.graph import clone_get_equiv, toposort
+from eqgraph.terms.graph import GraphCycleError, ancestors, clone_get_equiv, toposort
 
 
 class MissingInputError(ValueError):
@@ -111,6 +111,9 @@ class FunctionGraph:
                             + (f" [reason: {reason}]" if reason else "")) from err
         if new_var is var:
             return
+        if var in ancestors([new_var], self.inputs):
+            raise GraphCycleError(f"Cannot replace {var} with {new_var}: {new_var} depends on {var}, "
+                                  "so the graph would have a cycle")
         self._import_var(new_var)
         for client, i in list(self.clients[var]):
             if client == "output":
@@ -145,7 +148,16 @@ class FunctionGraph:
             if ("output", i) not in self.clients.get(out, []):
                 raise AssertionError(f"missing output client of {out}")
 
+    def __reduce__(self):
+        # inputs and outputs say everything; clients are rebuilt on load (``equiv``, the
+        # map from the user's graph, is not kept: it would pickle that graph too)
+        return _restore, (self.inputs, self.outputs)
+
     def __str__(self):
         return f"FunctionGraph({', '.join(map(str, self.outputs))})"
 
     __repr__ = __str__
+
+
+def _restore(inputs, outputs) -> FunctionGraph:
+    return FunctionGraph(inputs, outputs, clone=False)

@@ -47,10 +47,14 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
     """The Apply nodes between ``inputs`` and ``outputs``, each after its inputs' owners.
 
     The order is the post-order of a depth-first walk from the outputs, so it
-    is deterministic and follows the order in which inputs are listed.
+    is deterministic and follows the order in which inputs are listed.  A graph
+    edited into a cycle (``node.inputs[i] = a variable that depends on node``)
+    raises GraphCycleError; every compile, gradient and print walks through here.
     """
     blocked = set(inputs or ())
-    done: set[Apply] = set()
+    # node -> True once emitted; False while expanded but not yet emitted, that is, on the
+    # path from an output: an input whose owner is on the path closes a cycle.
+    emitted: dict[Apply, bool] = {}
     order: list[Apply] = []
     # Each stack entry is (node, expanded?): a node is emitted when popped the
     # second time, after all of its inputs' owners have been emitted.
@@ -60,17 +64,37 @@ def toposort(outputs, inputs: Sequence[Variable] | None = None) -> list[Apply]:
             stack.append((out.owner, False))
     while stack:
         node, expanded = stack.pop()
-        if node in done:
+        if emitted.get(node):
             continue
         if expanded:
-            done.add(node)
+            emitted[node] = True
             order.append(node)
             continue
         stack.append((node, True))
+        emitted[node] = False
         for var in reversed(node.inputs):
-            if var.owner is not None and var not in blocked and var.owner not in done:
-                stack.append((var.owner, False))
+            owner = var.owner
+            if owner is not None and var not in blocked:
+                state = emitted.get(owner)
+                if state is None:
+                    stack.append((owner, False))
+                elif state is False:
+                    raise GraphCycleError(_cycle(stack, owner))
     return order
+
+
+class GraphCycleError(ValueError):
+    """A variable depends on itself: the graph was edited (``owner.inputs``) into a cycle."""
+
+
+def _cycle(stack, start: Apply) -> str:
+    """The message for a cycle through ``start``: the expanded nodes on the stack from
+    ``start`` to the top are the path that leads back to it."""
+    path = [node for node, expanded in stack if expanded]
+    path = path[path.index(start):]
+    shown = " -> ".join(str(node) for node in path[:6]) + (" -> ..." if len(path) > 6 else "")
+    return (f"The graph has a cycle of {len(path)} node(s): {shown} -> back to {start.op}. "
+            "A variable cannot depend on itself; was an Apply's owner.inputs edited by hand?")
 
 
 def applys_between(inputs, outputs) -> list[Apply]:

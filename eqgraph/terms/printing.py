@@ -19,6 +19,7 @@ import sys
 
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import toposort
 
 
 def _label(n: int) -> str:
@@ -38,6 +39,8 @@ def debugprint(obj, file=None, print_type: bool = False, depth: int = -1, ids: s
     ``file="str"`` returns the text instead of printing it.
     """
     outputs, order = _roots(obj)
+    if order is None:
+        toposort(outputs)  # the walk below terminates on a cycle but would print it as a tree; refuse it
     labels: dict = {}
     lines: list[str] = []
     topo_index = {node: i for i, node in enumerate(order)} if order is not None else {}
