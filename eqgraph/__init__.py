@@ -9,6 +9,7 @@
 from eqgraph import tensor as tensor
 from eqgraph import terms as terms
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
+from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.exec.shared import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
@@ -22,7 +23,9 @@ from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.rules import RuleFileError as RuleFileError, TypeContradiction as TypeContradiction
 from eqgraph.rules import load_rules as load_rules
+from eqgraph.rules.adapter import EgglogError as EgglogError, EgglogPanic as EgglogPanic
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
+from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
 
 __version__ = "0.1.0"

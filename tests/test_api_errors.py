@@ -190,3 +190,11 @@ def test_ndarray_subclasses_become_plain_arrays():
     f = eg.function([m], m.sum(axis=0))
     out = f(np.matrix([[1.0, 2.0], [3.0, 4.0]]))
     assert type(out) is np.ndarray and out.shape == (2,)
+
+
+def test_the_errors_a_user_may_catch_are_importable_from_eqgraph():
+    import eqgraph
+
+    for name in ("NodeError", "EgglogError", "EgglogPanic", "GraphCycleError", "UnsoundRuleError",
+                 "RuleFileError", "TypeContradiction", "UnusedInputError"):
+        assert issubclass(getattr(eqgraph, name), Exception), name

@@ -27,6 +27,9 @@ class Container(list):
         super().__init__([value])
         self.lock = threading.RLock()  # re-entrant: an op may call another compiled function
 
+    def __reduce__(self):  # the value pickles; a lock cannot, and a new one is made on loading
+        return (Container, (self[0],))
+
 
 class SharedVariable(Variable):
     """A variable with a value: every compiled function that uses it reads ``container[0]``,
