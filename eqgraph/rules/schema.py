@@ -56,6 +56,7 @@ ANALYSES = """
 (function dtype-index (String) i64 :no-merge)                ; a dtype's position in DTYPES
 (function promotions (String) StrVec :no-merge)               ; a: NumPy's result dtype of a and each dtype
 (function op-dtypes (String) StrVec :no-merge)                ; constructor: output dtype per input dtype
+(relation integer-dtype (String))                            ; the signed and unsigned integer dtypes
 """
 
 
@@ -71,6 +72,7 @@ def dtype_facts() -> str:
     compile.
     """
     rows = [f'(set (dtype-index "{d}") {i})' for i, d in enumerate(DTYPES)]
+    rows += [f'(integer-dtype "{d}")' for d in DTYPES if np.dtype(d).kind in "iu"]
     rows += [f'(set (promotions "{a}") (vec-of {_quoted(np.result_type(a, b).name for b in DTYPES)}))'
              for a in DTYPES]
     ops = [(camel(name), op, op.nin) for name, op in et.ELEMWISE_OPS.items()
