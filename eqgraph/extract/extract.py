@@ -90,7 +90,10 @@ class _Decoder:
         if enode.op == "Var":
             return self.fgraph.inputs[enode.args[0]]
         if isinstance(original, Constant):
-            return original
+            # a weak (Python-number) constant took its dtype from its partner in the user's
+            # graph; in the chosen graph it may stand alone, where make_node would promote
+            # it again (-1.0 of a float32 e-class becoming float64): its dtype is now fixed
+            return _strong(original) if getattr(original, "weak", False) else original
         if enode.op == "Scalar":
             value, dtype, ndim = enode.args
             return constant(np.full((1,) * ndim, value, dtype=dtype))
@@ -438,3 +441,10 @@ def _at_least_as_narrow(original: Variable, new: Variable, data: EGraphData, ecl
         if narrowed is not None and narrowed != out.type:
             out = narrowed.filter_variable(out)
     return out
+
+
+def _strong(const: Constant) -> Constant:
+    """``const`` with its dtype fixed: no longer a weak Python number."""
+    strong = const.clone()
+    strong.weak = False
+    return strong

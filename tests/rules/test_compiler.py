@@ -366,3 +366,11 @@ def test_a_reused_session_comes_back_clean_after_kept_snapshots():
     for _ in range(2):
         f = eg.function(inputs, out, rulesets=["types", EXPLOSIVE], limits=eg.Limits(nodes=3000))
     assert f.stages.report.stop_reason in ("nodes", "saturated", "iterations")
+
+
+def test_a_weak_constant_extracted_alone_keeps_its_dtype():
+    # found by the fuzz test: mul-one and second-scalar leave -(1.0) where the 1.0 is the
+    # user's weak constant, recast to float32 by x * 1.0; alone, make_node promoted it to float64
+    x = et.fscalar("x")
+    out = eg.function([x], -et.ones_like(x * 1.0))(np.float32(0.3))
+    assert out.dtype == np.float32 and out == -1.0
