@@ -16,6 +16,9 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from eqgraph.egraph.encode import EncodedGraph, encode
+from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, Report, saturate
+from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.exec.backends import get_backend
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
@@ -23,9 +26,6 @@ from eqgraph.exec.profile import ProfileStats
 from eqgraph.exec.shared import SharedVariable
 from eqgraph.extract.extract import Extraction, extract
 from eqgraph.inspect import EGraphView
-from eqgraph.rules.egraph import EGraphData
-from eqgraph.rules.encode import EncodedGraph, encode
-from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort
@@ -109,11 +109,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        encoded = encode(graph, None if profile else rulesets)         # rules/encode.py (profiling
+        encoded = encode(graph, None if profile else rulesets)         # egraph/encode.py (profiling
         #                                                  times rules in a session of its own)
         deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
         try:
-            report = saturate(encoded, rulesets, limits, time_rules=profile)   # rules/saturate.py
+            report = saturate(encoded, rulesets, limits, time_rules=profile)   # egraph/saturate.py
             egraph = EGraphData(encoded)                               # a snapshot of the e-graph
         finally:
             encoded.release()

@@ -19,7 +19,7 @@ from kanren import conde, eq, lall, run, var
 from kanren.core import fail
 from unification import isvar
 
-from eqgraph.rules.egraph import LEAVES
+from eqgraph.egraph.snapshot import LEAVES
 from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
 from eqgraph.rules.ruleset import Rule
 from eqgraph.terms.basic import Constant, Variable
@@ -233,9 +233,9 @@ def _free_inputs(outputs) -> list:
 
 def _saturated(outputs, rulesets, limits):
     """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
-    from eqgraph.rules.egraph import EGraphData
-    from eqgraph.rules.encode import encode
-    from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, saturate
+    from eqgraph.egraph.snapshot import EGraphData
+    from eqgraph.egraph.encode import encode
+    from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, saturate
     from eqgraph.terms.fgraph import FunctionGraph
 
     rulesets = DEFAULT_RULESETS if rulesets is None else rulesets

@@ -30,12 +30,12 @@ import numpy as np
 from unification import isvar
 
 import eqgraph.tensor as et
-from eqgraph.rules.egraph import EGraphData
-from eqgraph.rules.encode import encode
+from eqgraph.egraph.encode import encode
+from eqgraph.egraph.saturate import Limits, TypeContradiction, saturate
+from eqgraph.egraph.schema import Schema
+from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, load
-from eqgraph.rules.saturate import Limits, TypeContradiction, saturate
-from eqgraph.rules.schema import Schema
 from eqgraph.terms import FunctionGraph
 from eqgraph.terms.graph import toposort
 

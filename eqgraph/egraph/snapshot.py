@@ -11,7 +11,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 
-from eqgraph.rules.encode import EncodedGraph
+from eqgraph.egraph.encode import EncodedGraph
 
 LEAVES = ("Var", "Scalar", "Array", "Ints")  # the constructors of inputs and constants
 _MISSING = object()

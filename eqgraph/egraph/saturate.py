@@ -16,9 +16,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from eqgraph.egraph.adapter import EgglogPanic
+from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.rules import ruleset as rs
-from eqgraph.rules.adapter import EgglogPanic
-from eqgraph.rules.encode import EncodedGraph
 
 #: the default schedule, in one place: analyses, then rewrite rulesets in order
 DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
@@ -259,7 +259,7 @@ def _check_types(encoded: EncodedGraph, report: Report, label: str) -> dict[str,
     sizes = encoded.session.sizes()
     if not sizes.get("type-error"):
         return sizes
-    from eqgraph.rules.egraph import EGraphData
+    from eqgraph.egraph.snapshot import EGraphData
 
     data = EGraphData(encoded)
     errors = data.type_errors()

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from eqgraph.rules.adapter import Session
-from eqgraph.rules.schema import Schema, send_prelude
+from eqgraph.egraph.adapter import Session
+from eqgraph.egraph.schema import Schema, send_prelude
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -58,7 +58,7 @@ class EncodedGraph:
         what it held lives on in the snapshot (``EGraphData``, ``f.stages.egraph``).
         """
         if self.base is not None:
-            from eqgraph.rules.base import release
+            from eqgraph.egraph.pool import release
 
             release(self.base)
             self.base = None
@@ -131,7 +131,7 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
     ``facts="leaves"`` states the static types of inputs and constants only, so
     that tests can check what the type rules derive for everything else.
     """
-    from eqgraph.rules import base as bases
+    from eqgraph.egraph import pool as bases
     from eqgraph.rules.ruleset import RULESETS_DIR, load
 
     # only built-in rulesets go into the reused session: a user's file may name the

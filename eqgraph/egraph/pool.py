@@ -18,9 +18,9 @@ import tempfile
 import threading
 from collections import OrderedDict
 
+from eqgraph.egraph.adapter import Session
+from eqgraph.egraph.schema import Schema, send_prelude
 from eqgraph.rules import ruleset as rs
-from eqgraph.rules.adapter import Session
-from eqgraph.rules.schema import Schema, send_prelude
 
 MAX_BASES = 8  # per thread
 _POOLS = threading.local()  # .bases: OrderedDict[key, Base], this thread's pool
