@@ -1,6 +1,6 @@
 """``eqgraph.function``: the whole compiler on one screen.
 
-    user graph -> FunctionGraph -> encode -> saturate -> extract -> link -> Function
+    user graph -> FunctionGraph -> encode -> saturate -> snapshot -> extract -> link -> Function
 
 Each stage's result is kept in ``f.stages`` so a user can print the graph
 before and after optimization, read the saturation report, open the e-graph,
@@ -16,9 +16,8 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from eqgraph.egraph.encode import EncodedGraph, encode
-from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, Report, saturate
-from eqgraph.egraph.snapshot import EGraphData
+from eqgraph import egraph
+from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
@@ -109,15 +108,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        encoded = encode(graph, None if profile else rulesets)         # egraph/encode.py (profiling
-        #                                                  times rules in a session of its own)
-        deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
-        try:
-            report = saturate(encoded, rulesets, limits, time_rules=profile)   # egraph/saturate.py
-            egraph = EGraphData(encoded)                               # a snapshot of the e-graph
-        finally:
-            encoded.release()
-        extraction = extract(egraph, cost_model, exact_extraction, deadline)  # extract/extract.py
+        # profiling times each rule, which needs a session of its own (egraph/sessions.py)
+        with egraph.session(rulesets, time_rules=profile) as session:
+            encoded = session.encode(graph)                             # egraph/encode.py
+            deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
+            report = session.saturate(limits)                           # egraph/saturate.py
+            snapshot = session.snapshot()                               # egraph/snapshot.py
+        extraction = extract(snapshot, cost_model, exact_extraction, deadline)  # extract/extract.py
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

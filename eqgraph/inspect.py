@@ -233,18 +233,13 @@ def _free_inputs(outputs) -> list:
 
 def _saturated(outputs, rulesets, limits):
     """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
-    from eqgraph.egraph.snapshot import EGraphData
-    from eqgraph.egraph.encode import encode
-    from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, saturate
+    from eqgraph import egraph
     from eqgraph.terms.fgraph import FunctionGraph
 
-    rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
-    encoded = encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False), rulesets)
-    try:
-        saturate(encoded, rulesets, limits or Limits())
-        return EGraphData(encoded)
-    finally:
-        encoded.release()
+    with egraph.session(egraph.DEFAULT_RULESETS if rulesets is None else rulesets) as session:
+        session.encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False))
+        session.saturate(limits or egraph.Limits())
+        return session.snapshot()
 
 
 def rewrite(outputs, rulesets=None, limits=None, cost_model=None):

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from eqgraph.egraph.adapter import Session
+from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
@@ -41,41 +42,17 @@ MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (
 class EncodedGraph:
     """An e-graph holding a FunctionGraph, and what is needed to read it back."""
 
-    session: Session
+    session: Session                               # until the session scope ends (egraph/sessions.py)
     schema: Schema
     fgraph: FunctionGraph
     ids: dict[Variable, int]                       # variable -> k of its (N k)
     constants: dict[int, Constant] = field(default_factory=dict)   # Array handle -> constant
     ops: dict = field(default_factory=dict)        # (constructor, encoded props) -> op (user ops)
     n_rows: int = 0
-    rulesets: list = field(default_factory=list)  # rulesets already sent to the session
-    base: object = None                           # the reused base session, until released
-
-    def release(self) -> None:
-        """Give a reused base session back (its e-graph is restored by ``pop``).
-
-        The session then belongs to later compiles, so this graph stops pointing at it:
-        what it held lives on in the snapshot (``EGraphData``, ``f.stages.egraph``).
-        """
-        if self.base is not None:
-            from eqgraph.egraph.pool import release
-
-            release(self.base)
-            self.base = None
-            self.session = _ReleasedSession()
 
     @property
     def output_ids(self) -> list[int]:
         return [self.ids[v] for v in self.fgraph.outputs]
-
-
-class _ReleasedSession:
-    """Stands in for a pooled session once it was given back, so that reading it later fails
-    clearly instead of showing another compile's e-graph."""
-
-    def __getattr__(self, name):
-        raise RuntimeError("this compile's egglog session was given back to the pool after extraction; "
-                           "read the e-graph from its snapshot (f.stages.egraph) instead")
 
 
 def scalar_row(data: np.ndarray):
@@ -123,21 +100,13 @@ class _Tables:
         return "\n".join(lines)
 
 
-def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedGraph:
+def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) -> EncodedGraph:
     """Put ``fgraph`` into an e-graph; its variables become ``(N k)`` e-classes.
 
-    With ``rulesets`` (specs or Ruleset objects), a prepared session that already
-    holds them is reused; call ``release()`` on the result when done with it.
-    ``facts="leaves"`` states the static types of inputs and constants only, so
-    that tests can check what the type rules derive for everything else.
+    ``base``: a pooled session (egraph/pool.py), acquired and pushed, to encode into; without
+    one, a fresh session. ``facts="leaves"`` states the static types of inputs and constants
+    only, so that tests can check what the type rules derive for everything else.
     """
-    from eqgraph.egraph import pool as bases
-    from eqgraph.rules.ruleset import RULESETS_DIR, load
-
-    # only built-in rulesets go into the reused session: a user's file may name the
-    # constructors of its own ops, which exist once this graph is encoded
-    loaded = [r for r in (load(spec) for spec in rulesets or ()) if r.source.startswith(str(RULESETS_DIR))]
-    base = bases.acquire(loaded) if rulesets is not None else None
     schema = base.schema.copy() if base is not None else Schema()
     tables = _Tables()
     ids: dict[Variable, int] = {}
@@ -219,9 +188,6 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
             if schema.pending:
                 base.session.run(schema.take_declarations())
             base.session.run(tables.program(directory, base.file_prefix()))
-        except BaseException:
-            bases.release(base)
-            raise
         finally:
             for path in directory.glob("*.tsv"):
                 path.unlink()
@@ -231,7 +197,5 @@ def encode(fgraph: FunctionGraph, rulesets=None, facts: str = "all") -> EncodedG
             session = Session(fact_directory=directory)
             send_prelude(session, schema)
             session.run(tables.program(Path(directory)))
-    encoded = EncodedGraph(session, schema, fgraph, ids, constants, ops,
-                           rulesets=loaded if base is not None else [], base=base)
-    encoded.n_rows = sum(len(r) for r in tables.rows.values())
-    return encoded
+    return EncodedGraph(session, schema, fgraph, ids, constants, ops,
+                        n_rows=sum(len(r) for r in tables.rows.values()))

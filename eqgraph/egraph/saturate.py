@@ -112,17 +112,19 @@ def load_rulesets(specs) -> list[rs.Ruleset]:
     return loaded
 
 
-def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False) -> Report:
+def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False,
+             sent=()) -> Report:
     """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``.
 
     ``time_rules`` runs each rewrite rule on its own (in file order) to measure its
     wall time; the default runs a ruleset's rules together, which is faster.
+    ``sent``: the Ruleset objects that ``encoded``'s session already holds (a pooled one).
     """
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
         per_rule = time_rules and not ruleset.saturate
-        if per_rule or not any(ruleset is sent for sent in encoded.rulesets):  # a reused session has it
+        if per_rule or not any(ruleset is held for held in sent):  # a reused session has it
             rs.send(session, ruleset, per_rule=per_rule)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.saturate]
