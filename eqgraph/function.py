@@ -24,10 +24,12 @@ from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.exec.shared import SharedVariable
 from eqgraph.extract.extract import Extraction, extract
+from eqgraph.grad.types import DisconnectedType, NullType
 from eqgraph.inspect import EGraphView
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.printing import debugprint
 from eqgraph.terms.type import describe_value
 
 
@@ -52,8 +54,6 @@ class Stages:
         return EGraphView(self.extraction, self.report)
 
     def __str__(self):
-        from eqgraph.terms.printing import debugprint
-
         stopped = f" (extraction stopped early: {self.extraction.stopped})" if self.extraction.stopped else ""
         return (f"== graph ==\n{debugprint(self.graph, file='str')}"
                 f"== saturation ==\n{self.report}\n"
@@ -276,8 +276,6 @@ def _variables(targets, inputs) -> dict:
 
 def _check_defined(used) -> None:
     """A graph with an undefined (NullType) or disconnected gradient in it cannot run."""
-    from eqgraph.grad.types import DisconnectedType, NullType
-
     for var in used:
         if isinstance(var.type, NullType):
             raise TypeError(f"Cannot compile a graph that uses an undefined gradient ({var}): {var.type.why_null}")

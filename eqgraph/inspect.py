@@ -19,10 +19,14 @@ from kanren import conde, eq, lall, run, var
 from kanren.core import fail
 from unification import isvar
 
+from eqgraph import egraph
 from eqgraph.egraph.snapshot import LEAVES
+from eqgraph.extract.extract import extract
 from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
 from eqgraph.rules.ruleset import Rule
 from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import graph_inputs
 
 
 # -- patterns as kanren relations ------------------------------------------------------------
@@ -226,16 +230,11 @@ class EGraphView:
 
 # -- optimize without compiling --------------------------------------------------------------------
 def _free_inputs(outputs) -> list:
-    from eqgraph.terms.graph import graph_inputs
-
     return [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
 
 
 def _saturated(outputs, rulesets, limits):
     """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
-    from eqgraph import egraph
-    from eqgraph.terms.fgraph import FunctionGraph
-
     with egraph.session(egraph.DEFAULT_RULESETS if rulesets is None else rulesets) as session:
         session.encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False))
         session.saturate(limits or egraph.Limits())
@@ -244,8 +243,6 @@ def _saturated(outputs, rulesets, limits):
 
 def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
     """The optimized form of ``outputs`` (a variable or a list), over the same inputs."""
-    from eqgraph.extract.extract import extract
-
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
     result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs

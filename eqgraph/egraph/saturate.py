@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
+from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
 #: the default schedule, in one place: analyses, then rewrite rulesets in order
@@ -261,8 +262,6 @@ def _check_types(encoded: EncodedGraph, report: Report, label: str) -> dict[str,
     sizes = encoded.session.sizes()
     if not sizes.get("type-error"):
         return sizes
-    from eqgraph.egraph.snapshot import EGraphData
-
     data = EGraphData(encoded)
     errors = data.type_errors()
     culprits = [r for r, n in report.matches.items() if n and not r.startswith(("types", "fold"))]
