@@ -8,6 +8,9 @@
 
 from eqgraph import tensor as tensor
 from eqgraph import terms as terms
+from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
+from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
+from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.exec.shared import SharedVariable as SharedVariable, shared as shared
@@ -20,10 +23,7 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
                           grad_undefined as grad_undefined, hessian as hessian, jacobian as jacobian,
                           verify_grad as verify_grad, zero_grad as zero_grad)
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
-from eqgraph.rules import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
-from eqgraph.rules import RuleFileError as RuleFileError, TypeContradiction as TypeContradiction
-from eqgraph.rules import load_rules as load_rules
-from eqgraph.rules.adapter import EgglogError as EgglogError, EgglogPanic as EgglogPanic
+from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint

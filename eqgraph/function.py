@@ -1,6 +1,6 @@
 """``eqgraph.function``: the whole compiler on one screen.
 
-    user graph -> FunctionGraph -> encode -> saturate -> extract -> link -> Function
+    user graph -> FunctionGraph -> encode -> saturate -> snapshot -> extract -> link -> Function
 
 Each stage's result is kept in ``f.stages`` so a user can print the graph
 before and after optimization, read the saturation report, open the e-graph,
@@ -16,19 +16,20 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from eqgraph import egraph
+from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.exec.shared import SharedVariable
 from eqgraph.extract.extract import Extraction, extract
+from eqgraph.grad.types import DisconnectedType, NullType
 from eqgraph.inspect import EGraphView
-from eqgraph.rules.egraph import EGraphData
-from eqgraph.rules.encode import EncodedGraph, encode
-from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.printing import debugprint
 from eqgraph.terms.type import describe_value
 
 
@@ -53,8 +54,6 @@ class Stages:
         return EGraphView(self.extraction, self.report)
 
     def __str__(self):
-        from eqgraph.terms.printing import debugprint
-
         stopped = f" (extraction stopped early: {self.extraction.stopped})" if self.extraction.stopped else ""
         return (f"== graph ==\n{debugprint(self.graph, file='str')}"
                 f"== saturation ==\n{self.report}\n"
@@ -109,15 +108,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        encoded = encode(graph, None if profile else rulesets)         # rules/encode.py (profiling
-        #                                                  times rules in a session of its own)
-        deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
-        try:
-            report = saturate(encoded, rulesets, limits, time_rules=profile)   # rules/saturate.py
-            egraph = EGraphData(encoded)                               # a snapshot of the e-graph
-        finally:
-            encoded.release()
-        extraction = extract(egraph, cost_model, exact_extraction, deadline)  # extract/extract.py
+        # profiling times each rule, which needs a session of its own (egraph/sessions.py)
+        with egraph.session(rulesets, time_rules=profile) as session:
+            encoded = session.encode(graph)                             # egraph/encode.py
+            deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
+            report = session.saturate(limits)                           # egraph/saturate.py
+            snapshot = session.snapshot()                               # egraph/snapshot.py
+        extraction = extract(snapshot, cost_model, exact_extraction, deadline)  # extract/extract.py
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
@@ -279,8 +276,6 @@ def _variables(targets, inputs) -> dict:
 
 def _check_defined(used) -> None:
     """A graph with an undefined (NullType) or disconnected gradient in it cannot run."""
-    from eqgraph.grad.types import DisconnectedType, NullType
-
     for var in used:
         if isinstance(var.type, NullType):
             raise TypeError(f"Cannot compile a graph that uses an undefined gradient ({var}): {var.type.why_null}")

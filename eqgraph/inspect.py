@@ -19,10 +19,14 @@ from kanren import conde, eq, lall, run, var
 from kanren.core import fail
 from unification import isvar
 
-from eqgraph.rules.egraph import LEAVES
+from eqgraph import egraph
+from eqgraph.egraph.snapshot import LEAVES
+from eqgraph.extract.extract import extract
 from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
 from eqgraph.rules.ruleset import Rule
 from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import graph_inputs
 
 
 # -- patterns as kanren relations ------------------------------------------------------------
@@ -226,31 +230,19 @@ class EGraphView:
 
 # -- optimize without compiling --------------------------------------------------------------------
 def _free_inputs(outputs) -> list:
-    from eqgraph.terms.graph import graph_inputs
-
     return [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
 
 
 def _saturated(outputs, rulesets, limits):
     """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
-    from eqgraph.rules.egraph import EGraphData
-    from eqgraph.rules.encode import encode
-    from eqgraph.rules.saturate import DEFAULT_RULESETS, Limits, saturate
-    from eqgraph.terms.fgraph import FunctionGraph
-
-    rulesets = DEFAULT_RULESETS if rulesets is None else rulesets
-    encoded = encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False), rulesets)
-    try:
-        saturate(encoded, rulesets, limits or Limits())
-        return EGraphData(encoded)
-    finally:
-        encoded.release()
+    with egraph.session(egraph.DEFAULT_RULESETS if rulesets is None else rulesets) as session:
+        session.encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False))
+        session.saturate(limits or egraph.Limits())
+        return session.snapshot()
 
 
 def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
     """The optimized form of ``outputs`` (a variable or a list), over the same inputs."""
-    from eqgraph.extract.extract import extract
-
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
     result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs

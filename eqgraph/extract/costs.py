@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from eqgraph.rules.egraph import LEAVES
+from eqgraph.egraph.snapshot import LEAVES
 
 # fmt: off
 #: nanoseconds per output element of an elementwise op (NumPy on one core, roughly)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from eqgraph.egraph.snapshot import LEAVES, EGraphData, ENode
 from eqgraph.extract.costs import CostModel
 from eqgraph.extract.exact import exact_choice
-from eqgraph.rules.egraph import LEAVES, EGraphData, ENode
 from eqgraph.tensor.basic import constant
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable

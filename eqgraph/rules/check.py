@@ -30,12 +30,11 @@ import numpy as np
 from unification import isvar
 
 import eqgraph.tensor as et
-from eqgraph.rules.egraph import EGraphData
-from eqgraph.rules.encode import encode
+from eqgraph import egraph
+from eqgraph.egraph.saturate import Limits, TypeContradiction
+from eqgraph.egraph.schema import Schema
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, load
-from eqgraph.rules.saturate import Limits, TypeContradiction, saturate
-from eqgraph.rules.schema import Schema
 from eqgraph.terms import FunctionGraph
 from eqgraph.terms.graph import toposort
 
@@ -225,12 +224,9 @@ def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
 
 def _saturate(alone: Ruleset, inputs: list, outputs: list):
     """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
-    encoded = encode(FunctionGraph(inputs, outputs, clone=False), rulesets=["types"])  # a reused session
-    try:
-        report = saturate(encoded, ["types", alone], Limits(iterations=1))
-        return report, EGraphData(encoded)
-    finally:
-        encoded.release()
+    with egraph.session(["types", alone], reuse=["types"]) as session:  # a pooled session holds types
+        session.encode(FunctionGraph(inputs, outputs, clone=False))
+        return session.saturate(Limits(iterations=1)), session.snapshot()
 
 
 def _compare(rule: Rule, draw: Draw) -> None:

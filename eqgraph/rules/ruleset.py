@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from eqgraph.rules.adapter import FORMS_PER_RUN, EgglogPanic
+from eqgraph.egraph.adapter import FORMS_PER_RUN, EgglogPanic
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")

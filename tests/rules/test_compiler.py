@@ -10,9 +10,10 @@ from same_type_op import SameTypeOp
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.egraph.encode import encode
+from eqgraph.egraph.saturate import saturate
+from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.extract import CostModel, extract
-from eqgraph.rules import encode, saturate
-from eqgraph.rules.egraph import EGraphData
 from eqgraph.terms import FunctionGraph, equal_computations
 
 extract_module = importlib.import_module("eqgraph.extract.extract")

@@ -10,8 +10,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules import adapter
-from eqgraph.rules.saturate import BASE_CONSTRUCTORS
+from eqgraph.egraph import adapter
+from eqgraph.egraph.saturate import BASE_CONSTRUCTORS
 
 extract_module = importlib.import_module("eqgraph.extract.extract")
 function_module = importlib.import_module("eqgraph.function")
@@ -129,7 +129,7 @@ def test_the_deadline_given_to_extraction_is_the_compiles_seconds_limit(monkeypa
 
 
 def test_the_fitting_match_limit_lets_in_the_fewest_matches_first_and_ties_together():
-    from eqgraph.rules.saturate import _fitting_match_limit
+    from eqgraph.egraph.saturate import _fitting_match_limit
 
     found = {"a": 10, "b": 10, "c": 50, "d=>": 3}
     new_nodes = {"a": 1, "b": 2, "c": 1, "d=>": 4}
@@ -144,7 +144,7 @@ def test_the_fitting_match_limit_lets_in_the_fewest_matches_first_and_ties_toget
 def test_saturation_leaves_the_time_extraction_needs_within_the_seconds_limit():
     # before: saturation ran until its own prediction reached the limit, then the
     # cheapest-first extraction of a 51k e-node e-graph took seconds more
-    from eqgraph.rules.saturate import EXTRACTION_SECONDS_PER_ENODE
+    from eqgraph.egraph.saturate import EXTRACTION_SECONDS_PER_ENODE
 
     xs, total = long_sum()
     limits = eg.Limits(nodes=10**6, seconds=0.5, match_limit=10**7)

@@ -8,8 +8,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules import base as bases
-from eqgraph.rules.adapter import EgglogError, EgglogPanic, Session
+from eqgraph.egraph import pool as bases
+from eqgraph.egraph.adapter import EgglogError, EgglogPanic, Session
 from eqgraph.rules.ruleset import RuleFileError
 
 BUILTINS = ["types", "fold", "algebra", "stability"]

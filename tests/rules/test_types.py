@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from op_cases import CASES, draw_case
 
 import eqgraph.tensor as et
-from eqgraph.rules import encode, saturate
-from eqgraph.rules.egraph import EGraphData
+from eqgraph.egraph.encode import encode
+from eqgraph.egraph.saturate import saturate
+from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.tensor import AdvancedSubtensor, TensorType
 from eqgraph.terms import FunctionGraph
 

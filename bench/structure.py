@@ -1,0 +1,153 @@
+"""Measure eqgraph's structure from its imports (issue 10): circles, upward imports,
+function-local imports, long modules.
+
+    python bench/structure.py [--verbose]
+
+Reads every module under ``eqgraph/`` with ``ast`` (nothing is imported) and prints:
+
+- import circles: strongly connected components of the module import graph (every import
+  counts, at module level or inside a function);
+- imports that run up the layers, by the layer order below;
+- imports of eqgraph modules inside functions, with file:line;
+- modules over 600 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "eqgraph"
+MAX_LINES = 600
+
+#: the layers from the bottom up; a module may import its own layer or lower ones.
+#: ``inspect`` is a leaf above everything; the package's ``__init__``/``__main__`` are the top.
+LAYERS = [
+    ("terms", "xp"),
+    ("tensor",),
+    ("grad", "egraph", "rules"),
+    ("extract",),
+    ("exec",),
+    ("function",),
+    ("inspect",),
+    ("__init__", "__main__"),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer(module: str) -> int:
+    top = module.split(".")[1] if "." in module else "__init__"
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise KeyError(f"{module}: no layer for {top!r}; add it to LAYERS")
+
+
+def imports(tree: ast.Module, module: str, modules: set[str]):
+    """(imported eqgraph module, line, inside a function) for each import in ``tree``."""
+    found = []
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:  # ``from eqgraph.x import y``: y may be a name in x
+            name = name.rpartition(".")[0]
+        return name or None
+
+    def visit(node, local: bool):
+        for child in ast.iter_child_nodes(node):
+            inner = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "eqgraph":
+                        found.append((resolve(alias.name), child.lineno, local))
+            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0 \
+                    and child.module.split(".")[0] == "eqgraph":
+                for alias in child.names:
+                    target = resolve(f"{child.module}.{alias.name}")
+                    found.append((target, child.lineno, local))
+            visit(child, inner)
+
+    visit(tree, False)
+    return [(t, line, local) for t, line, local in found if t is not None and t != module]
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iteratively; components of more than one module."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        out.append(sorted(component))
+    return out
+
+
+def measure(verbose: bool = False) -> dict:
+    paths = sorted(ROOT.rglob("*.py"))
+    modules = {module_name(p): p for p in paths}
+    graph: dict[str, set[str]] = defaultdict(set)
+    upward, local, long_modules = [], [], []
+    for name, path in modules.items():
+        text = path.read_text()
+        lines = text.count("\n")
+        if lines > MAX_LINES:
+            long_modules.append((name, lines))
+        graph[name]
+        for target, line, inside in imports(ast.parse(text), name, set(modules)):
+            where = f"{path.relative_to(ROOT.parent)}:{line}"
+            graph[name].add(target)
+            if inside and (not local or local[-1][0] != where):  # one per import statement
+                local.append((where, target))
+            if target != "eqgraph" and layer(target) > layer(name):
+                upward.append((where, name, target))
+    circles = strongly_connected(graph)
+    print(f"modules: {len(modules)}")
+    print(f"import circles: {len(circles)}" + "".join(f"\n  {len(c)} modules: {', '.join(c)}" for c in circles))
+    print(f"imports up the layers: {len(upward)}"
+          + "".join(f"\n  {w}: {a} -> {b}" for w, a, b in upward))
+    print(f"function-local imports of eqgraph modules: {len(local)} in {len({w.split(':')[0] for w, _ in local})} files"
+          + ("".join(f"\n  {w}: {t}" for w, t in local) if verbose else ""))
+    print(f"modules over {MAX_LINES} lines: {len(long_modules)}"
+          + "".join(f"\n  {n}: {k}" for n, k in long_modules))
+    return dict(circles=circles, upward=upward, local=local, long=long_modules)
+
+
+if __name__ == "__main__":
+    measure(verbose="--verbose" in sys.argv or "-v" in sys.argv)

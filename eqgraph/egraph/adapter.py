@@ -1,0 +1,110 @@
+"""The one module that talks to egglog (DESIGN decision 1).
+
+Everything goes through egglog's own text language on the low-level
+bindings: commands are sent in small batches, outputs are read back, and the
+e-graph is serialized to JSON for extraction and inspection.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from egglog import bindings
+
+#: Top-level forms per ``run`` when sending long programs (rule files, the dtype tables):
+#: egglog's time and peak memory grow faster than a program's length (types.egg in one
+#: piece: 180 ms and 216 MB peak; ten forms at a time: 40 ms and under 1 MB).
+FORMS_PER_RUN = 10
+
+
+#: e-graphs whose last Python reference died on a thread other than their own: pyo3 may not
+#: free them there (it reports an error and leaks them), so they are kept, on purpose
+_ORPHANS: list = []
+
+
+class EgglogError(RuntimeError):
+    """egglog rejected a command; the message names the file and line where known."""
+
+
+class EgglogPanic(EgglogError):
+    """egglog itself crashed (a Rust panic) while running a command; the session is broken."""
+
+
+def _is_panic(err: BaseException) -> bool:
+    # pyo3's PanicException derives from BaseException and lives in a module
+    # (pyo3_runtime) that cannot be imported, so it is recognised by name
+    return type(err).__name__ == "PanicException"
+
+
+class Session:
+    """An egglog e-graph fed with text commands, used only by the thread that made it.
+
+    egglog's e-graph is "unsendable": touching it from another thread panics. A
+    session refuses that with a clear error instead, and after any panic it is
+    ``broken``: it runs nothing more (``pop`` does nothing), so a pool throws it away.
+    """
+
+    def __init__(self, fact_directory=None):
+        # ``input`` commands read their files relative to ``fact_directory``
+        self._egraph = bindings.EGraph(fact_directory=fact_directory)
+        self.thread = threading.get_ident()
+        self.depth = 0        # snapshots on egglog's stack (``push`` minus ``pop``)
+        self.broken = False   # egglog panicked: the e-graph's state is unknown
+
+    def run(self, text: str, filename: str | None = None) -> list:
+        """Parse and run ``text``; return egglog's outputs."""
+        self._check_usable()
+        try:
+            commands = self._egraph.parse_program(text, filename=filename)
+            return self._egraph.run_program(*commands)
+        except bindings.EggSmolError as err:
+            raise EgglogError(str(err)) from None
+        except BaseException as err:
+            if not _is_panic(err):
+                raise
+            self.broken = True
+            where = f" (running {filename})" if filename else ""
+            message = (str(err).splitlines() or [repr(err)])[0]  # the first line; a backtrace may follow
+            raise EgglogPanic(f"egglog panicked{where}: {message}") from err
+
+    def __del__(self):
+        # a compiled function made in one thread and dropped in another holds its session
+        if threading.get_ident() != getattr(self, "thread", threading.get_ident()):
+            _ORPHANS.append(getattr(self, "_egraph", None))
+
+    def _check_usable(self) -> None:
+        if self.broken:
+            raise EgglogPanic("this egglog session panicked earlier and cannot be used again")
+        if threading.get_ident() != self.thread:
+            raise EgglogError("an egglog session was used from a thread other than the one that made it "
+                              "(egglog objects cannot cross threads)")
+
+    def sizes(self) -> dict[str, int]:
+        """Rows per function/constructor (``print-size``)."""
+        [out] = self.run("(print-size)")
+        return dict(out.sizes)
+
+    def run_schedule(self, schedule: str):
+        """Run a schedule; return egglog's RunReport."""
+        [out] = self.run(f"(run-schedule {schedule})")
+        return out.report
+
+    def push(self) -> None:
+        self.run("(push)")
+        self.depth += 1
+
+    def pop(self) -> None:
+        if self.broken:  # nothing left to restore: the session is thrown away
+            return
+        self.run("(pop)")
+        self.depth -= 1
+
+    def serialize(self) -> dict:
+        """The e-graph as egraph-serialize JSON: ``{"nodes": ..., "class_data": ...}``."""
+        self._check_usable()
+        return json.loads(self._egraph.serialize([]).to_json())
+
+    def to_dot(self) -> str:
+        self._check_usable()
+        return self._egraph.serialize([]).to_dot()

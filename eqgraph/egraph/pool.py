@@ -1,0 +1,101 @@
+"""Prepared egglog sessions, reused between compiles of the same thread.
+
+Creating a session, declaring ~200 constructors and sending the default
+rulesets takes about 35 ms, more than saturating a small graph.  A *base*
+session holds those for one list of rulesets; each compile works inside
+``push`` ... ``pop`` on it, so the base is unchanged afterwards.
+
+egglog objects cannot cross threads (touching one from another thread
+panics), so each thread has its own pool.  A base whose compile failed in a
+way that may have left it changed (egglog panicked, or ``pop`` failed) is
+thrown away rather than reused; the next compile builds a fresh one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import threading
+from collections import OrderedDict
+
+from eqgraph.egraph.adapter import Session
+from eqgraph.egraph.schema import Schema, send_prelude
+from eqgraph.rules import ruleset as rs
+
+MAX_BASES = 8  # per thread
+_POOLS = threading.local()  # .bases: OrderedDict[key, Base], this thread's pool
+
+
+class Base:
+    def __init__(self, rulesets: list):
+        self.directory = tempfile.TemporaryDirectory(prefix="eqgraph-")  # files for egglog's input
+        self.session = Session(fact_directory=self.directory.name)
+        self.schema = Schema()
+        send_prelude(self.session, self.schema)
+        for ruleset in rulesets:
+            rs.send(self.session, ruleset)
+        self.rulesets = list(rulesets)
+        self.busy = False
+        self._names = itertools.count()
+
+    def file_prefix(self) -> str:
+        return f"g{next(self._names)}_"
+
+
+def _pool() -> "OrderedDict[tuple, Base]":
+    """This thread's bases, least recently used first."""
+    if not hasattr(_POOLS, "bases"):
+        _POOLS.bases = OrderedDict()
+    return _POOLS.bases
+
+
+def _key(rulesets: list) -> tuple:
+    return tuple(id(r) for r in rulesets)
+
+
+def acquire(rulesets: list) -> Base | None:
+    """A free base session of this thread with ``rulesets`` sent, pushed and marked busy;
+    None if it is in use (a compile inside a compile)."""
+    rs.check_unique(rulesets)
+    pool, key = _pool(), _key(rulesets)
+    base = pool.get(key)
+    if base is None:
+        base = pool[key] = Base(rulesets)
+        while len(pool) > MAX_BASES:
+            pool.popitem(last=False)
+    pool.move_to_end(key)
+    if base.busy:
+        return None
+    try:
+        base.session.push()
+    except BaseException:
+        _discard(base)
+        raise
+    base.busy = True  # only once pushed: a failed push leaves nothing to release
+    return base
+
+
+def release(base: Base) -> None:
+    """Give ``base`` back: pop to the depth it was acquired at, or throw it away if that fails."""
+    try:
+        while base.session.depth > 0 and not base.session.broken:
+            base.session.pop()
+    except BaseException:
+        _discard(base)
+        raise
+    finally:
+        base.busy = False
+    if base.session.broken:
+        _discard(base)
+
+
+def _discard(base: Base) -> None:
+    pool = _pool()
+    for key, held in list(pool.items()):
+        if held is base:
+            del pool[key]
+
+
+def pooled() -> list[Base]:
+    """This thread's bases (for tests and inspection)."""
+    return list(_pool().values())

@@ -1,0 +1,273 @@
+"""Saturation: run rulesets on an encoded graph within limits, and report what happened.
+
+One iteration = the analysis rulesets to a fixed point, then one step of each
+rewrite ruleset (each followed by the analyses again).  eqgraph enforces the
+limits itself (DESIGN decision 5): egglog checks sizes only between
+iterations, and one iteration of an explosive ruleset can grow the e-graph
+tenfold.  So before each step the match limit is lowered until the most the
+step can add (matches times the e-nodes each rule's right-hand side builds)
+fits in the room left: the e-graph never holds more than ``Limits.nodes``
+term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from eqgraph.egraph.adapter import EgglogPanic
+from eqgraph.egraph.encode import EncodedGraph
+from eqgraph.egraph.snapshot import EGraphData
+from eqgraph.rules import ruleset as rs
+
+#: the default schedule, in one place: analyses, then rewrite rulesets in order
+DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
+
+#: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
+#: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the
+#: explosive test ruleset on a shared 2-core machine
+EXTRACTION_SECONDS_PER_ENODE = 45e-6
+
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on saturation: iterations, e-nodes and wall-clock seconds.
+
+    ``nodes``: the e-graph never holds more term e-nodes, at any moment (a rule is
+    banned for a step rather than let it overshoot). ``seconds`` bounds saturation
+    and extraction's search for a cheaper graph together. ``match_limit`` caps how
+    many matches one rule may apply per iteration (egglog's back-off scheduler bans
+    a rule that exceeds it); by default it is twice the size of the encoded graph,
+    so only explosive rules hit it.
+    """
+
+    iterations: int = 12
+    nodes: int = 100_000
+    seconds: float = 10.0
+    match_limit: int | None = None
+
+
+@dataclass
+class Report:
+    """Why saturation stopped, how the e-graph grew, and what each rule did."""
+
+    #: saturated: a fixed point | banned: nothing grew, as every rule that matched had more
+    #: matches than ``match_limit`` | nodes: nothing more fits in ``Limits.nodes`` | iterations |
+    #: seconds: no time left for another iteration, or for extracting a larger e-graph
+    stop_reason: str = "saturated"
+    sizes: list[int] = field(default_factory=list)          # e-nodes initially and after each iteration
+    matches: dict[str, int] = field(default_factory=lambda: defaultdict(int))   # rule -> matches
+    egglog_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # rule -> egglog's time
+    ruleset_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # wall clock
+    rule_seconds: dict[str, float] = field(default_factory=dict)    # wall clock per rule, when profiled
+    rules: dict = field(default_factory=dict)                # name -> Rule
+    seconds: float = 0.0
+
+    @property
+    def iterations(self) -> int:
+        return max(len(self.sizes) - 1, 0)
+
+    def fired(self) -> dict[str, int]:
+        """Rules with at least one match, most matches first."""
+        return dict(sorted(((k, v) for k, v in self.matches.items() if v), key=lambda kv: -kv[1]))
+
+    def __str__(self):
+        lines = [f"saturation stopped: {self.stop_reason} after {self.iterations} iterations, "
+                 f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}"]
+        timed = "wall ms" if self.rule_seconds else "egglog ms"
+        seconds = self.rule_seconds or self.egglog_seconds
+        lines.append(f"  {'matches':>7}  {timed:>9}  rule")
+        for name, count in self.fired().items():
+            rule = self.rules.get(name)
+            where = f"  {rule.source[0]}:{rule.source[1]}" if rule else ""
+            lines.append(f"  {count:>7}  {1e3 * seconds.get(name, 0.0):>9.3f}  {name}{where}")
+        # egglog's per-rule times leave out most of the work (rebuilding, merging): the wall
+        # clock per ruleset is the number to trust
+        for name, secs in sorted(self.ruleset_seconds.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  ruleset {name}: {secs:.4f} s wall")
+        return "\n".join(lines)
+
+
+class TypeContradiction(TypeError):
+    """A rewrite merged terms whose static types cannot both hold."""
+
+
+def _rule_name(egglog_name: str) -> str:
+    """egglog reports the two directions of a birewrite as "name=>" and "name<="."""
+    return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
+
+
+BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Ints", "Out"}
+
+
+def enode_count(sizes: dict[str, int], constructors) -> int:
+    """Term e-nodes: rows of the tensor constructors (not of analyses or relations)."""
+    return sum(n for name, n in sizes.items() if name in constructors or name in BASE_CONSTRUCTORS)
+
+
+def load_rulesets(specs) -> list[rs.Ruleset]:
+    loaded = [rs.load(s) for s in specs]
+    rs.check_unique(loaded)
+    return loaded
+
+
+def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False,
+             sent=()) -> Report:
+    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``.
+
+    ``time_rules`` runs each rewrite rule on its own (in file order) to measure its
+    wall time; the default runs a ruleset's rules together, which is faster.
+    ``sent``: the Ruleset objects that ``encoded``'s session already holds (a pooled one).
+    """
+    session, report = encoded.session, Report()
+    loaded = load_rulesets(rulesets)
+    for ruleset in loaded:
+        per_rule = time_rules and not ruleset.saturate
+        if per_rule or not any(ruleset is held for held in sent):  # a reused session has it
+            rs.send(session, ruleset, per_rule=per_rule)
+        report.rules.update((r.name, r) for r in ruleset.rules)
+    analyses = [r.name for r in loaded if r.saturate]
+    # (ruleset to run, rule timed, ruleset reported, e-nodes one match of each rule may add)
+    steps = [(r.name, None, r.name, r.max_new_nodes) for r in loaded if not r.saturate]
+    if time_rules:
+        steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if not r.saturate
+                 for step, rule in zip(r.rule_rulesets(), r.rules)]
+        report.rule_seconds = defaultdict(float)
+    new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
+    start = time.perf_counter()
+
+    def run(schedule: str, label: str):
+        t = time.perf_counter()
+        try:
+            run_report = session.run_schedule(schedule)
+        except EgglogPanic as err:  # say which rules were running (file names, as no rule is known)
+            sources = sorted({r.source for r in loaded if r.name in schedule})
+            raise EgglogPanic(f"{err} while running ruleset {label} ({', '.join(sources)})") from err
+        report.ruleset_seconds[label] += time.perf_counter() - t
+        for name, count in run_report.num_matches_per_rule.items():
+            report.matches[_rule_name(name)] += count
+        for name, delta in run_report.search_and_apply_time_per_rule.items():
+            report.egglog_seconds[_rule_name(name)] += delta.total_seconds()
+        return run_report
+
+    def analyse() -> bool:
+        return any([run(f"(saturate (run {a}))", a).updated for a in analyses])
+
+    def run_step(step: str, label: str, limit: int) -> tuple[bool, dict[str, int]]:
+        """One back-off step: (whether it changed the e-graph, matches found per rule)."""
+        scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
+        return _changed_and_matches(run(f"{scheduler} (repeat 1 (run-with bo {step}))", label))
+
+    def bounded_step(step: str, label: str, size: int, cap: int, new_per_match: int) -> tuple[bool, bool, bool]:
+        """Run one step keeping the e-graph within ``cap`` e-nodes: (changed, a rule was
+        banned, the cap held a rule back). The cap is enforced before egglog runs (egglog
+        checks sizes only between iterations: 1.85x the budget was measured at 10k
+        e-nodes, 4x at 100k): a rule with more matches than the limit is banned for the
+        step (back-off), so the limit is lowered until the most the step can add fits."""
+        room = cap - size
+        worst_case_fits = new_per_match * match_limit <= room
+        limit = match_limit if worst_case_fits else room // max(new_per_match, 1)
+        changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
+        over = any(n > limit for n in found.values())
+        if worst_case_fits or (limit > 0 and not over):
+            return changed, over, False
+        # the worst-case bound banned a rule: count each rule's matches now (with limit 0,
+        # egglog searches, bans every rule and applies nothing), then let in the rules
+        # whose matches fit in the room left, fewest matches first
+        _, found = run_step(step, label, 0)
+        room = cap - enode_count(session.sizes(), encoded.schema.by_name)
+        fitted = _fitting_match_limit(found, new_nodes, room, match_limit)
+        if fitted > limit:
+            more, _ = run_step(step, label, fitted)
+            changed |= more
+        budget_bans = any(fitted < n <= match_limit for n in found.values())
+        return changed, budget_bans or any(n > match_limit for n in found.values()), budget_bans
+
+    analyse()
+    sizes = _check_types(encoded, report, "the encoded graph")
+    size = enode_count(sizes, encoded.schema.by_name)
+    report.sizes.append(size)
+    match_limit = limits.match_limit or max(1000, 2 * size)
+    growth, last_seconds = 2.0, 0.0
+    report.stop_reason = "iterations"
+    for _ in range(limits.iterations):
+        elapsed = time.perf_counter() - start
+        # an iteration's time grows with the matches, which grow faster than the e-graph
+        if elapsed + last_seconds * growth * growth + EXTRACTION_SECONDS_PER_ENODE * size > limits.seconds:
+            report.stop_reason = "seconds"
+            break
+        t = time.perf_counter()
+        changed, banned, held_back = False, False, None  # held back: by which budget
+        for step, rule_name, ruleset_name, new_per_match in steps:
+            started = time.perf_counter()
+            # Limits.seconds covers extraction, whose first pass cannot be cut short and
+            # takes time in proportion to the e-nodes: the time left caps them too
+            affordable = (limits.seconds - (started - start)) / EXTRACTION_SECONDS_PER_ENODE
+            cap, budget = (limits.nodes, "nodes") if limits.nodes <= affordable else (int(affordable), "seconds")
+            step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, cap, new_per_match)
+            changed |= step_changed
+            banned |= step_banned
+            held_back = budget if step_held_back else held_back
+            if rule_name is not None:
+                report.rule_seconds[rule_name] += time.perf_counter() - started
+            changed |= analyse()
+            sizes = _check_types(encoded, report, rule_name or step)
+            size = enode_count(sizes, encoded.schema.by_name)
+        last_seconds = time.perf_counter() - t
+        growth = max(size / max(report.sizes[-1], 1), 1.0)
+        report.sizes.append(size)
+        if not changed:  # a fixed point, unless rules were banned (too many matches)
+            report.stop_reason = held_back or ("banned" if banned else "saturated")
+            break
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _changed_and_matches(run_report) -> tuple[bool, dict[str, int]]:
+    """(whether a back-off step changed the e-graph, the matches each rule found).
+
+    Its ``updated`` will not do: egglog says "updated" while any rule is banned (so
+    that a plain run goes on) and leaves banned rules out of ``num_matches_per_rule``;
+    the per-iteration reports hold both facts (a rule found more matches than the
+    limit: it was banned)."""
+    changed, found = False, {}
+    for iteration in run_report.iterations:
+        rules = iteration.rule_set_report
+        changed |= rules.changed
+        for name, reports in rules.rule_reports.items():
+            found[name] = max([found.get(name, 0)] + [r.num_matches for r in reports])
+    return changed, found
+
+
+def _fitting_match_limit(found: dict[str, int], new_nodes: dict[str, int], room: int, match_limit: int) -> int:
+    """The largest match limit (at most ``match_limit``) under which the rules it lets
+    through, ``found[rule]`` matches each adding ``new_nodes[rule]`` e-nodes, fit in ``room``."""
+    added: dict[int, int] = defaultdict(int)  # match count -> e-nodes the rules with that count add
+    for rule, n in found.items():
+        added[n] += n * new_nodes.get(rule, max(new_nodes.values(), default=1))
+    limit, used = 0, 0
+    for n in sorted(added):
+        used += added[n]
+        if n > match_limit or used > room:
+            break
+        limit = n
+    return limit
+
+
+def _check_types(encoded: EncodedGraph, report: Report, label: str) -> dict[str, int]:
+    """The e-graph's table sizes; raise TypeContradiction if a union left an e-class with no
+    possible dtype or size."""
+    sizes = encoded.session.sizes()
+    if not sizes.get("type-error"):
+        return sizes
+    data = EGraphData(encoded)
+    errors = data.type_errors()
+    culprits = [r for r, n in report.matches.items() if n and not r.startswith(("types", "fold"))]
+    eclass, axis = errors[0]
+    what = {-1: "dtype", -2: "number of dimensions"}.get(axis, f"size of axis {axis}")
+    raise TypeContradiction(
+        f"e-class {eclass} ({data.describe_class(eclass)}) has no possible {what}: terms of different "
+        f"static types were merged while running ruleset {label!r}. Rules that matched so far: "
+        f"{', '.join(culprits) or 'none'}")

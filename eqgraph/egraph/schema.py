@@ -1,0 +1,282 @@
+"""How ops become egglog constructors, generated from the op classes (no hand-kept list).
+
+- An elementwise op or a reduction is a constructor named after its ``name`` in
+  CamelCase: ``Add``, ``TrueDiv``, ``Log1p``, ``Sum``, ``Argmax`` (egglog's own
+  primitives already own ``log``, ``max``, ``+``... so tensor terms never clash).
+- Any other op is its class name (``MatMul``, ``DimShuffle``), with ``_<n>``
+  added for ops whose number of inputs varies (``Join_2``, ``Subtensor_1``).
+- Inputs come first, then the op's ``__props__`` (and ``__egg_extras__``, facts
+  derived from the props for the type rules) as primitive children, each
+  with a codec chosen from its Python value: ints are ``i64``, bools ``bool``,
+  floats ``f64``, strings ``String``, tuples of ints ``IntVec``
+  (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``),
+  anything else the ``String`` of its ``repr``.
+
+A user's Op class with ``__props__`` gets a constructor the first time a graph
+using it is encoded: nothing here needs editing.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import eqgraph.tensor as et
+from eqgraph.egraph.adapter import FORMS_PER_RUN
+from eqgraph.grad.types import GradBlocker
+from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.subtensor import FULL_SLICE
+from eqgraph.tensor.type import DTYPES
+
+SORTS = """
+(sort T)
+(sort IntVec (Vec i64))
+(sort IntSet (Set i64))
+(sort StrSet (Set String))
+(sort StrVec (Vec String))
+(constructor N (i64) T :unextractable)     ; the id of an encoded node: never extracted
+(constructor Var (i64) T)                  ; the i-th input of the graph
+(constructor Scalar (f64 String i64) T)    ; a constant of size 1: value, dtype, ndim
+(constructor Ints (IntVec String) T)       ; a short integer vector (a shape, say): values, dtype
+(constructor Array (i64 String String) T)  ; any other constant: handle, dtype, shape
+(constructor Out (T i64) T)                ; output i of a node with several outputs
+"""
+
+ANALYSES = """
+(function dtype (T) StrSet :merge (set-intersect old new))   ; {dtype}; {} is a contradiction
+(function dim (T i64) IntSet :merge (set-intersect old new)) ; {size} per known axis
+(function ndim (T) IntSet :merge (set-intersect old new))     ; {number of dimensions}
+(relation type-error (T i64))                                ; axis (-1: dtype, -2: ndim) with no possible value
+(function dtype-index (String) i64 :no-merge)                ; a dtype's position in DTYPES
+(function promotions (String) StrVec :no-merge)               ; a: NumPy's result dtype of a and each dtype
+(function op-dtypes (String) StrVec :no-merge)                ; constructor: output dtype per input dtype
+(relation integer-dtype (String))                            ; the signed and unsigned integer dtypes
+"""
+
+
+@functools.cache
+def dtype_facts() -> str:
+    """The dtype tables of rulesets/types.egg, computed from NumPy and the ops themselves.
+
+    ``(promotions a)`` is a vector over DTYPES of NumPy's result dtype of ``a`` and each;
+    ``(op-dtypes C)`` a vector over DTYPES of the output dtype of constructor ``C`` (an
+    elementwise op or a reduction) on inputs of that dtype, "" where NumPy has no loop.
+    Vectors keep the tables to one row per dtype or op: the e-graph is serialized on every
+    compile, and a row per pair (a thousand) made that cost more than the rest of a small
+    compile.
+    """
+    rows = [f'(set (dtype-index "{d}") {i})' for i, d in enumerate(DTYPES)]
+    rows += [f'(integer-dtype "{d}")' for d in DTYPES if np.dtype(d).kind in "iu"]
+    rows += [f'(set (promotions "{a}") (vec-of {_quoted(np.result_type(a, b).name for b in DTYPES)}))'
+             for a in DTYPES]
+    ops = [(camel(name), op, op.nin) for name, op in et.ELEMWISE_OPS.items()
+           if op.scalar.promote is None]  # second and switch promote their own way (types.egg)
+    ops += [(camel(name), Reduce(name, (0,), False), None) for name in et.REDUCTIONS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # probing erf on complex numbers, say
+        tables = {ctor: [_output_dtype(op, nin, d) for d in DTYPES] for ctor, op, nin in ops}
+    tables["promotion"] = list(DTYPES)                           # switch: its branches promoted
+    tables["MatMul"] = ["" if d == "bool" else d for d in DTYPES]  # MatMul.make_node refuses bool
+    rows += [f'(set (op-dtypes "{ctor}") (vec-of {_quoted(outs)}))' for ctor, outs in tables.items()]
+    return "\n".join(rows) + "\n"
+
+
+def _quoted(strings) -> str:
+    return " ".join(f'"{s}"' for s in strings)
+
+
+def _output_dtype(op, nin, dtype) -> str:
+    try:
+        return op.output_dtype([dtype] * nin) if nin else op.output_dtype(dtype)
+    except TypeError:  # NumPy has no such loop (invert of a float); make_node refuses it too
+        return ""
+
+
+def send_prelude(session, schema: Schema) -> None:
+    """Send a new e-graph its sorts, analyses, dtype tables and constructors (the tables
+    a few rows at a time, ``adapter.FORMS_PER_RUN``)."""
+    session.run(SORTS + ANALYSES + schema.take_declarations())
+    rows = dtype_facts().splitlines()
+    for i in range(0, len(rows), FORMS_PER_RUN):
+        session.run("\n".join(rows[i:i + FORMS_PER_RUN]))
+
+
+VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
+            et.AdvancedIncSubtensor)
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
+# -- prop codecs ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Codec:
+    sort: str
+    kind: str              # "int" | "bool" | "float" | "str" | "vec" | "repr"
+    marker: object = None  # what -1 stands for in a vec ("x" or None)
+
+    def encode(self, value) -> str:
+        if self.kind == "int":
+            return str(int(value))
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return repr(float(value))
+        if self.kind == "str":
+            return json.dumps(value)
+        if self.kind == "vec":
+            items = [-1 if v == self.marker and not isinstance(v, int) else int(v) for v in value]
+            return f"(vec-of {' '.join(map(str, items))})" if items else "(vec-empty)"
+        return json.dumps(repr(value))
+
+    def encode_read(self, value) -> str:
+        """The encoding of a value as read back from egglog (before ``decode``)."""
+        if self.kind == "vec":
+            return f"(vec-of {' '.join(map(str, value))})" if value else "(vec-empty)"
+        if self.kind == "repr":
+            return json.dumps(value)
+        return self.encode(value)
+
+    def decode(self, value):
+        """From the Python value read back from egglog (int, bool, float, str or list of ints)."""
+        if self.kind == "vec":
+            return tuple(self.marker if v == -1 else v for v in value)
+        if self.kind == "repr":
+            return ast.literal_eval(value)
+        return value
+
+
+def codec_for(value) -> Codec:
+    if isinstance(value, bool):
+        return Codec("bool", "bool")
+    if isinstance(value, int):
+        return Codec("i64", "int")
+    if isinstance(value, float):
+        return Codec("f64", "float")
+    if isinstance(value, str):
+        return Codec("String", "str")
+    if isinstance(value, tuple) and all(isinstance(v, int) or v in ("x", None) for v in value):
+        marker = "x" if "x" in value else (None if None in value else "x")
+        return Codec("IntVec", "vec", marker)
+    return Codec("String", "repr")
+
+
+def _vec_like(value) -> bool:
+    return isinstance(value, tuple) and all(isinstance(v, int) or v in ("x", None) for v in value)
+
+
+# -- constructors -------------------------------------------------------------------------------
+@dataclass
+class Constructor:
+    name: str
+    op_class: type
+    n_inputs: int
+    props: tuple                      # names of the props encoded as children
+    codecs: tuple                     # one Codec per prop
+    fixed: dict = field(default_factory=dict)  # props implied by the name (e.g. name="add")
+
+    def declaration(self) -> str:
+        args = " ".join(["T"] * self.n_inputs + [c.sort for c in self.codecs])
+        return f"(constructor {self.name} ({args}) T)"
+
+    def fits(self, op) -> bool:
+        """Whether this constructor's codecs can encode ``op``'s props without loss."""
+        for p, codec in zip(self.props, self.codecs):
+            if codec.kind == "repr":  # a repr round-trips any literal: Subtensor's (0,) as well as its slices
+                continue
+            kind = codec_for(getattr(op, p)).kind
+            if kind != codec.kind and not (codec.kind == "vec" and kind in ("vec", "repr")
+                                           and _vec_like(getattr(op, p))):
+                return False
+        return True
+
+    def encode_props(self, op) -> list[str]:
+        return [c.encode(getattr(op, p)) for p, c in zip(self.props, self.codecs)]
+
+    def make_op(self, values):
+        """The op for decoded prop values (in ``props`` order)."""
+        kwargs = dict(self.fixed, **dict(zip(self.props, values)))  # extras are ignored: derived
+        if self.op_class is Elemwise:
+            return et.ELEMWISE_OPS[kwargs["name"]]
+        order = getattr(self.op_class, "__props__", ())
+        return self.op_class(*[kwargs[p] for p in order])
+
+
+def _constructor_for(op, n_inputs: int) -> Constructor:
+    cls = type(op)
+    props = tuple(getattr(cls, "__props__", ()))
+    fixed = {}
+    if isinstance(op, (Elemwise, Reduce)):
+        name, fixed = camel(op.name), {"name": op.name}
+        props = tuple(p for p in props if p != "name")
+    else:
+        name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
+    # derived facts an op offers to the type rules (e.g. Subtensor's slicing) follow its props
+    props += tuple(getattr(cls, "__egg_extras__", ()))
+    codecs = tuple(codec_for(getattr(op, p)) for p in props)
+    return Constructor(name, cls, n_inputs, props, codecs, fixed)
+
+
+def _prototypes():
+    """One op of each built-in kind, so rule files can name every constructor."""
+    ops = [(op, op.nin) for op in et.ELEMWISE_OPS.values()]
+    ops += [(Reduce(name, (0,), False), 1) for name in et.REDUCTIONS]
+    ops += [(et.Cast("float64"), 1), (et.DimShuffle(1, (0, "x")), 1), (et.MatMul(), 2),
+            (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
+            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
+    for n in range(1, 5):
+        ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
+                (et.Subtensor((FULL_SLICE,)), n), (et.AdvancedSubtensor(("a",)), n)]
+        ops += [(et.IncSubtensor((FULL_SLICE,), False), n + 1), (et.AdvancedIncSubtensor(("a",), False), n + 1)]
+    return ops
+
+
+class Schema:
+    """The constructors declared in one e-graph; built-ins up front, others on first use."""
+
+    def __init__(self):
+        self.by_name: dict[str, Constructor] = {}
+        self._by_key: dict = {}
+        self.pending: list[str] = []   # declarations not yet sent to egglog
+        for op, n in _prototypes():
+            self.constructor(op, n)
+
+    def constructor(self, op, n_inputs: int) -> Constructor:
+        key = (type(op), getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else None, n_inputs)
+        ctor = self._by_key.get(key)
+        if ctor is not None and not ctor.fits(op):
+            # a user op whose props changed kind (2 then 2.5): a variant with its own codecs
+            key = (*key, tuple(codec_for(getattr(op, p)).kind for p in ctor.props))
+            ctor = self._by_key.get(key)
+        if ctor is None:
+            ctor = _constructor_for(op, n_inputs)
+            base, n = ctor.name, 1
+            while ctor.name in self.by_name:  # another arity or prop kinds of the same op class
+                ctor.name, n = f"{base}_{n}", n + 1
+            self._by_key[key] = ctor
+            self.by_name[ctor.name] = ctor
+            self.pending.append(ctor.declaration())
+        return ctor
+
+    def copy(self) -> Schema:
+        """A schema with the same declared constructors (new ones go to the copy only)."""
+        other = Schema.__new__(Schema)
+        other.by_name, other._by_key, other.pending = dict(self.by_name), dict(self._by_key), list(self.pending)
+        return other
+
+    def take_declarations(self) -> str:
+        text, self.pending = "\n".join(self.pending), []
+        return text
+
+    def describe(self) -> str:
+        """Every constructor with its signature, for people writing rules."""
+        rows = [f"({c.name} {' '.join(['T'] * c.n_inputs + [f'{p}:{k.sort}' for p, k in zip(c.props, c.codecs)])})"
+                for c in self.by_name.values()]
+        return "\n".join(sorted(rows))
