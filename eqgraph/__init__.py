@@ -29,3 +29,19 @@ from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "tensor", "terms",
+    # compiling and running
+    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
+    "SharedVariable", "shared", "GraphCycleError",
+    # gradients
+    "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
+    "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",
+    "disconnected_grad", "grad_not_implemented", "grad_undefined", "zero_grad",
+    # rewriting and its rules
+    "rewrite", "equivalent", "DEFAULT_RULESETS", "load_rules", "check_rules", "RuleFileError",
+    "TypeContradiction", "UnsoundRuleError", "EgglogError", "EgglogPanic",
+    # printing
+    "debugprint", "dprint",
+]

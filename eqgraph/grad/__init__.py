@@ -7,3 +7,9 @@ from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError
                                 NullType as NullType, NullTypeGradError as NullTypeGradError,
                                 disconnected_grad as disconnected_grad, grad_not_implemented as grad_not_implemented,
                                 grad_undefined as grad_undefined, zero_grad as zero_grad)
+
+__all__ = [
+    "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad",
+    "GradientError", "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",
+    "disconnected_grad", "grad_not_implemented", "grad_undefined", "zero_grad",
+]
