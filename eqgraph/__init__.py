@@ -18,7 +18,7 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
                           NullTypeGradError as NullTypeGradError, Rop as Rop, disconnected_grad as disconnected_grad,
                           grad as grad, grad_not_implemented as grad_not_implemented,
                           grad_undefined as grad_undefined, hessian as hessian, jacobian as jacobian,
-                          verify_grad as verify_grad, zero_grad as zero_grad)
+                          zero_grad as zero_grad)
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.rules import RuleFileError as RuleFileError, TypeContradiction as TypeContradiction
@@ -27,6 +27,7 @@ from eqgraph.rules.adapter import EgglogError as EgglogError, EgglogPanic as Egg
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
+from eqgraph.testing import verify_grad as verify_grad
 
 __version__ = "0.1.0"
 
