@@ -34,6 +34,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
+from eqgraph.terms.op import Op
 
 E = et.ELEMWISE_OPS
 
@@ -41,9 +42,21 @@ E = et.ELEMWISE_OPS
 def term_of(node) -> tuple:
     """``(key, inputs, props)`` for an Apply: what VJP patterns are matched against."""
     op = node.op
-    key = getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else type(op).__name__
     props = tuple(getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name")
-    return (key, tuple(node.inputs), props)
+    return (table_key(op), tuple(node.inputs), props)
+
+
+def table_key(op):
+    """The op's key in this table, or None where the table does not speak for it.
+
+    A user's op keeps its own gradient (``L_op``/``grad``, seed 000), even when its
+    class shares a name with one of eqgraph's ops.
+    """
+    if type(op).L_op is not Op.L_op or type(op).grad is not Op.grad:
+        return None
+    if isinstance(op, (Elemwise, Reduce)):
+        return op.name
+    return type(op).__name__ if type(op).__module__.startswith("eqgraph.") else None
 
 
 @dataclass(frozen=True)
