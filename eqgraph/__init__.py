@@ -21,11 +21,28 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
                           NullTypeGradError as NullTypeGradError, Rop as Rop, disconnected_grad as disconnected_grad,
                           grad as grad, grad_not_implemented as grad_not_implemented,
                           grad_undefined as grad_undefined, hessian as hessian, jacobian as jacobian,
-                          verify_grad as verify_grad, zero_grad as zero_grad)
+                          zero_grad as zero_grad)
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
+from eqgraph.testing import verify_grad as verify_grad
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "tensor", "terms",
+    # compiling and running
+    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
+    "SharedVariable", "shared", "GraphCycleError",
+    # gradients
+    "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
+    "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",
+    "disconnected_grad", "grad_not_implemented", "grad_undefined", "zero_grad",
+    # rewriting and its rules
+    "rewrite", "equivalent", "DEFAULT_RULESETS", "load_rules", "check_rules", "RuleFileError",
+    "TypeContradiction", "UnsoundRuleError", "EgglogError", "EgglogPanic",
+    # printing
+    "debugprint", "dprint",
+]

@@ -1,20 +1,19 @@
-"""Reverse-mode differentiation: ``grad``, ``Lop``, ``Rop``, ``jacobian``, ``hessian``, ``verify_grad``.
+"""Reverse-mode differentiation: ``grad``, ``Lop``, ``Rop``, ``jacobian``, ``hessian``.
 
 The driver walks the graph once in reverse topological order, sums the
 cotangents of variables with several clients, and un-broadcasts in one place.
 Per-op knowledge lives in ``vjps.py`` (built-in ops) or on the op itself
-(``L_op``/``grad`` for user ops, seed 000).
+(``L_op``/``grad`` for user ops, seed 000).  ``verify_grad``, which compiles
+graphs, sits above the compiler in ``eqgraph/testing.py``.
 """
 
 from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 import eqgraph.tensor as et
 from eqgraph.grad import vjps
-from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, GradientError, NullType,
+from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, NullType,
                                 NullTypeGradError, disconnected)
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Variable
@@ -119,7 +118,7 @@ def node_vjp(node, output_grads) -> list:
     if nulls:
         return [nulls[0] if c else None for c in connected]
     discrete_outputs = all(getattr(o.type, "dtype", None) in DISCRETE_DTYPES for o in node.outputs)
-    key = vjps.term_of(node)[0]
+    key = vjps.table_key(op)
     if discrete_outputs or key in vjps.NONDIFFERENTIABLE:
         # piecewise constant: f(x + eps) == f(x) almost everywhere (seed 000, integers)
         return [et.zeros_like(x, dtype=_float_dtype(x)) if c and _is(x, TensorType) else None
@@ -283,44 +282,3 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
         out.append(jacobian(et.specify_shape(g, w.type.shape), w, consider_constant=consider_constant,
                             disconnected_inputs="ignore"))
     return out[0] if single else out
-
-
-def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, abs_tol=None, rel_tol=None):
-    """Check ``grad`` of ``fun`` at the points ``pt`` against central finite differences.
-
-    A random projection of ``fun``'s output makes the cost scalar; raises
-    GradientError with both values where they disagree.
-    """
-    from eqgraph.function import function
-
-    rng = rng if rng is not None else np.random.default_rng()
-    pt = [np.array(p, dtype="float64") if np.asarray(p).dtype.kind not in "fc" else np.array(p) for p in pt]
-    inputs = [TensorType(p.dtype, (None,) * p.ndim)(f"input{i}") for i, p in enumerate(pt)]
-    out = et.as_tensor_variable(fun(*inputs))
-    # finite differences are only as precise as the lowest precision on the way
-    single_precision = any(p.dtype == np.float32 for p in pt) or out.dtype in ("float32", "float16")
-    eps = eps if eps is not None else (1e-3 if single_precision else 1e-6)
-    abs_tol = abs_tol if abs_tol is not None else (1e-2 if single_precision else 1e-4)
-    rel_tol = rel_tol if rel_tol is not None else (1e-2 if single_precision else 1e-4)
-    out_value = function(inputs, out, on_unused_input="ignore")(*pt)
-    for _ in range(n_tests):
-        projection = et.constant(rng.random(np.shape(out_value)) + 0.5)
-        cost = et.sum(out * projection)
-        grads = grad(cost, inputs, disconnected_inputs="ignore")
-        analytic = function(inputs, grads, on_unused_input="ignore")(*pt)
-        cost_fn = function(inputs, cost, on_unused_input="ignore")
-        for i, (p, a) in enumerate(zip(pt, analytic)):
-            numeric = np.zeros(p.shape)
-            flat = numeric.reshape(-1)
-            for j in range(p.size):
-                up, down = [q.copy() for q in pt], [q.copy() for q in pt]
-                up[i].reshape(-1)[j] += eps
-                down[i].reshape(-1)[j] -= eps
-                flat[j] = (cost_fn(*up) - cost_fn(*down)) / (2 * eps)
-            abs_err = np.abs(np.asarray(a) - numeric)
-            rel_err = abs_err / np.maximum(np.abs(a) + np.abs(numeric), 1e-8)
-            bad = (abs_err > abs_tol) & (rel_err > rel_tol)
-            if bad.any():
-                k = int(np.argmax(np.where(bad, rel_err, -1).reshape(-1)))
-                raise GradientError(i, k, p.shape, np.asarray(a).reshape(-1)[k], numeric.reshape(-1)[k],
-                                    abs_err.reshape(-1)[k], rel_err.reshape(-1)[k], abs_tol, rel_tol)

@@ -10,7 +10,7 @@ from eqgraph.tensor.basic import (
     NotScalarConstantError, as_tensor, as_tensor_variable, col, constant, get_scalar_constant_value,
     matrix, row, scalar, tensor, tensor3, tensor4, vector, TYPES,
 )
-from eqgraph.tensor.basic import (  # noqa: F401  (the prefixed TensorTypes: dmatrix, ivector, ...)
+from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector, ...
     bscalar, bvector, brow, bcol, bmatrix, btensor3, btensor4,
     wscalar, wvector, wrow, wcol, wmatrix, wtensor3, wtensor4,
     iscalar, ivector, irow, icol, imatrix, itensor3, itensor4,
@@ -38,16 +38,98 @@ from eqgraph.tensor.subtensor import (
     set_subtensor,
 )
 
-# One module-level value per elementwise op: et.add, et.exp, et.switch, ...
-globals().update(ELEMWISE_OPS)
-add, sub, mul, true_div, int_div, mod, pow = (ELEMWISE_OPS[n] for n in
-                                              ("add", "sub", "mul", "true_div", "int_div", "mod", "pow"))
-neg, abs, exp, log, sqrt, sqr = (ELEMWISE_OPS[n] for n in ("neg", "abs", "exp", "log", "sqrt", "sqr"))
-eq, neq, lt, le, gt, ge = (ELEMWISE_OPS[n] for n in ("eq", "neq", "lt", "le", "gt", "ge"))
+# One module-level value per elementwise op, in SCALAR_OPS order (tests/test_public_api.py checks
+# that every op of ELEMWISE_OPS is here): et.add, et.exp, et.switch, ...
+add = ELEMWISE_OPS["add"]
+sub = ELEMWISE_OPS["sub"]
+mul = ELEMWISE_OPS["mul"]
+true_div = ELEMWISE_OPS["true_div"]
+int_div = ELEMWISE_OPS["int_div"]
+mod = ELEMWISE_OPS["mod"]
+pow = ELEMWISE_OPS["pow"]
+maximum = ELEMWISE_OPS["maximum"]
+minimum = ELEMWISE_OPS["minimum"]
+neg = ELEMWISE_OPS["neg"]
+abs = ELEMWISE_OPS["abs"]
+sign = ELEMWISE_OPS["sign"]
+sqr = ELEMWISE_OPS["sqr"]
+clip = ELEMWISE_OPS["clip"]
+second = ELEMWISE_OPS["second"]
+exp = ELEMWISE_OPS["exp"]
+exp2 = ELEMWISE_OPS["exp2"]
+expm1 = ELEMWISE_OPS["expm1"]
+log = ELEMWISE_OPS["log"]
+log2 = ELEMWISE_OPS["log2"]
+log10 = ELEMWISE_OPS["log10"]
+log1p = ELEMWISE_OPS["log1p"]
+sqrt = ELEMWISE_OPS["sqrt"]
+sigmoid = ELEMWISE_OPS["sigmoid"]
+softplus = ELEMWISE_OPS["softplus"]
+erf = ELEMWISE_OPS["erf"]
+sin = ELEMWISE_OPS["sin"]
+cos = ELEMWISE_OPS["cos"]
+tan = ELEMWISE_OPS["tan"]
+arcsin = ELEMWISE_OPS["arcsin"]
+arccos = ELEMWISE_OPS["arccos"]
+arctan = ELEMWISE_OPS["arctan"]
+sinh = ELEMWISE_OPS["sinh"]
+cosh = ELEMWISE_OPS["cosh"]
+tanh = ELEMWISE_OPS["tanh"]
+floor = ELEMWISE_OPS["floor"]
+ceil = ELEMWISE_OPS["ceil"]
+round = ELEMWISE_OPS["round"]
+eq = ELEMWISE_OPS["eq"]
+neq = ELEMWISE_OPS["neq"]
+lt = ELEMWISE_OPS["lt"]
+le = ELEMWISE_OPS["le"]
+gt = ELEMWISE_OPS["gt"]
+ge = ELEMWISE_OPS["ge"]
+and_ = ELEMWISE_OPS["and_"]
+or_ = ELEMWISE_OPS["or_"]
+xor = ELEMWISE_OPS["xor"]
+invert = ELEMWISE_OPS["invert"]
+isnan = ELEMWISE_OPS["isnan"]
+isinf = ELEMWISE_OPS["isinf"]
 switch = ELEMWISE_OPS["switch"]
 where = switch
 divide = true_div
 floor_divide = int_div
-round = ELEMWISE_OPS["round"]
-clip = ELEMWISE_OPS["clip"]
-maximum, minimum = ELEMWISE_OPS["maximum"], ELEMWISE_OPS["minimum"]
+
+__all__ = [
+    # types and variables
+    "FLOATX", "TensorType", "TensorConstant", "TensorVariable", "NotScalarConstantError",
+    "as_tensor", "as_tensor_variable", "col", "constant", "get_scalar_constant_value", "matrix",
+    "row", "scalar", "tensor", "tensor3", "tensor4", "vector", "TYPES",
+    # the prefixed TensorTypes
+    "bscalar", "bvector", "brow", "bcol", "bmatrix", "btensor3", "btensor4",
+    "wscalar", "wvector", "wrow", "wcol", "wmatrix", "wtensor3", "wtensor4",
+    "iscalar", "ivector", "irow", "icol", "imatrix", "itensor3", "itensor4",
+    "lscalar", "lvector", "lrow", "lcol", "lmatrix", "ltensor3", "ltensor4",
+    "fscalar", "fvector", "frow", "fcol", "fmatrix", "ftensor3", "ftensor4",
+    "dscalar", "dvector", "drow", "dcol", "dmatrix", "dtensor3", "dtensor4",
+    "cscalar", "cvector", "crow", "ccol", "cmatrix", "ctensor3", "ctensor4",
+    "zscalar", "zvector", "zrow", "zcol", "zmatrix", "ztensor3", "ztensor4",
+    # elementwise
+    "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle", "add",
+    "sub", "mul", "true_div", "int_div", "mod", "pow", "maximum", "minimum", "neg", "abs", "sign",
+    "sqr", "clip", "second", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+    "sigmoid", "softplus", "erf", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "tanh", "floor", "ceil", "round", "eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor",
+    "invert", "isnan", "isinf", "switch", "where", "divide", "floor_divide",
+    # shapes
+    "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
+    "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",
+    "transpose",
+    # joining
+    "Join", "MakeVector", "concatenate", "make_vector", "stack",
+    # allocation
+    "Alloc", "ARange", "alloc", "arange", "fill", "full", "full_like", "ones", "ones_like", "zeros",
+    "zeros_like",
+    # reductions and products
+    "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
+    "log_softmax", "logsumexp", "matmul", "max", "mean", "min", "normalize_axis", "outer", "prod",
+    "softmax", "std", "sum", "var",
+    # indexing
+    "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
+    "inc_subtensor", "set_subtensor",
+]

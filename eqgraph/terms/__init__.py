@@ -17,3 +17,9 @@ from eqgraph.terms.graph import (
 from eqgraph.terms.op import Op as Op
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
 from eqgraph.terms.type import Type as Type
+
+__all__ = [
+    "Type", "Variable", "Constant", "Apply", "Op", "FunctionGraph", "MissingInputError", "GraphCycleError",
+    "ancestors", "applys_between", "clone", "clone_get_equiv", "clone_replace", "equal_computations",
+    "graph_inputs", "toposort", "vars_between", "debugprint", "dprint",
+]
