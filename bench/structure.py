@@ -31,7 +31,7 @@ LAYERS = [
     ("extract",),
     ("exec",),
     ("function",),
-    ("inspect",),
+    ("inspect", "testing"),   # testing compiles (verify_grad): beside inspect, above function
     ("__init__", "__main__"),
 ]
 
