@@ -1,0 +1,74 @@
+"""The mismatches tests/test_fuzz.py found, each cut down to a few lines.
+
+A bug that is fixed elsewhere is marked ``xfail(strict=True)``: the test documents it, and
+starts failing (XPASS) the day the fix lands, so that the mark and the entry in
+``fuzz_graphs.KNOWN_BUGS`` are removed together.
+"""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+
+MATMUL_ASSOC = ("matmul-assoc (rulesets/matmul.egg) rewrites (a @ b) @ c into a @ (b @ c) with no guard "
+                "on ndim; with a 1-d middle operand b the two are different tensors (issue 9)")
+SIGNED_ZERO = ("float constants are encoded by value, and egglog's f64 has -0.0 == 0.0, so the "
+               "constants 0.0 and -0.0 become one e-class (issue 9)")
+
+
+@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
+def test_matmul_assoc_vector_in_the_middle():
+    """(A @ v) @ M is M.T @ A @ v; the rewrite computes A @ (v @ M) = A @ M.T @ v."""
+    A, v, M = et.dmatrix("A"), et.dvector("v"), et.TensorType("float64", (3, 3))("M")
+    a, x, m = np.arange(9.0).reshape(3, 3), np.array([1.0, -2.0, 3.0]), np.arange(9.0)[::-1].reshape(3, 3)
+    f = eg.function([A, v, M], (A @ v) @ M)
+    np.testing.assert_allclose(f(a, x, m), (a @ x) @ m)
+
+
+@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
+def test_matmul_assoc_vector_in_the_middle_right_nested():
+    """X2 @ (w @ X1), found by the fuzz test (seed 280): valid, but the rewritten
+    (X2 @ w) @ X1 fails at run time in SpecifyShape."""
+    X2, w, X1 = et.tensor("X2", "float64", (None, 3)), et.tensor("w", "float64", (1,)), et.tensor("X1", "float64", (None, 3))
+    x2, x, x1 = np.arange(6.0).reshape(2, 3), np.array([2.0]), np.array([[1.0, -1.0, 0.5]])
+    f = eg.function([X2, w, X1], X2 @ (w @ X1))
+    np.testing.assert_allclose(f(x2, x, x1), x2 @ (x @ x1))
+
+
+@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
+def test_matmul_assoc_batched_vector_in_the_middle_compiles():
+    """(B @ v) @ C with B 3-d, found by the fuzz test (seed 41): the compile stops with a
+    TypeContradiction, the rewrite having merged terms of different static shapes."""
+    B, v, C = et.tensor("B", "float32", (3, 4, 2)), et.fvector("v"), et.tensor("C", "float32", (1, None, 3))
+    rng = np.random.default_rng(0)
+    b, x, c = (rng.normal(size=s).astype("float32") for s in [(3, 4, 2), (2,), (1, 4, 3)])
+    f = eg.function([B, v, C], (B @ v) @ C)
+    np.testing.assert_allclose(f(b, x, c), (b @ x) @ c, rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, reason=SIGNED_ZERO)
+def test_negative_zero_constant_keeps_its_sign():
+    """Even with rulesets=[]: (x + 0) * -0.0 multiplies by +0.0 (found by the fuzz test, seed 515)."""
+    x = et.dvector("x")
+    f = eg.function([x], (x + 0) * -0.0, rulesets=[])
+    out = f(np.array([0.7, -1.2]))
+    np.testing.assert_array_equal(np.signbit(out), [True, False])
+
+
+@pytest.mark.xfail(strict=True, reason=SIGNED_ZERO + "; fold/dimshuffle-scalar (rulesets/fold.egg) "
+                   "builds (Scalar -0.0 ...) which is (Scalar 0.0 ...)")
+def test_negative_zero_minus_x_with_rules():
+    """-0.0 - 0.0 is -0.0; compiled with the default rules it is +0.0 (fuzz seed 117)."""
+    y = et.dvector("y")
+    out = eg.function([y], -0.0 - y)(np.array([0.0]))
+    assert np.signbit(out[0]), out
+
+
+@pytest.mark.xfail(strict=True, reason="zero-add/add-zero (rulesets/algebra.egg) rewrite 0 + x to x, "
+                   "but 0.0 + -0.0 is +0.0 (issue 9: keep -0.0 semantics or document why not)")
+def test_zero_plus_negative_zero_is_positive_zero():
+    """Found by the fuzz test (seed 355): (0 + m) * m with m = -0.0 is -0.0 in NumPy."""
+    x = et.dvector("x")
+    out = eg.function([x], 0 + x)(np.array([-0.0]))
+    assert not np.signbit(out[0]), out
