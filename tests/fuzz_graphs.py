@@ -208,6 +208,18 @@ BINARY = {  # name: (the first operands it takes, the second operands it takes)
 
 
 # -- building terms ------------------------------------------------------------------
+def _zero_tags(value) -> frozenset:
+    """Constants 0 and -0.0 are tagged: the signed-zero bug (KNOWN_BUGS) needs them."""
+    if value != 0:
+        return frozenset()
+    return frozenset({"zero", "negzero"} if np.signbit(value) else {"zero"})
+
+
+def weak_constant(value) -> Term:
+    """A Python number: weak in NumPy's promotion (NEP 50), as in eqgraph's."""
+    return Term(et.constant(value), [value] * N_LANES, repr(value), "weak", (), _zero_tags(value))
+
+
 class Builder:
     """Grows one random graph: a pool of terms; each step applies one op (or a template
     of a few) to terms of the pool, sometimes with a new input."""
@@ -262,14 +274,13 @@ class Builder:
     def constant(self, like: Term) -> Term:
         """A Python number (weak, NEP 50) or, sometimes, a 0-d/1-element array of a fixed dtype."""
         value = self.choice([2.0, 0.5, -1.5, 3, -2, 1, 0.0, -0.0, 1.0, -1.0])
-        zero = ({"zero", "negzero"} if np.signbit(value) else {"zero"}) if value == 0 else set()
         if self.rng.random() < 0.3:
             dtype = self.choice(["float64", "float32", "int64"])
             arr = np.full((1,) * min(like.ndim, int(self.rng.integers(0, 2))), value, dtype=dtype)
             text = f"et.constant(np.array({arr.tolist()!r}, dtype={dtype!r}))"
             return Term(et.constant(arr), [arr] + [_to_reference(arr)] * (N_LANES - 1), text,
-                        "constant", (), frozenset(zero))
-        return Term(et.constant(value), [value] * N_LANES, repr(value), "weak", (), frozenset(zero))
+                        "constant", (), _zero_tags(value))
+        return weak_constant(value)
 
     # -- one op -----------------------------------------------------------------------
     def term(self, sym, fn, args, text, op, operand_terms=1, tags=()) -> Term:
@@ -279,9 +290,7 @@ class Builder:
 
     def op(self, name, *args, tags=()) -> Term:
         """``et.<name>(*args)`` and ``NUMPY[name](*args)``; ``args`` are terms or Python numbers."""
-        args = [a if isinstance(a, Term) else Term(et.constant(a), [a] * N_LANES, repr(a), "weak",
-                                                    tags=frozenset({"zero"} if a == 0 else ()))
-                for a in args]
+        args = [a if isinstance(a, Term) else weak_constant(a) for a in args]
         syms = [a.sym for a in args]
         text = f"et.{name}({', '.join(a.text for a in args)})"
         if _stable_pattern(name, args):
@@ -424,38 +433,35 @@ class Builder:
             return None
         t = self.choice(candidates)
         r = self.rng
-        sym_index, numpy_index, text = [], [], []
+        entries = []  # (the index entry for eqgraph, for NumPy, as source text)
         n_arrays = 0
         for axis, n in enumerate(t.shape):
             if axis and r.random() < 0.3:
                 break  # the trailing axes are left out
             if r.random() < 0.1:
-                sym_index.append(None), numpy_index.append(None), text.append("None")
+                entries.append((None, None, "None"))
             kind = r.random()
             if kind < 0.25:
                 i = int(r.integers(-n, n))
-                sym_index.append(i), numpy_index.append(i), text.append(str(i))
+                entries.append((i, i, str(i)))
             elif kind < 0.45 and n_arrays < 2:
                 n_arrays += 1
                 idx = r.integers(-n, n, size=tuple(int(s) for s in r.integers(1, 4, size=r.integers(1, 3))))
-                numpy_index.append(idx)
                 if r.random() < 0.3:  # a symbolic index array
-                    idx_term = self.new_input(idx.shape, "int64", value=idx.astype("int64"))
-                    sym_index.append(idx_term.sym), text.append(idx_term.text)
+                    idx_input = self.new_input(idx.shape, "int64", value=idx.astype("int64"))
+                    entries.append((idx_input.sym, idx, idx_input.text))
                 else:
-                    sym_index.append(idx), text.append(f"np.array({idx.tolist()})")
+                    entries.append((idx, idx, f"np.array({idx.tolist()})"))
             else:
                 s = self.random_slice(n)
-                sym_index.append(s), numpy_index.append(s)
-                text.append(":".join("" if p is None else str(p) for p in (s.start, s.stop, s.step)))
-        numpy_index = tuple(numpy_index)
+                entries.append((s, s, ":".join("" if p is None else str(p) for p in (s.start, s.stop, s.step))))
+        sym_index, numpy_index, text = (tuple(column) for column in zip(*entries))
         try:
             if t.value[numpy_index].size == 0:
                 return None
         except IndexError:  # index arrays that do not broadcast together (an input made
             return None     # for one stays unused: the functions ignore unused inputs)
-        return self.term(t.sym[tuple(sym_index)], lambda x: x[numpy_index], [t],
-                         f"{t.text}[{', '.join(text)}]", "index")
+        return self.term(t.sym[sym_index], lambda x: x[numpy_index], [t], f"{t.text}[{', '.join(text)}]", "index")
 
     def random_slice(self, n: int) -> slice:
         while True:
@@ -716,10 +722,28 @@ def _reassociation_differs(t: Term) -> bool:
     return False
 
 
+def _reassociation_changes_dtype(t: Term) -> bool:
+    """Whether ``t`` is a product of products whose other association would compute its
+    inner product in another dtype than ``t``'s (float32 where ``t`` is float64, say)."""
+    if t.op != "matmul":
+        return False
+    a, b = t.args
+    if a.op == "matmul":
+        inner = (a.args[1], b)
+    elif b.op == "matmul":
+        inner = (a, b.args[0])
+    else:
+        return False
+    return np.result_type(*(x.value.dtype for x in inner)) != t.value.dtype
+
+
 KNOWN_BUGS = {  # name: (whether a mismatch of this kind in this mode is the bug, its xfail test)
     "matmul-assoc with a 1-d middle operand (issue 9)": (
         lambda graph, mode, kind: mode == "default rules" and any(map(_reassociation_differs, graph.terms())),
         "test_fuzz_regressions.py::test_matmul_assoc_vector_in_the_middle"),
+    "matmul-assoc across dtypes rounds an inner product to float32": (
+        lambda graph, mode, kind: mode == "default rules" and any(map(_reassociation_changes_dtype, graph.terms())),
+        "test_fuzz_regressions.py::test_matmul_assoc_keeps_the_precision_of_mixed_dtypes"),
     "signed zeros: 0.0 and -0.0 constants are one e-class; x + 0 -> x (issue 9)": (
         lambda graph, mode, kind: (kind == "signed zero" and "zero" in graph.tags) or "negzero" in graph.tags,
         "test_fuzz_regressions.py::test_negative_zero_constant_keeps_its_sign"),
