@@ -3,8 +3,9 @@
 
 Each graph mixes elementwise ops (comparisons and switch included), reductions, broadcasting
 between operands of different ndim and static/unknown shapes, matmul chains of vectors,
-matrices and 3-d batches, indexing (slices with negative steps, integers, integer arrays),
-DimShuffle, reshape, float32/float64/int64 inputs, Python-number constants, and input values
+matrices and 3-d batches, indexing (slices with negative steps, integers, integer arrays)
+and writing through it (set_subtensor, inc_subtensor), DimShuffle, reshape, concatenate,
+stack, zeros_like/ones_like, float32/float64/int64 inputs, Python-number constants, and input values
 with zeros, -0.0, tiny and huge magnitudes. A graph passes when every output has NumPy's
 shape and dtype, and its values agree within what rounding can explain (see
 ``fuzz_graphs.compare``), NaN and inf in the same places.
@@ -64,8 +65,10 @@ def test_the_sample_reaches_every_feature():
                 if any(a.op == "matmul" for a in term.args):
                     ops["matmul chain"] += 1
     for op in ("add", "mul", "true_div", "log", "exp", "switch", "sum", "prod", "max", "mean",
-               "index", "dimshuffle", "transpose", "reshape", "matmul", "matmul chain", "log1p", "pow"):
+               "index", "dimshuffle", "transpose", "reshape", "matmul", "matmul chain", "log1p", "pow",
+               "set_subtensor", "inc_subtensor", "concatenate", "stack"):
         assert ops[op] > 0, f"no {op} in the sample: {ops}"
+    assert any(ops[c] for c in ("lt", "le", "gt", "ge", "eq", "neq")), ops
     assert set(dtypes) >= {"float32", "float64", "int64"}, dtypes
     assert set(ndims) >= {0, 1, 2, 3}, ndims
     assert set(matmul_ndims) >= {1, 2, 3}, matmul_ndims

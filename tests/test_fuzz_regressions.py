@@ -84,3 +84,22 @@ def test_matmul_assoc_keeps_the_precision_of_mixed_dtypes():
     x, b, c = np.array([1, 1], "float32"), np.array([[1], [1e-8]], "float32"), np.ones((1, 5))
     out = eg.function([a, B, C], a @ (B @ C))(x, b, c)
     np.testing.assert_allclose(out, x @ (b @ c), rtol=1e-12)  # 1 + 1e-8, not 1
+
+
+@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC + "; a 1-d last operand after a 3-d one is unsound "
+                   "too: B @ v is then a matrix, not a batch of vectors")
+def test_matmul_assoc_batch_then_vector():
+    """(A @ B) @ v with B 3-d comes out transposed (found by the fuzz test, seed 349,
+    where the rewritten chain stopped the compile with a TypeContradiction)."""
+    A, B, v = et.dmatrix("A"), et.dtensor3("B"), et.dvector("v")
+    a, b, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.arange(8.0).reshape(2, 2, 2), np.array([1.0, -1.0])
+    np.testing.assert_allclose(eg.function([A, B, v], (A @ B) @ v)(a, b, x), (a @ b) @ x)
+
+
+@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC + "; a 1-d first operand before a 3-d one is unsound "
+                   "too: v @ B is then a matrix, not a batch of vectors")
+def test_matmul_assoc_vector_then_batch():
+    """(v @ B) @ C with B, C 3-d stops the compile with a TypeContradiction (fuzz seed 557)."""
+    v, B, C = et.dvector("v"), et.dtensor3("B"), et.dtensor3("C")
+    x, b, c = np.array([1.0, -1.0]), np.arange(8.0).reshape(2, 2, 2), np.arange(8.0)[::-1].reshape(1, 2, 4)
+    np.testing.assert_allclose(eg.function([v, B, C], (v @ B) @ C)(x, b, c), (x @ b) @ c)
