@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import eqgraph as eg
 import eqgraph.tensor as et
 
 LD = np.longdouble
@@ -620,6 +619,28 @@ def _matmul_fits(a: Term, b: Term) -> bool:
     return True
 
 
+def chain_operands(t: Term) -> list:
+    """The operands of the product of products ``t`` (itself, if not a product)."""
+    if t.op != "matmul":
+        return [t]
+    return [o for a in t.args for o in chain_operands(a)]
+
+
+def associations(values: list) -> list:
+    """``values[0] @ ... @ values[-1]`` under every association that NumPy accepts."""
+    if len(values) == 1:
+        return [values[0]]
+    out = []
+    for split in range(1, len(values)):
+        for left in associations(values[:split]):
+            for right in associations(values[split:]):
+                try:
+                    out.append(np.matmul(left, right))
+                except ValueError:
+                    pass
+    return out
+
+
 # -- templates: the patterns the shipped rules rewrite, written with operators ----------
 class _Expr:
     """A term inside a template: Python operators build terms through ``Builder.op``."""
@@ -692,159 +713,3 @@ def make_graph(seed: int) -> Graph:
     """The random graph number ``seed`` (the same graph on every machine)."""
     builder = Builder(seed)
     return builder.grow(int(builder.rng.integers(2, 10)))
-
-
-# -- checking eqgraph against the eager lanes ----------------------------------------------
-MODES = {"default rules": {}, "rulesets=[]": {"rulesets": []}}
-
-
-@dataclass
-class Outcome:
-    problems: list = field(default_factory=list)  # mismatches: (mode, kind, text)
-    known: list = field(default_factory=list)     # mismatches of a bug in KNOWN_BUGS: (bug, mode, text)
-    allowed: list = field(default_factory=list)   # deliberate differences seen: (mode, kind)
-
-
-def check(graph: Graph, modes=MODES) -> Outcome:
-    """Compile ``graph`` with and without rules (or as ``modes`` says: name -> keyword
-    arguments of ``eg.function``), run it on its inputs, compare with NumPy."""
-    outcome = Outcome()
-    syms = [s for s, _ in graph.inputs]
-    for mode, kwargs in modes.items():
-        found = []
-        try:
-            f = eg.function(syms, [t.sym for t in graph.outputs], on_unused_input="ignore", **kwargs)
-            with np.errstate(all="ignore"):  # overflow and NaN are expected; they are compared
-                results = f(*[v.copy() for _, v in graph.inputs])
-        except Exception as err:  # noqa: BLE001 -- any crash is a finding, reported with the graph
-            found.append(("raised", f"{type(err).__name__}: {str(err)[:300]}"))
-            results = []
-        for i, (term, got) in enumerate(zip(graph.outputs, results)):
-            rules = kwargs.get("rulesets") != []
-            kind, text, allowed = compare(term, np.asarray(got), rules, graph.tags)
-            if kind:
-                found.append((kind, f"output {i}: {text}"))
-            outcome.allowed += [(mode, a) for a in allowed]
-        for kind, text in found:
-            bug = next((name for name, (applies, _) in KNOWN_BUGS.items() if applies(graph, mode, kind)), None)
-            if bug:
-                outcome.known.append((bug, mode, text))
-            else:
-                outcome.problems.append((mode, kind, text))
-    return outcome
-
-
-def compare(term: Term, got: np.ndarray, rules: bool, tags: frozenset):
-    """``(kind of mismatch or None, description, [deliberate differences seen])`` for
-    eqgraph's ``got`` against the lanes of ``term``."""
-    want = np.asarray(term.value)
-    if got.shape != want.shape:
-        return "shape", f"shape {got.shape}, NumPy's is {want.shape}", []
-    if got.dtype != want.dtype:
-        return "dtype", f"dtype {got.dtype}, NumPy's is {want.dtype}", []
-    if want.dtype.kind != "f":
-        bad = got != want
-        return ("value", _first(bad, got, want, term), []) if bad.any() else (None, "", [])
-    with np.errstate(all="ignore"):
-        ref, s = term.lanes[1].astype(LD), spread(term.lanes)
-        finite_lanes = np.array([np.isfinite(lane) for lane in term.lanes[1:]])
-        unsure = finite_lanes.any(axis=0) != finite_lanes.all(axis=0)  # rounding decides finiteness
-        eps, tiny = np.finfo(want.dtype).eps, np.finfo(want.dtype).tiny
-        g, w = got.astype(LD), want.astype(LD)
-
-        def close(a, b):
-            return (a == b) | (np.abs(a - b) <= 8 * s + 4 * eps * np.abs(b) + tiny)
-
-        fin_g, fin_w = np.isfinite(g), np.isfinite(w)
-        bad = np.where(fin_g & fin_w, ~close(g, w), ~fin_g & fin_w)
-        inf_sign = np.isinf(g) & np.isinf(w) & (g != w)
-        bad |= ~fin_g & ~fin_w & ~(np.isnan(g) & np.isnan(w)) & (g != w) & ~inf_sign
-        # With rules, eqgraph may be more accurate than NumPy where NumPy overflowed on the
-        # way (stability rewrites; beyond long double's range too, as log(exp(1e200)) -> 1e200),
-        # and x*y/y -> x assumes y is neither 0 nor infinite where NumPy gives NaN.
-        differs = bad | (fin_g & ~fin_w)
-        stabilized = differs & np.where(np.isfinite(ref), close(g, ref), fin_g & ("stable" in tags))
-        assumed = differs & ~stabilized & np.isnan(w) & ~np.isnan(g) & ("cancel" in tags)
-        # matmul-assoc picks the cheapest association, whose products may overflow where
-        # NumPy's left-to-right ones do not
-        reassociated = differs & ~fin_g & fin_w & ("overflowing association" in tags)
-        bad = differs & ~((stabilized | assumed | reassociated) & rules)
-        zero_sign = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
-        bad, inf_sign, zero_sign = bad & ~unsure, inf_sign & ~unsure, zero_sign & ~unsure
-        allowed = [kind for kind, mask in (("stabilized", stabilized), ("assumed y != 0", assumed),
-                                           ("overflow of another association", reassociated))
-                   if rules and mask.any()]
-        if rules and "stable" in tags and (zero_sign | inf_sign).any():
-            # log1p(-0.0) and expm1(-0.0) are -0.0, as the functions' Taylor series say;
-            # log(1 + -0.0) and exp(-0.0) - 1 are +0.0
-            allowed.append("signed zero of log1p/expm1")
-            zero_sign, inf_sign = zero_sign & False, inf_sign & False
-        for kind, mask in (("value", bad), ("signed zero", zero_sign | inf_sign)):
-            if mask.any():
-                return kind, _first(mask, got, want, term), allowed
-        return None, "", allowed
-
-
-def _first(bad, got, want, term) -> str:
-    idx = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
-    return (f"{int(bad.sum())} of {bad.size} elements differ, e.g. at {idx}: eqgraph {got[idx]!r}, "
-            f"NumPy {want[idx]!r}, long double {term.lanes[1][idx]!r}")
-
-
-# -- bugs known and being fixed elsewhere: the graphs they spoil are counted, not failed ---
-def chain_operands(t: Term) -> list:
-    """The operands of the product of products ``t`` (itself, if not a product)."""
-    if t.op != "matmul":
-        return [t]
-    return [o for a in t.args for o in chain_operands(a)]
-
-
-def _vector_in_chain(t: Term) -> bool:
-    """Whether ``t`` is a product of three or more operands where matmul-assoc is unsound:
-    a 1-d operand in the middle ((A @ v) @ M), or a 1-d one with a 3-d one ((A @ B) @ v
-    and (v @ B) @ C with B 3-d: B @ v and v @ B are matrices, not batches)."""
-    ndims = [o.ndim for o in chain_operands(t)]
-    return len(ndims) >= 3 and (1 in ndims[1:-1] or (1 in ndims and max(ndims) >= 3))
-
-
-def associations(values: list) -> list:
-    """``values[0] @ ... @ values[-1]`` under every association that NumPy accepts."""
-    if len(values) == 1:
-        return [values[0]]
-    out = []
-    for split in range(1, len(values)):
-        for left in associations(values[:split]):
-            for right in associations(values[split:]):
-                try:
-                    out.append(np.matmul(left, right))
-                except ValueError:
-                    pass
-    return out
-
-
-def _reassociation_changes_dtype(t: Term) -> bool:
-    """Whether ``t`` is a product of products whose other association would compute its
-    inner product in another dtype than ``t``'s (float32 where ``t`` is float64, say)."""
-    if t.op != "matmul":
-        return False
-    a, b = t.args
-    if a.op == "matmul":
-        inner = (a.args[1], b)
-    elif b.op == "matmul":
-        inner = (a, b.args[0])
-    else:
-        return False
-    return np.result_type(*(x.value.dtype for x in inner)) != t.value.dtype
-
-
-KNOWN_BUGS = {  # name: (whether a mismatch of this kind in this mode is the bug, its xfail test)
-    "matmul-assoc with a 1-d operand inside a chain (issue 9)": (
-        lambda graph, mode, kind: mode == "default rules" and any(map(_vector_in_chain, graph.terms())),
-        "test_fuzz_regressions.py::test_matmul_assoc_vector_in_the_middle"),
-    "matmul-assoc across dtypes rounds an inner product to float32": (
-        lambda graph, mode, kind: mode == "default rules" and any(map(_reassociation_changes_dtype, graph.terms())),
-        "test_fuzz_regressions.py::test_matmul_assoc_keeps_the_precision_of_mixed_dtypes"),
-    "signed zeros: 0.0 and -0.0 constants are one e-class; x + 0 -> x (issue 9)": (
-        lambda graph, mode, kind: (kind == "signed zero" and "zero" in graph.tags) or "negzero" in graph.tags,
-        "test_fuzz_regressions.py::test_negative_zero_constant_keeps_its_sign"),
-}

@@ -2,7 +2,7 @@
 
 A bug that is fixed elsewhere is marked ``xfail(strict=True)``: the test documents it, and
 starts failing (XPASS) the day the fix lands, so that the mark and the entry in
-``fuzz_graphs.KNOWN_BUGS`` are removed together.
+``test_fuzz.KNOWN_BUGS`` are removed together.
 """
 
 import numpy as np
