@@ -567,7 +567,7 @@ class Builder:
                       operand_terms=a.shape[-1])
         with np.errstate(all="ignore"):
             others = associations([o.value for o in chain_operands(t)])
-        if any(o.shape == t.shape and (~np.isfinite(o) & np.isfinite(t.value)).any() for o in others):
+        if any(o.shape == t.shape and _nonfinite_differ(o, t.value).any() for o in others):
             t.tags |= {"overflowing association"}  # matmul-assoc may pick that one
         return t
 
@@ -594,6 +594,11 @@ def _stable_pattern(name, args) -> bool:
             or (name == "log1p" and inner == "exp")
             or (name == "sqrt" and (inner == "sqr" or (inner == "mul" and a.args[0] is a.args[1])))
             or (name == "sub" and inner in ("exp", "weak") and args[1].op in ("sigmoid", "weak")))
+
+
+def _nonfinite_differ(a, b) -> np.ndarray:
+    """Where ``a`` or ``b`` is inf or NaN and they are not the same (inf and NaN, +inf and -inf)."""
+    return (~np.isfinite(a) | ~np.isfinite(b)) & ~((a == b) | (np.isnan(a) & np.isnan(b)))
 
 
 def _broadcasts_to(shape, target) -> bool:

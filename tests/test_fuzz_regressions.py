@@ -103,3 +103,14 @@ def test_matmul_assoc_vector_then_batch():
     v, B, C = et.dvector("v"), et.dtensor3("B"), et.dtensor3("C")
     x, b, c = np.array([1.0, -1.0]), np.arange(8.0).reshape(2, 2, 2), np.arange(8.0)[::-1].reshape(1, 2, 4)
     np.testing.assert_allclose(eg.function([v, B, C], (v @ B) @ C)(x, b, c), (x @ b) @ c)
+
+
+@pytest.mark.xfail(strict=True, reason="extraction (eqgraph/extract/extract.py, _Decoder.leaf) reuses the "
+                   "user's weak constant (x * 1.0) as the value of its e-class; Neg of that weak float32 "
+                   "constant alone is re-promoted by Elemwise.make_node to float64, which the float32 "
+                   "e-class cannot take: the compile fails")
+def test_weak_constant_extracted_alone_keeps_its_dtype():
+    """-ones_like(x * 1.0): mul-one and second-scalar leave Neg(1.0) (fuzz seeds 11453, 14491)."""
+    x = et.fscalar("x")
+    out = eg.function([x], -et.ones_like(x * 1.0))(np.float32(0.3))
+    assert out.dtype == np.float32 and out == -1.0
