@@ -97,6 +97,13 @@ def _to_reference(x):
     return x.astype(LD) if x.dtype.kind in "iuf" else x
 
 
+def _exact_lanes(value) -> list:
+    """The lanes of an input or constant: its value in every lane, floats in long double
+    after lane 0 (integers stay integers, so that they wrap around as in lane 0)."""
+    reference = value.astype(LD) if value.dtype.kind == "f" else value
+    return [value] + [reference] * (N_LANES - 1)
+
+
 def _jitter(rng, x, scale):
     """``x`` times ``1 + u * scale`` with ``u`` uniform in [-1, 1] per element."""
     if x.dtype.kind != "f":
@@ -138,6 +145,7 @@ def _sigmoid(x):
 
 
 def _softmax(x):
+    x = x if x.dtype.kind == "f" else x.astype(np.float64)  # as eqgraph's Softmax: ints give float64
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
@@ -232,7 +240,9 @@ class Builder:
 
     def __init__(self, seed: int):
         self.seed = seed
-        self.rng = r = np.random.default_rng(seed)
+        self.rng = r = np.random.default_rng(seed)           # the graph and its inputs
+        self.noise = np.random.default_rng([seed, 1])         # the perturbed lanes: drawn apart,
+        #                                                       so that the graphs do not depend on them
         self.inputs: list = []
         self.pool: list[Term] = []
         self.source: list[str] = []
@@ -269,7 +279,7 @@ class Builder:
         value = self.values(shape, dtype) if value is None else value
         self.inputs.append((sym, value))
         self.source.append(f"{name} = et.tensor({name!r}, {dtype!r}, {static})")
-        return Term(sym, [value] + [_to_reference(value) for _ in range(N_LANES - 1)], name)
+        return Term(sym, _exact_lanes(value), name)
 
     def broadcast_input(self) -> Term:
         """An input whose shape broadcasts against the graph's base shape."""
@@ -284,13 +294,13 @@ class Builder:
             dtype = self.choice(["float64", "float32", "int64"])
             arr = np.full((1,) * min(like.ndim, int(self.rng.integers(0, 2))), value, dtype=dtype)
             text = f"et.constant(np.array({arr.tolist()!r}, dtype={dtype!r}))"
-            return Term(et.constant(arr), [arr] + [_to_reference(arr)] * (N_LANES - 1), text,
+            return Term(et.constant(arr), _exact_lanes(arr), text,
                         "constant", (), _zero_tags(value))
         return weak_constant(value)
 
     # -- one op -----------------------------------------------------------------------
     def term(self, sym, fn, args, text, op, operand_terms=1, tags=()) -> Term:
-        lanes = evaluate(self.rng, fn, args, operand_terms)
+        lanes = evaluate(self.noise, fn, args, operand_terms)
         all_tags = frozenset(tags).union(*(a.tags for a in args))
         return Term(sym, lanes, text, op, tuple(args), all_tags)
 
