@@ -114,3 +114,14 @@ def test_weak_constant_extracted_alone_keeps_its_dtype():
     x = et.fscalar("x")
     out = eg.function([x], -et.ones_like(x * 1.0))(np.float32(0.3))
     assert out.dtype == np.float32 and out == -1.0
+
+
+@pytest.mark.xfail(strict=True, reason="matmul-assoc (rulesets/matmul.egg) reassociates across dtypes: "
+                   "(int64 @ int64) @ float64 becomes int64 @ (int64 @ float64), so the product that "
+                   "wraps around in NumPy is computed in float64")
+def test_matmul_assoc_keeps_integer_products_integer():
+    """Found by the fuzz test: NumPy's int64 product wraps to 0, eqgraph's does not."""
+    A, B = et.tensor("A", "int64", (2, 2)), et.tensor("B", "int64", (2, 2))
+    c = et.tensor("c", "float64", (2,))
+    a, b, x = np.array([[2**62, 0], [0, 1]]), np.array([[4, 0], [0, 1]]), np.array([1.0, 1.0])
+    np.testing.assert_array_equal(eg.function([A, B, c], (A @ B) @ c)(a, b, x), (a @ b) @ x)
