@@ -512,7 +512,7 @@ class Builder:
             if set_:
                 out[numpy_index] = v
             else:
-                np.add.at(out, numpy_index, v)
+                np.add.at(out, numpy_index, np.broadcast_to(v, region))  # broadcast by hand: see index_add
             return out
 
         name = "set_subtensor" if set_ else "inc_subtensor"

@@ -115,7 +115,7 @@ def compare(term: Term, got: np.ndarray, rules: bool, tags: frozenset):
         assumed = differs & ~stabilized & np.isnan(w) & ~np.isnan(g) & ("cancel" in tags)
         # matmul-assoc picks the cheapest association, whose products may overflow (or meet
         # inf * 0) where NumPy's left-to-right ones do not
-        reassociated = differs & ~fin_g & ("overflowing association" in tags)
+        reassociated = differs & (~fin_g | ~fin_w) & ("overflowing association" in tags)
         bad = differs & ~((stabilized | assumed | reassociated) & rules)
         zero_sign = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
         bad, inf_sign, zero_sign = bad & ~unsure, inf_sign & ~unsure, zero_sign & ~unsure

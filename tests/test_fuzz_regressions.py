@@ -125,3 +125,14 @@ def test_matmul_assoc_keeps_integer_products_integer():
     c = et.tensor("c", "float64", (2,))
     a, b, x = np.array([[2**62, 0], [0, 1]]), np.array([[4, 0], [0, 1]]), np.array([1.0, 1.0])
     np.testing.assert_array_equal(eg.function([A, B, c], (A @ B) @ c)(a, b, x), (a @ b) @ x)
+
+
+def test_inc_subtensor_broadcasts_y_over_a_2d_index_array():
+    """Found by the fuzz test: NumPy's add.at, left to broadcast y over a 2-d index array,
+    read memory past y, so inc_subtensor returned different garbage on every call."""
+    x, i = et.lvector("x"), et.lmatrix("i")
+    f = eg.function([x, i], et.inc_subtensor(x[i], x), rulesets=[])
+    idx = np.array([[1, 1], [-2, 1]])
+    # out[idx[r, c]] += x[c]: x[1] lands on index 1 twice, x[0] on 1 and on 0
+    np.testing.assert_array_equal(f(np.array([5, 2]), idx), [5 + 5, 2 + 5 + 2 + 2])
+    np.testing.assert_array_equal(f(np.array([5, 2]), idx), [10, 11])
