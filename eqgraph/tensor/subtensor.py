@@ -427,7 +427,9 @@ class AdvancedIncSubtensor(IncSubtensor):
 def index_add(xp, out, idx, y):
     """``out[idx] += y`` where repeated indices add up (NumPy's ``add.at``)."""
     if xp is np:
-        np.add.at(out, idx, y)
+        # y is broadcast to the indexed region first: NumPy's add.at, broadcasting y itself
+        # against a 2-d index array, reads past y (np.add.at(z, (i2d,), v1d) gives garbage)
+        np.add.at(out, idx, np.broadcast_to(y, out[idx].shape))
         return
     if type(out).__module__.startswith("cupy"):
         import cupyx
