@@ -1,8 +1,10 @@
-"""The mismatches tests/test_fuzz.py found, each cut down to a few lines.
+"""The mismatches tests/test_fuzz.py found, each cut down to a few lines; each failed
+before its fix (issue 9): matmul-assoc with a vector or across dtypes (rulesets/matmul.egg),
+signed zeros (egraph/encode.py, fold.egg, add-zero), a weak constant extracted alone
+(extract/extract.py), inc_subtensor's np.add.at (tensor/subtensor.py).
 
-A bug that is fixed elsewhere is marked ``xfail(strict=True)``: the test documents it, and
-starts failing (XPASS) the day the fix lands, so that the mark and the entry in
-``test_fuzz.KNOWN_BUGS`` are removed together.
+A bug found but not yet fixed is written here as ``xfail(strict=True)`` with an entry in
+``test_fuzz.KNOWN_BUGS``; both go when the fix lands (the xfail starts failing then).
 """
 
 import numpy as np
@@ -11,13 +13,6 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 
-MATMUL_ASSOC = ("matmul-assoc (rulesets/matmul.egg) rewrites (a @ b) @ c into a @ (b @ c) with no guard "
-                "on ndim; with a 1-d middle operand b the two are different tensors (issue 9)")
-SIGNED_ZERO = ("float constants are encoded by value, and egglog's f64 has -0.0 == 0.0, so the "
-               "constants 0.0 and -0.0 become one e-class (issue 9)")
-
-
-@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
 def test_matmul_assoc_vector_in_the_middle():
     """(A @ v) @ M is M.T @ A @ v; the rewrite computes A @ (v @ M) = A @ M.T @ v."""
     A, v, M = et.dmatrix("A"), et.dvector("v"), et.TensorType("float64", (3, 3))("M")
@@ -26,7 +21,6 @@ def test_matmul_assoc_vector_in_the_middle():
     np.testing.assert_allclose(f(a, x, m), (a @ x) @ m)
 
 
-@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
 def test_matmul_assoc_vector_in_the_middle_right_nested():
     """X2 @ (w @ X1), found by the fuzz test: valid, but the rewritten
     (X2 @ w) @ X1 fails at run time in SpecifyShape."""
@@ -36,7 +30,6 @@ def test_matmul_assoc_vector_in_the_middle_right_nested():
     np.testing.assert_allclose(f(x2, x, x1), x2 @ (x @ x1))
 
 
-@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC)
 def test_matmul_assoc_batched_vector_in_the_middle_compiles():
     """(B @ v) @ C with B 3-d, found by the fuzz test: the compile stops with a
     TypeContradiction, the rewrite having merged terms of different static shapes."""
@@ -47,7 +40,6 @@ def test_matmul_assoc_batched_vector_in_the_middle_compiles():
     np.testing.assert_allclose(f(b, x, c), (b @ x) @ c, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason=SIGNED_ZERO)
 def test_negative_zero_constant_keeps_its_sign():
     """Even with rulesets=[]: (x + 0) * -0.0 multiplies by +0.0 (found by the fuzz test)."""
     x = et.dvector("x")
@@ -56,8 +48,6 @@ def test_negative_zero_constant_keeps_its_sign():
     np.testing.assert_array_equal(np.signbit(out), [True, False])
 
 
-@pytest.mark.xfail(strict=True, reason=SIGNED_ZERO + "; fold/dimshuffle-scalar (rulesets/fold.egg) "
-                   "builds (Scalar -0.0 ...) which is (Scalar 0.0 ...)")
 def test_negative_zero_minus_x_with_rules():
     """-0.0 - 0.0 is -0.0; compiled with the default rules it is +0.0 (found by the fuzz test)."""
     y = et.dvector("y")
@@ -65,8 +55,6 @@ def test_negative_zero_minus_x_with_rules():
     assert np.signbit(out[0]), out
 
 
-@pytest.mark.xfail(strict=True, reason="zero-add/add-zero (rulesets/algebra.egg) rewrite 0 + x to x, "
-                   "but 0.0 + -0.0 is +0.0 (issue 9: keep -0.0 semantics or document why not)")
 def test_zero_plus_negative_zero_is_positive_zero():
     """Found by the fuzz test: (0 + m) * m with m = -0.0 is -0.0 in NumPy."""
     x = et.dvector("x")
@@ -74,9 +62,6 @@ def test_zero_plus_negative_zero_is_positive_zero():
     assert not np.signbit(out[0]), out
 
 
-@pytest.mark.xfail(strict=True, reason="matmul-assoc (rulesets/matmul.egg) reassociates across dtypes: "
-                   "float32 @ (float32 @ float64) becomes (float32 @ float32) @ float64, whose inner "
-                   "product is rounded to float32 (it needs a guard that the dtypes agree)")
 def test_matmul_assoc_keeps_the_precision_of_mixed_dtypes():
     """Found by the fuzz test: a float64 result with float32 accuracy."""
     a, B = et.tensor("a", "float32", (2,)), et.tensor("B", "float32", (2, 1))
@@ -86,8 +71,6 @@ def test_matmul_assoc_keeps_the_precision_of_mixed_dtypes():
     np.testing.assert_allclose(out, x @ (b @ c), rtol=1e-12)  # 1 + 1e-8, not 1
 
 
-@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC + "; a 1-d last operand after a 3-d one is unsound "
-                   "too: B @ v is then a matrix, not a batch of vectors")
 def test_matmul_assoc_batch_then_vector():
     """(A @ B) @ v with B 3-d comes out transposed (found by the fuzz test,
     where the rewritten chain stopped the compile with a TypeContradiction)."""
@@ -96,8 +79,6 @@ def test_matmul_assoc_batch_then_vector():
     np.testing.assert_allclose(eg.function([A, B, v], (A @ B) @ v)(a, b, x), (a @ b) @ x)
 
 
-@pytest.mark.xfail(strict=True, reason=MATMUL_ASSOC + "; a 1-d first operand before a 3-d one is unsound "
-                   "too: v @ B is then a matrix, not a batch of vectors")
 def test_matmul_assoc_vector_then_batch():
     """(v @ B) @ C with B, C 3-d stops the compile with a TypeContradiction (found by the fuzz test)."""
     v, B, C = et.dvector("v"), et.dtensor3("B"), et.dtensor3("C")
@@ -105,10 +86,6 @@ def test_matmul_assoc_vector_then_batch():
     np.testing.assert_allclose(eg.function([v, B, C], (v @ B) @ C)(x, b, c), (x @ b) @ c)
 
 
-@pytest.mark.xfail(strict=True, reason="extraction (eqgraph/extract/extract.py, _Decoder.leaf) reuses the "
-                   "user's weak constant (x * 1.0) as the value of its e-class; Neg of that weak float32 "
-                   "constant alone is re-promoted by Elemwise.make_node to float64, which the float32 "
-                   "e-class cannot take: the compile fails")
 def test_weak_constant_extracted_alone_keeps_its_dtype():
     """-ones_like(x * 1.0): mul-one and second-scalar leave Neg(1.0) (found by the fuzz test)."""
     x = et.fscalar("x")
@@ -116,9 +93,6 @@ def test_weak_constant_extracted_alone_keeps_its_dtype():
     assert out.dtype == np.float32 and out == -1.0
 
 
-@pytest.mark.xfail(strict=True, reason="matmul-assoc (rulesets/matmul.egg) reassociates across dtypes: "
-                   "(int64 @ int64) @ float64 becomes int64 @ (int64 @ float64), so the product that "
-                   "wraps around in NumPy is computed in float64")
 def test_matmul_assoc_keeps_integer_products_integer():
     """Found by the fuzz test: NumPy's int64 product wraps to 0, eqgraph's does not."""
     A, B = et.tensor("A", "int64", (2, 2)), et.tensor("B", "int64", (2, 2))
