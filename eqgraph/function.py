@@ -209,35 +209,36 @@ def _check_givens(givens) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
     accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
     at run time) and refuses another one; a value becomes a constant of the variable's type."""
-    out, seen = [], set()
-    for var, new in _pairs(givens, "givens", "variable: replacement"):
-        if not isinstance(var, Variable):
-            raise TypeError(f"givens keys must be symbolic Variables, not {describe_value(var)}")
-        if var in seen:
-            raise ValueError(f"givens replaces {var} twice")
-        seen.add(var)
-        try:
-            out.append((var, var.type.filter_variable(new)))
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"givens cannot replace {var} (type {var.type}) with {_what(new)}: {err}") from err
-    return out
+    return _typed_pairs(givens, "givens", "variable: replacement", Variable,
+                        not_a_key="givens keys must be symbolic Variables; {key} is not one",
+                        twice="givens replaces {key} twice",
+                        refused="givens cannot replace {key} (type {type}) with {value}")
 
 
 def _check_updates(updates) -> list:
     """``updates`` as (shared variable, new value) pairs, each value of the variable's type
     (narrowed as for givens; a value becomes a constant)."""
+    return _typed_pairs(updates, "updates", "shared variable: new value", SharedVariable,
+                        not_a_key="updates must update shared variables; {key} is not one",
+                        twice="{key} is updated twice",
+                        refused="The update of {key} (type {type}) is {value}")
+
+
+def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, twice: str,
+                 refused: str) -> list:
+    """``mapping``'s (key, value) pairs with each value passed through its key's
+    ``filter_variable``; the messages name what is wrong with a pair."""
     out, seen = [], set()
-    for shared_var, expr in _pairs(updates, "updates", "shared variable: new value"):
-        if not isinstance(shared_var, SharedVariable):
-            raise TypeError(f"updates must update shared variables; {_what(shared_var)} is not one")
-        if shared_var in seen:
-            raise ValueError(f"{shared_var} is updated twice")
-        seen.add(shared_var)
+    for key, value in _pairs(mapping, argument, form):
+        if not isinstance(key, key_class):
+            raise TypeError(not_a_key.format(key=_what(key)))
+        if key in seen:
+            raise ValueError(twice.format(key=key))
+        seen.add(key)
         try:
-            out.append((shared_var, shared_var.type.filter_variable(expr)))
+            out.append((key, key.type.filter_variable(value)))
         except (TypeError, ValueError) as err:
-            raise TypeError(f"The update of {shared_var} (type {shared_var.type}) is {_what(expr)}: "
-                            f"{err}") from err
+            raise TypeError(f"{refused.format(key=key, type=key.type, value=_what(value))}: {err}") from err
     return out
 
 

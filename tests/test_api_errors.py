@@ -33,7 +33,7 @@ def test_givens_narrow_or_widen_static_shapes_where_compatible():
 
 def test_givens_keys_must_be_variables_and_values_are_converted_or_refused():
     x, m = et.dvector("x"), et.dmatrix("m")
-    with pytest.raises(TypeError, match=r"givens keys must be symbolic Variables, not str 'x'"):
+    with pytest.raises(TypeError, match=r"givens keys must be symbolic Variables; the value str 'x' is not one"):
         eg.function([m], m * 2, givens={"x": m})
     f = eg.function([], x * 2, givens={x: [1.0, 2.0]})   # a value becomes a constant of x's type
     np.testing.assert_array_equal(f(), [2.0, 4.0])
