@@ -344,7 +344,8 @@ def check_unique(rulesets: list[Ruleset]) -> None:
     for ruleset in rulesets:
         other = seen.setdefault(ruleset.name, ruleset)
         if other is not ruleset or rulesets.count(ruleset) > 1:
-            twice = ("is listed twice" if other is ruleset else
+            # one file twice, maybe in two modes ("fold" and ("fold", "step")): two Rulesets, one source
+            twice = ("is listed twice" if other is ruleset or other.source == ruleset.source else
                      f"comes from both {other.source} and {ruleset.source}; rename one file")
             raise ValueError(f"rulesets: the ruleset {ruleset.name!r} {twice} (ruleset names, taken from "
                              "file names, must be unique in one compile)")

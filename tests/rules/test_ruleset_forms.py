@@ -132,6 +132,8 @@ def test_a_pair_overrides_the_files_mode_once_per_mode(tmp_path):
     assert rs.load(("fold", "step")).mode == "step" and rs.load("fold").mode == "saturate"
     with pytest.raises(ValueError, match="mode of 'saturate', 'step'"):
         rs.load((str(path), "fixpoint"))
+    with pytest.raises(ValueError, match="'mine' is listed twice"):
+        rs.check_unique([rs.load(str(path)), analysis])
 
 
 def _timed_rules(rulesets) -> set:
