@@ -21,8 +21,11 @@ from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
-#: the default schedule, in one place: analyses, then rewrite rulesets in order
-DEFAULT_RULESETS = ("types", "fold", "algebra", "stability", "matmul")
+#: the default schedule, in one place: (ruleset, mode) pairs, analyses ("saturate": run to
+#: a fixed point around every rewrite step) and rewrite rulesets ("step": one step each per
+#: iteration, in this order). A bare name takes its file's default mode (ruleset.py).
+DEFAULT_RULESETS = (("types", "saturate"), ("fold", "saturate"),
+                    ("algebra", "step"), ("stability", "step"), ("matmul", "step"))
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
 #: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the
@@ -115,7 +118,8 @@ def load_rulesets(specs) -> list[rs.Ruleset]:
 
 def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_rules: bool = False,
              sent=()) -> Report:
-    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects) on ``encoded``.
+    """Run ``rulesets`` (names, paths, rule strings or Ruleset objects, each alone or in a
+    pair ``(spec, "saturate" | "step")`` giving its mode) on ``encoded``.
 
     ``time_rules`` runs each rewrite rule on its own (in file order) to measure its
     wall time; the default runs a ruleset's rules together, which is faster.
@@ -124,15 +128,15 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
-        per_rule = time_rules and not ruleset.saturate
+        per_rule = time_rules and ruleset.mode == "step"
         if per_rule or not any(ruleset is held for held in sent):  # a reused session has it
             rs.send(session, ruleset, per_rule=per_rule)
         report.rules.update((r.name, r) for r in ruleset.rules)
-    analyses = [r.name for r in loaded if r.saturate]
+    analyses = [r.name for r in loaded if r.mode == "saturate"]
     # (ruleset to run, rule timed, ruleset reported, e-nodes one match of each rule may add)
-    steps = [(r.name, None, r.name, r.max_new_nodes) for r in loaded if not r.saturate]
+    steps = [(r.name, None, r.name, r.max_new_nodes) for r in loaded if r.mode == "step"]
     if time_rules:
-        steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if not r.saturate
+        steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if r.mode == "step"
                  for step, rule in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
     new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}

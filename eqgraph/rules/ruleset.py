@@ -7,8 +7,15 @@ thin layer over egglog is only this:
 - the file's stem is its ruleset: ``:ruleset`` may be omitted (it is added);
 - ``:name "mul-one"`` becomes ``algebra/mul-one``; an unnamed rule is named
   ``algebra:12`` after its line;
-- a comment line ``;; eqgraph: saturate`` marks an analysis ruleset (run to a
-  fixed point around every rewrite step, like ``types``).
+- ``:same-dtype x`` on a (bi)rewrite is short for the guard that the left side
+  keeps ``x``'s dtype: it expands to ``(= (dtype LHS) (dtype x))``, added last to
+  ``:when`` (``Rule.text``, ``lhs``, ``rhs`` and ``when`` hold the expanded rule);
+- a ruleset's mode says how saturation runs it: ``"step"`` (one step per
+  iteration, a rewrite ruleset) or ``"saturate"`` (an analysis, run to a fixed
+  point around every rewrite step, like ``types``).  The schedule gives it as
+  ``(spec, mode)``; a bare spec takes the file's own default: ``"saturate"`` if
+  it has a comment line ``;; eqgraph: saturate`` (the older spelling, kept as
+  a fallback), else ``"step"``.
 
 Declarations (``relation``, ``function``, ``constructor``, ``datatype``,
 ``sort``) and facts of the relations the file declares (``(axis-index 0)``)
@@ -22,7 +29,7 @@ egglog adds later is refused until someone decides it is harmless).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from eqgraph.egraph.adapter import FORMS_PER_RUN, EgglogPanic
@@ -35,6 +42,10 @@ DECLARATION_HEADS = ("relation", "function", "constructor", "datatype", "datatyp
 FORBIDDEN_ACTIONS = ("delete", "subsume", "panic")
 #: rulesets the compiler declares itself (encode.py)
 RESERVED_RULESETS = ("encode", "encoded")
+#: how saturation runs a ruleset: an analysis to a fixed point, or a rewrite ruleset one step at a time
+MODES = ("saturate", "step")
+#: the guard a rule states with ``:same-dtype X`` (spelled as the built-in rules always wrote it)
+SAME_DTYPE_GUARD = "(= (dtype {lhs}) (dtype {term}))"
 
 
 class RuleFileError(ValueError):
@@ -84,6 +95,10 @@ class Ruleset:
 
     def __iter__(self):
         return iter(self.rules)
+
+    @property
+    def mode(self) -> str:
+        return "saturate" if self.saturate else "step"
 
     @property
     def max_new_nodes(self) -> int:
@@ -188,6 +203,25 @@ def _forbidden_action(form: str) -> str | None:
     return None
 
 
+def _expand_same_dtype(form: str, parts: list[str], source: str, line: int) -> str:
+    """``form`` with ``:same-dtype X`` replaced by its guard, the last one of ``:when``:
+    ``(rewrite L R :when (g) :same-dtype x)`` -> ``(rewrite L R :when (g (= (dtype L) (dtype x))))``."""
+    term = _option(parts, ":same-dtype")
+    if parts[0] not in ("rewrite", "birewrite") or len(parts) < 3:
+        raise RuleFileError(f"{source}:{line}: :same-dtype belongs to a rewrite or birewrite, not ({parts[0]} ...)")
+    if term is None or term.startswith(":"):
+        raise RuleFileError(f"{source}:{line}: :same-dtype needs the term whose dtype the left side keeps, "
+                            "e.g. :same-dtype x")
+    guard = SAME_DTYPE_GUARD.format(lhs=parts[1], term=term)
+    option = re.compile(r"\s*:same-dtype\s+" + re.escape(term))
+    when = _option(parts, ":when")
+    if when is None:
+        return option.sub(lambda _: f" :when ({guard})", form, count=1)
+    guards = f"({guard})" if when == "()" else f"{when[:-1]} {guard})"
+    form = option.sub("", form, count=1)
+    return re.sub(r"(:when\s+)" + re.escape(when), lambda m: m.group(1) + guards, form, count=1)
+
+
 def _option(parts: list[str], key: str):
     if key in parts:
         i = parts.index(key)
@@ -218,6 +252,10 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
                 f"{source}:{line}: ({head} ...) is not allowed in a rule file; it may hold only rules "
                 f"({', '.join(RULE_HEADS)}), rulesets, declarations ({', '.join(DECLARATION_HEADS)}) "
                 "and facts of the relations it declares")
+        written = form
+        if ":same-dtype" in parts:
+            form = _expand_same_dtype(form, parts, source, line)
+            parts = _subforms(form)
         forbidden = _forbidden_action(form)
         if forbidden:
             raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
@@ -235,7 +273,7 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         if head in ("rewrite", "birewrite") and len(parts) >= 3:
             lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
         rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when))
-        edits.append((form, egg + "\n" * (form.count("\n") - egg.count("\n"))))
+        edits.append((written, egg + "\n" * (written.count("\n") - egg.count("\n"))))
     names = [r.name for r in rules]
     duplicates = {n for n in names if names.count(n) > 1}
     if duplicates:
@@ -259,7 +297,10 @@ _CACHE: dict = {}
 
 def load(spec) -> Ruleset:
     """A ruleset from a built-in name (``"algebra"``), a path to a ``.egg`` file, a
-    ``Ruleset``, or rule text (anything with a parenthesis)."""
+    ``Ruleset``, or rule text (anything with a parenthesis); or a pair ``(one of
+    those, mode)`` with a mode of ``MODES``, overriding the file's own default."""
+    if isinstance(spec, tuple):
+        return _with_mode(spec)
     if isinstance(spec, Ruleset):
         return spec
     if isinstance(spec, Path) or (isinstance(spec, str) and "(" not in spec):
@@ -281,6 +322,21 @@ def load(spec) -> Ruleset:
     raise TypeError(f"Cannot load rules from {spec!r}")
 
 
+def _with_mode(spec: tuple) -> Ruleset:
+    """The ruleset of a schedule entry ``(spec, mode)``: the loaded one if it already has
+    that mode, else one copy of it per mode (cached: pooled sessions know rulesets by identity)."""
+    if len(spec) != 2 or spec[1] not in MODES:
+        raise ValueError(f"rulesets: a schedule entry is (ruleset, mode) with a mode of {', '.join(map(repr, MODES))}, "
+                         f"not {spec!r}")
+    ruleset, mode = load(spec[0]), spec[1]
+    if ruleset.mode == mode:
+        return ruleset
+    key = ("mode", id(ruleset), mode)
+    if key not in _CACHE:
+        _CACHE.setdefault(key, (ruleset, replace(ruleset, saturate=mode == "saturate")))
+    return _CACHE[key][1]   # the pair keeps ``ruleset`` alive, so its id is not reused
+
+
 def check_unique(rulesets: list[Ruleset]) -> None:
     """Refuse two rulesets of one name (a file listed twice, or a user's ``algebra.egg``
     beside the built-in ``algebra``): egglog would mix their rules or fail half-way."""
@@ -288,7 +344,8 @@ def check_unique(rulesets: list[Ruleset]) -> None:
     for ruleset in rulesets:
         other = seen.setdefault(ruleset.name, ruleset)
         if other is not ruleset or rulesets.count(ruleset) > 1:
-            twice = ("is listed twice" if other is ruleset else
+            # one file twice, maybe in two modes ("fold" and ("fold", "step")): two Rulesets, one source
+            twice = ("is listed twice" if other is ruleset or other.source == ruleset.source else
                      f"comes from both {other.source} and {ruleset.source}; rename one file")
             raise ValueError(f"rulesets: the ruleset {ruleset.name!r} {twice} (ruleset names, taken from "
                              "file names, must be unique in one compile)")
