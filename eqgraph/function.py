@@ -22,7 +22,7 @@ from eqgraph.exec.backends import get_backend
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
-from eqgraph.exec.shared import SharedVariable
+from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.extract.extract import Extraction, extract
 from eqgraph.grad.types import DisconnectedType, NullType
 from eqgraph.inspect import EGraphView
