@@ -21,7 +21,7 @@ from unification import isvar
 
 from eqgraph import egraph
 from eqgraph.egraph.snapshot import LEAVES
-from eqgraph.extract.extract import extract
+from eqgraph.extract.extraction import extract
 from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
 from eqgraph.rules.ruleset import Rule
 from eqgraph.terms.basic import Constant, Variable
