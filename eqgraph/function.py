@@ -25,7 +25,7 @@ from eqgraph.exec.profile import ProfileStats
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
 from eqgraph.grad.types import DisconnectedType, NullType
-from eqgraph.inspect import EGraphView
+from eqgraph.extract.view import EGraphView
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort

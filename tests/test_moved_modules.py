@@ -27,3 +27,21 @@ def test_grad_blocker_lives_at_the_tensor_level_and_the_old_path_still_works():
     assert eg.zero_grad is grad_blocker.zero_grad and eg.disconnected_grad is grad_blocker.disconnected_grad
     x = eg.tensor.dvector("x")
     assert isinstance(eg.zero_grad(x).owner.op, types.GradBlocker)
+
+
+
+def _imports_of_each_module():
+    """{module: the eqgraph modules it imports}, read with ``ast`` by bench/structure.py."""
+    structure = importlib.import_module("structure")
+    paths = {structure.module_name(p): p for p in structure.ROOT.rglob("*.py")}
+    return {name: {target for target, _, _ in structure.imports(structure.ast.parse(path.read_text()), name,
+                                                                set(paths))}
+            for name, path in paths.items()}
+
+
+def test_inspect_is_a_leaf_and_the_schema_imports_nothing_from_grad():
+    imports = _imports_of_each_module()
+    importers_of_inspect = {m for m, targets in imports.items() if "eqgraph.inspect" in targets}
+    assert importers_of_inspect == {"eqgraph"}  # only the package, to re-export rewrite/equivalent
+    assert not any(t.startswith("eqgraph.grad") for t in imports["eqgraph.egraph.schema"])
+    assert "eqgraph.extract.view" in imports["eqgraph.function"]  # f.stages.egraph, from below
