@@ -13,7 +13,7 @@ from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPani
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.node_errors import NodeError as NodeError
-from eqgraph.exec.shared import SharedVariable as SharedVariable, shared as shared
+from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
 from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,

@@ -22,10 +22,10 @@ from eqgraph.exec.backends import get_backend
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
-from eqgraph.exec.shared import SharedVariable
-from eqgraph.extract.extract import Extraction, extract
+from eqgraph.tensor.sharedvar import SharedVariable
+from eqgraph.extract.extraction import Extraction, extract
 from eqgraph.grad.types import DisconnectedType, NullType
-from eqgraph.inspect import EGraphView
+from eqgraph.extract.view import EGraphView
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import clone_replace, toposort
@@ -114,7 +114,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
             deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
             report = session.saturate(limits)                           # egraph/saturate.py
             snapshot = session.snapshot()                               # egraph/snapshot.py
-        extraction = extract(snapshot, cost_model, exact_extraction, deadline)  # extract/extract.py
+        extraction = extract(snapshot, cost_model, exact_extraction, deadline)  # extract/extraction.py
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

@@ -1,7 +1,7 @@
 """The mismatches tests/test_fuzz.py found, each cut down to a few lines; each failed
 before its fix (issue 9): matmul-assoc with a vector or across dtypes (rulesets/matmul.egg),
 signed zeros (egraph/encode.py, fold.egg, add-zero), a weak constant extracted alone
-(extract/extract.py), inc_subtensor's np.add.at (tensor/subtensor.py).
+(extract/extraction.py), inc_subtensor's np.add.at (tensor/subtensor.py).
 
 A bug found but not yet fixed is written here as ``xfail(strict=True)`` with an entry in
 ``test_fuzz.KNOWN_BUGS``; both go when the fix lands (the xfail starts failing then).

@@ -28,7 +28,7 @@ import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.egraph.adapter import FORMS_PER_RUN
-from eqgraph.grad.types import GradBlocker
+from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE

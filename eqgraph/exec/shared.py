@@ -1,101 +1,10 @@
-"""Shared variables: graph inputs whose value lives between calls (``eqgraph.shared``)."""
+"""Deprecated: shared variables moved to ``eqgraph.tensor.sharedvar`` (issue 10: a graph
+object, not execution). The same classes and function, with a DeprecationWarning."""
 
-from __future__ import annotations
+import warnings
 
-import copy
-import threading
+from eqgraph.tensor.sharedvar import (Container as Container, SharedVariable as SharedVariable,
+                                      TensorSharedVariable as TensorSharedVariable, shared as shared)
 
-import numpy as np
-
-from eqgraph.tensor.type import TensorType
-from eqgraph.tensor.var import TensorVariable
-from eqgraph.terms.basic import Variable
-from eqgraph.xp import copy_array, to_numpy
-
-
-class Container(list):
-    """A shared variable's value, ``container[0]``, and the lock that keeps it consistent.
-
-    A compiled function reads ``container[0]`` at the start of each call; one that
-    updates shared variables holds their locks for the whole call, so concurrent
-    calls apply their updates one after the other, never interleaved.
-    """
-
-    __slots__ = ("lock",)
-
-    def __init__(self, value):
-        super().__init__([value])
-        self.lock = threading.RLock()  # re-entrant: an op may call another compiled function
-
-    def __reduce__(self):  # the value pickles; a lock cannot, and a new one is made on loading
-        return (Container, (self[0],))
-
-
-class SharedVariable(Variable):
-    """A variable with a value: every compiled function that uses it reads ``container[0]``,
-    so a new value (``set_value`` or an update) is seen by every function at once.
-
-    The value's memory is never shared with the caller's arrays or a function's outputs
-    unless asked for with ``borrow=True`` (as in Theano/PyTensor).
-    """
-
-    __slots__ = ("container",)
-
-    def __init__(self, type, value, name=None, strict=False, allow_downcast=None):
-        super().__init__(type, None, None, name)
-        self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
-
-    def get_value(self, borrow: bool = False, return_internal_type: bool = False):
-        """A copy of the value; with ``borrow=True`` the value itself (a device array comes
-        back to the host unless ``return_internal_type=True``)."""
-        value = self.container[0]
-        if borrow and (return_internal_type or isinstance(value, np.ndarray) or not hasattr(value, "shape")):
-            return value
-        if hasattr(value, "shape"):
-            host = to_numpy(value)
-            return host if borrow else host.copy()
-        return copy.deepcopy(value)
-
-    def set_value(self, value, borrow: bool = False):
-        """Store ``value`` (converted to the variable's type); a copy of it unless ``borrow=True``."""
-        new = self.type.filter(value)
-        if not borrow and _is_callers(new, value):
-            new = copy_array(new)
-        with self.container.lock:  # not in the middle of a call that updates this variable
-            self.container[0] = new
-
-    def clone(self, name=None):
-        cp = type(self)(self.type, self.container[0], self.name if name is None else name)
-        cp.container = self.container  # a clone shares the value
-        return cp
-
-
-class TensorSharedVariable(TensorVariable, SharedVariable):
-    __slots__ = ()
-
-
-def shared(value, name=None, borrow: bool = False, shape=None, strict: bool = False,
-           allow_downcast=None) -> SharedVariable:
-    """A shared variable holding ``value`` (copied unless ``borrow``).
-
-    Its static shape is unknown on every axis unless ``shape`` says otherwise,
-    so the value may later change shape.
-    """
-    if isinstance(value, Variable):
-        raise TypeError(f"shared() takes a value, not the symbolic variable {value}")
-    arr = value if hasattr(value, "__array_namespace__") and not isinstance(value, np.generic) else np.asarray(value)
-    if isinstance(arr, np.ndarray) and arr.dtype.kind in "OUSV":
-        raise TypeError(f"shared() cannot hold {type(value).__name__} values")
-    if not borrow and _is_callers(arr, value):
-        arr = copy_array(arr)
-    ttype = TensorType(np.dtype(str(arr.dtype)), shape if shape is not None else (None,) * arr.ndim)
-    return TensorSharedVariable(ttype, arr, name=name, strict=strict, allow_downcast=allow_downcast)
-
-
-def _is_callers(value, given) -> bool:
-    """Whether ``value`` (``given`` after conversion) may still be the caller's memory."""
-    if value is given:
-        return True
-    if isinstance(value, np.ndarray) and isinstance(given, np.ndarray):
-        return np.may_share_memory(value, given)
-    return not isinstance(given, (list, tuple, int, float, complex, bool, np.generic))
+warnings.warn("eqgraph.exec.shared moved to eqgraph.tensor.sharedvar; import it from there (or use eg.shared)",
+              DeprecationWarning, stacklevel=2)

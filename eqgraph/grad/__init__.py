@@ -5,8 +5,8 @@ from eqgraph.grad.driver import jacobian as jacobian
 from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError,
                                 DisconnectedType as DisconnectedType, GradientError as GradientError,
                                 NullType as NullType, NullTypeGradError as NullTypeGradError,
-                                disconnected_grad as disconnected_grad, grad_not_implemented as grad_not_implemented,
-                                grad_undefined as grad_undefined, zero_grad as zero_grad)
+                                grad_not_implemented as grad_not_implemented, grad_undefined as grad_undefined)
+from eqgraph.tensor.grad_blocker import disconnected_grad as disconnected_grad, zero_grad as zero_grad
 
 __all__ = [
     "grad", "Lop", "Rop", "jacobian", "hessian",

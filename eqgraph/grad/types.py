@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from eqgraph.terms.basic import Apply, Variable
-from eqgraph.terms.op import Op
+# GradBlocker moved to the tensor level (issue 10); its old import path still works
+from eqgraph.tensor.grad_blocker import (GradBlocker as GradBlocker, disconnected_grad as disconnected_grad,
+                                         zero_grad as zero_grad)
+from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type
 
 
@@ -78,42 +80,3 @@ def grad_undefined(op, x_pos, x, comment=""):
 def grad_not_implemented(op, x_pos, x, comment=""):
     """A NullType gradient: defined but not implemented."""
     return _null(op, x_pos, x, comment, "not implemented:")
-
-
-class GradBlocker(Op):
-    """Identity whose gradient is zero (``zero_grad``) or disconnected (``disconnected_grad``)."""
-
-    __props__ = ("kind",)
-    view_map = {0: [0]}
-
-    def __init__(self, kind: str):
-        self.kind = kind
-
-    def __str__(self):
-        return {"zero": "ZeroGrad", "disconnected": "DisconnectedGrad"}[self.kind]
-
-    def make_node(self, x):
-        return Apply(self, [x], [x.type()])
-
-    def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = inputs[0]
-
-    def infer_shape(self, fgraph, node, shapes):
-        return shapes
-
-    def connection_pattern(self, node):
-        return [[self.kind == "zero"]]
-
-
-def zero_grad(x):
-    """``x`` itself, whose gradient is zero."""
-    from eqgraph.tensor.basic import as_tensor_variable
-
-    return GradBlocker("zero")(as_tensor_variable(x))
-
-
-def disconnected_grad(x):
-    """``x`` itself, disconnected from the gradient (as if a constant)."""
-    from eqgraph.tensor.basic import as_tensor_variable
-
-    return GradBlocker("disconnected")(as_tensor_variable(x))

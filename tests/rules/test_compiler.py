@@ -16,7 +16,7 @@ from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.extract import CostModel, extract
 from eqgraph.terms import FunctionGraph, equal_computations
 
-extract_module = importlib.import_module("eqgraph.extract.extract")
+extract_module = importlib.import_module("eqgraph.extract.extraction")
 
 
 def ops_of(f):

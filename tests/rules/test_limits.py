@@ -13,7 +13,7 @@ import eqgraph.tensor as et
 from eqgraph.egraph import adapter
 from eqgraph.egraph.saturate import BASE_CONSTRUCTORS
 
-extract_module = importlib.import_module("eqgraph.extract.extract")
+extract_module = importlib.import_module("eqgraph.extract.extraction")
 function_module = importlib.import_module("eqgraph.function")
 
 # associativity and commutativity: on a long sum the e-graph grows without bound
