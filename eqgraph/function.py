@@ -191,12 +191,12 @@ def _check_options(name, rulesets, limits, cost_model) -> None:
     """The compile options whose misuse would otherwise fail deep inside the compiler."""
     if name is not None and not isinstance(name, str):
         raise TypeError(f"function() name must be a string or None, not {describe_value(name)}")
+    expected = "rulesets must be a list of ruleset names, .egg paths, rule strings or (ruleset, mode) pairs"
     if isinstance(rulesets, str):
-        raise TypeError(f"rulesets must be a list of ruleset names, .egg paths or rule strings, not the "
-                        f"string {rulesets[:40]!r}; write rulesets=[{rulesets[:40]!r}] ([] for no rewrites)")
+        raise TypeError(f"{expected}, not the string {rulesets[:40]!r}; write rulesets=[{rulesets[:40]!r}] "
+                        "([] for no rewrites)")
     if not isinstance(rulesets, (list, tuple)):
-        raise TypeError("rulesets must be a list of ruleset names, .egg paths or rule strings "
-                        f"([] for no rewrites), not {describe_value(rulesets)}")
+        raise TypeError(f"{expected} ([] for no rewrites), not {describe_value(rulesets)}")
     if not isinstance(limits, Limits):
         raise TypeError("limits must be an eqgraph.Limits(iterations=..., nodes=..., seconds=...), "
                         f"not {describe_value(limits)}")
