@@ -109,8 +109,9 @@ def send_prelude(session, schema: Schema) -> None:
 
 VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
             et.AdvancedIncSubtensor)
-#: joins, allocs and vectors of scalars are declared, and typed by rulesets/types.egg, for up to
-#: this many inputs (a constructor first declared by a graph's encoding has no type rules)
+#: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
+#: rulesets/types.egg, for up to this many inputs (a constructor first declared by a graph's
+#: encoding has no type rules)
 MAX_INPUTS = 8
 
 
@@ -121,32 +122,35 @@ GENERATED_END = ";; -- end of the generated rules"
 
 def type_rules() -> str:
     """The rules of types.egg that are one per op or per arity: each elementwise op and
-    reduction hands its term to the general rules (``elemwise<n>``, ``reduction``), and each
-    join, alloc and vector of scalars, at every arity up to MAX_INPUTS, its inputs by position."""
-    rules = []
+    reduction hands its term to the general rules (``elemwise<n>``, ``reduction``); each join,
+    alloc and vector of scalars names its inputs by position (``join-part``, ``alloc-size``,
+    ``vector-entry``); and each basic indexing op its input and layout. Inputs are ``x0``,
+    ``x1``...; props are ``p-`` and the prop's name (``p-axis``, ``p-slicing``)."""
+    schema, rules = Schema(), []
 
-    def rule(name, query, actions):
-        rules.append(f'(rule ({query}) ({actions}) :name "{name}")')
+    def rule(name, ctor_name, actions):
+        ctor = schema.by_name[ctor_name]
+        children = [f"x{i}" for i in range(ctor.n_inputs)] + [f"p-{p}" for p in ctor.props]
+        term = " ".join([ctor.name, *children])
+        rules.append(f'(rule ((= e ({term}))) ({actions}) :name "{name}")')
 
     for name, op in et.ELEMWISE_OPS.items():
-        ctor, args = camel(name), " ".join("abc"[:op.nin])
-        rule(f"elemwise-{_kebab(name)}", f"(= e ({ctor} {args}))", f'(elemwise{op.nin} e "{ctor}" {args})')
+        args = " ".join(f"x{i}" for i in range(op.nin))
+        rule(f"elemwise-{_kebab(name)}", camel(name), f'(elemwise{op.nin} e "{camel(name)}" {args})')
     for name in et.REDUCTIONS:
-        ctor = camel(name)
-        rule(f"reduction-{_kebab(name)}", f"(= e ({ctor} x a k))", f'(reduction e "{ctor}" x a k)')
-    # the variadic ops: one rule per arity names each input by its position; the general
-    # rules of types.egg (join-part, alloc-size, vector-entry) do the rest
+        rule(f"reduction-{_kebab(name)}", camel(name), f'(reduction e "{camel(name)}" x0 p-axis p-keepdims)')
     for n in range(1, MAX_INPUTS + 1):
-        xs = [f"x{i}" for i in range(n)]
-        parts = " ".join(f"(join-part e {i} {x})" for i, x in enumerate(xs))
-        rule(f"join-{n}", f"(= e (Join_{n} {' '.join(xs)} axis))", f"(join-of e {n} axis) {parts}")
-        sizes = xs[:-1]  # Alloc_n: a value and n - 1 sizes
-        actions = " ".join([f"(alloc-of e v {n - 1})",
-                            *(f"(alloc-size e {i} {x})" for i, x in enumerate(sizes))])
-        rule(f"alloc-{n - 1}", f"(= e (Alloc_{n} {' '.join(['v', *sizes])}))", actions)
-        entries = " ".join(f"(vector-entry e {i} {x})" for i, x in enumerate(xs))
-        rule(f"make-vector-{n}", f"(= e (MakeVector_{n} {' '.join(xs)} d))",
-             f"(set (dtype e) (set-of d)) (set (ndim e) (set-of 1)) (set (dim e 0) (set-of {n})) {entries}")
+        parts = " ".join(f"(join-part e {i} x{i})" for i in range(n))
+        rule(f"join-{n}", f"Join_{n}", f"(join-of e {n} p-axis) {parts}")
+        sizes = " ".join(f"(alloc-size e {i - 1} x{i})" for i in range(1, n))  # x0 is the value
+        rule(f"alloc-{n - 1}", f"Alloc_{n}", f"(alloc-of e x0 {n - 1}) {sizes}".rstrip())
+        entries = " ".join(f"(vector-entry e {i} x{i})" for i in range(n))
+        vector_type = "(set (dtype e) (set-of p-dtype)) (set (ndim e) (set-of 1))"
+        rule(f"make-vector-{n}", f"MakeVector_{n}", f"{vector_type} (set (dim e 0) (set-of {n})) {entries}")
+        rule(f"subtensor-{n}", f"Subtensor_{n}", "(subtensor e x0 p-slicing)")
+        if n > 1:  # x[...] += x1: shaped like x
+            rule(f"same-type-inc-{n}", f"IncSubtensor_{n}", "(same-type e x0)")
+            rule(f"same-type-advanced-inc-{n}", f"AdvancedIncSubtensor_{n}", "(same-type e x0)")
     return "\n".join(rules) + "\n"
 
 
@@ -291,10 +295,12 @@ def _prototypes():
             (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
             (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
     for n in range(1, MAX_INPUTS + 1):
-        ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n)]
-    for n in range(1, 5):
-        ops += [(et.Subtensor((FULL_SLICE,)), n), (et.AdvancedSubtensor(("a",)), n)]
-        ops += [(et.IncSubtensor((FULL_SLICE,), False), n + 1), (et.AdvancedIncSubtensor(("a",), False), n + 1)]
+        ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
+                (et.Subtensor((FULL_SLICE,)), n)]
+        if n > 1:  # x, y and the indices
+            ops += [(et.IncSubtensor((FULL_SLICE,), False), n), (et.AdvancedIncSubtensor(("a",), False), n)]
+    for n in range(1, 5):  # x and up to three index arrays: the layouts types.egg writes out
+        ops += [(et.AdvancedSubtensor(("a",)), n)]
     return ops
 
 

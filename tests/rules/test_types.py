@@ -98,7 +98,7 @@ def test_static_slice_lengths(n, start, stop, step):
 
 # Variadic ops at every arity the e-graph declares: joins of 4 to 6 tensors, with sizes
 # static and unknown along and across the axis, alloc with no dims (a scalar) and with many,
-# vectors of many scalars (a shape given to reshape)
+# vectors of many scalars (a shape given to reshape), indexing with 4 to 6 symbolic bounds
 def _joins(x, y, z):
     return [et.concatenate([x, y, z, x], axis=1), et.concatenate([x, x, z, x, x], axis=1),
             et.concatenate([x, y, x, z, x, y], axis=1), et.concatenate([z, x, z, x], axis=0),
@@ -116,6 +116,10 @@ VARIADIC_LAYOUTS = {
                                       et.alloc(n, 7, n, 1, 2, 3)]),
     "make-vector-many": ([(F64, (24,))], lambda x: [x.reshape((2, 3, 2, 2)), x.reshape((1, 2, 3, 2, 2)),
                                                     x.reshape((2, -1, 2, 1, 1, 1))]),
+    "indexing-many-bounds": ([(F64, (5, 6, 7)), ("int64", ())],
+                             lambda x, i: [x[i:i + 1, 1:i, i], x[i:, :i, i:i + 2], x[i, i, i],
+                                           et.inc_subtensor(x[i:i + 1, 1:i, 0:i], 1.0),
+                                           et.set_subtensor(x[i:, :i, i:i + 2], x[:1, :1, :2])]),
 }
 
 
