@@ -15,7 +15,9 @@ from op_cases import CASES, draw_case
 import eqgraph.tensor as et
 from eqgraph.egraph.encode import encode
 from eqgraph.egraph.saturate import saturate
+from eqgraph.egraph.schema import generated_block, type_rules
 from eqgraph.egraph.snapshot import EGraphData
+from eqgraph.rules.ruleset import RULESETS_DIR
 from eqgraph.tensor import AdvancedSubtensor, TensorType
 from eqgraph.terms import FunctionGraph
 
@@ -92,3 +94,48 @@ def test_type_rules_equal_make_node_on_layouts(name):
 def test_static_slice_lengths(n, start, stop, step):
     x = et.tensor("x", F64, (n,))
     check_exact([x], [x[start:stop:step]])
+
+
+# Variadic ops at every arity the e-graph declares: joins of 4 to 6 tensors, with sizes
+# static and unknown along and across the axis, alloc with no dims (a scalar) and with many,
+# vectors of many scalars (a shape given to reshape), indexing with 4 to 6 symbolic bounds
+def _joins(x, y, z):
+    return [et.concatenate([x, y, z, x], axis=1), et.concatenate([x, x, z, x, x], axis=1),
+            et.concatenate([x, y, x, z, x, y], axis=1), et.concatenate([z, x, z, x], axis=0),
+            et.concatenate([x, x, x, x, x], axis=0), et.stack([x, y, z, x, y, z])]
+
+
+VARIADIC_LAYOUTS = {
+    "join-4-to-6": ([(F64, (2, 3)), (F64, (2, None)), (F64, (None, 3))], _joins),
+    "join-mixed-dtypes": ([("float32", (2, 3)), ("int16", (2, 1)), (F64, (2, 2))],
+                          lambda x, i, y: [et.concatenate([x, i, i, y], axis=1),
+                                           et.concatenate([i, i, i, i, i], axis=1)]),
+    "alloc-no-dims": ([(F64, ()), ("int8", ())], lambda v, i: [et.alloc(v), et.alloc(i), et.alloc(v + 1.0)]),
+    "alloc-many-dims": ([(F64, ()), ("int64", ())],
+                        lambda v, n: [et.alloc(v, 2, 3, 4, 5), et.alloc(v, n, 1, 2, n, 3, 4),
+                                      et.alloc(n, 7, n, 1, 2, 3)]),
+    "make-vector-many": ([(F64, (24,))], lambda x: [x.reshape((2, 3, 2, 2)), x.reshape((1, 2, 3, 2, 2)),
+                                                    x.reshape((2, -1, 2, 1, 1, 1))]),
+    "indexing-many-bounds": ([(F64, (5, 6, 7)), ("int64", ())],
+                             lambda x, i: [x[i:i + 1, 1:i, i], x[i:, :i, i:i + 2], x[i, i, i],
+                                           et.inc_subtensor(x[i:i + 1, 1:i, 0:i], 1.0),
+                                           et.set_subtensor(x[i:, :i, i:i + 2], x[:1, :1, :2])]),
+}
+
+
+@pytest.mark.parametrize("name", list(VARIADIC_LAYOUTS))
+def test_type_rules_equal_make_node_on_variadic_ops(name):
+    types, build = VARIADIC_LAYOUTS[name]
+    inputs = [et.tensor(f"x{i}", dtype, shape) for i, (dtype, shape) in enumerate(types)]
+    check_exact(inputs, build(*inputs))
+
+
+def test_generated_type_rules_are_current():
+    """types.egg's per-op and per-arity rules are schema.type_rules(), generated from the op
+    registry: an op added to the registry (or a changed arity) shows here until regenerated."""
+    text = (RULESETS_DIR / "types.egg").read_text()
+    start, end = generated_block(text)
+    assert text[start:end] == type_rules(), (
+        "rulesets/types.egg is out of date with the op registry; regenerate its block with "
+        "python -c 'from eqgraph.egraph.schema import write_type_rules; write_type_rules()'")
+
