@@ -198,3 +198,14 @@ def test_the_errors_a_user_may_catch_are_importable_from_eqgraph():
     for name in ("NodeError", "EgglogError", "EgglogPanic", "GraphCycleError", "UnsoundRuleError",
                  "RuleFileError", "TypeContradiction", "UnusedInputError"):
         assert issubclass(getattr(eqgraph, name), Exception), name
+
+
+@pytest.mark.parametrize("value", [1e40, [1.0, -1e39], np.array([3e38, 1e300])])
+def test_a_constant_too_large_for_its_float_dtype_is_refused(value):
+    with pytest.raises(ValueError, match="does not fit float32"):
+        et.constant(value, dtype="float32")
+
+
+def test_infinite_and_fitting_constants_are_kept():
+    assert np.isinf(et.constant(np.inf, dtype="float32").data)
+    np.testing.assert_array_equal(et.constant([1.5, -2.0], dtype="float32").data, [1.5, -2.0])

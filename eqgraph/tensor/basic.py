@@ -20,7 +20,10 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
     if isinstance(value, np.ndarray):
         value = plain_array(value)  # np.asarray would drop a mask silently
-    arr = np.asarray(value, dtype=dtype)
+    with np.errstate(over="ignore"):  # an overflow is refused below, naming the value
+        arr = np.asarray(value, dtype=dtype)
+    if dtype is not None and arr.dtype.kind == "f":
+        _check_no_overflow(value, arr)
     if arr.dtype.kind in "OUSV":
         raise TypeError(f"Cannot make a tensor constant from {value!r}")
     if ndim is not None:
@@ -30,6 +33,18 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     if arr.dtype == np.float64 and FLOATX != "float64" and weak:
         arr = arr.astype(FLOATX)
     return TensorConstant(TensorType(arr.dtype, arr.shape), arr, name=name, weak=weak)
+
+
+def _check_no_overflow(value, arr: np.ndarray) -> None:
+    """Refuse finite numbers that became inf in ``arr``'s float dtype (1e40 as float32)."""
+    source = np.asarray(value)
+    if source.dtype.kind not in "biuf":
+        return
+    overflowed = np.isinf(arr) & np.isfinite(source)
+    if overflowed.any():
+        number = source[overflowed].flat[0] if source.ndim else source.item()
+        raise ValueError(f"constant: {number!r} does not fit {arr.dtype} (it would become inf); "
+                         f"its largest value is {np.finfo(arr.dtype).max}")
 
 
 def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
