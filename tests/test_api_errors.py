@@ -209,3 +209,15 @@ def test_a_constant_too_large_for_its_float_dtype_is_refused(value):
 def test_infinite_and_fitting_constants_are_kept():
     assert np.isinf(et.constant(np.inf, dtype="float32").data)
     np.testing.assert_array_equal(et.constant([1.5, -2.0], dtype="float32").data, [1.5, -2.0])
+
+
+def test_set_and_inc_subtensor_of_a_full_slice():
+    # x[:] returned x itself, so set_subtensor(x[:], y) raised "take an indexed tensor"
+    x, y = et.dmatrix("x"), et.dvector("y")
+    data, row = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    f = eg.function([x, y], [et.set_subtensor(x[:], y), et.inc_subtensor(x[:, :], y), x[:]])
+    got = f(data, row)
+    np.testing.assert_array_equal(got[0], np.broadcast_to(row, (2, 3)))
+    np.testing.assert_array_equal(got[1], data + row)
+    np.testing.assert_array_equal(got[2], data)
+    assert not np.shares_memory(got[2], data)

@@ -456,7 +456,7 @@ def getitem(x, index):
     """``x[index]``: basic indexing gives a Subtensor, array indices an AdvancedSubtensor."""
     x = as_tensor_variable(x)
     idx_list, inputs = parse_index(x, index)
-    if all(e == FULL_SLICE for e in idx_list):
+    if not idx_list:  # a 0-d x[()]; x[:] is a Subtensor (a view, as in NumPy), so set_subtensor(x[:], y) works
         return x
     op = AdvancedSubtensor if "a" in idx_list else Subtensor
     return op(idx_list)(x, *inputs)
