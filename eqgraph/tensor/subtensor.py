@@ -456,7 +456,9 @@ def getitem(x, index):
     """``x[index]``: basic indexing gives a Subtensor, array indices an AdvancedSubtensor."""
     x = as_tensor_variable(x)
     idx_list, inputs = parse_index(x, index)
-    if not idx_list:  # a 0-d x[()]; x[:] is a Subtensor (a view, as in NumPy), so set_subtensor(x[:], y) works
+    # only a 0-d x[()] is x itself; x[:] is a Subtensor (a view, as in NumPy), so that
+    # set_subtensor(x[:], y) has an indexed tensor to write into
+    if not idx_list:
         return x
     op = AdvancedSubtensor if "a" in idx_list else Subtensor
     return op(idx_list)(x, *inputs)
