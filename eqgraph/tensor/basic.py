@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from eqgraph.tensor.type import FLOATX, TensorType, plain_array
+from eqgraph.tensor.type import FLOATX, TensorType, first_overflow, plain_array
 from eqgraph.tensor.var import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Constant, Variable
 
@@ -37,12 +37,8 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
 
 def _check_no_overflow(value, arr: np.ndarray) -> None:
     """Refuse finite numbers that became inf in ``arr``'s float dtype (1e40 as float32)."""
-    source = np.asarray(value)
-    if source.dtype.kind not in "biuf":
-        return
-    overflowed = np.isinf(arr) & np.isfinite(source)
-    if overflowed.any():
-        number = source[overflowed].flat[0] if source.ndim else source.item()
+    number = first_overflow(np.asarray(value), arr)
+    if number is not None:
         raise ValueError(f"constant: {number!r} does not fit {arr.dtype} (it would become inf); "
                          f"its largest value is {np.finfo(arr.dtype).max}")
 

@@ -64,6 +64,16 @@ def plain_array(data: np.ndarray) -> np.ndarray:
     return data.view(np.ndarray)
 
 
+def first_overflow(source: np.ndarray, cast: np.ndarray):
+    """The first finite number of ``source`` that became inf in ``cast`` (the same values
+    in a narrower float dtype), or None: NumPy rounds 1e40 to a float32 inf silently."""
+    inf = np.isinf(cast)
+    if source.dtype.kind not in "biuf" or not inf.any():
+        return None
+    lost = inf & np.isfinite(source)
+    return source[lost].flat[0].item() if lost.any() else None
+
+
 class TensorType(Type):
     """The type of NumPy-like arrays of one ``dtype`` and ``len(shape)`` dimensions."""
 
@@ -162,7 +172,7 @@ class TensorType(Type):
             with np.errstate(all="ignore"):
                 cast = arr.astype(self.numpy_dtype)
             if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
-                if np.isinf(cast).any() and not np.isinf(arr[np.isinf(cast)]).all():
+                if first_overflow(arr, cast) is not None:
                     raise TypeError(f"{self} cannot hold {describe_value(data)}: a finite number in it "
                                     f"would become inf (largest {self.dtype}: {np.finfo(self.numpy_dtype).max})")
                 return cast  # a Python float into any float type, rounded, like NumPy
