@@ -16,6 +16,7 @@ from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
+from eqgraph import evaluate as _evaluate  # noqa: F401  (plugs the compiler into Variable.eval)
 from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,
                           GradientError as GradientError, Lop as Lop, NullType as NullType,
                           NullTypeGradError as NullTypeGradError, Rop as Rop, disconnected_grad as disconnected_grad,

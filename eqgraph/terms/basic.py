@@ -12,6 +12,8 @@ import itertools
 import threading
 import weakref
 
+from eqgraph.terms.walk import toposort
+
 _ids = itertools.count()
 
 
@@ -32,11 +34,14 @@ class Variable:
         """A new Variable of the same type and name, with no owner."""
         return type(self)(self.type, None, None, self.name if name is None else name)
 
+    #: compiles and runs a graph for ``eval``.  The compiler sits layers above this one, so
+    #: it plugs itself in (``eqgraph/evaluate.py``, run by ``import eqgraph``) rather than
+    #: being imported here.
+    evaluator = None
+
     def eval(self, inputs_to_values=None):
         """Compile (cached) and evaluate this variable given ``{input: value}``."""
-        from eqgraph.exec.evaluate import evaluate
-
-        return evaluate(self, inputs_to_values or {})
+        return Variable.evaluator(self, inputs_to_values or {})
 
     def __str__(self):
         if self.name is not None:
@@ -229,8 +234,6 @@ class Apply:
         plan = _pickle_plan.__dict__.get("current", _no_plan)()
         if plan is not None and self in plan.members:
             return object.__reduce_ex__(self, protocol)
-        from eqgraph.terms.graph import toposort
-
         plan = _Plan(toposort(self.outputs))  # ends with self
         _pickle_plan.current = weakref.ref(plan)
         return _last_of, (plan,)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from eqgraph.terms.basic import Constant, Variable
+
 
 class Type:
     """Base class of all types.  Subclasses must define :meth:`filter`."""
@@ -56,13 +58,9 @@ class Type:
 
     # -- variables --------------------------------------------------------
     def make_variable(self, name: str | None = None):
-        from eqgraph.terms.basic import Variable
-
         return (self.variable_type or Variable)(self, None, None, name)
 
     def make_constant(self, value, name: str | None = None):
-        from eqgraph.terms.basic import Constant
-
         return (self.constant_type or Constant)(self, value, name)
 
     def __call__(self, name: str | None = None):
@@ -91,8 +89,6 @@ class Type:
 
     def filter_variable(self, other, allow_convert: bool = True):
         """Return ``other`` (or a narrowed version of it) as a Variable usable where ``self`` is."""
-        from eqgraph.terms.basic import Variable
-
         if not isinstance(other, Variable):
             return self.make_constant(self.filter(other))
         if other.type == self:

@@ -261,7 +261,7 @@ def test_eval_uses_a_cached_function():
     y = (x * 2).sum()
     assert y.eval({x: np.ones(3)}) == 6.0
     assert y.eval({"x": np.ones(2)}) == 4.0
-    from eqgraph.exec.evaluate import _CACHE
+    from eqgraph.evaluate import _CACHE
 
     assert len(_CACHE[y]) == 1
     assert et.constant(3.0).eval() == 3.0

@@ -1,17 +1,23 @@
-"""``Variable.eval``: compile once per (variable, inputs), then call."""
+"""``Variable.eval``: compile once per (variable, inputs), then call.
+
+``Variable`` lives in the bottom layer and the compiler at the top, so ``Variable.eval``
+does not import the compiler: this module plugs ``evaluate`` in (``Variable.evaluator``)
+when ``eqgraph`` is imported, which happens before any graph can be built.
+"""
 
 from __future__ import annotations
 
 import weakref
+
+from eqgraph.function import function
+from eqgraph.terms.basic import Variable
+from eqgraph.terms.graph import graph_inputs
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def evaluate(var, inputs_to_values: dict):
     """The value of ``var`` given ``{input variable or its name: value}``."""
-    from eqgraph.function import function
-    from eqgraph.terms.graph import graph_inputs
-
     if any(isinstance(k, str) for k in inputs_to_values):
         by_name = {v.name: v for v in graph_inputs([var]) if v.name}
         try:
@@ -25,3 +31,6 @@ def evaluate(var, inputs_to_values: dict):
         per_var[key] = (inputs, function(list(inputs), var, on_unused_input="ignore"))
     _, fn = per_var[key]
     return fn(*[inputs_to_values[i] for i in inputs])
+
+
+Variable.evaluator = staticmethod(evaluate)
