@@ -45,3 +45,13 @@ def test_inspect_is_a_leaf_and_the_schema_imports_nothing_from_grad():
     assert importers_of_inspect == {"eqgraph"}  # only the package, to re-export rewrite/equivalent
     assert not any(t.startswith("eqgraph.grad") for t in imports["eqgraph.egraph.schema"])
     assert "eqgraph.extract.view" in imports["eqgraph.function"]  # f.stages.egraph, from below
+
+
+def test_tensor_variables_module_has_a_name_the_variance_function_does_not_hide(monkeypatch):
+    from eqgraph.tensor import variable
+
+    assert eg.tensor.var is not variable and callable(eg.tensor.var)  # et.var is the variance
+    monkeypatch.delitem(sys.modules, "eqgraph.tensor.var", raising=False)
+    with pytest.deprecated_call(match="eqgraph.tensor.variable"):
+        old = importlib.import_module("eqgraph.tensor.var")
+    assert old.TensorVariable is variable.TensorVariable and old.TensorConstant is variable.TensorConstant

@@ -16,6 +16,7 @@ subclassed, the error is a plain :class:`NodeError` (still chained).
 
 from __future__ import annotations
 
+from eqgraph.terms.printing import debugprint
 from eqgraph.terms.type import describe_value
 
 
@@ -60,8 +61,6 @@ def _rebuild(original: type, message: str) -> NodeError:
 
 def describe_failure(node, input_values, err: BaseException) -> str:
     """What failed, where, on what: the message of the raised NodeError."""
-    from eqgraph.terms.printing import debugprint
-
     lines = [f"{node.op} failed: {type(err).__name__}: {err}",
              f"Apply node that caused the error: {node}",
              "Inputs:"]

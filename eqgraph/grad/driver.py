@@ -17,7 +17,7 @@ from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, NullTy
                                 NullTypeGradError, disconnected)
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Variable
-from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.graph import applys_between, clone_replace, toposort
 from eqgraph.terms.op import Op
 
 
@@ -241,8 +241,6 @@ def Rop(f, wrt, eval_points):
 
 def _forward_rop(f, wrt_list, points):
     """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none."""
-    from eqgraph.terms.graph import applys_between
-
     nodes = applys_between(wrt_list, [f])
     if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
         return None

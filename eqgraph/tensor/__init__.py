@@ -4,8 +4,11 @@ Types and variables (``TensorType``, ``dmatrix``, ``vector(...)``), constants,
 and NumPy-named operations that build graph nodes.
 """
 
+import sys as _sys
+
+from eqgraph.tensor import variable
 from eqgraph.tensor.type import FLOATX, TensorType
-from eqgraph.tensor.var import TensorConstant, TensorVariable
+from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.tensor.basic import (
     NotScalarConstantError, as_tensor, as_tensor_variable, col, constant, get_scalar_constant_value,
     matrix, row, scalar, tensor, tensor3, tensor4, vector, TYPES,
@@ -133,3 +136,6 @@ __all__ = [
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
 ]
+
+# The operators of TensorVariable call the ops through this namespace (see variable.py).
+variable.et = _sys.modules[__name__]

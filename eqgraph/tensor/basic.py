@@ -6,8 +6,9 @@ import numbers
 
 import numpy as np
 
+from eqgraph.tensor import variable
 from eqgraph.tensor.type import FLOATX, TensorType, first_overflow, plain_array
-from eqgraph.tensor.var import TensorConstant, TensorVariable
+from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Constant, Variable
 
 
@@ -51,16 +52,13 @@ def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
         if ndim is not None and x.ndim != ndim:
             raise TypeError(f"Expected a {ndim}-d tensor, got {x} with {x.ndim} dimensions")
         if dtype is not None and x.dtype != np.dtype(dtype).name:
-            from eqgraph.tensor.elemwise import cast
-
-            return cast(x, dtype)
+            return x.astype(dtype)
         return x
     if hasattr(x, "owner") and hasattr(x, "op"):  # an Apply: its default output
         return as_tensor_variable(x.default_output(), name, ndim, dtype)
     if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in x):
-        from eqgraph.tensor.join import stack
-
-        return stack([as_tensor_variable(e) for e in x])
+        # ``stack`` is built on this module, so it is reached through the package (variable.py)
+        return variable.et.stack([as_tensor_variable(e) for e in x])
     try:
         return constant(x, name=name, ndim=ndim, dtype=dtype)
     except (TypeError, ValueError) as err:
@@ -77,58 +75,26 @@ class NotScalarConstantError(ValueError):
 def get_scalar_constant_value(v) -> numbers.Number:
     """The value of a 0-d variable when the graph alone determines it, else raise.
 
-    Looks through constants, static shapes (``x.shape[i]`` of a known size),
-    ``make_vector`` elements and casts.
+    Looks through constants and through every op that defines ``scalar_constant_value``
+    (casts, ``x.shape[i]`` of a static size, ``make_vector(...)[i]``): what an op's output
+    is known to be sits with the op.
     """
-    from eqgraph.tensor.elemwise import Cast, DimShuffle
-    from eqgraph.tensor.join import MakeVector
-    from eqgraph.tensor.shape import Shape
-    from eqgraph.tensor.subtensor import Subtensor
-
     if isinstance(v, (int, float, np.number, np.bool_)):
         return v
-    while True:
-        if isinstance(v, Constant):
-            data = np.asarray(v.data)
-            if data.size == 1:
-                return data.reshape(())[()]
-            raise NotScalarConstantError(f"{v} is not a scalar constant")
-        node = v.owner
-        if node is None:
-            raise NotScalarConstantError(f"{v} is not constant")
-        if isinstance(node.op, (Cast, DimShuffle)) and v.ndim == 0:
-            value = get_scalar_constant_value(node.inputs[0])
-            return np.asarray(value).astype(v.dtype)[()] if isinstance(node.op, Cast) else value
-        if isinstance(node.op, Subtensor) and node.inputs[0].owner is not None:
-            source = node.inputs[0].owner
-            if len(node.op.idx_list) == 1 and isinstance(node.op.idx_list[0], int):
-                i = node.op.idx_list[0]
-                if isinstance(source.op, Shape):
-                    dim = source.inputs[0].type.shape[i]
-                    if dim is not None:
-                        return np.int64(dim)
-                elif isinstance(source.op, MakeVector):
-                    v = source.inputs[i]
-                    continue
+    if isinstance(v, Constant):
+        data = np.asarray(v.data)
+        if data.size == 1:
+            return data.reshape(())[()]
+        raise NotScalarConstantError(f"{v} is not a scalar constant")
+    node = v.owner
+    known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
+    if known is None or getattr(v, "ndim", None) != 0:
         raise NotScalarConstantError(f"{v} is not constant")
+    return known(node)
 
 
-def static_values(vec) -> list:
-    """The entries of a 1-d int variable that are known statically (None for unknown)."""
-    from eqgraph.tensor.join import MakeVector
-
-    if isinstance(vec, Constant):
-        return [int(s) for s in np.asarray(vec.data).reshape(-1)]
-    if vec.owner is not None and isinstance(vec.owner.op, MakeVector):
-        out = []
-        for e in vec.owner.inputs:
-            try:
-                out.append(int(get_scalar_constant_value(e)))
-            except NotScalarConstantError:
-                out.append(None)
-        return out
-    n = vec.type.shape[0]
-    return [None] * (n or 0)
+def int64_const(n: int):
+    return constant(int(n), dtype="int64")
 
 
 # -- variable constructors ---------------------------------------------------------

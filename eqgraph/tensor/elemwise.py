@@ -15,9 +15,10 @@ from typing import Callable
 
 import numpy as np
 
-from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
+                                  int64_const)
 from eqgraph.tensor.type import TensorType
-from eqgraph.tensor.var import TensorConstant
+from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output, copy_array
@@ -297,8 +298,6 @@ class Elemwise(Op):
         return inputs
 
     def infer_shape(self, fgraph, node, shapes):
-        from eqgraph.tensor.shape import broadcast_shape_vars
-
         return [broadcast_shape_vars(shapes, node.outputs[0].type.shape)]
 
     def flops(self, inputs, outputs):
@@ -363,10 +362,12 @@ class DimShuffle(Op):
         output_storage[0][0] = x
 
     def infer_shape(self, fgraph, node, shapes):
-        from eqgraph.tensor.basic import constant
-
         (shape,) = shapes
         return [tuple(constant(1, dtype="int64") if o == "x" else shape[o] for o in self.new_order)]
+
+    def scalar_constant_value(self, node):
+        """A 0-d view of a constant is that constant (``get_scalar_constant_value``)."""
+        return get_scalar_constant_value(node.inputs[0])
 
 
 def dimshuffle(x, new_order):
@@ -401,6 +402,10 @@ class Cast(Op):
     def flops(self, inputs, outputs):
         return 0
 
+    def scalar_constant_value(self, node):
+        """A cast of a constant is the constant in the new dtype (``get_scalar_constant_value``)."""
+        return np.asarray(get_scalar_constant_value(node.inputs[0])).astype(self.dtype)[()]
+
 
 def cast(x, dtype):
     """``x`` converted to ``dtype`` (a no-op when it already has it)."""
@@ -408,3 +413,27 @@ def cast(x, dtype):
     if x.dtype == np.dtype(dtype).name:
         return x
     return Cast(dtype)(x)
+
+
+def broadcast_shape_vars(shapes, static_shape) -> tuple:
+    """Symbolic broadcast of input shapes (all of one ndim): the largest size per axis."""
+    maximum = ELEMWISE_OPS["maximum"]
+    out = []
+    for axis, known in enumerate(static_shape):
+        if known is not None:
+            out.append(int64_const(known))
+            continue
+        dims = [as_tensor_variable(s[axis]) for s in shapes]
+        dims = [d for d in dims if not _is_const(d, 1)] or dims
+        dim = dims[0]
+        for d in dims[1:]:
+            dim = maximum(dim, d)
+        out.append(dim)
+    return tuple(out)
+
+
+def _is_const(v, value) -> bool:
+    try:
+        return get_scalar_constant_value(v) == value
+    except NotScalarConstantError:
+        return False

@@ -1,4 +1,6 @@
-"""Putting tensors together: `MakeVector` (scalars into a vector) and `Join` (concatenate)."""
+"""Putting tensors together: `Join` (concatenate) and `stack`.
+
+`MakeVector` (scalars into a vector, the usual shape vector) lives in ``shape.py``."""
 
 from __future__ import annotations
 
@@ -6,46 +8,11 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import cast
-from eqgraph.tensor.shape import expand_dims, int64_const
+from eqgraph.tensor.shape import MakeVector, broadcast_shape_vars, expand_dims, int64_const, make_vector  # noqa: F401
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
-
-
-class MakeVector(Op):
-    """A vector of ``dtype`` whose entries are the 0-d inputs."""
-
-    __props__ = ("dtype",)
-
-    def __init__(self, dtype="int64"):
-        self.dtype = np.dtype(dtype).name
-
-    def make_node(self, *scalars):
-        scalars = [as_tensor_variable(s) for s in scalars]
-        for s in scalars:
-            if s.ndim != 0:
-                raise TypeError(f"{self} takes 0-d inputs, got {s} with {s.ndim} dimensions")
-        scalars = [cast(s, self.dtype) for s in scalars]
-        return Apply(self, scalars, [TensorType(self.dtype, (len(scalars),))()])
-
-    def perform(self, node, inputs, output_storage):
-        xp = array_namespace(*inputs)
-        ttype = node.outputs[0].type
-        if xp is np:
-            output_storage[0][0] = np.array(inputs, dtype=ttype.numpy_dtype)
-        else:
-            output_storage[0][0] = as_output(xp, xp.stack([xp.asarray(v) for v in inputs]), ttype)
-
-    def infer_shape(self, fgraph, node, shapes):
-        return [(int64_const(len(node.inputs)),)]
-
-
-def make_vector(*scalars, dtype=None):
-    scalars = [as_tensor_variable(s) for s in scalars]
-    if dtype is None:
-        dtype = np.result_type(*[s.dtype for s in scalars]).name if scalars else "int64"
-    return MakeVector(dtype)(*scalars)
 
 
 class Join(Op):
@@ -84,8 +51,6 @@ class Join(Op):
         output_storage[0][0] = as_output(xp, xp.concat(list(inputs), axis=self.axis), node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
-        from eqgraph.tensor.shape import broadcast_shape_vars
-
         out = list(broadcast_shape_vars(shapes, node.outputs[0].type.shape))
         if node.outputs[0].type.shape[self.axis] is None:
             total = as_tensor_variable(shapes[0][self.axis])

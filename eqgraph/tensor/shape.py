@@ -1,20 +1,67 @@
-"""Shapes: `Shape`, `SpecifyShape`, `Reshape`, and helpers built on `DimShuffle`."""
+"""Shapes: `Shape`, `MakeVector` (shape vectors), `SpecifyShape`, `Reshape`, and helpers built on `DimShuffle`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.basic import as_tensor_variable, constant, get_scalar_constant_value, static_values
-from eqgraph.tensor.basic import NotScalarConstantError
-from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast, dimshuffle
+from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
+                                  int64_const)
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_shape_vars, cast, dimshuffle
 from eqgraph.tensor.type import TensorType
-from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
 
 
-def int64_const(n: int):
-    return constant(int(n), dtype="int64")
+class MakeVector(Op):
+    """A vector of ``dtype`` whose entries are the 0-d inputs."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype="int64"):
+        self.dtype = np.dtype(dtype).name
+
+    def make_node(self, *scalars):
+        scalars = [as_tensor_variable(s) for s in scalars]
+        for s in scalars:
+            if s.ndim != 0:
+                raise TypeError(f"{self} takes 0-d inputs, got {s} with {s.ndim} dimensions")
+        scalars = [cast(s, self.dtype) for s in scalars]
+        return Apply(self, scalars, [TensorType(self.dtype, (len(scalars),))()])
+
+    def perform(self, node, inputs, output_storage):
+        xp = array_namespace(*inputs)
+        ttype = node.outputs[0].type
+        if xp is np:
+            output_storage[0][0] = np.array(inputs, dtype=ttype.numpy_dtype)
+        else:
+            output_storage[0][0] = as_output(xp, xp.stack([xp.asarray(v) for v in inputs]), ttype)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [(int64_const(len(node.inputs)),)]
+
+
+def make_vector(*scalars, dtype=None):
+    scalars = [as_tensor_variable(s) for s in scalars]
+    if dtype is None:
+        dtype = np.result_type(*[s.dtype for s in scalars]).name if scalars else "int64"
+    return MakeVector(dtype)(*scalars)
+
+
+def static_values(vec) -> list:
+    """The entries of a 1-d int variable that are known statically (None for unknown)."""
+    if isinstance(vec, Constant):
+        return [int(s) for s in np.asarray(vec.data).reshape(-1)]
+    if vec.owner is not None and isinstance(vec.owner.op, MakeVector):
+        out = []
+        for e in vec.owner.inputs:
+            try:
+                out.append(int(get_scalar_constant_value(e)))
+            except NotScalarConstantError:
+                out.append(None)
+        return out
+    n = vec.type.shape[0]
+    return [None] * (n or 0)
 
 
 class Shape(Op):
@@ -59,30 +106,6 @@ def shape_of(x) -> tuple:
     return tuple(dims)
 
 
-def broadcast_shape_vars(shapes, static_shape) -> tuple:
-    """Symbolic broadcast of input shapes (all of one ndim): the largest size per axis."""
-    maximum = ELEMWISE_OPS["maximum"]
-    out = []
-    for axis, known in enumerate(static_shape):
-        if known is not None:
-            out.append(int64_const(known))
-            continue
-        dims = [as_tensor_variable(s[axis]) for s in shapes]
-        dims = [d for d in dims if not _is_const(d, 1)] or dims
-        dim = dims[0]
-        for d in dims[1:]:
-            dim = maximum(dim, d)
-        out.append(dim)
-    return tuple(out)
-
-
-def _is_const(v, value) -> bool:
-    try:
-        return get_scalar_constant_value(v) == value
-    except NotScalarConstantError:
-        return False
-
-
 class SpecifyShape(Op):
     """``x`` itself, with a static shape asserted (and checked at runtime)."""
 
@@ -122,8 +145,6 @@ def specify_shape(x, shape):
 
 def as_shape_vector(shape) -> Variable:
     """A shape given as ints and/or scalar variables, or as a vector variable, as an int64 vector."""
-    from eqgraph.tensor.join import make_vector
-
     if isinstance(shape, Variable):
         if shape.ndim == 0:
             shape = [shape]

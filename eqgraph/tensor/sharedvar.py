@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from eqgraph.tensor.type import TensorType
-from eqgraph.tensor.var import TensorVariable
+from eqgraph.tensor.variable import TensorVariable
 from eqgraph.terms.basic import Variable
 from eqgraph.xp import copy_array, to_numpy
 

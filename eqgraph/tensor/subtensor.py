@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
-from eqgraph.tensor.shape import int64_const
+from eqgraph.tensor.shape import MakeVector, Shape, int64_const, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.op import Op
@@ -231,8 +231,6 @@ def _slice_length(n, start, stop, step):
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
     out_static = node.outputs[0].type.shape
     if "a" in idx_list:  # advanced: only the static shape is derived; unknown sizes read the output
-        from eqgraph.tensor.shape import shape_of
-
         return shape_of(node.outputs[0])
     dims, axis, it = [], 0, iter(index_inputs)
     for e in idx_list:
@@ -332,6 +330,18 @@ class Subtensor(Op):
 
     def connection_pattern(self, node):
         return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def scalar_constant_value(self, node):
+        """``x.shape[i]`` of a static size, or ``make_vector(...)[i]`` of a constant entry
+        (``get_scalar_constant_value``)."""
+        source = node.inputs[0].owner
+        if source is not None and len(self.idx_list) == 1 and isinstance(self.idx_list[0], int):
+            i = self.idx_list[0]
+            if isinstance(source.op, Shape) and source.inputs[0].type.shape[i] is not None:
+                return np.int64(source.inputs[0].type.shape[i])
+            if isinstance(source.op, MakeVector):
+                return get_scalar_constant_value(source.inputs[i])
+        raise NotScalarConstantError(f"{node.outputs[0]} is not constant")
 
 
 class AdvancedSubtensor(Subtensor):

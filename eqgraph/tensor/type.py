@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from eqgraph.tensor.variable import TensorConstant, TensorVariable
+from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type, describe_value
+from eqgraph.xp import array_namespace
 
 FLOATX = "float64"
 
@@ -112,8 +115,6 @@ class TensorType(Type):
         if type(data) is np.ndarray and data.dtype == self.numpy_dtype:
             if data.ndim == self.ndim and (self._all_unknown or self._shape_ok(data.shape)):
                 return data
-        from eqgraph.terms.basic import Variable
-
         if isinstance(data, Variable):
             raise TypeError(f"Expected an array-like value for {self}, but got the symbolic "
                             f"variable {data}; symbolic inputs belong in the graph, not in filter")
@@ -136,8 +137,6 @@ class TensorType(Type):
 
     def _convert(self, data, strict, allow_downcast):
         """Return ``data`` as an array of ``self.dtype``, casting only as far as allowed."""
-        from eqgraph.xp import array_namespace
-
         is_array = hasattr(data, "__array_namespace__") and hasattr(data, "dtype") and not isinstance(data, np.generic)
         if is_array:
             dtype_name = dtype_name_of(data)
@@ -233,13 +232,9 @@ class TensorType(Type):
 
     # -- variables ------------------------------------------------------------
     def make_variable(self, name=None):
-        from eqgraph.tensor.var import TensorVariable
-
         return TensorVariable(self, None, None, name)
 
     def make_constant(self, value, name=None):
-        from eqgraph.tensor.var import TensorConstant
-
         return TensorConstant(self, value, name)
 
     def clone(self, dtype=None, shape=None, **kwargs) -> "TensorType":
@@ -285,9 +280,7 @@ class TensorType(Type):
         narrowed = self.meet(var.type)
         if narrowed is None:
             return None
-        from eqgraph.tensor.shape import specify_shape
-
-        return specify_shape(var, narrowed.shape)
+        return var._specify_shape(narrowed.shape)
 
     def __repr__(self):
         shape = ", ".join(map(str, self.shape)) + ("," if self.ndim == 1 else "")
