@@ -2,7 +2,8 @@
 
 For each ``rewrite`` (and each direction of a ``birewrite``), many *bindings* of
 the pattern variables are drawn: per tensor variable an ndim (0-3, cycling
-through every mix), a dtype, sizes from a small pool that includes 1 (so
+through every mix), a dtype (cycling through every mix of the operands' and the
+pattern's constant dtypes, every other draw one dtype for all), sizes from a small pool that includes 1 (so
 operands broadcast), each axis static or unknown, and values of that shape;
 per primitive variable a value (a constant, a dtype, an ndim...).  For each
 binding that type-checks (``make_node``) and whose left side evaluates:
@@ -141,15 +142,17 @@ class Draw:
 def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
-    ndim_mixes = list(itertools.product(NDIMS, repeat=len(tensors)))
-    mixes = itertools.cycle([ndim_mixes[i] for i in rng.permutation(len(ndim_mixes))])  # every mix in turn
+    typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
+    mixes = _every_mix_in_turn(list(itertools.product(NDIMS, repeat=len(tensors))), rng)
+    dtype_mixes = _dtype_mixes(len(typed), rng)
     found: list[Draw] = []
     tries = 0
     while len(found) < draws and tries < TRIES_PER_DRAW * draws:
         ndims = dict(zip(tensors, next(mixes)))
+        dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1
-            draw = _draw(Binding(ndims, rng), source, target)
+            draw = _draw(Binding(ndims, rng, dtypes), source, target)
             if draw is not None:
                 found.append(draw)
                 break
@@ -159,6 +162,47 @@ def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
             _compare(rule, draw)
             compared += 1
     return compared
+
+
+def _every_mix_in_turn(mixes: list, rng):
+    return itertools.cycle([mixes[i] for i in rng.permutation(len(mixes))])
+
+
+def _dtype_mixes(n: int, rng):
+    """Dtypes for ``n`` typed pattern variables: every mix in turn, every other draw one dtype
+    for all (guards often ask for one), so a rule wrong for one mix of dtypes is drawn on it
+    within ``2 * len(DTYPES) ** n`` draws rather than by luck."""
+    same = _every_mix_in_turn([(d,) * n for d in DTYPES], rng)
+    mixed = _every_mix_in_turn(list(itertools.product(DTYPES, repeat=n)), rng)
+    while True:
+        yield next(same)
+        yield next(mixed)
+
+
+def _dtype_variables(pattern) -> list:
+    """The pattern variables that stand for a dtype: of a constant (``Scalar``, ``Ints``) or a
+    ``dtype`` prop (``Cast``), in order of appearance."""
+    found = []
+
+    def visit(p):
+        if not isinstance(p, tuple):
+            return
+        head, args = p[0], p[1:]
+        if head in ("Scalar", "Ints"):
+            positions = [1]
+        elif head in SCHEMA.by_name:
+            ctor = SCHEMA.by_name[head]
+            positions = [ctor.n_inputs + i for i, prop in enumerate(ctor.props) if prop == "dtype"]
+            for a in args[:ctor.n_inputs]:
+                visit(a)
+        else:
+            positions = []
+        for i in positions:
+            if i < len(args) and isvar(args[i]) and args[i] not in found:
+                found.append(args[i])
+
+    visit(pattern)
+    return found
 
 
 def _draw(binding: Binding, source, target) -> Draw | None:
@@ -321,20 +365,19 @@ def _name(variable) -> str:
 class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
-    def __init__(self, ndims: dict, rng):
+    def __init__(self, ndims: dict, rng, dtypes: dict):
         self.rng = rng
-        same = rng.random() < 0.5  # one dtype for every operand half of the time: guards often ask for it
-        common = rng.choice(DTYPES)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
         self.tensors: dict = {}   # pattern variable -> input variable
         self.shapes: dict = {}    # input variable -> its runtime shape
         for v, ndim in ndims.items():
-            dtype = common if same else rng.choice(DTYPES)
+            dtype = dtypes[v]
             shape = tuple(1 if rng.random() < 0.25 else self.size for _ in range(ndim))
             static = tuple(s if rng.random() < 0.5 else None for s in shape)
             self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
-        self.primitives: dict = {}
+        # the dtypes of constants and casts come from the mix too
+        self.primitives: dict = {v: d for v, d in dtypes.items() if v not in ndims}
         self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
 
     def tensors_by_name(self):
@@ -369,7 +412,7 @@ class Binding:
     def _draw_primitive(self, sort: str):
         rng = self.rng
         drawn = list(self.tensors.values())
-        likely = drawn and rng.random() < 0.5  # the ndim or dtype of an operand: guards compare them
+        likely = drawn and rng.random() < 0.75  # the ndim or dtype of an operand: guards compare them
         if sort == "f64":
             return float(rng.choice(CONSTANTS))
         if sort == "String":

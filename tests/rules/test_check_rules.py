@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import eqgraph as eg
@@ -87,3 +88,25 @@ def test_cli_passes_a_sound_file_and_fails_an_unsound_one(tmp_path):
 def test_cli_reports_a_missing_file():
     result = _cli("no/such/file.egg")
     assert result.returncode == 2 and "does not exist" in result.stderr
+
+
+def test_every_mix_of_dtypes_is_drawn_within_two_rounds():
+    # the dtypes of operands (and of constants in the pattern) are a schedule, not luck: a rule
+    # wrong for one mix (x float64 over an int64 constant) meets it within 2 * 4**n draws
+    import itertools
+
+    from eqgraph.rules.check import DTYPES, _dtype_mixes
+
+    for n in (1, 2, 3):
+        drawn = list(itertools.islice(_dtype_mixes(n, np.random.default_rng(0)), 2 * len(DTYPES) ** n))
+        assert set(drawn) == set(itertools.product(DTYPES, repeat=n))
+        assert sum(len(set(mix)) == 1 for mix in drawn[::2]) == len(drawn) // 2  # every other one: one dtype
+
+
+def test_the_dtypes_of_constants_in_a_pattern_are_drawn_with_the_operands():
+    from eqgraph.rules.check import _dtype_variables
+    from eqgraph.rules.pattern import parse_pattern
+
+    variables: dict = {}
+    pattern = parse_pattern("(TrueDiv (Cast x e) (Scalar c d n))", variables)
+    assert [str(v).lstrip("~") for v in _dtype_variables(pattern)] == ["e", "d"]

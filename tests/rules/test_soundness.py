@@ -3,7 +3,7 @@
 Generic over rules: a new ``.egg`` file under ``rulesets/`` is covered with no new
 test.  The checker is the library's own (``eqgraph.check_rules``, in
 ``eqgraph/rules/check.py``): per pattern variable it draws operands of every ndim
-(0-3), dtypes float64/float32/int64/bool, sizes from a pool with 1 in it, each axis
+(0-3) and every mix of the dtypes float64/float32/int64/bool in turn, sizes from a pool with 1 in it, each axis
 static or unknown; a binding counts when the rule's guards held on it, and both
 sides must then agree.  Seeded, so the default run is repeatable; the slow run
 draws many more bindings with other seeds.
