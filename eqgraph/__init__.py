@@ -7,6 +7,7 @@
 """
 
 from eqgraph import tensor as tensor
+from eqgraph.settings import change_flags as change_flags, config as config
 from eqgraph import terms as terms
 from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
@@ -26,7 +27,7 @@ from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
-from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
+from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint, pprint as pprint
 from eqgraph.testing import verify_grad as verify_grad
 
 __version__ = "0.1.0"
@@ -44,5 +45,7 @@ __all__ = [
     "rewrite", "equivalent", "DEFAULT_RULESETS", "load_rules", "check_rules", "RuleFileError",
     "TypeContradiction", "UnsoundRuleError", "EgglogError", "EgglogPanic",
     # printing
-    "debugprint", "dprint",
+    "debugprint", "dprint", "pprint",
+    # settings
+    "config", "change_flags",
 ]
