@@ -14,6 +14,7 @@ from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPani
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.node_errors import NodeError as NodeError
+from eqgraph.tensor.conditional import ifelse as ifelse
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
@@ -36,7 +37,7 @@ __all__ = [
     "tensor", "terms",
     # compiling and running
     "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
-    "SharedVariable", "shared", "GraphCycleError",
+    "SharedVariable", "shared", "GraphCycleError", "ifelse",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
     "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",

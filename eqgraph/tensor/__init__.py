@@ -33,6 +33,7 @@ from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, log_softmax, logsumexp, matmul,
     max, mean, min, normalize_axis, outer, prod, softmax, std, sum, var,
 )
+from eqgraph.tensor.conditional import IfElse, ifelse
 from eqgraph.tensor.subtensor import (
     AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor, getitem, inc_subtensor,
     set_subtensor,
@@ -129,6 +130,8 @@ __all__ = [
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
     "log_softmax", "logsumexp", "matmul", "max", "mean", "min", "normalize_axis", "outer", "prod",
     "softmax", "std", "sum", "var",
+    # control flow
+    "IfElse", "ifelse",
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
