@@ -15,6 +15,7 @@ from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.conditional import ifelse as ifelse
+from eqgraph.tensor.random import RandomStream as RandomStream
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
@@ -37,7 +38,7 @@ __all__ = [
     "tensor", "terms",
     # compiling and running
     "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
-    "SharedVariable", "shared", "GraphCycleError", "ifelse",
+    "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
     "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",

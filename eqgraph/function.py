@@ -64,7 +64,7 @@ class Stages:
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
-             exact_extraction=False) -> Function:
+             exact_extraction=False, no_default_updates=False) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -84,6 +84,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
+    no_default_updates : do not apply the ``default_update`` of the shared variables the graph
+        uses (a random draw's generator has one); by default they are applied unless
+        ``updates`` updates the variable itself.
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
@@ -96,7 +99,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      givens=given_pairs, name=name, on_unused_input=on_unused_input,
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
-                     cost_model=cost_model, exact_extraction=exact_extraction)   # what pickling keeps
+                     cost_model=cost_model, exact_extraction=exact_extraction,
+                     no_default_updates=no_default_updates)   # what pickling keeps
+    if not no_default_updates:
+        update_pairs += _default_updates(outputs + [expr for _, expr in update_pairs], inputs, update_pairs)
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
@@ -261,6 +267,22 @@ def _pairs(mapping, argument: str, form: str) -> list:
 def _what(x) -> str:
     """A variable with its type, or a value, for error messages."""
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
+
+
+def _default_updates(targets, inputs, update_pairs) -> list:
+    """(shared variable, its ``default_update``) for each shared variable the targets use that
+    has one and no explicit update; an added update may use further shared variables."""
+    updated = {var for var, _ in update_pairs}
+    added: list = []
+    while True:
+        new = [(var, var.default_update) for var in _variables(targets, inputs)
+               if isinstance(var, SharedVariable) and var.default_update is not None and var not in updated]
+        if not new:
+            return _check_updates(added)
+        for var, expr in new:
+            updated.add(var)
+            added.append((var, expr))
+            targets = targets + [expr]
 
 
 def _variables(targets, inputs) -> dict:

@@ -34,6 +34,8 @@ from eqgraph.tensor.math import (
     max, mean, min, normalize_axis, outer, prod, softmax, std, sum, var,
 )
 from eqgraph.tensor.conditional import IfElse, ifelse
+from eqgraph.tensor import random
+from eqgraph.tensor.random import RandomStream
 from eqgraph.tensor.subtensor import (
     AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor, getitem, inc_subtensor,
     set_subtensor,
@@ -132,6 +134,8 @@ __all__ = [
     "softmax", "std", "sum", "var",
     # control flow
     "IfElse", "ifelse",
+    # random numbers
+    "RandomStream", "random",
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
