@@ -61,7 +61,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     et = importlib.import_module("eqgraph.tensor")
     assert len(et.__all__) == len(set(et.__all__))
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
-    assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "sharedvar",
+    assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "sharedvar",
                           "subtensor", "type"}
     assert set(et.__all__) == set(TENSOR_NAMES) - submodules
 

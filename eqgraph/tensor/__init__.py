@@ -135,7 +135,7 @@ __all__ = [
     # control flow
     "IfElse", "ifelse",
     # random numbers
-    "RandomStream", "random",
+    "RandomStream",
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
