@@ -13,6 +13,7 @@ from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limit
 from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
+from eqgraph.exec.debugmode import DebugModeError as DebugModeError
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.conditional import ifelse as ifelse
 from eqgraph.tensor.random import RandomStream as RandomStream
@@ -37,7 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "tensor", "terms",
     # compiling and running
-    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
+    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
     "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",

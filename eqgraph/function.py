@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from eqgraph import egraph
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
+from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
@@ -64,7 +65,7 @@ class Stages:
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
-             exact_extraction=False, no_default_updates=False) -> Function:
+             exact_extraction=False, no_default_updates=False, mode=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -87,12 +88,17 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     no_default_updates : do not apply the ``default_update`` of the shared variables the graph
         uses (a random draw's generator has one); by default they are applied unless
         ``updates`` updates the variable itself.
+    mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform``
+        and, after each call, check every e-class that extraction touched by evaluating several
+        of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
+        naming the rule behind it (``eqgraph/exec/debugmode.py``).
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
     inputs = _check_inputs(inputs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model)
+    debug = _check_mode(mode)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
     arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
@@ -100,7 +106,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
                      cost_model=cost_model, exact_extraction=exact_extraction,
-                     no_default_updates=no_default_updates)   # what pickling keeps
+                     no_default_updates=no_default_updates, mode=mode)   # what pickling keeps
     if not no_default_updates:
         update_pairs += _default_updates(outputs + [expr for _, expr in update_pairs], inputs, update_pairs)
     targets = outputs + [expr for _, expr in update_pairs]
@@ -124,12 +130,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
-                       impl=runtime.name)
+                       impl="debug" if debug else runtime.name)  # "debug": ops run debug_perform
 
     stats = ProfileStats(program, name) if profile else None
-    compiled = Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                        stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
-                        allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    function_class = DebugFunction if debug else Function
+    compiled = function_class(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
+                              stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
+                              allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
     compiled.compiled_from = (function, arguments)
     return compiled
 
@@ -209,6 +216,16 @@ def _check_options(name, rulesets, limits, cost_model) -> None:
     if cost_model is not None and not callable(getattr(cost_model, "node_cost", None)):
         raise TypeError("cost_model must be None or an object with a node_cost(enode, op, in_types, "
                         f"out_type, child_ops) method, like eqgraph.CostModel(); not {describe_value(cost_model)}")
+
+
+MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True}
+
+
+def _check_mode(mode) -> bool:
+    """Whether ``mode`` asks for debug mode."""
+    if mode not in MODES:
+        raise ValueError(f"function() mode must be one of {', '.join(repr(m) for m in MODES)}, not {mode!r}")
+    return MODES[mode]
 
 
 def _check_givens(givens) -> list:
