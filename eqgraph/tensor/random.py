@@ -4,6 +4,10 @@
     w = srng.normal(0, 0.1, size=(3, 4))     # a symbolic draw
     f = eg.function([], w)                  # each call draws anew; the same seed, the same stream
 
+Draws are made by NumPy's ``Generator`` on the host; with the CuPy backend the parameters are
+copied to the host and the draw back to the device (CuPy's generator would give other numbers
+for the same seed; untested here, for want of a GPU).
+
 Every draw gets a generator of its own: a shared variable holding a NumPy ``Generator``
 seeded from the stream (``SeedSequence(seed).spawn``, one child per draw, in the order the
 draws were made). The draw's node takes that generator and returns a new one with the
@@ -34,6 +38,7 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.terms.type import Type, describe_value
+from eqgraph.xp import array_namespace, as_output, to_numpy
 
 #: per distribution: (NumPy Generator method, parameter names, dimensions the draw adds to
 #: the parameters' broadcast shape: multinomial's categories)
@@ -117,6 +122,8 @@ class RandomVariable(Op):
 
     def perform(self, node, inputs, output_storage):
         rng = copy.deepcopy(inputs[0])  # the input generator is never advanced: outputs own their state
+        xp = array_namespace(*inputs[1:])  # the draw comes back where its parameters live
+        inputs = [inputs[0], *(to_numpy(v) for v in inputs[1:])]  # NumPy's Generator draws on the host
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
         method = getattr(rng, DISTRIBUTIONS[self.distribution][0])
         options = dict(self.options)
@@ -130,7 +137,7 @@ class RandomVariable(Op):
         else:
             draw = method(*params, size=size, **options)
         output_storage[0][0] = rng
-        output_storage[1][0] = np.asarray(draw, dtype=self.dtype)
+        output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
 
     def do_constant_folding(self, fgraph, node) -> bool:
         return False  # a draw is not a constant, whatever its parameters
