@@ -242,10 +242,10 @@ class Function:
         containers = [swapped.get(id(c), c) for c in self._containers]
         updated = [] if delete_updates else [swapped.get(id(c), c) for c in self._updated]
         profile = ProfileStats(program, self.profile.name) if self.profile is not None else None
-        new = Function(program, self.inputs, self._n_outputs, self._single, updated, self._backend,
-                       stages=self.stages, name=self.name if name is None else name,
-                       allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
-                       shared_containers=containers)
+        new = type(self)(program, self.inputs, self._n_outputs, self._single, updated, self._backend,
+                         stages=self.stages, name=self.name if name is None else name,
+                         allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
+                         shared_containers=containers)
         if self.compiled_from is not None or self.copied_from is not None:  # it pickles
             new.copied_from = _CopiedFrom(self, dict(swap or {}), delete_updates, name)
         return new

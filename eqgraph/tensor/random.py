@@ -181,6 +181,11 @@ class RandomStream:
         for rng, _ in self.state_updates:
             rng.set_value(np.random.default_rng(self._seeds.spawn(1)[0]), borrow=True)
 
+    def updates(self) -> list:
+        """(generator shared variable, its new value) for every draw so far (PyTensor's name);
+        ``eqgraph.function`` applies them by itself, as each generator's ``default_update``."""
+        return list(self.state_updates)
+
     def gen(self, distribution: str, *params, size=None, dtype=None, name=None, options=()):
         """A draw of ``distribution`` (see ``DISTRIBUTIONS``) with these parameters."""
         rng = SharedVariable(random_generator_type, np.random.default_rng(self._seeds.spawn(1)[0]), name="rng")

@@ -73,3 +73,11 @@ def test_unknown_modes_are_refused():
     with pytest.raises(ValueError, match="mode must be one of"):
         eg.function([x], x, mode="fast")
     assert eg.function([x], x + 1, mode="FAST_RUN")(np.zeros(1)).tolist() == [1.0]
+
+
+def test_a_copy_of_a_debug_function_still_checks():
+    x = et.dvector("x")
+    bad = '(rewrite (Exp x) (Exp (Exp x)) :name "exp-twice")'
+    f = eg.function([x], et.exp(x).sum(), rulesets=[bad], mode="debug")
+    with pytest.raises(eg.DebugModeError, match="exp-twice"):
+        f.copy()(np.ones(2))

@@ -140,3 +140,40 @@ def test_perform_and_infer_shape_for_eager_callers():
     storage = [[None]]
     out.owner.op.perform(out.owner, [np.bool_(False), np.ones(2), np.zeros(5)], storage)
     np.testing.assert_array_equal(storage[0][0], np.zeros(5))
+
+
+class FirstOrSecond(Op):
+    """A user's lazy op (seed 000's protocol): x if x.sum() >= 0, else y, computing y only then."""
+
+    __props__ = ()
+    lazy = True
+
+    def make_node(self, x, y):
+        x, y = et.as_tensor_variable(x), et.as_tensor_variable(y)
+        return Apply(self, [x, y], [x.type()])
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        x, y, out = node.inputs[0], node.inputs[1], node.outputs[0]
+
+        def thunk():
+            if not compute_map[x][0]:
+                return [0]
+            if storage_map[x][0].sum() >= 0:
+                storage_map[out][0] = storage_map[x][0].copy()
+            elif not compute_map[y][0]:
+                return [1]
+            else:
+                storage_map[out][0] = storage_map[y][0].copy()
+            compute_map[out][0] = 1
+            return []
+
+        thunk.lazy = True
+        return thunk
+
+
+def test_a_users_lazy_op_runs_through_the_lazy_linker():
+    x = et.dvector("x")
+    f = eg.function([x], FirstOrSecond()(x, Counted(fail=True)(x)), rulesets=[])
+    np.testing.assert_array_equal(f(np.ones(2)), np.ones(2))
+    with pytest.raises(RuntimeError, match="the untaken branch ran"):
+        f(-np.ones(2))

@@ -114,3 +114,11 @@ def test_random_initialisation_of_a_trained_weight():
     init = eg.function([], [], updates={w: srng.normal(0, 0.1, size=(3,))})
     init()
     assert np.all(w.get_value() != 0) and np.abs(w.get_value()).max() < 1
+
+
+def test_updates_lists_each_draws_generator_and_its_new_value():
+    srng = eg.RandomStream(0)
+    a, b = srng.normal(), srng.uniform()
+    pairs = srng.updates()
+    assert len(pairs) == 2 and all(rng.default_update is new for rng, new in pairs)
+    assert pairs[0][1].owner is a.owner and pairs[1][1].owner is b.owner
