@@ -107,12 +107,18 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
                      cost_model=cost_model, exact_extraction=exact_extraction,
                      no_default_updates=no_default_updates, mode=mode)   # what pickling keeps
-    if not no_default_updates:
-        update_pairs += _default_updates(outputs + [expr for _, expr in update_pairs], inputs, update_pairs)
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    while not no_default_updates:  # a random draw's generator, say; walks again only if there are some
+        defaults = _default_updates(used, update_pairs)
+        if not defaults:
+            break
+        update_pairs = update_pairs + defaults  # not in place: `arguments` keeps the explicit ones
+        new_targets = [expr for _, expr in defaults]
+        targets += clone_replace(new_targets, given_pairs) if given_pairs else new_targets
+        used = _variables(targets, inputs)  # a default update may use more (shared) variables
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
@@ -286,20 +292,12 @@ def _what(x) -> str:
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
 
 
-def _default_updates(targets, inputs, update_pairs) -> list:
-    """(shared variable, its ``default_update``) for each shared variable the targets use that
-    has one and no explicit update; an added update may use further shared variables."""
+def _default_updates(used, update_pairs) -> list:
+    """(shared variable, its ``default_update``) for each used shared variable that has one
+    and no update yet, checked like ``updates``."""
     updated = {var for var, _ in update_pairs}
-    added: list = []
-    while True:
-        new = [(var, var.default_update) for var in _variables(targets, inputs)
-               if isinstance(var, SharedVariable) and var.default_update is not None and var not in updated]
-        if not new:
-            return _check_updates(added)
-        for var, expr in new:
-            updated.add(var)
-            added.append((var, expr))
-            targets = targets + [expr]
+    return _check_updates([(var, var.default_update) for var in used if isinstance(var, SharedVariable)
+                           and var.default_update is not None and var not in updated])
 
 
 def _variables(targets, inputs) -> dict:
