@@ -26,8 +26,6 @@ one draw, as in any graph.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from eqgraph.settings import config
@@ -121,7 +119,7 @@ class RandomVariable(Op):
         return _broadcast_static(batch) + tuple(core)
 
     def perform(self, node, inputs, output_storage):
-        rng = copy.deepcopy(inputs[0])  # the input generator is never advanced: outputs own their state
+        rng = copy_generator(inputs[0])  # the input generator is never advanced: outputs own their state
         xp = array_namespace(*inputs[1:])  # the draw comes back where its parameters live
         inputs = [inputs[0], *(to_numpy(v) for v in inputs[1:])]  # NumPy's Generator draws on the host
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
@@ -147,6 +145,17 @@ class RandomVariable(Op):
 
     def __str__(self):
         return f"{self.distribution}_rv{{{self.dtype}}}"
+
+
+_ANY_SEED = np.random.SeedSequence(0)  # overwritten at once: it only spares the OS entropy a bare
+                                       # bit generator would read (measured: 230 us -> 50 us a copy)
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state as ``rng`` (``copy.deepcopy``, faster)."""
+    bit_generator = type(rng.bit_generator)(_ANY_SEED)
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
 
 
 def _broadcast_static(shapes) -> tuple:
