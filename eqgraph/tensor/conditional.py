@@ -129,7 +129,8 @@ class IfElse(Op):
 def ifelse(condition, then_branch, else_branch, name=None):
     """``then_branch`` if the scalar ``condition`` is true, else ``else_branch``, computing
     only the branch taken. Each branch is a variable or a list of them (then a list comes
-    back); the pairs must have the same dtype and number of dimensions."""
+    back); the pairs must have the same dtype and number of dimensions (a plain number or array
+    takes the dtype of the variable it pairs with)."""
     single = not isinstance(then_branch, (list, tuple))
     thens = [then_branch] if single else list(then_branch)
     elses = [else_branch] if not isinstance(else_branch, (list, tuple)) else list(else_branch)
@@ -138,6 +139,11 @@ def ifelse(condition, then_branch, else_branch, name=None):
                          "they must pair up")
     if not thens:
         raise ValueError("ifelse needs at least one value per branch")
+    for i, (then, other) in enumerate(zip(thens, elses)):  # a plain value takes its partner's dtype
+        if isinstance(then, Variable) and not isinstance(other, Variable):
+            elses[i] = as_tensor_variable(other, dtype=then.type.dtype)
+        elif isinstance(other, Variable) and not isinstance(then, Variable):
+            thens[i] = as_tensor_variable(then, dtype=other.type.dtype)
     outputs = IfElse(len(thens))(condition, *thens, *elses, return_list=True)
     if name is not None:
         for i, out in enumerate(outputs):

@@ -177,3 +177,12 @@ def test_a_users_lazy_op_runs_through_the_lazy_linker():
     np.testing.assert_array_equal(f(np.ones(2)), np.ones(2))
     with pytest.raises(RuntimeError, match="the untaken branch ran"):
         f(-np.ones(2))
+
+
+def test_a_plain_value_takes_the_dtype_of_its_partner():
+    c, x = et.dscalar("c"), et.fvector("x")
+    y = eg.ifelse(c > 0, x.sum(), 0.0)
+    assert y.dtype == "float32"
+    f = eg.function([c, x], [y, eg.ifelse(c > 0, 1, x.max())])
+    out = f(-1.0, np.ones(2, "float32"))
+    assert out[0] == 0.0 and out[0].dtype == np.float32 and out[1] == 1.0
