@@ -25,7 +25,7 @@ MAX_LINES = 600
 #: the layers from the bottom up; a module may import its own layer or lower ones.
 #: ``inspect`` is a leaf above everything; the package's ``__init__``/``__main__`` are the top.
 LAYERS = [
-    ("terms", "xp"),
+    ("terms", "xp", "settings"),
     ("tensor",),
     ("grad", "egraph", "rules"),
     ("extract",),

@@ -7,12 +7,16 @@
 """
 
 from eqgraph import tensor as tensor
+from eqgraph.settings import change_flags as change_flags, config as config
 from eqgraph import terms as terms
 from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limits
 from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
+from eqgraph.exec.debugmode import DebugModeError as DebugModeError
 from eqgraph.exec.node_errors import NodeError as NodeError
+from eqgraph.tensor.conditional import ifelse as ifelse
+from eqgraph.tensor.random import RandomStream as RandomStream
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import UnusedInputError as UnusedInputError, function as function
@@ -27,7 +31,7 @@ from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
-from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
+from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint, pprint as pprint
 from eqgraph.testing import verify_grad as verify_grad
 
 __version__ = "0.1.0"
@@ -35,8 +39,8 @@ __version__ = "0.1.0"
 __all__ = [
     "tensor", "terms",
     # compiling and running
-    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
-    "SharedVariable", "shared", "GraphCycleError",
+    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
+    "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
     "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",
@@ -45,5 +49,7 @@ __all__ = [
     "rewrite", "equivalent", "DEFAULT_RULESETS", "load_rules", "check_rules", "RuleFileError",
     "TypeContradiction", "UnsoundRuleError", "EgglogError", "EgglogPanic",
     # printing
-    "debugprint", "dprint",
+    "debugprint", "dprint", "pprint",
+    # settings
+    "config", "change_flags",
 ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from eqgraph import egraph
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
+from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
@@ -64,7 +65,7 @@ class Stages:
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
-             exact_extraction=False) -> Function:
+             exact_extraction=False, no_default_updates=False, mode=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -84,23 +85,40 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
+    no_default_updates : do not apply the ``default_update`` of the shared variables the graph
+        uses (a random draw's generator has one); by default they are applied unless
+        ``updates`` updates the variable itself.
+    mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform``
+        and, after each call, check every e-class that extraction touched by evaluating several
+        of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
+        naming the rule behind it (``eqgraph/exec/debugmode.py``).
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
     inputs = _check_inputs(inputs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model)
+    debug = _check_mode(mode)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
     arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
                      givens=given_pairs, name=name, on_unused_input=on_unused_input,
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
-                     cost_model=cost_model, exact_extraction=exact_extraction)   # what pickling keeps
+                     cost_model=cost_model, exact_extraction=exact_extraction,
+                     no_default_updates=no_default_updates, mode=mode)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    while not no_default_updates:  # a random draw's generator, say; walks again only if there are some
+        defaults = _default_updates(used, update_pairs)
+        if not defaults:
+            break
+        update_pairs = update_pairs + defaults  # not in place: `arguments` keeps the explicit ones
+        new_targets = [expr for _, expr in defaults]
+        targets += clone_replace(new_targets, given_pairs) if given_pairs else new_targets
+        used = _variables(targets, inputs)  # a default update may use more (shared) variables
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
@@ -118,12 +136,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
-                       impl=runtime.name)
+                       impl="debug" if debug else runtime.name)  # "debug": ops run debug_perform
 
     stats = ProfileStats(program, name) if profile else None
-    compiled = Function(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                        stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
-                        allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+    function_class = DebugFunction if debug else Function
+    compiled = function_class(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
+                              stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
+                              allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
     compiled.compiled_from = (function, arguments)
     return compiled
 
@@ -205,6 +224,16 @@ def _check_options(name, rulesets, limits, cost_model) -> None:
                         f"out_type, child_ops) method, like eqgraph.CostModel(); not {describe_value(cost_model)}")
 
 
+MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True}
+
+
+def _check_mode(mode) -> bool:
+    """Whether ``mode`` asks for debug mode."""
+    if mode not in MODES:
+        raise ValueError(f"function() mode must be one of {', '.join(repr(m) for m in MODES)}, not {mode!r}")
+    return MODES[mode]
+
+
 def _check_givens(givens) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
     accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
@@ -261,6 +290,14 @@ def _pairs(mapping, argument: str, form: str) -> list:
 def _what(x) -> str:
     """A variable with its type, or a value, for error messages."""
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
+
+
+def _default_updates(used, update_pairs) -> list:
+    """(shared variable, its ``default_update``) for each used shared variable that has one
+    and no update yet, checked like ``updates``."""
+    updated = {var for var, _ in update_pairs}
+    return _check_updates([(var, var.default_update) for var in used if isinstance(var, SharedVariable)
+                           and var.default_update is not None and var not in updated])
 
 
 def _variables(targets, inputs) -> dict:

@@ -108,7 +108,7 @@ def send_prelude(session, schema: Schema) -> None:
 
 
 VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
-            et.AdvancedIncSubtensor)
+            et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable)  # named Op_<inputs>, e.g. IfElse_3
 #: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
 #: rulesets/types.egg, for up to this many inputs (a constructor first declared by a graph's
 #: encoding has no type rules)

@@ -17,9 +17,12 @@ call, or another result (``_ResultCopies``).
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from eqgraph.exec.link import Program
+from eqgraph.exec.profile import ProfileStats
 from eqgraph.terms.basic import Constant
+from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.type import describe_value
 from eqgraph.xp import copy_array
 
@@ -43,14 +46,23 @@ class _Storage:
         self.updates = program.output_cells[n_outputs:]
 
 
+@dataclass
+class Maker:
+    """``f.maker``, as in PyTensor: ``f.maker.fgraph`` is the compiled graph (seed 003)."""
+
+    fgraph: FunctionGraph
+    inputs: list                    # the explicit inputs, in order
+
+
 class Function:
     """A compiled graph: ``f(*args, **kwargs)`` returns its output(s)."""
 
     def __init__(self, program: Program, inputs, n_outputs: int, single_output: bool, updated_shared,
                  backend, stages=None, name=None, allow_input_downcast=None, trust_input=False,
-                 profile=None):
+                 profile=None, shared_containers=None):
         self.program = program
         self.fgraph = program.fgraph
+        self.maker = Maker(program.fgraph, list(inputs))
         self.inputs = list(inputs)                 # the user's explicit inputs, in order
         self.name = name
         self.stages = stages
@@ -63,9 +75,12 @@ class Function:
         self._filters = [v.type.filter for v in self.inputs]
         self._downcast = allow_input_downcast
         self._positions = {v.name: i for i, v in enumerate(self.inputs) if v.name}
-        # the shared variables read, in the program's input order (clones share the container)
-        self._containers = [v.container for v in program.fgraph.inputs[self._n_inputs:]]
-        self._updated = [s.container for s in updated_shared]
+        # the shared variables read, in the program's input order (clones share the container);
+        # ``copy(swap=...)`` passes other containers in the same order
+        if shared_containers is None:
+            shared_containers = [v.container for v in program.fgraph.inputs[self._n_inputs:]]
+        self._containers = list(shared_containers)
+        self._updated = [getattr(s, "container", s) for s in updated_shared]  # variables or containers
         # an updating call locks every shared value it reads or writes, in one global order
         held = {id(c): c for c in self._containers + self._updated}
         self._locks = [held[k].lock for k in sorted(held)]
@@ -211,8 +226,34 @@ class Function:
     def __repr__(self):
         return f"<eqgraph Function {self.name or ''} {len(self.inputs)} inputs -> {self._n_outputs} outputs>"
 
+    # -- copies -------------------------------------------------------------------------
+    def copy(self, share_memory: bool = False, swap=None, delete_updates: bool = False, name=None):
+        """A copy of this function, as PyTensor's ``Function.copy``.
+
+        share_memory : the copy uses this function's storage cells (calls of one overwrite the
+            other's intermediate values; not for use from two threads); otherwise cells of its own.
+        swap : ``{shared variable: other shared variable of the same type}``: the copy reads and
+            updates the other variables instead (the compiled graph is reused, not recompiled).
+        delete_updates : the copy computes the outputs only, updating nothing.
+        name : the copy's name (default: this function's).
+        """
+        swapped = _swapped_containers(swap, self.program.fgraph.inputs[self._n_inputs:], self._title())
+        program = self.program if share_memory else self.program.relink()
+        containers = [swapped.get(id(c), c) for c in self._containers]
+        updated = [] if delete_updates else [swapped.get(id(c), c) for c in self._updated]
+        profile = ProfileStats(program, self.profile.name) if self.profile is not None else None
+        new = type(self)(program, self.inputs, self._n_outputs, self._single, updated, self._backend,
+                         stages=self.stages, name=self.name if name is None else name,
+                         allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
+                         shared_containers=containers)
+        if self.compiled_from is not None or self.copied_from is not None:  # it pickles
+            new.copied_from = _CopiedFrom(self, dict(swap or {}), delete_updates, name)
+        return new
+
     #: (the compile function, its keyword arguments), set by ``eqgraph.function``
     compiled_from = None
+    #: how ``copy`` made this function from another, for pickling
+    copied_from = None
 
     def __reduce__(self):
         """Pickle the user's graph and the compile arguments; loading recompiles them.
@@ -220,8 +261,10 @@ class Function:
         The program's thunks and the e-graph session (egglog objects) cannot be pickled,
         and recompiling gives the same function, reading the shared variables that were
         pickled with it."""
-        if self.compiled_from is None:
+        if self.compiled_from is None and self.copied_from is None:
             raise TypeError(f"{self!r} was not made by eqgraph.function and cannot be pickled")
+        if self.copied_from is not None:
+            return _recompile_copy, (self.copied_from,)
         build, arguments = self.compiled_from
         return _recompile, (build, arguments)
 
@@ -236,6 +279,42 @@ def _accepts(filt, value, downcast) -> bool:
 
 def _recompile(build, arguments):
     return build(**arguments)
+
+
+@dataclass
+class _CopiedFrom:
+    """How a copy is rebuilt when unpickled: the original (pickled as itself), copied again."""
+
+    original: Function
+    swap: dict
+    delete_updates: bool
+    name: str | None
+
+def _recompile_copy(copied: _CopiedFrom):
+    return copied.original.copy(swap=copied.swap, delete_updates=copied.delete_updates, name=copied.name)
+
+
+def _swapped_containers(swap, shared_inputs, title: str) -> dict:
+    """``{id(old container): new container}`` for ``copy(swap=...)``, checking each pair."""
+    if not swap:
+        return {}
+    if not isinstance(swap, dict):
+        raise TypeError(f"copy(swap=...) must be a dict {{shared variable: shared variable}}, "
+                        f"not {describe_value(swap)}")
+    used = {id(v.container): v for v in shared_inputs}
+    out = {}
+    for old, new in swap.items():
+        for role, var in (("key", old), ("value", new)):
+            if not hasattr(var, "container"):
+                raise TypeError(f"copy(swap=...): every {role} must be a shared variable; {var!r} is not one")
+        if id(old.container) not in used:
+            names = ", ".join(str(v) for v in used.values()) or "none"
+            raise ValueError(f"copy(swap=...): {old} is not a shared variable of {title} (it uses: {names})")
+        if new.type != old.type:
+            raise TypeError(f"copy(swap=...): {new} has type {new.type}, but {old} it replaces has type "
+                            f"{old.type}; a swapped shared variable must have the same type")
+        out[id(old.container)] = new.container
+    return out
 
 
 class _Missing:

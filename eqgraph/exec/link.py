@@ -18,6 +18,7 @@ import time
 from collections import ChainMap
 from dataclasses import dataclass, field
 
+from eqgraph.exec.lazy import is_lazy, lazy_run
 from eqgraph.exec.node_errors import raise_with_node
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -102,6 +103,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     ``impl`` (the backend's name) is passed to each op's ``make_thunk``.
     """
     all_nodes = fgraph.toposort()
+    lazy = is_lazy(all_nodes)  # e.g. an ifelse: a run in its own order, freeing at the end (exec/lazy.py)
     storage_map = {v: [None] for v in fgraph.variables}
     compute_map = {v: [0] for v in fgraph.variables}
     for var, cell in zip(fgraph.inputs, input_cells or [None] * len(fgraph.inputs)):
@@ -124,7 +126,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     stats = [] if profile else None
     thunks, copies = [], []
     freed_at: dict[int, list[Variable]] = {}
-    if allow_gc:
+    if allow_gc and not lazy:
         outputs = set(fgraph.outputs)
         for var, i in last_use.items():
             if (var.owner is not None and var not in outputs and var not in folded
@@ -144,9 +146,12 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             thunk = _then_free(thunk, [storage_map[v] for v in free], [compute_map[v] for v in free])
         thunks.append(thunk)
     reset = [compute_map[o] for node in order for o in node.outputs]
-    return Program(fgraph, order, storage_map, compute_map,
-                   [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
-                   thunks, reset, folded, roots, stats, copies, options)
+    program = Program(fgraph, order, storage_map, compute_map,
+                      [storage_map[v] for v in fgraph.inputs], [storage_map[v] for v in fgraph.outputs],
+                      thunks, reset, folded, roots, stats, copies, options)
+    if lazy:
+        program.run = lazy_run(program, free_after=allow_gc)
+    return program
 
 
 def _fold_constants(fgraph, order, storage_map, compute_map, impl) -> set:
@@ -246,7 +251,7 @@ def _timed(thunk, stats: NodeStats, node, storage_map):
 
     def run():
         start = clock()
-        thunk()
+        needed = thunk()  # a lazy thunk's answer (exec/lazy.py), None otherwise
         stats.seconds += clock() - start
         stats.calls += 1
         if stats.flops is None:
@@ -261,5 +266,6 @@ def _timed(thunk, stats: NodeStats, node, storage_map):
                                          for o, c in zip(node.outputs, out_cells))
             except (NotImplementedError, AttributeError, TypeError):
                 stats.output_bytes = None
+        return needed
 
     return run

@@ -106,6 +106,9 @@ class _Decoder:
         return self._original.get(eclass)
 
 
+Decoder = _Decoder  # public for debug mode (exec/debugmode.py), which evaluates e-nodes
+
+
 def infer_types(data: EGraphData, decoder: _Decoder) -> tuple[dict, dict]:
     """(class -> TensorType, node -> TensorType or None if it cannot be built)."""
     types: dict[str, object] = {}

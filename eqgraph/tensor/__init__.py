@@ -36,6 +36,9 @@ from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, log_softmax, logsumexp, matmul,
     max, mean, min, normalize_axis, outer, prod, softmax, std, sum, var,
 )
+from eqgraph.tensor.conditional import IfElse, ifelse
+from eqgraph.tensor import random
+from eqgraph.tensor.random import RandomStream
 from eqgraph.tensor.subtensor import (
     AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor, getitem, inc_subtensor,
     set_subtensor,
@@ -132,6 +135,10 @@ __all__ = [
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
     "log_softmax", "logsumexp", "matmul", "max", "mean", "min", "normalize_axis", "outer", "prod",
     "softmax", "std", "sum", "var",
+    # control flow
+    "IfElse", "ifelse",
+    # random numbers
+    "RandomStream",
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",

@@ -7,7 +7,8 @@ import numpy as np
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.shape import int64_const
-from eqgraph.tensor.type import FLOATX, TensorType
+from eqgraph.settings import config
+from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
@@ -68,11 +69,11 @@ def full(shape, fill_value, dtype=None):
 
 
 def zeros(shape, dtype=None):
-    return full(shape, constant(0, dtype=dtype or FLOATX))
+    return full(shape, constant(0, dtype=dtype or config.floatX))
 
 
 def ones(shape, dtype=None):
-    return full(shape, constant(1, dtype=dtype or FLOATX))
+    return full(shape, constant(1, dtype=dtype or config.floatX))
 
 
 def fill(model, value):

@@ -6,8 +6,9 @@ import numbers
 
 import numpy as np
 
+from eqgraph.settings import config
 from eqgraph.tensor import variable
-from eqgraph.tensor.type import FLOATX, TensorType, first_overflow, plain_array
+from eqgraph.tensor.type import TensorType, first_overflow, plain_array
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Constant, Variable
 
@@ -31,8 +32,8 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
         if arr.ndim > ndim:
             raise ValueError(f"constant {value!r} has more than {ndim} dimensions")
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
-    if arr.dtype == np.float64 and FLOATX != "float64" and weak:
-        arr = arr.astype(FLOATX)
+    if arr.dtype == np.float64 and config.floatX != "float64" and weak:  # a Python float: floatX
+        arr = arr.astype(config.floatX)
     return TensorConstant(TensorType(arr.dtype, arr.shape), arr, name=name, weak=weak)
 
 
@@ -102,12 +103,12 @@ def tensor(name=None, dtype=None, shape=None) -> TensorVariable:
     """A symbolic tensor: ``tensor("x", "float32", (None, 3))``."""
     if shape is None:
         raise TypeError("tensor() needs a shape; use None for unknown sizes, e.g. (None, 3)")
-    return TensorType(dtype or FLOATX, shape)(name)
+    return TensorType(dtype or config.floatX, shape)(name)
 
 
 def _maker(static):
     def make(name=None, dtype=None, shape=None):
-        return TensorType(dtype or FLOATX, static if shape is None else shape)(name)
+        return TensorType(dtype or config.floatX, static if shape is None else shape)(name)
 
     return make
 
@@ -121,7 +122,7 @@ tensor3 = _maker((None,) * 3)
 tensor4 = _maker((None,) * 4)
 for _maker_fn, _word in ((scalar, "scalar"), (vector, "vector"), (row, "row"), (col, "column"),
                          (matrix, "matrix"), (tensor3, "3-d tensor"), (tensor4, "4-d tensor")):
-    _maker_fn.__doc__ = f"A symbolic {_word}: ``(name=None, dtype=float64, shape=None)``."
+    _maker_fn.__doc__ = f"A symbolic {_word}: ``(name=None, dtype=config.floatX, shape=None)``."
 
 # The prefixed names are TensorTypes, as in Aesara: ``dmatrix("x")`` makes a variable
 # and ``x.type == dmatrix``.

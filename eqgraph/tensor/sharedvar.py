@@ -41,13 +41,18 @@ class SharedVariable(Variable):
 
     The value's memory is never shared with the caller's arrays or a function's outputs
     unless asked for with ``borrow=True`` (as in Theano/PyTensor).
+
+    ``default_update``: an expression of the variable's new value that ``eqgraph.function``
+    applies after each call unless ``updates`` says otherwise (a random draw sets it on its
+    generator).
     """
 
-    __slots__ = ("container",)
+    __slots__ = ("container", "default_update")
 
     def __init__(self, type, value, name=None, strict=False, allow_downcast=None):
         super().__init__(type, None, None, name)
         self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
+        self.default_update = None
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False):
         """A copy of the value; with ``borrow=True`` the value itself (a device array comes
@@ -71,6 +76,7 @@ class SharedVariable(Variable):
     def clone(self, name=None):
         cp = type(self)(self.type, self.container[0], self.name if name is None else name)
         cp.container = self.container  # a clone shares the value
+        cp.default_update = self.default_update
         return cp
 
 

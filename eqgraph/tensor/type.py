@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from eqgraph.settings import config
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type, describe_value
 from eqgraph.xp import array_namespace
 
-FLOATX = "float64"
+FLOATX = "float64"  # the default of eqgraph.config.floatX, which is what "floatX" means
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")
@@ -85,7 +86,7 @@ class TensorType(Type):
             if broadcastable is None:
                 raise TypeError("TensorType needs a shape (use None for unknown sizes)")
             shape = [1 if b else None for b in broadcastable]
-        self.dtype = np.dtype(dtype).name if str(dtype) != "floatX" else FLOATX
+        self.dtype = np.dtype(dtype).name if str(dtype) != "floatX" else config.floatX
         if self.dtype not in DTYPES:
             raise TypeError(f"Unsupported dtype for TensorType: {dtype!r}")
         self.shape = _normalize_shape(shape)
@@ -237,8 +238,12 @@ class TensorType(Type):
     def make_constant(self, value, name=None):
         return TensorConstant(self, value, name)
 
-    def clone(self, dtype=None, shape=None, **kwargs) -> "TensorType":
-        return TensorType(self.dtype if dtype is None else dtype, self.shape if shape is None else shape)
+    def clone(self, dtype=None, shape=None, name=None, broadcastable=None) -> "TensorType":
+        """This type with the given dtype, shape (or broadcastable pattern) or name replaced."""
+        if shape is None and broadcastable is not None:
+            shape = [1 if b else None for b in broadcastable]
+        return type(self)(self.dtype if dtype is None else dtype, self.shape if shape is None else shape,
+                          name=self.name if name is None else name)
 
     # -- the type relation -------------------------------------------------------
     def __eq__(self, other):

@@ -122,3 +122,74 @@ def pformat(obj, **kwargs) -> str:
     buf = io.StringIO()
     debugprint(obj, file=buf, **kwargs)
     return buf.getvalue()
+
+
+# -- pprint: the one-line math view -------------------------------------------------------------
+#: elementwise ops (by their ``name``) printed between their operands, fully parenthesized
+INFIX = {"add": "+", "sub": "-", "mul": "*", "true_div": "/", "int_div": "//", "mod": "%", "pow": "**",
+         "eq": "==", "neq": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and_": "&", "or_": "|",
+         "xor": "^"}
+PREFIX = {"neg": "-", "invert": "~"}
+#: ops (by class name) printed between their operands
+INFIX_CLASSES = {"MatMul": "@"}
+MAX_TERM = 2000  # characters of one subterm: a deep graph that reuses terms would otherwise grow exponentially
+
+
+def pprint(obj) -> str:
+    """A one-line math view of a graph: ``((x * 2.0) + exp(y))``.
+
+    ``obj`` is a Variable, a list of them, a FunctionGraph or a compiled function (several
+    outputs are separated by commas). Arithmetic and comparisons are written between their
+    operands, in parentheses; other ops as calls with their props (``sum(x, axis=(0,))``);
+    constants by value and variables by name (``<TensorType(float64, (?,))>`` if unnamed).
+    A subterm longer than ``MAX_TERM`` characters is cut with ``...``.
+    """
+    outputs, _ = _roots(obj)
+    text: dict = {}
+    for node in toposort(outputs):
+        args = [_term(v, text) for v in node.inputs]
+        whole = _node_text(node, args)
+        for out in node.outputs:
+            part = whole if len(node.outputs) == 1 else f"{whole}[{out.index}]"
+            text[out] = part if len(part) <= MAX_TERM else part[:MAX_TERM] + "..."
+    return ", ".join(_term(v, text) for v in outputs)
+
+
+def _term(var, text) -> str:
+    if var in text:
+        return text[var]
+    if var.name is not None or var.owner is not None:
+        return str(var)
+    data = getattr(var, "data", None)
+    if data is not None and hasattr(data, "tolist") and getattr(data, "size", 0) <= 6:
+        return str(data.reshape(-1)[0].item() if data.size == 1 else data.tolist())  # 2.0, [1, 2, 3]
+    if data is not None:
+        return str(var)
+    return f"<{var.type}>"
+
+
+def _node_text(node, args) -> str:
+    op = node.op
+    name = getattr(op, "name", None)
+    props = {p: getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name"}
+    if name in INFIX and len(args) == 2:
+        return f"({args[0]} {INFIX[name]} {args[1]})"
+    if name in PREFIX and len(args) == 1:
+        return f"{PREFIX[name]}{args[0]}"
+    symbol = INFIX_CLASSES.get(type(op).__name__)
+    if symbol and len(args) == 2:
+        return f"({args[0]} {symbol} {args[1]})"
+    if isinstance(name, str):  # elementwise ops and reductions: numpy's names
+        keywords = [f"{k}={v}" for k, v in props.items() if not (k == "keepdims" and v is False)]
+        return f"{name}({', '.join(args + keywords)})"
+    order = props.get("new_order")
+    if order is not None:  # a DimShuffle
+        kept = [i for i in order if i != "x"]
+        if kept == list(range(len(kept))):
+            return args[0]  # only broadcastable axes added: broadcasting is implicit in math
+        if kept == list(range(len(kept)))[::-1] and len(kept) == len(order):
+            return f"{args[0]}.T"
+        return f"dimshuffle({args[0]}, {tuple(order)})"
+    if "idx_list" in props and len(args) == 1 and str(op).startswith(type(op).__name__ + "{"):
+        return f"{args[0]}[{str(op)[len(type(op).__name__) + 1:-1]}]"  # constant indices: x[1:, 0]
+    return f"{op}({', '.join(args)})"

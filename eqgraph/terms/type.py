@@ -8,6 +8,8 @@ replacement uses to *narrow* a variable's type without losing compatibility.
 
 from __future__ import annotations
 
+import copy
+import inspect
 from typing import Any
 
 from eqgraph.terms.basic import Constant, Variable
@@ -67,8 +69,24 @@ class Type:
         return self.make_variable(name)
 
     def clone(self, *args, **kwargs) -> "Type":
-        """A copy of this type; subclasses with parameters replace the given ones."""
-        return type(self)(*args, **kwargs)
+        """A copy of this type with the given constructor arguments replaced (seed 002).
+
+        Arguments not given keep this type's values: each parameter of ``__init__`` is read
+        back from the attribute of the same name, so ``NullType("why").clone()`` keeps its
+        ``why_null`` and a subclass with a required argument clones without repeating it.
+        With no arguments the copy is a shallow ``copy.copy``.
+        """
+        if not args and not kwargs:
+            return copy.copy(self)
+        names = [p.name for p in inspect.signature(type(self).__init__).parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:]  # after self
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}.clone() takes at most {len(names)} positional "
+                            f"arguments ({', '.join(names)}), got {len(args)}")
+        values = {n: getattr(self, n) for n in names if hasattr(self, n)}
+        values.update(zip(names, args))
+        values.update(kwargs)
+        return type(self)(**values)
 
     # -- the type relation --------------------------------------------------
     def in_same_class(self, otype: "Type") -> bool | None:

@@ -1,0 +1,212 @@
+"""``eqgraph.function(..., mode="debug")``: run with ``debug_perform`` and check the rewrites.
+
+Every e-class of the e-graph holds terms that the rules claim are equal. After each call a
+debug function evaluates, on the call's actual inputs (explicit arguments and shared
+values as they were when the call started):
+
+1. the user's graph, node by node: the reference value of each e-class it reaches;
+2. the extracted graph (what ran), node by node;
+3. up to ``members`` other terms of every e-class those two touched, each on its children's
+   values.
+
+Every value is compared with its e-class's reference by the type's ``values_eq_approx``.
+The first term that disagrees (innermost first: e-classes in the order the user's graph
+computes them) raises ``DebugModeError`` naming the rules that put it in its e-class (a
+rule whose one side matches the term and whose other side matches the e-class, as
+``f.stages.egraph`` explains members), the two values and the inputs. A rule's bug thus
+becomes a named failure even when extraction happened not to choose the wrong term.
+
+Tolerated: positions where one of the two values is inf or NaN (the documented rewrites
+such as ``log(exp(x)) -> x`` assume no overflow; README, "Where eqgraph deliberately
+differs from NumPy"). A rule that turns finite values into other finite values is caught.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from eqgraph.egraph.snapshot import LEAVES
+from eqgraph.exec.function import Function
+from eqgraph.extract.extraction import Decoder
+from eqgraph.extract.view import explaining_rules
+from eqgraph.terms.type import describe_value
+
+#: how many terms of each e-class are evaluated besides the user's and the chosen one
+MEMBERS = 4
+
+
+class DebugModeError(AssertionError):
+    """A term of an e-class disagrees with the e-class's value on a call's inputs."""
+
+
+class DebugFunction(Function):
+    """A Function whose every call is checked (see the module's docstring)."""
+
+    members = MEMBERS
+
+    def __call__(self, *args, **kwargs):
+        shared_before = [container[0] for container in self._containers]
+        outputs = super().__call__(*args, **kwargs)
+        arguments = [cell[0] for cell in self._local.storage.args]
+        with np.errstate(all="ignore"):  # terms the user did not write may overflow: _agree decides
+            check_call(self.stages, arguments + shared_before, self.members, self._title())
+        return outputs
+
+
+def run_node(op, node, values) -> list:
+    """The outputs of ``node`` (an Apply of ``op``) on ``values``, computed by ``debug_perform``."""
+    storage = [[None] for _ in node.outputs]
+    op.debug_perform(node, list(values), storage)
+    return [cell[0] for cell in storage]
+
+
+def check_call(stages, input_values, members: int = MEMBERS, title: str = "the function") -> None:
+    """Raise DebugModeError at the first e-class term that disagrees on these inputs."""
+    extraction, data = stages.extraction, stages.extraction.data
+    encoded, rules = stages.encoded, list(stages.report.rules.values())
+    values: dict = {}      # e-class -> value (a list of values for a node with several outputs)
+    order: list = []       # e-classes in the order the graphs compute them
+    others: dict = {}      # e-class -> [(value, variable)]: more variables of the graphs in it
+    inputs = dict(zip(encoded.fgraph.inputs, input_values))
+
+    classes = {var: data.class_of_id.get(k) for var, k in encoded.ids.items()}
+    classes.update((var, eclass) for eclass, var in extraction.variables.items())
+    class_of = classes.get
+
+    def add(eclass, value, var):
+        if eclass is None:
+            return
+        if eclass in values:
+            others.setdefault(eclass, []).append((value, var))
+        else:
+            values[eclass] = value
+            order.append(eclass)
+
+    reference = _evaluate(encoded.fgraph, inputs)
+    for var, value in reference.items():
+        add(class_of(var), value, var)
+    _add_multi_output_classes(encoded.fgraph, reference, class_of, data, values)
+    ran = _evaluate(extraction.fgraph, dict(zip(extraction.fgraph.inputs, input_values)))
+    for eclass, var in extraction.variables.items():
+        if var in ran and var.owner is not None:
+            add(eclass, ran[var], var)
+    report = _Reporter(data, rules, inputs, title)
+    decoder = Decoder(data)
+    for eclass in order:  # innermost first: the first disagreement is where a rule went wrong
+        for value, var in others.get(eclass, ()):
+            member = _member(var, eclass, class_of, encoded.schema, data)
+            report.compare(eclass, member, values[eclass], value, var.type, var)
+        checked = 0
+        for node_id in data.classes.get(eclass, ()):
+            if checked >= members:
+                break
+            node = data.nodes[node_id]
+            if node.op in LEAVES or node.op == "Out" or any(c not in values for c in node.children):
+                continue
+            op = decoder.op(node)
+            if op is None:
+                continue
+            try:
+                apply = op.make_node(*[extraction.types[c]() for c in node.children])
+            except Exception:  # noqa: BLE001  (a term make_node refuses is never run)
+                continue
+            if len(apply.outputs) != 1:
+                continue
+            checked += 1
+            try:
+                (value,) = run_node(op, apply, [values[c] for c in node.children])
+            except Exception as err:  # noqa: BLE001  (reported: an equal term must run)
+                report.failed(eclass, node_id, values[eclass], err)
+            else:
+                report.compare(eclass, node_id, values[eclass], value, apply.outputs[0].type, None)
+
+
+def _evaluate(fgraph, inputs: dict) -> dict:
+    """Every variable of ``fgraph`` -> its value (constants included), node by node."""
+    values = dict(inputs)
+    for var in fgraph.variables:
+        if hasattr(var, "data") and var.owner is None and var not in values:
+            values[var] = var.data
+    for node in fgraph.toposort():
+        for out, value in zip(node.outputs, run_node(node.op, node, [values[v] for v in node.inputs])):
+            values[out] = value
+    return values
+
+
+def _add_multi_output_classes(fgraph, values, class_of, data, classes) -> None:
+    """The e-class of a node with several outputs holds the list of its outputs' values."""
+    for node in fgraph.toposort():
+        if len(node.outputs) < 2:
+            continue
+        first = class_of(node.outputs[0])
+        for member in data.classes.get(first, ()):
+            enode = data.nodes[member]
+            if enode.op == "Out" and enode.args[0] == 0:
+                classes.setdefault(enode.children[0], [values[o] for o in node.outputs])
+
+
+class _Reporter:
+    def __init__(self, data, rules, inputs, title):
+        self.data, self.rules, self.inputs, self.title = data, rules, inputs, title
+
+    def compare(self, eclass, node_id, expected, got, ttype, var) -> None:
+        if _agree(ttype, expected, got):
+            return
+        what = (f"the term {self.data.describe_node(self.data.nodes[node_id], 2)}" if node_id is not None
+                else f"the graph's variable {var} ({var.owner.op if var.owner is not None else 'an input'})")
+        self._raise(eclass, node_id, f"{what} gives {_show(got)}, but the e-class's value is {_show(expected)}")
+
+    def failed(self, eclass, node_id, expected, err) -> None:
+        term = self.data.describe_node(self.data.nodes[node_id], 2)
+        self._raise(eclass, node_id, f"the term {term} raised {type(err).__name__}: {err} "
+                                     f"(the e-class's value is {_show(expected)})")
+
+    def _raise(self, eclass, node_id, message):
+        rules = _blamed(self.rules, self.data, eclass, node_id) if node_id is not None else []
+        blame = (f"rule {', '.join(str(r) for r in rules)} is unsound: its two sides disagree"
+                 if rules else "no rule's two sides match this term and its e-class (it came from a "
+                              "general (rule ...) or from the graph itself)")
+        inputs = "\n".join(f"  {var}: {_show(value)}" for var, value in self.inputs.items())
+        raise DebugModeError(f"debug mode, {self.title}: {blame}.\nIn e-class {eclass} "
+                             f"({self.data.describe_class(eclass)}), {message}.\nInputs:\n{inputs}")
+
+
+def _member(var, eclass, class_of, schema, data):
+    """The e-node of ``eclass`` that is ``var``'s node (same op, same child e-classes), or None."""
+    node = var.owner
+    if node is None or len(node.outputs) != 1:
+        return None
+    name = schema.constructor(node.op, len(node.inputs)).name
+    children = [class_of(v) for v in node.inputs]
+    return next((m for m in data.classes.get(eclass, ())
+                 if data.nodes[m].op == name and data.nodes[m].children == children), None)
+
+
+def _blamed(rules, data, eclass, node_id) -> list:
+    """The rules with one side matching the term ``node_id`` and the other its e-class, in
+    either direction (``log(exp(x)) -> x`` puts ``x`` in the class of ``log(exp(x))``: the
+    term that disagrees may be either side)."""
+    found = explaining_rules(rules, data, eclass, node_id)
+    reversed_rules = [replace(r, lhs=r.rhs, rhs=r.lhs) for r in rules if r.lhs is not None and r not in found]
+    return found + explaining_rules(reversed_rules, data, eclass, node_id)
+
+
+def _agree(ttype, expected, got) -> bool:
+    values_eq_approx = getattr(ttype, "values_eq_approx", None)
+    if values_eq_approx is None:
+        return True  # a type that cannot compare values (a random generator): nothing to check
+    if values_eq_approx(expected, got):
+        return True
+    expected, got = np.asarray(expected), np.asarray(got)
+    if expected.dtype.kind in "fc" and got.dtype.kind in "fc" and expected.shape == got.shape:
+        lost = ~(np.isfinite(expected) & np.isfinite(got))  # one side overflowed (module docstring)
+        return bool(lost.any()) and values_eq_approx(np.where(lost, 0, expected), np.where(lost, 0, got))
+    return False
+
+
+def _show(value) -> str:
+    if hasattr(value, "shape") and getattr(value, "size", 0) <= 8:
+        return f"{np.asarray(value).tolist()!r} ({describe_value(value)})"
+    return describe_value(value)

@@ -1,0 +1,75 @@
+"""``eqgraph.config``, kept in this module: settings read when a graph is built, as in PyTensor.
+
+    eg.config.floatX = "float32"             # for the rest of the program
+    with eg.config.change_flags(floatX="float32"):
+        x = et.vector("x")                   # float32
+        y = x * 2.5                          # the Python float becomes a float32 constant
+
+``floatX`` is the dtype of ``et.vector()``, ``et.matrix()``, ... when none is given, of
+``TensorType("floatX", ...)``, of ``et.zeros``/``et.ones`` without a dtype, and of constants
+made from Python floats. It is read when the variable or constant is made: changing it does
+not retype a graph already built.
+
+This module imports nothing from eqgraph, so every layer may read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+FLOAT_CHOICES = ("float64", "float32", "float16")
+
+
+class Config:
+    """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
+
+    _defaults = {"floatX": "float64"}
+    _choices = {"floatX": FLOAT_CHOICES}
+
+    def __init__(self):
+        object.__setattr__(self, "_values", dict(self._defaults))
+        object.__setattr__(self, "_lock", threading.RLock())
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(values)}")
+
+    def __setattr__(self, name, value):
+        self._values[name] = self._checked(name, value)
+
+    def _checked(self, name, value):
+        if name not in self._defaults:
+            raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(self._defaults)}")
+        choices = self._choices.get(name)
+        if choices is not None and value not in choices:
+            raise ValueError(f"eqgraph.config.{name} must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    @contextlib.contextmanager
+    def change_flags(self, **flags) -> Iterator[Config]:
+        """Set ``flags`` inside the ``with`` block and restore the old values after it
+        (also when the block raises)."""
+        checked = {name: self._checked(name, value) for name, value in flags.items()}
+        with self._lock:
+            old = {name: self._values[name] for name in checked}
+            self._values.update(checked)
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._values.update(old)
+
+    def __repr__(self):
+        return "eqgraph.config(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+
+config = Config()
+
+
+def change_flags(**flags):
+    """``eqgraph.config.change_flags`` as a function (PyTensor's ``pytensor.config.change_flags``)."""
+    return config.change_flags(**flags)
