@@ -31,7 +31,7 @@ LAYERS = [
     ("extract",),
     ("exec",),
     ("function",),
-    ("inspect", "testing"),   # testing compiles (verify_grad): beside inspect, above function
+    ("inspect", "testing", "scan"),   # testing compiles (verify_grad), scan compiles its inner graph: beside inspect, above function
     ("__init__", "__main__"),
 ]
 

@@ -25,6 +25,7 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
+from eqgraph.scan import scan as scan
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint
 from eqgraph.testing import verify_grad as verify_grad
@@ -36,6 +37,8 @@ __all__ = [
     # compiling and running
     "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError",
     "SharedVariable", "shared", "GraphCycleError",
+    # loops
+    "scan",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
     "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",
