@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import eqgraph.tensor as et
-from eqgraph.scan.op import Layout, Scan
+from eqgraph.loops.op import Layout, Scan
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable

@@ -38,7 +38,7 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.grad.types import DisconnectedType, disconnected
-from eqgraph.scan.grad import ScanGrad
+from eqgraph.loops.grad import ScanGrad
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.graph import toposort

@@ -1,12 +1,12 @@
-"""Loops: ``eqgraph.scan`` (Aesara's ``scan``) and the ``Scan`` op behind it.
+"""Loops: ``eqgraph.scan`` (Aesara's ``scan``, defined here in ``eqgraph.loops``) and the ``Scan`` op behind it.
 
 ``build.py`` turns ``fn`` into an inner graph (pulling loop-invariant work out), ``op.py`` runs
 it (the inner graph compiled by ``eqgraph.function``, so this package sits above ``function``
 in the layers), ``grad.py`` is the reverse mode through the loop.
 """
 
-from eqgraph.scan.build import scan
-from eqgraph.scan.grad import ScanGrad
-from eqgraph.scan.op import Layout, Scan
+from eqgraph.loops.build import scan
+from eqgraph.loops.grad import ScanGrad
+from eqgraph.loops.op import Layout, Scan
 
 __all__ = ["scan", "Scan", "ScanGrad", "Layout"]
