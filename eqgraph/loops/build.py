@@ -215,13 +215,22 @@ def _check_fed_back(o: int, out, init) -> None:
 def _loop_invariants(outputs, step_args) -> list:
     """The non-constant variables the loop reads that depend on no per-step variable: the
     outermost such expressions, in a fixed order; each becomes an outer input."""
-    varying = set(step_args)
-    for node in toposort(outputs, step_args):
+    varying, constant = set(step_args), set()
+    nodes = toposort(outputs, step_args)
+    for node in nodes:
         if any(v in varying for v in node.inputs):
             varying.update(node.outputs)
+        elif all(isinstance(v, Constant) or v in constant for v in node.inputs):
+            # a function of constants only (a broadcast exponent, say): it stays inside, where
+            # the inner e-graph folds it; as an input it would be a variable to differentiate
+            constant.update(node.outputs)
+
+    def hoisted(v) -> bool:
+        return v not in varying and v not in constant and not isinstance(v, Constant)
+
     found: dict[Variable, None] = {}
-    for node in toposort(outputs, step_args):
+    for node in nodes:
         if node.outputs[0] in varying:
-            found.update((v, None) for v in node.inputs if v not in varying and not isinstance(v, Constant))
-    found.update((v, None) for v in outputs if v not in varying and not isinstance(v, Constant))
+            found.update((v, None) for v in node.inputs if hoisted(v))
+    found.update((v, None) for v in outputs if hoisted(v))
     return list(found)

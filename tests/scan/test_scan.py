@@ -165,6 +165,14 @@ def test_loop_invariant_work_is_pulled_out_of_the_loop():
     np.testing.assert_allclose(eg.function([x, w], out)(xv, wv), np.cumsum(xv * np.exp(wv).sum()))
 
 
+def test_expressions_of_constants_stay_inside_the_loop():
+    # x ** 2 broadcasts the constant 2 (a DimShuffle of a constant): hoisted, it became an input
+    # whose gradient (log of the base) was computed, warning on negative values
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt: xt ** 2 + et.constant(np.ones(1)) * 3, sequences=x)
+    assert out.owner.op.layout.n_invariant == 0
+
+
 # -- memory, pickling -----------------------------------------------------------------------------
 def test_outputs_do_not_share_memory_with_inputs():
     s = eg.shared(np.ones(3), name="s")
