@@ -62,6 +62,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
                   for init, taps in states if taps for tap in taps]
     returned = fn(*seq_args, *state_args, *non_seqs)
     outputs, updates = _split_result(returned)
+    if not outputs and not updates:
+        raise ValueError("scan: fn returned no outputs and no updates, so the loop would compute nothing; "
+                         "return the step's new values (and/or an updates dict)")
     if outputs_info is None or (not _as_list(outputs_info) and outputs):
         states = [(None, ())] * len(outputs)
     if len(outputs) != len(states):

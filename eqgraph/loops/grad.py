@@ -37,7 +37,10 @@ class ScanGrad(Op):
 
     def __init__(self, scan):
         self.scan = scan
-        self.signature = f"grad-{scan.signature}"
+
+    @property
+    def signature(self) -> str:  # read from the scan: a loaded scan signs its graph again
+        return f"grad-{self.scan.signature}"
 
     def __str__(self):
         return f"ScanGrad{{{self.scan.name or 'scan'}}}"

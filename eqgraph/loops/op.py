@@ -93,13 +93,24 @@ def graph_signature(inputs, outputs, layout: Layout) -> str:
             if var not in keys:  # a constant: build.py moved every other outer variable to an input
                 keys[var] = f"const:{var.signature()!r}" if isinstance(var, Constant) else f"free:{id(var)}"
         op = node.op
-        op_key = (f"{type(op).__module__}.{type(op).__qualname__}{op._props()!r}"
+        # ops with __props__ are equal when their props are; an op without compares by identity
+        op_key = (f"{type(op).__module__}.{type(op).__qualname__}{_stable(op._props())}"
                   if getattr(type(op), "__props__", None) is not None else f"op:{id(op)}")
         parts.append(f"{op_key}({','.join(keys[v] for v in node.inputs)})")
         for j, out in enumerate(node.outputs):
             keys[out] = f"n{len(parts)}.{j}:{out.type!r}"
     parts += [f"out:{keys.get(v) or repr(v.signature())}" for v in outputs]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _stable(value) -> str:
+    """``repr``, except that arrays are written whole (NumPy's repr elides long ones, and
+    two ops differing only in the elided part must not share a signature)."""
+    if isinstance(value, np.ndarray):
+        return f"array({value.dtype},{value.shape},{hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()})"
+    if isinstance(value, (tuple, list)):
+        return f"({','.join(_stable(v) for v in value)})"
+    return repr(value)
 
 
 def _merge_shapes(a: tuple, b: tuple) -> tuple:
@@ -114,7 +125,7 @@ class Scan(Op):
     def __init__(self, inner_inputs, inner_outputs, layout: Layout, name: str | None = None):
         self.inner_inputs, self.inner_outputs = list(inner_inputs), list(inner_outputs)
         self.layout, self.name = layout, name
-        self.signature = f"{name or 'scan'}-{graph_signature(self.inner_inputs, self.inner_outputs, layout)}"
+        self.signature = self._sign()
         self._lock = threading.Lock()
         self._compiled: dict = {}
 
@@ -128,6 +139,11 @@ class Scan(Op):
 
     def __setstate__(self, state):
         self.__dict__.update(state, _lock=threading.Lock(), _compiled={})
+        # ops compared by identity have new identities in this process: sign the graph again
+        self.signature = self._sign()
+
+    def _sign(self) -> str:
+        return f"{self.name or 'scan'}-{graph_signature(self.inner_inputs, self.inner_outputs, self.layout)}"
 
     # -- the inner graph, by role --------------------------------------------------------------
     def compiled(self, key: str, build):

@@ -10,6 +10,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.loops import Scan
+from eqgraph.terms import Apply, Op
 
 RNG = np.random.default_rng(0)
 
@@ -152,6 +153,39 @@ def test_identical_scans_merge_and_different_ones_do_not():
     assert len(scan_nodes(eg.function([x], a + c))) == 2
 
 
+class AddArray(Op):
+    """A user op with an array prop: NumPy's repr elides the middle of long arrays."""
+
+    __props__ = ("values",)
+
+    def __init__(self, values):
+        self.values = values
+
+    def __eq__(self, other):
+        return type(other) is AddArray and np.array_equal(self.values, other.values)
+
+    def __hash__(self):
+        return hash(self.values.tobytes())
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] + self.values
+
+
+def test_ops_whose_props_print_alike_do_not_merge():
+    a, b = np.zeros(2000), np.zeros(2000)
+    b[1000] = 1.0
+    assert repr(a) == repr(b)
+    x = et.dmatrix("x")
+    first, _ = eg.scan(lambda row: AddArray(a)(row), sequences=x)
+    second, _ = eg.scan(lambda row: AddArray(b)(row), sequences=x)
+    assert first.owner.op != second.owner.op
+    result = eg.function([x], first - second)(np.zeros((1, 2000)))
+    assert result[0, 1000] == -1.0
+
+
 def test_loop_invariant_work_is_pulled_out_of_the_loop():
     x, w = et.dvector("x"), et.dvector("w")
     out, _ = eg.scan(lambda xt, acc: acc + xt * et.exp(w).sum(), sequences=x, outputs_info=0.0)
@@ -230,6 +264,8 @@ def test_argument_errors():
         eg.scan(lambda: x, n_steps=et.dscalar("n"))
     with pytest.raises(TypeError, match="updates must update shared variables"):
         eg.scan(lambda xt: (xt, {x: xt}), sequences=x)
+    with pytest.raises(ValueError, match="fn returned no outputs and no updates"):
+        eg.scan(lambda xt: {}, sequences=x)
     n = et.lscalar("n")
     out, _ = eg.scan(lambda: x * 2, n_steps=n)
     with pytest.raises(ValueError, match="n_steps must be >= 0, got -1"):
