@@ -32,8 +32,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     sequences : variables iterated over their first axis, or dicts ``{"input": x, "taps": [-1, 0]}``
         (step t reads ``x[t + tap - min(taps, 0)]``).
     outputs_info : per output of ``fn``, its initial state (fed back as tap -1), a dict
-        ``{"initial": x, "taps": [-2, -1]}`` (``x[i]`` is the value at tap ``-len(x) + i``... the
-        first ``-min(taps)`` entries are used), or None for an output that is not fed back.
+        ``{"initial": x, "taps": [-2, -1]}`` (``x[0]`` is the value at the lowest tap, ``x[1]`` the
+        one after it...; the first ``-min(taps)`` entries are used; with taps ``[-1]``, ``x`` is
+        the state itself), or None for an output that is not fed back.
     non_sequences : values passed to every step unchanged.
     n_steps : the number of steps (a Python int or an integer scalar variable); without it,
         the shortest sequence decides.
@@ -157,8 +158,8 @@ def _outputs_info(outputs_info) -> list:
                 out.append((None, ()))
                 continue
             init, taps = _as_variable(info["initial"], what), _taps(info.get("taps", [-1]), what, negative=True)
-            if taps == (-1,) and "taps" not in info:
-                init = et.expand_dims(init, 0)   # a plain initial state, like a bare variable
+            if taps == (-1,):  # as in Aesara, the initial value is then the state itself
+                init = et.expand_dims(init, 0)
             elif init.ndim < 1:
                 raise ValueError(f"scan: {what}'s initial value ({init}) needs a leading axis over its "
                                  f"{-min(taps)} past values")

@@ -61,6 +61,12 @@ def test_taps_are_passed_in_the_order_given():
     np.testing.assert_allclose(eg.function([init], out)(np.array([1.0, 2.0, 3.0, 99.0])), history[3:])
 
 
+def test_a_dict_with_tap_minus_one_holds_the_state_itself():
+    h0 = et.dvector("h0")
+    out, _ = eg.scan(lambda h: h * 2, outputs_info={"initial": h0, "taps": [-1]}, n_steps=2)
+    np.testing.assert_allclose(eg.function([h0], out)(np.array([1.0, 3.0])), [[2.0, 6.0], [4.0, 12.0]])
+
+
 def test_sequence_taps():
     x = et.dvector("x")
     out, _ = eg.scan(lambda before, now, after: before + 2 * now + 3 * after,

@@ -131,3 +131,13 @@ def test_second_derivatives_say_they_are_not_implemented():
     g = eg.grad(out[-1], x)
     with pytest.raises(eg.NullTypeGradError, match="not implemented: .*second derivatives through scan"):
         eg.grad(g.sum(), x)
+
+
+def test_grad_inside_the_step_gives_a_jacobian_of_unknown_length():
+    # the classic use: one row per step, the vector's length known only at run time
+    x = et.dvector("x")
+    y = et.exp(x) * x.sum()
+    rows, _ = eg.scan(lambda i, y, x: eg.grad(y[i], x), sequences=et.arange(y.shape[0]), non_sequences=[y, x])
+    v = np.array([0.1, 0.2, 0.3, -0.5])
+    expected = np.diag(np.exp(v)) * v.sum() + np.exp(v)[:, None]
+    np.testing.assert_allclose(eg.function([x], rows)(v), expected)
