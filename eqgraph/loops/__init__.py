@@ -5,8 +5,10 @@ it (the inner graph compiled by ``eqgraph.function``, so this package sits above
 in the layers), ``grad.py`` is the reverse mode through the loop.
 """
 
-from eqgraph.loops.build import scan
+from eqgraph.loops.build import foldl, foldr, map, reduce, scan
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.op import Layout, Scan
 
-__all__ = ["scan", "Scan", "ScanGrad", "Layout"]
+# map, reduce, foldl and foldr (Aesara's names) stay here: in eqgraph's namespace, a star
+# import would shadow Python's built-in map
+__all__ = ["scan", "map", "reduce", "foldl", "foldr", "Scan", "ScanGrad", "Layout"]

@@ -276,3 +276,17 @@ def test_argument_errors():
     out, _ = eg.scan(lambda: x * 2, n_steps=n)
     with pytest.raises(ValueError, match="n_steps must be >= 0, got -1"):
         eg.function([x, n], out)(np.ones(2), -1)
+
+
+def test_map_reduce_and_folds():
+    from eqgraph import loops
+
+    x = et.dvector("x")
+    v = np.array([1.0, 2.0, 4.0])
+    squares, _ = loops.map(lambda xt: xt ** 2, x)
+    total, _ = loops.reduce(lambda xt, acc: acc + xt, x, 0.0)
+    left, _ = loops.foldl(lambda xt, acc: acc * 10 + xt, x, 0.0)
+    right, _ = loops.foldr(lambda xt, acc: acc * 10 + xt, x, 0.0)
+    results = eg.function([x], [squares, total, left, right])(v)
+    np.testing.assert_allclose(results[0], v ** 2)
+    assert [float(r) for r in results[1:]] == [7.0, 124.0, 421.0]
