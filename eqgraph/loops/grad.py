@@ -1,11 +1,13 @@
 """Reverse mode through a scan: ``ScanGrad``, the op that ``Scan.L_op`` builds.
 
-Given the scan's outer inputs and a cotangent for each of its outer outputs, it returns the
-gradient with respect to every floating-point outer input (sequences, initial states, shared
-values, non-sequences). It runs the loop forward again, keeping each step's inner arguments
-(memory: one copy of every step's inputs), then walks the steps backwards calling the inner
-graph's vector-Jacobian product, itself derived by ``eqgraph.grad`` and compiled by the same
-e-graph compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
+Given the scan's outer inputs, its outer outputs and a cotangent for each of them, it returns
+the gradient with respect to every floating-point outer input (sequences, initial states,
+shared values, non-sequences). Each step's inner arguments are read from the forward outputs
+(the history of every fed-back output) rather than computed again; a loop that updates shared
+variables runs forward once more, recording them, as their values between steps are not
+outputs. The walk then goes backwards over the steps calling the inner graph's
+vector-Jacobian product, itself derived by ``eqgraph.grad`` and compiled by the same e-graph
+compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
 laid out like the forward history, so a step's output cotangent is complete (its own
 cotangent plus what every later step that read it sent back) when the walk reaches it.
 
@@ -50,8 +52,9 @@ class ScanGrad(Op):
         return not (i == 0 and self.scan.layout.has_n_steps) and is_float(var.type)
 
     def make_node(self, *inputs):
+        """Inputs: the scan's inputs, its outputs, a cotangent per output."""
         inputs = [et.as_tensor_variable(v) for v in inputs]
-        n_outer = len(inputs) - len(self.scan.inner_outputs)
+        n_outer = len(inputs) - 2 * len(self.scan.inner_outputs)
         outputs = [x.type() for i, x in enumerate(inputs[:n_outer]) if self.differentiable(i, x)]
         return Apply(self, inputs, outputs)
 
@@ -82,15 +85,15 @@ class ScanGrad(Op):
     # -- the backward walk ---------------------------------------------------------------------
     def perform(self, node, inputs, output_storage):
         scan, lay = self.scan, self.scan.layout
-        n_outer = len(inputs) - len(scan.inner_outputs)
-        outer = inputs[:n_outer]
-        outputs, records = scan.run(outer, record=True)
-        cotangents = [np.broadcast_to(ct, out.shape) for ct, out in zip(inputs[n_outer:], outputs)]
+        n_out = len(scan.inner_outputs)
+        outer, outputs, cotangents = inputs[:-2 * n_out], inputs[-2 * n_out:-n_out], inputs[-n_out:]
+        cotangents = [np.broadcast_to(ct, np.shape(out)) for ct, out in zip(cotangents, outputs)]
         _, seqs, inits, shared, invariants = lay.split(outer)
+        step_inputs = self._step_inputs(outer, outputs, seqs, inits, invariants)
         grads = [[np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in group]
                  for group in (seqs, inits, shared, invariants)]
         seq_g, init_g, shared_g, inv_g = grads
-        n = len(records)
+        n = scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
         float_out = [is_float(o.type) for o in scan.inner_outputs]
         # per fed-back output, cotangents laid out like its history: initial entries, then steps
         history = {o: np.zeros((lay.history(o) + n, *outputs[o].shape[1:]), dtype=outputs[o].dtype)
@@ -105,7 +108,7 @@ class ScanGrad(Op):
             out_cts = [history[o][lay.history(o) + t] if o in history else cotangents[o][t]
                        for o in range(lay.n_outputs) if float_out[o]]
             out_cts += [carried[j] for j in sorted(carried)]
-            for ((kind, i, tap), _), g in zip(slots, self.vjp()(*records[t], *out_cts)):
+            for ((kind, i, tap), _), g in zip(slots, self.vjp()(*step_inputs(t), *out_cts)):
                 if kind == "seq":
                     index = t + tap + lay.seq_offset(i)
                     seq_g[i][len(seqs[i]) - 1 - index if lay.go_backwards else index] += g
@@ -125,3 +128,17 @@ class ScanGrad(Op):
         results = [g for i, (g, x) in enumerate(zip(flat, node.inputs)) if self.differentiable(i, x)]
         for cell, value in zip(output_storage, results):
             cell[0] = value
+
+    def _step_inputs(self, outer, outputs, seqs, inits, invariants):
+        """t -> step t's inner arguments. They are read from the forward outputs (the
+        history of each fed-back output), except when the loop updates shared variables,
+        whose values between steps are not outputs: then the loop runs again, recording."""
+        scan, lay = self.scan, self.scan.layout
+        if lay.n_shared:
+            return scan.run(outer, record=True)[1].__getitem__
+        recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+        histories = [None] * lay.n_outputs
+        for o, init in zip(recurrent, inits):
+            histories[o] = np.concatenate([init[:lay.history(o)], outputs[o]])
+        oriented = scan.oriented(seqs)
+        return lambda t: scan.step_inputs(t, oriented, histories, (), invariants)

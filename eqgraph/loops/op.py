@@ -113,6 +113,14 @@ def _stable(value) -> str:
     return repr(value)
 
 
+def _check_numpy(op, values) -> None:
+    """The loop runs on NumPy (its buffers and its compiled step); other arrays are refused."""
+    for value in values:
+        if not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+            raise TypeError(f"{op} runs on the NumPy backend only; one of its inputs is a "
+                            f"{type(value).__module__}.{type(value).__name__}")
+
+
 def _merge_shapes(a: tuple, b: tuple) -> tuple:
     return tuple(x if x is not None else y for x, y in zip(a, b))
 
@@ -126,6 +134,7 @@ class Scan(Op):
         self.inner_inputs, self.inner_outputs = list(inner_inputs), list(inner_outputs)
         self.layout, self.name = layout, name
         self.signature = self._sign()
+        self._slots = self._layout_slots()
         self._lock = threading.Lock()
         self._compiled: dict = {}
 
@@ -160,6 +169,9 @@ class Scan(Op):
     def inner_slots(self) -> list[tuple]:
         """Per inner input, where its value comes from: ("seq", i, tap), ("out", o, tap),
         ("shared", j, None) or ("invariant", j, None)."""
+        return self._slots
+
+    def _layout_slots(self) -> list[tuple]:
         lay = self.layout
         slots = [("seq", i, tap) for i, taps in enumerate(lay.seq_taps) for tap in taps]
         slots += [("out", o, tap) for o, taps in enumerate(lay.out_taps) for tap in taps]
@@ -222,17 +234,14 @@ class Scan(Op):
         """Run the loop on outer values: (outer outputs, each step's inner arguments if ``record``)."""
         lay = self.layout
         n_given, seqs, inits, shared, invariants = lay.split(inputs)
+        _check_numpy(self, inputs)
         n = self.n_steps(n_given, seqs)
-        if lay.go_backwards:
-            seqs = [seq[::-1] for seq in seqs]
+        seqs = self.oriented(seqs)
         buffers = self._buffers(n, inits)
         shared = list(shared)
-        step, slots, records = self.step(), self.inner_slots(), []
+        step, records = self.step(), []
         for t in range(n):
-            args = [seqs[i][t + tap + lay.seq_offset(i)] if kind == "seq" else
-                    buffers[i][lay.history(i) + t + tap] if kind == "out" else
-                    shared[i] if kind == "shared" else invariants[i]
-                    for kind, i, tap in slots]
+            args = self.step_inputs(t, seqs, buffers, shared, invariants)
             if record:
                 records.append(args)
             results = step(*args)
@@ -243,6 +252,19 @@ class Scan(Op):
         # after no step the final value is the initial one: a copy, never the caller's array
         outputs += [np.array(value, copy=True) if n == 0 else value for value in shared]
         return outputs, records
+
+    def oriented(self, seqs) -> list:
+        """The sequences in the order the steps read them (reversed when going backwards)."""
+        return [seq[::-1] for seq in seqs] if self.layout.go_backwards else list(seqs)
+
+    def step_inputs(self, t: int, seqs, histories, shared, invariants) -> list:
+        """Step ``t``'s inner arguments: ``seqs`` oriented, ``histories`` per fed-back output
+        (initial entries, then one per step)."""
+        lay = self.layout
+        return [seqs[i][t + tap + lay.seq_offset(i)] if kind == "seq" else
+                histories[i][lay.history(i) + t + tap] if kind == "out" else
+                shared[i] if kind == "shared" else invariants[i]
+                for kind, i, tap in self.inner_slots()]
 
     def _buffers(self, n: int, inits) -> list:
         """Per output, None (allocated at its first step) or its history: initial entries, then steps."""
@@ -296,6 +318,6 @@ class Scan(Op):
         cotangents = [et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
                       for g, o in zip(from_outputs, outputs)]
         grad_op = ScanGrad(self)
-        grads = iter(grad_op(*inputs, *cotangents, return_list=True))
+        grads = iter(grad_op(*inputs, *outputs, *cotangents, return_list=True))
         return [next(grads) if grad_op.differentiable(i, x) else disconnected() for i, x in enumerate(inputs)]
 
