@@ -290,3 +290,11 @@ def test_map_reduce_and_folds():
     results = eg.function([x], [squares, total, left, right])(v)
     np.testing.assert_allclose(results[0], v ** 2)
     assert [float(r) for r in results[1:]] == [7.0, 124.0, 421.0]
+
+
+def test_arrays_of_another_namespace_are_refused_by_name():
+    xps = pytest.importorskip("array_api_strict")
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt: xt * 2, sequences=x)
+    with pytest.raises(TypeError, match=r"Scan\{scan, 1 outputs\} runs on the NumPy backend only; .*array_api_strict"):
+        out.owner.op.perform(out.owner, [xps.asarray([1.0, 2.0])], [[None]])
