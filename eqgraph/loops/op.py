@@ -201,14 +201,24 @@ class Scan(Op):
             self._check_outer(f"shared variable {j}", value, by_slot[("shared", j, None)].type, leading=False)
         for j, value in enumerate(invariants):
             self._check_outer(f"non-sequence {j}", value, by_slot[("invariant", j, None)].type, leading=False)
-        outputs = []
+        outputs, steps = [], self._static_steps(n_steps, seqs)
         for o, out in enumerate(self.inner_outputs[:lay.n_outputs]):
             shape = out.type.shape
             if lay.out_taps[o]:
                 shape = _merge_shapes(shape, by_slot[("out", o, lay.out_taps[o][0])].type.shape)
-            outputs.append(TensorType(out.dtype, (None, *shape))())
+            outputs.append(TensorType(out.dtype, (steps, *shape))())
         outputs += [v.type() for v in self.inner_outputs[lay.n_outputs:]]
         return Apply(self, outer, outputs)
+
+    def _static_steps(self, n_steps, seqs) -> int | None:
+        """The number of steps when the graph fixes it (a constant n_steps, or sequences
+        of static lengths), else None."""
+        if n_steps is not None:
+            return int(n_steps.data) if isinstance(n_steps, Constant) and n_steps.data.size == 1 else None
+        lengths = [seq.type.shape[0] for seq in seqs]
+        if any(length is None for length in lengths):
+            return None
+        return max(0, min(length - self.layout.seq_span(i) for i, length in enumerate(lengths)))
 
     def _check_outer(self, what: str, var, inner_type: TensorType, leading: bool) -> None:
         ndim = inner_type.ndim + int(leading)

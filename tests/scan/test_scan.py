@@ -298,3 +298,13 @@ def test_arrays_of_another_namespace_are_refused_by_name():
     out, _ = eg.scan(lambda xt: xt * 2, sequences=x)
     with pytest.raises(TypeError, match=r"Scan\{scan, 1 outputs\} runs on the NumPy backend only; .*array_api_strict"):
         out.owner.op.perform(out.owner, [xps.asarray([1.0, 2.0])], [[None]])
+
+
+def test_the_number_of_steps_is_static_when_the_graph_fixes_it():
+    x = et.TensorType("float64", (6, 2))("x")
+    by_length, _ = eg.scan(lambda before, now: before + now, sequences={"input": x, "taps": [-2, 0]})
+    by_constant, _ = eg.scan(lambda h: h * 2, outputs_info=et.dvector("h0"), n_steps=3)
+    by_variable, _ = eg.scan(lambda h: h * 2, outputs_info=et.dvector("h0"), n_steps=et.lscalar("n"))
+    assert by_length.type.shape == (4, 2) and by_constant.type.shape == (3, None)
+    assert by_variable.type.shape == (None, None)
+    np.testing.assert_allclose(eg.function([x], by_length)(np.ones((6, 2))), np.full((4, 2), 2.0))
