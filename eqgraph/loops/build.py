@@ -13,6 +13,7 @@ per step. Constants stay inside, where the inner e-graph folds them.
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 
 import eqgraph.tensor as et
@@ -61,6 +62,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     states = _outputs_info(outputs_info)
     state_args = [TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
                   for init, taps in states if taps for tap in taps]
+    _check_arity(fn, seqs, states, non_seqs)
     returned = fn(*seq_args, *state_args, *non_seqs)
     outputs, updates = _split_result(returned)
     if not outputs and not updates:
@@ -178,6 +180,20 @@ def _n_steps(n_steps):
     if isinstance(n, Constant) and int(n.data) < 0:
         raise ValueError(f"scan: n_steps must be >= 0, got {int(n.data)}")
     return et.cast(n, "int64") if n.dtype != "int64" else n
+
+
+def _check_arity(fn, seqs, states, non_seqs) -> None:
+    """A fn that cannot take scan's arguments gets an error listing them, in order."""
+    roles = [f"sequences[{i}] at tap {tap}" for i, (_, taps) in enumerate(seqs) for tap in taps]
+    roles += [f"outputs_info[{o}] at tap {tap}" for o, (_, taps) in enumerate(states) for tap in taps]
+    roles += [f"non_sequences[{j}]" for j in range(len(non_seqs))]
+    try:
+        inspect.signature(fn).bind(*roles)
+    except TypeError as err:
+        raise TypeError(f"scan calls fn with {len(roles)} arguments, in this order: {', '.join(roles) or 'none'}; "
+                        f"{getattr(fn, '__name__', 'fn')} cannot take them ({err})") from None
+    except ValueError:  # a builtin without a signature: let the call itself tell
+        pass
 
 
 def _split_result(returned) -> tuple[list, OrderedDict]:

@@ -270,6 +270,9 @@ def test_argument_errors():
         eg.scan(lambda: x, n_steps=et.dscalar("n"))
     with pytest.raises(TypeError, match="updates must update shared variables"):
         eg.scan(lambda xt: (xt, {x: xt}), sequences=x)
+    with pytest.raises(TypeError, match=r"scan calls fn with 3 arguments, in this order: sequences\[0\] at tap 0, "
+                                        r"outputs_info\[0\] at tap -1, non_sequences\[0\]; <lambda> cannot take them"):
+        eg.scan(lambda xt, acc: acc + xt, sequences=x, outputs_info=0.0, non_sequences=x)
     with pytest.raises(ValueError, match="fn returned no outputs and no updates"):
         eg.scan(lambda xt: {}, sequences=x)
     n = et.lscalar("n")
