@@ -110,8 +110,7 @@ class ScanGrad(Op):
             out_cts += [carried[j] for j in sorted(carried)]
             for ((kind, i, tap), _), g in zip(slots, self.vjp()(*step_inputs(t), *out_cts)):
                 if kind == "seq":
-                    index = t + tap + lay.seq_offset(i)
-                    seq_g[i][len(seqs[i]) - 1 - index if lay.go_backwards else index] += g
+                    seq_g[i][lay.seq_index(i, t, tap, len(seqs[i]))] += g
                 elif kind == "out":
                     history[i][lay.history(i) + t + tap] += g
                 elif kind == "shared":
@@ -140,5 +139,4 @@ class ScanGrad(Op):
         histories = [None] * lay.n_outputs
         for o, init in zip(recurrent, inits):
             histories[o] = np.concatenate([init[:lay.history(o)], outputs[o]])
-        oriented = scan.oriented(seqs)
-        return lambda t: scan.step_inputs(t, oriented, histories, (), invariants)
+        return lambda t: scan.step_inputs(t, seqs, histories, (), invariants)

@@ -61,13 +61,20 @@ class Layout:
     def n_outputs(self) -> int:
         return len(self.out_taps)
 
-    def seq_offset(self, i: int) -> int:
-        """How far before the first step sequence ``i``'s lowest tap reads."""
-        return -min(min(self.seq_taps[i]), 0)
-
     def seq_span(self, i: int) -> int:
         """Entries of sequence ``i`` beyond the number of steps."""
-        return max(max(self.seq_taps[i]), 0) + self.seq_offset(i)
+        return max(max(self.seq_taps[i]), 0) - min(min(self.seq_taps[i]), 0)
+
+    def seq_index(self, i: int, t: int, tap: int, length: int) -> int:
+        """The entry of sequence ``i`` (of ``length`` entries) that step ``t`` reads at ``tap``.
+
+        As in Aesara and PyTensor: each tap's slice is cut from the sequence in its own order
+        (``x[tap - min(taps, 0):]``, cut to the same length), and going backwards reverses those
+        slices; so tap +1 is always the entry after tap 0 in the sequence as given.
+        """
+        if self.go_backwards:
+            return length - 1 - max(max(self.seq_taps[i]), 0) + tap - t
+        return t + tap - min(min(self.seq_taps[i]), 0)
 
     def history(self, o: int) -> int:
         """Initial entries that output ``o`` needs (0 if it is not fed back)."""
@@ -246,7 +253,6 @@ class Scan(Op):
         n_given, seqs, inits, shared, invariants = lay.split(inputs)
         _check_numpy(self, inputs)
         n = self.n_steps(n_given, seqs)
-        seqs = self.oriented(seqs)
         buffers = self._buffers(n, inits)
         shared = list(shared)
         step, records = self.step(), []
@@ -263,15 +269,11 @@ class Scan(Op):
         outputs += [np.array(value, copy=True) if n == 0 else value for value in shared]
         return outputs, records
 
-    def oriented(self, seqs) -> list:
-        """The sequences in the order the steps read them (reversed when going backwards)."""
-        return [seq[::-1] for seq in seqs] if self.layout.go_backwards else list(seqs)
-
     def step_inputs(self, t: int, seqs, histories, shared, invariants) -> list:
-        """Step ``t``'s inner arguments: ``seqs`` oriented, ``histories`` per fed-back output
-        (initial entries, then one per step)."""
+        """Step ``t``'s inner arguments; ``histories`` per fed-back output (initial entries,
+        then one per step)."""
         lay = self.layout
-        return [seqs[i][t + tap + lay.seq_offset(i)] if kind == "seq" else
+        return [seqs[i][lay.seq_index(i, t, tap, len(seqs[i]))] if kind == "seq" else
                 histories[i][lay.history(i) + t + tap] if kind == "out" else
                 shared[i] if kind == "shared" else invariants[i]
                 for kind, i, tap in self.inner_slots()]

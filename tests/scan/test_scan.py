@@ -118,6 +118,15 @@ def test_go_backwards():
     np.testing.assert_allclose(eg.function([x], out)(v), np.cumsum(v[::-1]))
 
 
+def test_go_backwards_keeps_the_meaning_of_sequence_taps():
+    # as in PyTensor (checked there: [42, 31, 20]): each tap's slice is reversed, so tap +1 is
+    # still the entry after tap 0 in x as given; reversing x first gave [24, 13, 2]
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda before, after: before + 10 * after, sequences={"input": x, "taps": [-1, 1]},
+                     go_backwards=True)
+    np.testing.assert_allclose(eg.function([x], out)(np.arange(5.0)), [42.0, 31.0, 20.0])
+
+
 def numpy_rnn(x, h0, w, u, b):
     h, out = h0, []
     for xt in x:

@@ -31,17 +31,21 @@ def step(seq_values, out_values, c):
 
 
 def reference(x, init, c, layout):
-    """Aesara's semantics, written out: step t reads x[t + tap - min(taps, 0)] (of x reversed
-    when going backwards) and the outputs of steps t + tap, the first -min(taps) of them
-    being init[0], init[1], ... (with taps [-1], init is the state itself)"""
+    """Aesara's semantics (checked against PyTensor by bench/scan_rnn.py), written out: step t
+    reads x[t + tap - min(taps, 0)], or going backwards x[len(x) - 1 - max(taps, 0) + tap - t]
+    (each tap's slice is reversed, so tap +1 is still the next entry of x), and the outputs of
+    steps t + tap, the first -min(taps) of them being init[0], init[1], ... (with taps [-1],
+    init is the state itself)"""
     seq_taps, out_taps = layout["seq_taps"], layout["out_taps"]
     low, high = min(min(seq_taps), 0), max(max(seq_taps), 0)
-    xs = x[::-1] if layout["go_backwards"] else x
     n = layout["n_steps"] if layout["n_steps"] is not None else len(x) - (high - low)
     k = -min(out_taps)
     history = [init] if out_taps == [-1] else list(init[:k])
     for t in range(n):
-        seq_values = [xs[t + tap - low] for tap in seq_taps]
+        if layout["go_backwards"]:
+            seq_values = [x[len(x) - 1 - high + tap - t] for tap in seq_taps]
+        else:
+            seq_values = [x[t + tap - low] for tap in seq_taps]
         out_values = [history[k + t + tap] for tap in out_taps]
         history.append(step(seq_values, out_values, c))
     return np.array(history[k:]).reshape((n, *x.shape[1:]))
