@@ -31,7 +31,7 @@ LAYERS = [
     ("extract",),
     ("exec",),
     ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
-    ("inspect", "testing"),   # testing compiles (verify_grad): beside inspect, above function
+    ("inspect", "testing", "loops"),   # testing compiles (verify_grad), loops compiles its inner graph: beside inspect, above function
     ("__init__", "__main__"),
 ]
 

@@ -46,3 +46,32 @@ for step in range(101):
 accuracy = (predict(X_data) == y_data.astype(bool)).mean()
 cosine = w.get_value() @ true_w / np.linalg.norm(w.get_value()) / np.linalg.norm(true_w)
 print(f"training accuracy {accuracy:.3f}; cosine(w, true w) {cosine:.3f}")
+
+# -- a small recurrent model: eg.scan + eg.grad -------------------------------------------------
+# h[t] = tanh(x[t] W + h[t-1] U + b) reads a noisy sine wave; h[t] V + c predicts the next value.
+# The loop is one Scan node: its step is compiled by the same e-graph compiler, and eg.grad
+# differentiates through it (back through every step).
+print("\nA recurrent network predicting the next value of a sine wave:")
+t = np.linspace(0, 8 * np.pi, 201)
+wave = (np.sin(t) + 0.05 * rng.normal(size=t.size)).reshape(-1, 1)
+hidden = 8
+# initial weights from NumPy's generator (RandomStream initialisation will replace these lines)
+W = eg.shared(0.5 * rng.normal(size=(1, hidden)), name="W")
+U = eg.shared(0.3 * rng.normal(size=(hidden, hidden)), name="U")
+bh = eg.shared(np.zeros(hidden), name="bh")
+V = eg.shared(0.3 * rng.normal(size=(hidden, 1)), name="V")
+c = eg.shared(np.zeros(1), name="c")
+
+seq = et.dmatrix("seq")                                   # (time, 1)
+states, _ = eg.scan(lambda x_t, h: et.tanh(x_t @ W + h @ U + bh),
+                    sequences=seq[:-1], outputs_info=et.zeros(hidden))
+prediction = states @ V + c                               # (time - 1, 1)
+rnn_loss = ((prediction - seq[1:]) ** 2).mean()
+params = [W, U, bh, V, c]
+grads = eg.grad(rnn_loss, params)
+rnn_train = eg.function([seq], rnn_loss, updates={p: p - 0.1 * g for p, g in zip(params, grads)},
+                        name="rnn_train")
+for step in range(41):
+    value = rnn_train(wave)
+    if step % 10 == 0:
+        print(f"step {step:3d}  loss {value:.4f}")

@@ -75,7 +75,8 @@ def test_every_elementwise_op_is_a_tensor_name():
     assert et.where is et.switch and et.divide is et.true_div and et.floor_divide is et.int_div
 
 
-@pytest.mark.parametrize("name", ["eqgraph", "eqgraph.terms", "eqgraph.tensor", "eqgraph.grad", "eqgraph.extract"])
+@pytest.mark.parametrize("name", ["eqgraph", "eqgraph.terms", "eqgraph.tensor", "eqgraph.grad", "eqgraph.extract",
+                                  "eqgraph.loops"])
 def test_all_is_exactly_the_public_names(name):
     package = importlib.import_module(name)
     exported = set(package.__all__)

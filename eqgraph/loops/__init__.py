@@ -1,0 +1,14 @@
+"""Loops: ``eqgraph.scan`` (Aesara's ``scan``, defined here in ``eqgraph.loops``) and the ``Scan`` op behind it.
+
+``build.py`` turns ``fn`` into an inner graph (pulling loop-invariant work out), ``op.py`` runs
+it (the inner graph compiled by ``eqgraph.function``, so this package sits above ``function``
+in the layers), ``grad.py`` is the reverse mode through the loop.
+"""
+
+from eqgraph.loops.build import foldl, foldr, map, reduce, scan
+from eqgraph.loops.grad import ScanGrad
+from eqgraph.loops.op import Layout, Scan
+
+# map, reduce, foldl and foldr (Aesara's names) stay here: in eqgraph's namespace, a star
+# import would shadow Python's built-in map
+__all__ = ["scan", "map", "reduce", "foldl", "foldr", "Scan", "ScanGrad", "Layout"]

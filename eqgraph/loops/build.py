@@ -1,0 +1,281 @@
+"""``eqgraph.scan``: Aesara's loop, with its signature and its ``(outputs, updates)`` result.
+
+``fn`` is called once, on symbolic per-step variables, in Aesara's argument order: each
+sequence at each of its taps, each fed-back output at each of its taps, then the
+non-sequences. What it returns (outputs, an updates dict, or both) becomes the inner graph
+of one ``Scan`` node (``op.py``).
+
+Loop-invariant code motion happens here: every inner expression that depends on no per-step
+variable (a non-sequence, a variable ``fn`` closes over, ``W * 2`` of those, a shared variable
+the loop does not update) becomes an outer input, computed once per call rather than once
+per step. Constants stay inside, where the inner e-graph folds them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+
+import eqgraph.tensor as et
+from eqgraph.loops.op import Layout, Scan
+from eqgraph.tensor.sharedvar import SharedVariable
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.type import describe_value
+
+
+def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None, truncate_gradient=-1,
+         go_backwards=False, mode=None, name=None, profile=False, allow_gc=None, strict=False,
+         return_list=False):
+    """Repeat ``fn`` over ``sequences``, feeding its outputs back; returns ``(outputs, updates)``.
+
+    sequences : variables iterated over their first axis, or dicts ``{"input": x, "taps": [-1, 0]}``
+        (step t reads ``x[t + tap - min(taps, 0)]``).
+    outputs_info : per output of ``fn``, its initial state (fed back as tap -1), a dict
+        ``{"initial": x, "taps": [-2, -1]}`` (``x[0]`` is the value at the lowest tap, ``x[1]`` the
+        one after it...; the first ``-min(taps)`` entries are used; with taps ``[-1]``, ``x`` is
+        the state itself), or None for an output that is not fed back.
+    non_sequences : values passed to every step unchanged.
+    n_steps : the number of steps (a Python int or an integer scalar variable); without it,
+        the shortest sequence decides.
+    truncate_gradient : -1 for the full gradient, k > 0 to backpropagate through the last k steps.
+    go_backwards : iterate over the sequences from their end.
+    mode, profile, allow_gc, strict : accepted for Aesara compatibility; the step is compiled
+        by ``eqgraph.function`` with its defaults.
+
+    Returns the outputs (one variable, or a list when ``fn`` has several outputs or
+    ``return_list``), each with ``n_steps`` entries along a new first axis, and an
+    ``OrderedDict`` ``{shared variable: its value after the last step}`` to pass to
+    ``eqgraph.function(..., updates=...)``.
+    """
+    seqs = _sequences(sequences)
+    if n_steps is None and not seqs:
+        raise ValueError("scan needs sequences or n_steps to know how many steps to run")
+    if n_steps is not None:
+        n_steps = _n_steps(n_steps)
+    if not isinstance(truncate_gradient, int) or not (truncate_gradient == -1 or truncate_gradient > 0):
+        raise ValueError(f"scan: truncate_gradient must be -1 or a positive int, got {truncate_gradient!r}")
+    non_seqs = [_as_variable(v, f"non_sequences[{i}]") for i, v in enumerate(_as_list(non_sequences))]
+
+    seq_args = [TensorType(x.dtype, x.type.shape[1:])(_tap_name(x, tap)) for x, taps in seqs for tap in taps]
+    states = _outputs_info(outputs_info)
+    state_args = [TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
+                  for init, taps in states if taps for tap in taps]
+    _check_arity(fn, seqs, states, non_seqs)
+    returned = fn(*seq_args, *state_args, *non_seqs)
+    outputs, updates = _split_result(returned)
+    if not outputs and not updates:
+        raise ValueError("scan: fn returned no outputs and no updates, so the loop would compute nothing; "
+                         "return the step's new values (and/or an updates dict)")
+    if outputs_info is None or (not _as_list(outputs_info) and outputs):
+        states = [(None, ())] * len(outputs)
+    if len(outputs) != len(states):
+        raise ValueError(f"scan: fn returned {len(outputs)} outputs but outputs_info describes {len(states)}; "
+                         "give one entry per output (None for an output that is not fed back)")
+    for o, (out, (init, taps)) in enumerate(zip(outputs, states)):
+        if taps:
+            _check_fed_back(o, out, init)
+
+    # shared variables the loop updates are states: each step reads what the previous one wrote
+    shared = list(updates)
+    shared_args = [s.type(s.name) for s in shared]
+    inner_outputs = outputs + list(updates.values())
+    inner_outputs = clone_replace(inner_outputs, dict(zip(shared, shared_args)))
+    step_args = seq_args + state_args + shared_args
+    invariants = _loop_invariants(inner_outputs, step_args)
+    invariant_args = [v.type(v.name) for v in invariants]
+    inner_outputs = clone_replace(inner_outputs, dict(zip(invariants, invariant_args)))
+
+    layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(taps for _, taps in states),
+                    n_shared=len(shared), n_invariant=len(invariants), has_n_steps=n_steps is not None,
+                    go_backwards=bool(go_backwards), truncate_gradient=truncate_gradient)
+    op = Scan(step_args + invariant_args, inner_outputs, layout, name=name)
+    outer = ([n_steps] if n_steps is not None else []) + [x for x, _ in seqs]
+    outer += [init for init, taps in states if taps] + shared + invariants
+    results = op(*outer, return_list=True)
+    outs = results[:len(outputs)]
+    new_values = OrderedDict(zip(shared, results[len(outputs):]))
+    return (outs[0] if len(outs) == 1 and not return_list else outs), new_values
+
+
+# -- arguments --------------------------------------------------------------------------------
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _as_variable(value, what: str):
+    try:
+        return et.as_tensor_variable(value)
+    except TypeError as err:
+        raise TypeError(f"scan: {what} must be a tensor or a value, not {describe_value(value)}: {err}") from err
+
+
+def _tap_name(x, tap: int) -> str | None:
+    return f"{x.name}[t{tap:+d}]" if x.name else None
+
+
+def _taps(value, what: str, negative: bool) -> tuple:
+    taps = [value] if isinstance(value, int) else value
+    if not isinstance(taps, (list, tuple)) or not taps or not all(isinstance(t, int) for t in taps):
+        raise TypeError(f"scan: {what} taps must be a non-empty list of ints, got {value!r}")
+    if len(set(taps)) != len(taps):
+        raise ValueError(f"scan: {what} lists a tap twice: {list(taps)}")
+    if negative and any(t >= 0 for t in taps):
+        raise ValueError(f"scan: {what} taps must be negative (a step reads outputs of earlier steps), got {list(taps)}")
+    return tuple(taps)
+
+
+def _sequences(sequences) -> list:
+    """(variable, taps) per sequence."""
+    out = []
+    for i, seq in enumerate(_as_list(sequences)):
+        what = f"sequences[{i}]"
+        if isinstance(seq, dict):
+            unknown = set(seq) - {"input", "taps"}
+            if "input" not in seq or unknown:
+                raise ValueError(f"scan: {what} must be a variable or a dict with keys 'input' and 'taps', "
+                                 f"got keys {sorted(seq)}")
+            x, taps = _as_variable(seq["input"], what), _taps(seq.get("taps", [0]), what, negative=False)
+        else:
+            x, taps = _as_variable(seq, what), (0,)
+        if x.ndim < 1:
+            raise ValueError(f"scan: {what} ({x}, type {x.type}) is a scalar; a sequence is iterated over its first axis")
+        out.append((x, taps))
+    return out
+
+
+def _outputs_info(outputs_info) -> list:
+    """(initial states with a leading axis over the taps, taps) per output; (None, ()) if not fed back."""
+    out = []
+    for o, info in enumerate(_as_list(outputs_info)):
+        what = f"outputs_info[{o}]"
+        if isinstance(info, dict):
+            unknown = set(info) - {"initial", "taps"}
+            if unknown:
+                raise ValueError(f"scan: {what} has unknown keys {sorted(unknown)}; expected 'initial' and 'taps'")
+            if info.get("initial") is None:
+                out.append((None, ()))
+                continue
+            init, taps = _as_variable(info["initial"], what), _taps(info.get("taps", [-1]), what, negative=True)
+            if taps == (-1,):  # as in Aesara, the initial value is then the state itself
+                init = et.expand_dims(init, 0)
+            elif init.ndim < 1:
+                raise ValueError(f"scan: {what}'s initial value ({init}) needs a leading axis over its "
+                                 f"{-min(taps)} past values")
+            out.append((init, taps))
+        elif info is None:
+            out.append((None, ()))
+        else:
+            out.append((et.expand_dims(_as_variable(info, what), 0), (-1,)))
+    return out
+
+
+def _n_steps(n_steps):
+    n = _as_variable(n_steps, "n_steps")
+    if n.ndim != 0 or n.dtype[:3] not in ("int", "uin"):
+        raise TypeError(f"scan: n_steps must be an integer scalar, got {n} of type {n.type}")
+    if isinstance(n, Constant) and int(n.data) < 0:
+        raise ValueError(f"scan: n_steps must be >= 0, got {int(n.data)}")
+    return et.cast(n, "int64") if n.dtype != "int64" else n
+
+
+def _check_arity(fn, seqs, states, non_seqs) -> None:
+    """A fn that cannot take scan's arguments gets an error listing them, in order."""
+    roles = [f"sequences[{i}] at tap {tap}" for i, (_, taps) in enumerate(seqs) for tap in taps]
+    roles += [f"outputs_info[{o}] at tap {tap}" for o, (_, taps) in enumerate(states) for tap in taps]
+    roles += [f"non_sequences[{j}]" for j in range(len(non_seqs))]
+    try:
+        inspect.signature(fn).bind(*roles)
+    except TypeError as err:
+        raise TypeError(f"scan calls fn with {len(roles)} arguments, in this order: {', '.join(roles) or 'none'}; "
+                        f"{getattr(fn, '__name__', 'fn')} cannot take them ({err})") from None
+    except ValueError:  # a builtin without a signature: let the call itself tell
+        pass
+
+
+def _split_result(returned) -> tuple[list, OrderedDict]:
+    """fn's outputs and updates, from any of the forms Aesara accepts."""
+    updates = {}
+    if isinstance(returned, dict):
+        outputs, updates = [], returned
+    elif isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], dict):
+        outputs, updates = returned
+    elif isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[0], dict):
+        updates, outputs = returned
+    else:
+        outputs = returned
+    outputs = [_as_variable(v, f"output {o} of fn") for o, v in enumerate(_as_list(outputs))]
+    checked = OrderedDict()
+    for key, value in updates.items():
+        if not isinstance(key, SharedVariable):
+            raise TypeError(f"scan: fn's updates must update shared variables; {key} is not one")
+        try:
+            checked[key] = key.type.filter_variable(_as_variable(value, f"the update of {key}"))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"scan: fn's update of {key} (type {key.type}) has the wrong type: {err}") from err
+    return outputs, checked
+
+
+def _check_fed_back(o: int, out, init) -> None:
+    """An output fed back must have its state's dtype and number of dimensions."""
+    state = TensorType(init.dtype, init.type.shape[1:])
+    if out.dtype != state.dtype or out.ndim != state.ndim:
+        raise TypeError(f"scan: output {o} of fn ({out}) has type {out.type}, but it is fed back as a state of "
+                        f"type {state} (from outputs_info[{o}]); they must agree in dtype and dimensions "
+                        f"(cast one, e.g. et.cast(out, {state.dtype!r}))")
+    for axis, (a, b) in enumerate(zip(out.type.shape, state.shape)):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"scan: output {o} of fn has {a} entries on axis {axis}, its initial state "
+                             f"(outputs_info[{o}]) {b}; a state keeps its shape")
+
+
+def _loop_invariants(outputs, step_args) -> list:
+    """The non-constant variables the loop reads that depend on no per-step variable: the
+    outermost such expressions, in a fixed order; each becomes an outer input."""
+    varying, constant = set(step_args), set()
+    nodes = toposort(outputs, step_args)
+    for node in nodes:
+        if any(v in varying for v in node.inputs):
+            varying.update(node.outputs)
+        elif all(isinstance(v, Constant) or v in constant for v in node.inputs):
+            # a function of constants only (a broadcast exponent, say): it stays inside, where
+            # the inner e-graph folds it; as an input it would be a variable to differentiate
+            constant.update(node.outputs)
+
+    def hoisted(v) -> bool:
+        return v not in varying and v not in constant and not isinstance(v, Constant)
+
+    found: dict[Variable, None] = {}
+    for node in nodes:
+        if node.outputs[0] in varying:
+            found.update((v, None) for v in node.inputs if hoisted(v))
+    found.update((v, None) for v in outputs if hoisted(v))
+    return list(found)
+
+
+# -- Aesara's shorthands ------------------------------------------------------------------------
+def map(fn, sequences, non_sequences=None, truncate_gradient=-1, go_backwards=False, mode=None, name=None):
+    """``fn`` applied to each step of ``sequences``: a scan whose outputs are not fed back."""
+    return scan(fn, sequences=sequences, outputs_info=None, non_sequences=non_sequences,
+                truncate_gradient=truncate_gradient, go_backwards=go_backwards, mode=mode, name=name)
+
+
+def reduce(fn, sequences, outputs_info, non_sequences=None, go_backwards=False, mode=None, name=None):
+    """A scan that returns only each output's last value (and the updates)."""
+    outputs, updates = scan(fn, sequences=sequences, outputs_info=outputs_info, non_sequences=non_sequences,
+                            go_backwards=go_backwards, mode=mode, name=name, return_list=True)
+    last = [out[-1] for out in outputs]
+    return (last[0] if len(last) == 1 else last), updates
+
+
+def foldl(fn, sequences, outputs_info, non_sequences=None, mode=None, name=None):
+    """``reduce`` from the first step to the last."""
+    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=False, mode=mode, name=name)
+
+
+def foldr(fn, sequences, outputs_info, non_sequences=None, mode=None, name=None):
+    """``reduce`` from the last step to the first."""
+    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=True, mode=mode, name=name)

@@ -1,0 +1,142 @@
+"""Reverse mode through a scan: ``ScanGrad``, the op that ``Scan.L_op`` builds.
+
+Given the scan's outer inputs, its outer outputs and a cotangent for each of them, it returns
+the gradient with respect to every floating-point outer input (sequences, initial states,
+shared values, non-sequences). Each step's inner arguments are read from the forward outputs
+(the history of every fed-back output) rather than computed again; a loop that updates shared
+variables runs forward once more, recording them, as their values between steps are not
+outputs. The walk then goes backwards over the steps calling the inner graph's
+vector-Jacobian product, itself derived by ``eqgraph.grad`` and compiled by the same e-graph
+compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
+laid out like the forward history, so a step's output cotangent is complete (its own
+cotangent plus what every later step that read it sent back) when the walk reaches it.
+
+``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
+Second derivatives through a scan are not implemented (a NullType gradient says so).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import eqgraph.tensor as et
+from eqgraph.function import function
+from eqgraph.grad.driver import grad
+from eqgraph.grad.types import grad_not_implemented
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+
+
+def is_float(var_type) -> bool:
+    return isinstance(var_type, TensorType) and var_type.dtype.startswith(("float", "complex"))
+
+
+class ScanGrad(Op):
+    """Gradients of a ``Scan`` node's floating-point inputs (see the module docstring)."""
+
+    __props__ = ("signature",)
+
+    def __init__(self, scan):
+        self.scan = scan
+
+    @property
+    def signature(self) -> str:  # read from the scan: a loaded scan signs its graph again
+        return f"grad-{self.scan.signature}"
+
+    def __str__(self):
+        return f"ScanGrad{{{self.scan.name or 'scan'}}}"
+
+    def differentiable(self, i: int, var) -> bool:
+        """Whether outer input ``i`` (``var``) gets a gradient output (n_steps never does)."""
+        return not (i == 0 and self.scan.layout.has_n_steps) and is_float(var.type)
+
+    def make_node(self, *inputs):
+        """Inputs: the scan's inputs, its outputs, a cotangent per output."""
+        inputs = [et.as_tensor_variable(v) for v in inputs]
+        n_outer = len(inputs) - 2 * len(self.scan.inner_outputs)
+        outputs = [x.type() for i, x in enumerate(inputs[:n_outer]) if self.differentiable(i, x)]
+        return Apply(self, inputs, outputs)
+
+    def grad(self, inputs, output_grads):
+        return [grad_not_implemented(self, i, x, "second derivatives through scan") for i, x in enumerate(inputs)]
+
+    # -- the inner graph's vector-Jacobian product -------------------------------------------
+    def float_slots(self) -> list:
+        """The inner inputs that get a gradient, with their slot (Scan.inner_slots)."""
+        scan = self.scan
+        return [(slot, var) for slot, var in zip(scan.inner_slots(), scan.inner_inputs) if is_float(var.type)]
+
+    def vjp(self):
+        """inner inputs + a cotangent per floating-point inner output -> a gradient per float_slots."""
+        def build():
+            scan = self.scan
+            outs = [o for o in scan.inner_outputs if is_float(o.type)]
+            cts = [o.type(f"d_{o.name or 'out'}") for o in outs]
+            cost = et.sum(outs[0] * cts[0])
+            for out, ct in zip(outs[1:], cts[1:]):
+                cost = cost + et.sum(out * ct)
+            wrt = [var for _, var in self.float_slots()]
+            grads = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero")
+            return function(scan.inner_inputs + cts, grads, on_unused_input="ignore",
+                            name=f"{scan.name or 'scan'} step's gradient")
+        return self.scan.compiled("vjp", build)
+
+    # -- the backward walk ---------------------------------------------------------------------
+    def perform(self, node, inputs, output_storage):
+        scan, lay = self.scan, self.scan.layout
+        n_out = len(scan.inner_outputs)
+        outer, outputs, cotangents = inputs[:-2 * n_out], inputs[-2 * n_out:-n_out], inputs[-n_out:]
+        cotangents = [np.broadcast_to(ct, np.shape(out)) for ct, out in zip(cotangents, outputs)]
+        _, seqs, inits, shared, invariants = lay.split(outer)
+        step_inputs = self._step_inputs(outer, outputs, seqs, inits, invariants)
+        grads = [[np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in group]
+                 for group in (seqs, inits, shared, invariants)]
+        seq_g, init_g, shared_g, inv_g = grads
+        n = scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
+        float_out = [is_float(o.type) for o in scan.inner_outputs]
+        # per fed-back output, cotangents laid out like its history: initial entries, then steps
+        history = {o: np.zeros((lay.history(o) + n, *outputs[o].shape[1:]), dtype=outputs[o].dtype)
+                   for o in range(lay.n_outputs) if lay.out_taps[o] and float_out[o]}
+        for o, buffer in history.items():
+            buffer[lay.history(o):] = cotangents[o]
+        carried = {j: np.array(cotangents[lay.n_outputs + j]) for j in range(lay.n_shared)
+                   if float_out[lay.n_outputs + j]}
+        slots = self.float_slots()
+        stop = 0 if lay.truncate_gradient == -1 else max(0, n - lay.truncate_gradient)
+        for t in reversed(range(stop, n) if slots else ()):
+            out_cts = [history[o][lay.history(o) + t] if o in history else cotangents[o][t]
+                       for o in range(lay.n_outputs) if float_out[o]]
+            out_cts += [carried[j] for j in sorted(carried)]
+            for ((kind, i, tap), _), g in zip(slots, self.vjp()(*step_inputs(t), *out_cts)):
+                if kind == "seq":
+                    seq_g[i][lay.seq_index(i, t, tap, len(seqs[i]))] += g
+                elif kind == "out":
+                    history[i][lay.history(i) + t + tap] += g
+                elif kind == "shared":
+                    carried[i] = np.asarray(g)   # the state before step t: what step t - 1 produced
+                else:
+                    inv_g[i] += g
+        recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+        for r, o in enumerate(recurrent):
+            if o in history:
+                init_g[r][:lay.history(o)] = history[o][:lay.history(o)]
+        for j, value in carried.items():
+            shared_g[j][...] = value
+        flat = ([None] if lay.has_n_steps else []) + [g for group in grads for g in group]
+        results = [g for i, (g, x) in enumerate(zip(flat, node.inputs)) if self.differentiable(i, x)]
+        for cell, value in zip(output_storage, results):
+            cell[0] = value
+
+    def _step_inputs(self, outer, outputs, seqs, inits, invariants):
+        """t -> step t's inner arguments. They are read from the forward outputs (the
+        history of each fed-back output), except when the loop updates shared variables,
+        whose values between steps are not outputs: then the loop runs again, recording."""
+        scan, lay = self.scan, self.scan.layout
+        if lay.n_shared:
+            return scan.run(outer, record=True)[1].__getitem__
+        recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+        histories = [None] * lay.n_outputs
+        for o, init in zip(recurrent, inits):
+            histories[o] = np.concatenate([init[:lay.history(o)], outputs[o]])
+        return lambda t: scan.step_inputs(t, seqs, histories, (), invariants)

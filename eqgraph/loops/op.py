@@ -1,0 +1,335 @@
+"""The ``Scan`` op: one node that runs an inner graph once per step.
+
+What the outer e-graph sees
+---------------------------
+A scan is one e-node whose only prop is ``signature``: a SHA-256 of the inner graph's
+structure (ops with their props, types, constants, wiring) and of the loop's layout
+(taps, number of shared states, direction, gradient truncation). Ops compare by their
+props, so two scans that run the same inner graph over the same outer inputs are the same
+term and the e-graph merges them (common-subexpression elimination across loops); two scans
+whose inner graphs differ have different signatures and are never merged. No rule looks
+inside: the inner graph is opaque to the outer e-graph.
+
+The inner graph is optimized by the same compiler: on the first run the op compiles it with
+``eqgraph.function`` (its own e-graph, the default rulesets) and keeps the compiled step.
+That is why this package sits above ``function`` in the layers, beside ``inspect``.
+
+Loop-invariant work is pulled out when the scan is built (``build.py``), not by a rule: every
+inner expression that depends on no per-step input becomes an outer input, computed once by
+the outer graph (where the outer e-graph optimizes it with everything else).
+
+Outer inputs, in order: ``n_steps`` (when given), the sequences, the initial states of the
+outputs fed back (each with a leading axis over its taps), the current values of the shared
+variables the loop updates, then the loop-invariant values. Outer outputs: one array per
+output (``n_steps`` entries, in the order computed), then the final value of each updated
+shared variable. Inner inputs: each sequence at each of its taps, each fed-back output at
+each of its taps, each updated shared variable, each loop-invariant value. Inner outputs:
+the step's outputs, then the shared variables' new values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+import eqgraph.tensor as et
+from eqgraph.function import function
+from eqgraph.grad.types import DisconnectedType, disconnected
+from eqgraph.loops.grad import ScanGrad
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply, Constant, Variable
+from eqgraph.terms.graph import toposort
+from eqgraph.terms.op import Op
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the outer and inner inputs and outputs of a scan line up."""
+
+    seq_taps: tuple      # per sequence, the taps it is read at (step t reads seq[t + tap - lowest])
+    out_taps: tuple      # per output, the (negative) taps it is fed back at; () if not fed back
+    n_shared: int        # shared variables updated in the loop (a state; the last value is returned)
+    n_invariant: int     # loop-invariant inputs (non_sequences and what was pulled out)
+    has_n_steps: bool    # whether n_steps is the first outer input
+    go_backwards: bool
+    truncate_gradient: int
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.out_taps)
+
+    def seq_span(self, i: int) -> int:
+        """Entries of sequence ``i`` beyond the number of steps."""
+        return max(max(self.seq_taps[i]), 0) - min(min(self.seq_taps[i]), 0)
+
+    def seq_index(self, i: int, t: int, tap: int, length: int) -> int:
+        """The entry of sequence ``i`` (of ``length`` entries) that step ``t`` reads at ``tap``.
+
+        As in Aesara and PyTensor: each tap's slice is cut from the sequence in its own order
+        (``x[tap - min(taps, 0):]``, cut to the same length), and going backwards reverses those
+        slices; so tap +1 is always the entry after tap 0 in the sequence as given.
+        """
+        if self.go_backwards:
+            return length - 1 - max(max(self.seq_taps[i]), 0) + tap - t
+        return t + tap - min(min(self.seq_taps[i]), 0)
+
+    def history(self, o: int) -> int:
+        """Initial entries that output ``o`` needs (0 if it is not fed back)."""
+        return -min(self.out_taps[o]) if self.out_taps[o] else 0
+
+    def split(self, outer: list) -> tuple:
+        """(n_steps or None, sequences, initial states, shared values, invariants)."""
+        outer = list(outer)
+        n_steps = outer.pop(0) if self.has_n_steps else None
+        n_seq, n_rec = len(self.seq_taps), sum(1 for taps in self.out_taps if taps)
+        seqs, outer = outer[:n_seq], outer[n_seq:]
+        inits, outer = outer[:n_rec], outer[n_rec:]
+        shared, invariants = outer[:self.n_shared], outer[self.n_shared:]
+        return n_steps, seqs, inits, shared, invariants
+
+
+def graph_signature(inputs, outputs, layout: Layout) -> str:
+    """A digest of the computation, equal for structurally equal inner graphs and layouts."""
+    keys: dict[Variable, str] = {v: f"in{i}:{v.type!r}" for i, v in enumerate(inputs)}
+    parts = [repr(layout)]
+    for node in toposort(outputs, inputs):
+        for var in node.inputs:
+            if var not in keys:  # a constant: build.py moved every other outer variable to an input
+                keys[var] = f"const:{var.signature()!r}" if isinstance(var, Constant) else f"free:{id(var)}"
+        op = node.op
+        # ops with __props__ are equal when their props are; an op without compares by identity
+        op_key = (f"{type(op).__module__}.{type(op).__qualname__}{_stable(op._props())}"
+                  if getattr(type(op), "__props__", None) is not None else f"op:{id(op)}")
+        parts.append(f"{op_key}({','.join(keys[v] for v in node.inputs)})")
+        for j, out in enumerate(node.outputs):
+            keys[out] = f"n{len(parts)}.{j}:{out.type!r}"
+    parts += [f"out:{keys.get(v) or repr(v.signature())}" for v in outputs]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _stable(value) -> str:
+    """``repr``, except that arrays are written whole (NumPy's repr elides long ones, and
+    two ops differing only in the elided part must not share a signature)."""
+    if isinstance(value, np.ndarray):
+        return f"array({value.dtype},{value.shape},{hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()})"
+    if isinstance(value, (tuple, list)):
+        return f"({','.join(_stable(v) for v in value)})"
+    return repr(value)
+
+
+def _check_numpy(op, values) -> None:
+    """The loop runs on NumPy (its buffers and its compiled step); other arrays are refused."""
+    for value in values:
+        if not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+            raise TypeError(f"{op} runs on the NumPy backend only; one of its inputs is a "
+                            f"{type(value).__module__}.{type(value).__name__}")
+
+
+def _merge_shapes(a: tuple, b: tuple) -> tuple:
+    return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+class Scan(Op):
+    """A loop over an inner graph; built by ``eqgraph.scan`` (see the module docstring)."""
+
+    __props__ = ("signature",)
+
+    def __init__(self, inner_inputs, inner_outputs, layout: Layout, name: str | None = None):
+        self.inner_inputs, self.inner_outputs = list(inner_inputs), list(inner_outputs)
+        self.layout, self.name = layout, name
+        self.signature = self._sign()
+        self._slots = self._layout_slots()
+        self._lock = threading.Lock()
+        self._compiled: dict = {}
+
+    def __str__(self):
+        return f"Scan{{{self.name or 'scan'}, {len(self.inner_outputs)} outputs}}"
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_lock"], state["_compiled"]  # compiled again after loading
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _lock=threading.Lock(), _compiled={})
+        # ops compared by identity have new identities in this process: sign the graph again
+        self.signature = self._sign()
+
+    def _sign(self) -> str:
+        return f"{self.name or 'scan'}-{graph_signature(self.inner_inputs, self.inner_outputs, self.layout)}"
+
+    # -- the inner graph, by role --------------------------------------------------------------
+    def compiled(self, key: str, build):
+        """The inner function ``key``, compiled by ``build()`` on first use (once per op)."""
+        with self._lock:
+            if key not in self._compiled:
+                self._compiled[key] = build()
+            return self._compiled[key]
+
+    def step(self):
+        return self.compiled("step", lambda: function(self.inner_inputs, self.inner_outputs,
+                                                      on_unused_input="ignore", name=f"{self.name or 'scan'} step"))
+
+    def inner_slots(self) -> list[tuple]:
+        """Per inner input, where its value comes from: ("seq", i, tap), ("out", o, tap),
+        ("shared", j, None) or ("invariant", j, None)."""
+        return self._slots
+
+    def _layout_slots(self) -> list[tuple]:
+        lay = self.layout
+        slots = [("seq", i, tap) for i, taps in enumerate(lay.seq_taps) for tap in taps]
+        slots += [("out", o, tap) for o, taps in enumerate(lay.out_taps) for tap in taps]
+        slots += [("shared", j, None) for j in range(lay.n_shared)]
+        slots += [("invariant", j, None) for j in range(lay.n_invariant)]
+        return slots
+
+    # -- building -------------------------------------------------------------------------------
+    def make_node(self, *outer):
+        lay = self.layout
+        expected = (int(lay.has_n_steps) + len(lay.seq_taps) + sum(1 for t in lay.out_taps if t)
+                    + lay.n_shared + lay.n_invariant)
+        if len(outer) != expected:
+            raise TypeError(f"{self} takes {expected} inputs, got {len(outer)}")
+        outer = [et.as_tensor_variable(v) for v in outer]
+        n_steps, seqs, inits, shared, invariants = lay.split(outer)
+        if n_steps is not None and (n_steps.ndim != 0 or n_steps.dtype[:3] not in ("int", "uin")):
+            raise TypeError(f"{self}: n_steps must be an integer scalar, got {n_steps} of type {n_steps.type}")
+        by_slot = dict(zip(self.inner_slots(), self.inner_inputs))
+        for i, seq in enumerate(seqs):
+            self._check_outer(f"sequence {i}", seq, by_slot[("seq", i, lay.seq_taps[i][0])].type, leading=True)
+        recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+        for o, init in zip(recurrent, inits):
+            self._check_outer(f"initial state of output {o}", init,
+                              by_slot[("out", o, lay.out_taps[o][0])].type, leading=True)
+        for j, value in enumerate(shared):
+            self._check_outer(f"shared variable {j}", value, by_slot[("shared", j, None)].type, leading=False)
+        for j, value in enumerate(invariants):
+            self._check_outer(f"non-sequence {j}", value, by_slot[("invariant", j, None)].type, leading=False)
+        outputs, steps = [], self._static_steps(n_steps, seqs)
+        for o, out in enumerate(self.inner_outputs[:lay.n_outputs]):
+            shape = out.type.shape
+            if lay.out_taps[o]:
+                shape = _merge_shapes(shape, by_slot[("out", o, lay.out_taps[o][0])].type.shape)
+            outputs.append(TensorType(out.dtype, (steps, *shape))())
+        outputs += [v.type() for v in self.inner_outputs[lay.n_outputs:]]
+        return Apply(self, outer, outputs)
+
+    def _static_steps(self, n_steps, seqs) -> int | None:
+        """The number of steps when the graph fixes it (a constant n_steps, or sequences
+        of static lengths), else None."""
+        if n_steps is not None:
+            return int(n_steps.data) if isinstance(n_steps, Constant) and n_steps.data.size == 1 else None
+        lengths = [seq.type.shape[0] for seq in seqs]
+        if any(length is None for length in lengths):
+            return None
+        return max(0, min(length - self.layout.seq_span(i) for i, length in enumerate(lengths)))
+
+    def _check_outer(self, what: str, var, inner_type: TensorType, leading: bool) -> None:
+        ndim = inner_type.ndim + int(leading)
+        if var.dtype != inner_type.dtype or var.ndim != ndim:
+            raise TypeError(f"{self}: the {what} must be a {ndim}-d {inner_type.dtype} tensor "
+                            f"(the loop was built for that), got {var} of type {var.type}")
+
+    # -- running --------------------------------------------------------------------------------
+    def n_steps(self, n_given, seqs) -> int:
+        """The number of steps: ``n_steps`` if given, else what the sequences allow."""
+        lay = self.layout
+        needs = [len(seq) - lay.seq_span(i) for i, seq in enumerate(seqs)]
+        n = int(n_given) if n_given is not None else min(needs)
+        if n < 0 and n_given is not None:
+            raise ValueError(f"{self}: n_steps must be >= 0, got {n}")
+        for i, (seq, have) in enumerate(zip(seqs, needs)):
+            if have < n or have < 0:
+                raise ValueError(f"{self}: sequence {i} has {len(seq)} entries; {max(n, 0)} steps with taps "
+                                 f"{list(lay.seq_taps[i])} need {max(n, 0) + lay.seq_span(i)}")
+        return n
+
+    def run(self, inputs, record: bool = False):
+        """Run the loop on outer values: (outer outputs, each step's inner arguments if ``record``)."""
+        lay = self.layout
+        n_given, seqs, inits, shared, invariants = lay.split(inputs)
+        _check_numpy(self, inputs)
+        n = self.n_steps(n_given, seqs)
+        buffers = self._buffers(n, inits)
+        shared = list(shared)
+        step, records = self.step(), []
+        for t in range(n):
+            args = self.step_inputs(t, seqs, buffers, shared, invariants)
+            if record:
+                records.append(args)
+            results = step(*args)
+            for o in range(lay.n_outputs):
+                buffers[o] = self._store(buffers[o], o, lay.history(o) + t, results[o], n)
+            shared = results[lay.n_outputs:]
+        outputs = [self._finish(buffers[o], o) for o in range(lay.n_outputs)]
+        # after no step the final value is the initial one: a copy, never the caller's array
+        outputs += [np.array(value, copy=True) if n == 0 else value for value in shared]
+        return outputs, records
+
+    def step_inputs(self, t: int, seqs, histories, shared, invariants) -> list:
+        """Step ``t``'s inner arguments; ``histories`` per fed-back output (initial entries,
+        then one per step)."""
+        lay = self.layout
+        return [seqs[i][lay.seq_index(i, t, tap, len(seqs[i]))] if kind == "seq" else
+                histories[i][lay.history(i) + t + tap] if kind == "out" else
+                shared[i] if kind == "shared" else invariants[i]
+                for kind, i, tap in self.inner_slots()]
+
+    def _buffers(self, n: int, inits) -> list:
+        """Per output, None (allocated at its first step) or its history: initial entries, then steps."""
+        lay, buffers, inits = self.layout, [], iter(inits)
+        for o, taps in enumerate(lay.out_taps):
+            if not taps:
+                buffers.append(None)
+                continue
+            init, k = next(inits), lay.history(o)
+            if len(init) < k:
+                raise ValueError(f"{self}: the initial state of output {o} has {len(init)} entries along "
+                                 f"its first axis; taps {list(taps)} need {k}")
+            buffer = np.empty((k + n, *init.shape[1:]), dtype=init.dtype)
+            buffer[:k] = init[:k]
+            buffers.append(buffer)
+        return buffers
+
+    def _store(self, buffer, o: int, index: int, value, n: int):
+        value = np.asarray(value)
+        if buffer is None:  # an output not fed back: its shape is known at its first step
+            buffer = np.empty((n, *value.shape), dtype=self.inner_outputs[o].dtype)
+        if value.shape != buffer.shape[1:]:
+            what = "its initial state" if self.layout.out_taps[o] else "its first step"
+            raise ValueError(f"{self}: output {o} has shape {value.shape} at step {index - self.layout.history(o)}, "
+                             f"but {buffer.shape[1:]} at {what}; a scan's outputs keep their shape")
+        buffer[index] = value
+        return buffer
+
+    def _finish(self, buffer, o: int):
+        if buffer is None:  # no step: an empty array of the static shape (unknown axes 0)
+            out = self.inner_outputs[o].type
+            return np.empty((0, *(s or 0 for s in out.shape)), dtype=out.dtype)
+        return buffer[self.layout.history(o):]
+
+    def perform(self, node, inputs, output_storage):
+        outputs, _ = self.run(inputs)
+        for cell, value in zip(output_storage, outputs):
+            cell[0] = value
+
+    # -- differentiating ------------------------------------------------------------------------
+    def connection_pattern(self, node):
+        """n_steps changes how many values there are, not what they are: not connected."""
+        rows = [[True] * len(node.outputs) for _ in node.inputs]
+        if self.layout.has_n_steps:
+            rows[0] = [False] * len(node.outputs)
+        return rows
+
+    def L_op(self, inputs, outputs, output_grads):
+        from_outputs = [et.cast(g, o.dtype) if isinstance(g.type, TensorType) and g.dtype != o.dtype else g
+                        for g, o in zip(output_grads, outputs)]
+        cotangents = [et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
+                      for g, o in zip(from_outputs, outputs)]
+        grad_op = ScanGrad(self)
+        grads = iter(grad_op(*inputs, *outputs, *cotangents, return_list=True))
+        return [next(grads) if grad_op.differentiable(i, x) else disconnected() for i, x in enumerate(inputs)]
+
