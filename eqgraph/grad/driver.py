@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 
 import eqgraph.tensor as et
-from eqgraph.grad import vjps
+from eqgraph.grad import vjps, vjps_everyday, vjps_linalg  # noqa: F401 (the last two add table entries)
 from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, NullType,
                                 NullTypeGradError, disconnected)
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
@@ -126,8 +126,11 @@ def node_vjp(node, output_grads) -> list:
     found = vjps.match(node)
     if found is not None:
         rule, term_inputs, props = found
-        g = output_grads[0]
-        cotangents = rule(g, node.outputs[0], term_inputs, props)
+        if rule.all_outputs:
+            g = [None if _is(o, DisconnectedType) else o for o in output_grads]
+            cotangents = rule(g, list(node.outputs), term_inputs, props)
+        else:
+            cotangents = rule(output_grads[0], node.outputs[0], term_inputs, props)
         if rule.broadcasts:
             cotangents = [unbroadcast(c, x, [i for i in inputs if i is not x]) for c, x in zip(cotangents, inputs)]
     else:
