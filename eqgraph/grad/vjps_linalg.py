@@ -60,7 +60,7 @@ def _cholesky(g, out, a, lower):
     # s = L^-T phi(L^T g) L^-1, then symmetrize onto the lower triangle, the one NumPy reads
     inner = halved(_T(chol) @ g)
     s = solve_triangular(chol, _T(solve_triangular(chol, _T(inner), lower=True, trans=1)), lower=True, trans=1)
-    return [et.tril(s + _T(s)) - 0.5 * _diag_of(s)]
+    return [_fold(s, lower=True)]
 
 
 @entry("Eigh", 1, all_outputs=True)
