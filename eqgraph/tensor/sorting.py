@@ -11,7 +11,7 @@ import numpy as np
 
 from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.basic import as_tensor_variable
-from eqgraph.tensor.elemwise import dimshuffle
+from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.shape import flatten, shape_of
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
@@ -75,6 +75,45 @@ def argsort(x, axis=-1):
     """``np.argsort`` (stable): the indices that sort ``x`` along ``axis``."""
     x, axis = _sort_input(x, axis)
     return Sort(axis, arg=True)(x)
+
+
+class ArgAlongAxis(Op):
+    """``np.argmax`` (or ``np.argmin``) along an axis given as a 0-d integer *input*, known only at
+    run time (``et.argmax(x, axis=iscalar)``).  The output has one dimension fewer; which one is
+    not known, so no size of it is static.  The axis only selects, so no gradient reaches it
+    (seed 000's third integer example); the elements' gradient is zero (the output is discrete)."""
+
+    __props__ = ("name",)
+
+    def __init__(self, name: str):
+        if name not in ("argmax", "argmin"):
+            raise ValueError(f"ArgAlongAxis: name must be 'argmax' or 'argmin', not {name!r}")
+        self.name = name
+
+    def make_node(self, x, axis):
+        x, axis = as_tensor_variable(x), as_tensor_variable(axis)
+        if axis.ndim != 0 or axis.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"):
+            raise TypeError(f"{self.name}: a symbolic axis must be a 0-d integer, got {axis} ({axis.type})")
+        if x.ndim == 0:
+            raise ValueError(f"{self.name} of the 0-d {x} along an axis: it has none")
+        return Apply(self, [x, axis], [TensorType("int64", (None,) * (x.ndim - 1))()])
+
+    def perform(self, node, inputs, output_storage):
+        x, axis = inputs
+        xp = array_namespace(x)
+        if not -x.ndim <= int(axis) < x.ndim:
+            raise ValueError(f"{self.name}: axis {int(axis)} is out of bounds for an array of {x.ndim} dimensions")
+        output_storage[0][0] = as_output(xp, getattr(xp, self.name)(x, axis=int(axis)), node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        # output axis j is input axis j before the reduced axis and j + 1 after it
+        x, axis = node.inputs
+        reduced = E["mod"](cast(axis, "int64"), x.ndim)
+        sizes = shapes[0]
+        return [tuple(E["switch"](E["lt"](j, reduced), sizes[j], sizes[j + 1]) for j in range(x.ndim - 1))]
+
+    def connection_pattern(self, node):
+        return [[True], [False]]
 
 
 def along_axis_index(indices, axis: int) -> tuple:
