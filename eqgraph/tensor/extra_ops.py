@@ -421,7 +421,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``np.isclose``: ``|a - b| <= atol + rtol * |b|``; infinities are close only to themselves."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     finite = E["and_"](isfinite(a), isfinite(b))
-    close = E["switch"](finite, E["le"](E["abs"](a - b), atol + rtol * E["abs"](b)), E["eq"](a, b))
+    # compare only finite pairs arithmetically (inf - inf would warn and give NaN); the others by ==
+    a_, b_ = E["switch"](finite, a, 0), E["switch"](finite, b, 0)
+    close = E["switch"](finite, E["le"](E["abs"](a_ - b_), atol + rtol * E["abs"](b_)), E["eq"](a, b))
     if equal_nan:
         close = E["or_"](close, E["and_"](E["isnan"](a), E["isnan"](b)))
     return close

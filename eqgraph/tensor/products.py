@@ -174,7 +174,9 @@ class ExtractDiag(Op):
 def diagonal(x, offset=0, axis1=0, axis2=1):
     """``np.diagonal``: the ``offset``-th diagonal of the ``axis1``, ``axis2`` planes, as the last axis."""
     x = as_tensor_variable(x)
-    return ExtractDiag(offset, axis1 % max(x.ndim, 1), axis2 % max(x.ndim, 1))(x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal needs at least 2 dimensions, got {x} ({x.ndim}-d)")
+    return ExtractDiag(offset, axis1 % x.ndim, axis2 % x.ndim)(x)
 
 
 def diag(v, k=0):
