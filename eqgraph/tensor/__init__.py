@@ -157,5 +157,5 @@ __all__ = [
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
-    "Convolve", "conv1d", "conv2d", "linalg",
+    "Convolve", "conv1d", "conv2d",
 ]
