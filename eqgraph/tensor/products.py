@@ -80,6 +80,8 @@ class Einsum(Op):
         if einsum is None:
             raise NotImplementedError(f"{self}: the array namespace {xp.__name__} has no einsum")
         out = einsum(self.subscripts, *inputs, optimize=len(inputs) > 2)
+        if xp is not np or any(np.may_share_memory(out, i) for i in inputs):
+            out = xp.asarray(out, copy=True)  # "ij->ji" or "ii->i" return views of the operand
         output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):

@@ -7,6 +7,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.grad import DisconnectedInputError, NullTypeGradError
+from eqgraph.terms import toposort
 from eqgraph.testing import verify_grad
 
 RNG = np.random.default_rng(0)
@@ -62,6 +63,8 @@ CASES = {
     "trace-int": (et.trace, np.trace, [I]),
     "einsum-matmul": (lambda x: et.einsum("ij,kj->ik", x, x), lambda x: np.einsum("ij,kj->ik", x, x), [X]),
     "einsum-implicit": (lambda t, x: et.einsum("abc,cb", t, x), lambda t, x: np.einsum("abc,cb", t, x), [T, X]),
+    "einsum-transpose": (lambda x: et.einsum("ij->ji", x), lambda x: np.einsum("ij->ji", x), [X]),
+    "einsum-diagonal": (lambda x: et.einsum("ii->i", x), lambda x: np.einsum("ii->i", x), [X[:3]]),
     "einsum-ellipsis": (lambda t: et.einsum("...i->...", t), lambda t: np.einsum("...i->...", t), [T]),
     "einsum-three": (lambda x, v: et.einsum("i,ij,j", x[:, 0], x, x[0]), lambda x, v: np.einsum("i,ij,j", x[:, 0], x, x[0]), [X, V]),
     "tensordot": (lambda t, x: et.tensordot(t, x, axes=([1], [1])), lambda t, x: np.tensordot(t, x, axes=([1], [1])), [T, X]),
@@ -129,6 +132,23 @@ def test_matches_numpy(name):
     assert got.shape == expected.shape
     assert all(s is None or s == e for s, e in zip(out.type.shape, expected.shape)), (out.type.shape, expected.shape)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_no_output_is_an_undeclared_view_of_an_input(name):
+    # each node's perform, run on its own: an output sharing memory with an input must say so
+    build, _, args = CASES[name]
+    inputs = [et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)]
+    values = dict(zip(inputs, args))
+    with np.errstate(all="ignore"):
+        for node in toposort([build(*inputs)], inputs):
+            ins = [values[v] if v in values else v.data for v in node.inputs]
+            cells = [[None] for _ in node.outputs]
+            node.op.perform(node, ins, cells)
+            for o, cell in enumerate(cells):
+                views = [i for i, value in enumerate(ins) if np.shares_memory(cell[0], value)]
+                assert set(views) <= set(node.op.view_map.get(o, ())), (node.op, o, views)
+            values.update(zip(node.outputs, (c[0] for c in cells)))
 
 
 @pytest.mark.parametrize("name", ["sort", "cumsum", "repeat-counts", "tile", "roll", "pad-constant", "einsum-three",
