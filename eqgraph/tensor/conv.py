@@ -13,7 +13,7 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import broadcast_static_shapes
-from eqgraph.tensor.shape import int64_const
+from eqgraph.tensor.shape import broadcast_shape_vars, int64_const
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -93,8 +93,6 @@ class Convolve(Op):
         output_storage[0][0] = as_output(xp, xp.asarray(full, copy=True), node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
-        from eqgraph.tensor.shape import broadcast_shape_vars
-
         sx, sk = shapes
         bx, bk = tuple(sx[:-self.core]), tuple(sk[:-self.core])
         n = max(len(bx), len(bk))

@@ -276,6 +276,8 @@ class Solve(Op):
         a, b = _matrix(self, a), as_tensor_variable(b)
         if b.ndim not in (1, 2):
             raise TypeError(f"{self}: b must be a vector or a matrix, got {b} with {b.ndim} dimensions")
+        if b.dtype in ("complex64", "complex128"):  # the float result would drop the imaginary part
+            raise TypeError(f"{self}: complex right-hand sides are not supported yet ({b} is {b.dtype})")
         n, rows = _square_size(a), b.type.shape[0]
         if n is not None and rows is not None and n != rows:
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and b {b} of shape {b.type.shape} do not "

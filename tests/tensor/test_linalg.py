@@ -184,6 +184,7 @@ def _graph_text(f) -> str:
     (lambda: linalg.solve(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2,))("b")),
      ValueError, "do not match"),
     (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="banded"), ValueError, "assume_a"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.zvector("b")), TypeError, "complex right-hand sides"),
     (lambda: linalg.solve_triangular(et.dmatrix("a"), et.dvector("b"), trans="C"), ValueError, "trans"),
     (lambda: linalg.qr(et.dmatrix("a"), mode="raw"), ValueError, "mode"),
     (lambda: linalg.norm(et.dmatrix("a"), "bogus"), ValueError, "not a matrix norm"),
@@ -201,3 +202,17 @@ def test_run_time_errors_name_the_op():
         eg.function([a], linalg.inv(a))(np.ones((2, 3)))
     with pytest.raises(np.linalg.LinAlgError, match="Cholesky"):
         eg.function([a], linalg.cholesky(a))(-np.eye(2))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "bool"])
+def test_the_type_rules_derive_what_make_node_computes(dtype):
+    # rulesets/types.egg types these ops' terms (and so the terms rewrites create) exactly
+    from rules.test_types import check_exact
+
+    a, sq = et.TensorType(dtype, (None, 3))("a"), et.TensorType(dtype, (3, None))("sq")
+    v, m = et.TensorType(dtype, (3,))("v"), et.TensorType(dtype, (None, 2))("m")
+    rhs = [et.fvector("f"), et.bvector("b"), et.lvector("l")]
+    outs = [et.sort(a, 0), et.argsort(a), et.cumsum(a, 1), et.cumprod(a, 0), linalg.inv(sq),
+            linalg.cholesky(sq, lower=False), linalg.det(sq), linalg.solve(sq, v), linalg.solve(sq, m),
+            *[linalg.solve(sq, r) for r in rhs]]
+    check_exact([a, sq, v, m, *rhs], outs)
