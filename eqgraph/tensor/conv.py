@@ -3,7 +3,8 @@
 
 Leading axes are batch axes and broadcast, as in NumPy's ``matmul``.  ``mode`` is ``"full"``
 (every overlap), ``"valid"`` (the kernel inside the input) or ``"same"`` (``full`` cropped to the
-input's size, centred as SciPy centres it).  The gradients are convolutions again
+input's size, centred as SciPy centres it; ``np.convolve`` gives a kernel longer than the input
+``len(kernel)`` elements instead).  The gradients are convolutions again
 (``eqgraph/grad/vjps_everyday.py``).
 """
 

@@ -27,6 +27,8 @@ from eqgraph.xp import array_namespace, as_output
 
 def static_int(v):
     """The value of a scalar known when the graph is built, or None."""
+    if v is None:
+        return None
     if isinstance(v, (int, np.integer)):
         return int(v)
     try:

@@ -205,6 +205,22 @@ def test_a_repeated_einsum_index_has_no_gradient_yet():
         eg.grad(et.einsum("ii->", x), x)
 
 
+def test_split_with_symbolic_sizes():
+    x, sizes = et.dvector("x"), et.lvector("sizes")
+    pieces = eg.function([x, sizes], et.split(x, sizes, n_splits=3))(np.arange(6.0), np.array([1, 2, 3]))
+    for got, expected in zip(pieces, np.split(np.arange(6.0), [1, 3])):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_conv_same_keeps_the_input_size_as_scipy_does():
+    # np.convolve's 'same' gives max(len(x), len(k)) elements; SciPy's (and eqgraph's) len(x)
+    x = et.dvector("x")
+    got = eg.function([x], et.conv1d(x, et.constant(np.ones(3)), "same"))(np.ones(2))
+    from scipy.signal import convolve
+
+    np.testing.assert_array_equal(got, convolve(np.ones(2), np.ones(3), "same"))
+
+
 def test_set_and_inc_methods():
     x = et.dvector("x")
     f = eg.function([x], [x[1:3].set(5.0), x[[0, 0]].inc(1.0), x[-1].inc(2.0)])
@@ -244,6 +260,7 @@ def test_argmax_along_a_symbolic_axis():
     (lambda: et.einsum("ij,j", et.dmatrix("a")), ValueError, "names 2 operands"),
     (lambda: et.einsum("ij->i", et.dvector("a")), ValueError, "does not fit a 1-d operand"),
     (lambda: et.split(et.TensorType("float64", (4,))("x"), [1, 2]), ValueError, "do not add up"),
+    (lambda: et.split(et.dvector("x"), et.lvector("sizes")), ValueError, "number of pieces must be static"),
     (lambda: et.repeat(et.TensorType("float64", (2,))("x"), [1, 2, 3]), ValueError, "3 repeats for an axis of size 2"),
     (lambda: et.repeat(et.dvector("x"), 1.5), TypeError, "integer"),
     (lambda: et.where(et.dvector("x"), 1.0), TypeError, "one argument"),
