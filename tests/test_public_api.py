@@ -27,6 +27,12 @@ set_subtensor shape shape_of sharedvar shape_padleft shape_padright sigmoid sign
 specify_shape sqr sqrt squeeze stack std sub subtensor sum sum_to_shape switch tan tanh tensor
 tensor3 tensor4 transpose true_div type var variable vector wcol where wmatrix wrow wscalar wtensor3 wtensor4
 wvector xor zcol zeros zeros_like zmatrix zrow zscalar ztensor3 ztensor4 zvector
+Convolve CumOp Einsum ExtractDiag Nonzero Repeat Sort allclose argsort array_split_points atleast_1d
+atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy column_stack conv
+conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
+horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
+products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
+trace tri tril triu vertical_stack vstack
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by
@@ -63,7 +69,8 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     assert len(et.__all__) == len(set(et.__all__))
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "sharedvar",
-                          "subtensor", "type", "variable"}
+                          "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet", "products",
+                          "sorting"}
     assert set(et.__all__) == set(TENSOR_NAMES) - submodules
 
 
@@ -72,7 +79,9 @@ def test_every_elementwise_op_is_a_tensor_name():
     assert set(et.ELEMWISE_OPS) == set(et.SCALAR_OPS)
     for name, op in et.ELEMWISE_OPS.items():
         assert getattr(et, name) is op, name
-    assert et.where is et.switch and et.divide is et.true_div and et.floor_divide is et.int_div
+    assert et.divide is et.true_div and et.floor_divide is et.int_div
+    c, a = et.bvector("c"), et.dvector("a")
+    assert et.where(c, a, -a).owner.op is et.switch  # where with one argument is nonzero (extra_ops.py)
 
 
 @pytest.mark.parametrize("name", ["eqgraph", "eqgraph.terms", "eqgraph.tensor", "eqgraph.grad", "eqgraph.extract",

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import eqgraph.tensor as et
+from eqgraph.tensor import linalg
 from eqgraph.egraph.adapter import FORMS_PER_RUN
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
@@ -294,6 +295,9 @@ def _prototypes():
     ops += [(et.Cast("float64"), 1), (et.DimShuffle(1, (0, "x")), 1), (et.MatMul(), 2),
             (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
             (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
+    # the linear algebra that rulesets/linalg.egg names, and the ops that types.egg types
+    ops += [(linalg.MatrixInverse(), 1), (linalg.Det(), 1), (linalg.Cholesky(True), 1), (linalg.Solve(), 2),
+            (et.ExtractDiag(0, 0, 1), 1), (et.Sort(0, False), 1), (et.CumOp(0, "add"), 1)]
     for n in range(1, MAX_INPUTS + 1):
         ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
                 (et.Subtensor((FULL_SLICE,)), n)]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import warnings
 
 import eqgraph.tensor as et
-from eqgraph.grad import vjps
+from eqgraph.grad.loop import JacobianRows
+from eqgraph.grad import vjps, vjps_everyday, vjps_linalg  # noqa: F401 (the last two add table entries)
 from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, NullType,
                                 NullTypeGradError, disconnected)
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
@@ -126,8 +127,11 @@ def node_vjp(node, output_grads) -> list:
     found = vjps.match(node)
     if found is not None:
         rule, term_inputs, props = found
-        g = output_grads[0]
-        cotangents = rule(g, node.outputs[0], term_inputs, props)
+        if rule.all_outputs:
+            g = [None if _is(o, DisconnectedType) else o for o in output_grads]
+            cotangents = rule(g, list(node.outputs), term_inputs, props)
+        else:
+            cotangents = rule(output_grads[0], node.outputs[0], term_inputs, props)
         if rule.broadcasts:
             cotangents = [unbroadcast(c, x, [i for i in inputs if i is not x]) for c, x in zip(cotangents, inputs)]
     else:
@@ -245,33 +249,64 @@ def _forward_rop(f, wrt_list, points):
     if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
         return None
     tangents = {w: et.as_tensor_variable(p) for w, p in zip(wrt_list, points)}
+    not_differentiable: dict = {}  # output -> the node whose R_op returned None for it (seed 000)
     for node in nodes:
+        for i in node.inputs:
+            if i in not_differentiable:
+                _raise_not_differentiable(not_differentiable[i], i, f)
         eval_points = [tangents.get(i) for i in node.inputs]
         if all(p is None for p in eval_points):
             continue
-        for out, tangent in zip(node.outputs, node.op.R_op(list(node.inputs), eval_points)):
+        result = node.op.R_op(list(node.inputs), eval_points)
+        for out, tangent in zip(node.outputs, [None] * len(node.outputs) if result is None else result):
             if tangent is not None:
                 tangents[out] = tangent
+            else:
+                not_differentiable[out] = node
+    if f in not_differentiable:
+        _raise_not_differentiable(not_differentiable[f], f, f)
     return tangents.get(f)
 
 
+def _raise_not_differentiable(node, out, f):
+    raise NullTypeGradError(
+        f"Rop: {node.op} is not differentiable: its R_op returned None for output {node.outputs.index(out)} "
+        f"of {node.op}({', '.join(map(str, node.inputs))}); Rop of {f} needs it")
+
+
 def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
-    """The Jacobian of a vector (or scalar) ``expression``; its length must be static."""
+    """The Jacobian of a vector (or scalar) ``expression``: one row per element.
+
+    For a static length the rows are built one by one and stacked, so the e-graph sees
+    them all; for a length known only at run time one row's graph is run in a loop
+    (``JacobianRows``, see ``eqgraph/grad/loop.py`` for why a loop).
+    """
     expression = et.as_tensor_variable(expression)
     if expression.ndim == 0:
         return grad(expression, wrt, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
-    if expression.ndim != 1 or expression.type.shape[0] is None:
-        raise ValueError(f"jacobian needs a vector of static length, got {expression} of type "
-                         f"{expression.type}; use et.specify_shape to state its length")
-    rows = [grad(expression[i], wrt, consider_constant=consider_constant,
-                 disconnected_inputs=disconnected_inputs) for i in range(expression.type.shape[0])]
-    if isinstance(wrt, Variable):
-        return et.stack(rows)
-    return [et.stack([row[j] for row in rows]) for j in range(len(wrt))]
+    if expression.ndim != 1:
+        raise ValueError(f"jacobian needs a vector (or a scalar), got {expression} of type {expression.type}; "
+                         "flatten it first")
+    wrt_list = [wrt] if isinstance(wrt, Variable) else list(wrt)
+    n = expression.type.shape[0]
+    if n is None:
+        index = TensorType("int64", ())("i")
+        rows = grad(expression[index], wrt_list, consider_constant=consider_constant,
+                    disconnected_inputs=disconnected_inputs)
+        op = JacobianRows.build(index, rows, wrt_list)
+        stacked = op(et.shape_of(expression)[0], *op.free, return_list=True)
+        return stacked[0] if isinstance(wrt, Variable) else stacked
+    rows = [grad(expression[i], wrt_list, consider_constant=consider_constant,
+                 disconnected_inputs=disconnected_inputs) for i in range(n)]
+    if n == 0:
+        return et.zeros((0, *et.shape_of(wrt)), dtype=_float_dtype(wrt)) if isinstance(wrt, Variable) else \
+            [et.zeros((0, *et.shape_of(w)), dtype=_float_dtype(w)) for w in wrt_list]
+    stacked = [et.stack([row[j] for row in rows]) for j in range(len(wrt_list))]
+    return stacked[0] if isinstance(wrt, Variable) else stacked
 
 
 def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
-    """The matrix of second derivatives of the scalar ``cost`` (``wrt`` needs a static length)."""
+    """The matrix of second derivatives of the scalar ``cost`` for vectors ``wrt`` (of any length)."""
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     out = []

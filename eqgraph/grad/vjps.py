@@ -66,6 +66,7 @@ class VJP:
     fn: Callable             # (g, out, *inputs, *props) -> one cotangent per input
     broadcasts: bool = False  # cotangents have the output's shape: un-broadcast them to the inputs
     variadic: bool = False    # fn takes the inputs as one tuple: (g, out, inputs, *props)
+    all_outputs: bool = False  # an op with several outputs: g and out are lists (g None: no cotangent)
 
     def __call__(self, g, out, inputs, props) -> list:
         if self.variadic:
@@ -77,11 +78,13 @@ VJPS: dict[str, list[VJP]] = {}  # key -> its entries, in the order they were re
 _MATCHED: dict = {}  # op signature -> index into VJPS[key] of the entry that unifies, or None
 
 
-def entry(key: str, n_inputs=None, broadcasts=False):
-    """Decorator: the VJP of ``key``; ``n_inputs`` None means any number of inputs."""
+def entry(key: str, n_inputs=None, broadcasts=False, all_outputs=False):
+    """Decorator: the VJP of ``key``; ``n_inputs`` None means any number of inputs; with
+    ``all_outputs`` the function gets every output's cotangent and every output, as lists."""
     def register(fn):
         inputs = var("inputs") if n_inputs is None else tuple(var(f"x{i}") for i in range(n_inputs))
-        VJPS.setdefault(key, []).append(VJP(key, (key, inputs, var("props")), fn, broadcasts, n_inputs is None))
+        VJPS.setdefault(key, []).append(VJP(key, (key, inputs, var("props")), fn, broadcasts, n_inputs is None,
+                                            all_outputs))
         _MATCHED.clear()  # a new entry may change what an op signature matches
         return fn
 

@@ -97,9 +97,26 @@ invert = ELEMWISE_OPS["invert"]
 isnan = ELEMWISE_OPS["isnan"]
 isinf = ELEMWISE_OPS["isinf"]
 switch = ELEMWISE_OPS["switch"]
-where = switch
 divide = true_div
 floor_divide = int_div
+
+# everyday NumPy functions (issue 13): after the elementwise names, since ``where`` and ``softmax``
+# here replace the plainer ones above (one argument to where; several axes to softmax)
+from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
+from eqgraph.tensor.extra_ops import (  # noqa: E402
+    CumOp, Nonzero, Repeat, allclose, array_split_points, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
+    column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
+    isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
+    vstack, where,
+)
+from eqgraph.tensor.products import (  # noqa: E402
+    Einsum, ExtractDiag, diag, diagonal, einsum, kron, tensordot, trace,
+)
+from eqgraph.tensor.nnet import (  # noqa: E402
+    binary_crossentropy, categorical_crossentropy, log_softmax, sigmoid_binary_crossentropy, softmax,
+)
+from eqgraph.tensor.conv import Convolve, conv1d, conv2d  # noqa: E402
+from eqgraph.tensor import linalg  # noqa: E402
 
 __all__ = [
     # types and variables
@@ -142,6 +159,15 @@ __all__ = [
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
+    # everyday ops (issue 13)
+    "Sort", "argsort", "sort", "take_along_axis",
+    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
+    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
+    "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
+    "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
+    "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
+    "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
+    "Convolve", "conv1d", "conv2d",
 ]
 
 # The operators of TensorVariable call the ops through this namespace (see variable.py).

@@ -11,7 +11,8 @@ from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast, dimshuffle
 from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, shape_of
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
-from eqgraph.terms.basic import Apply
+from eqgraph.tensor.sorting import ArgAlongAxis
+from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
 
@@ -149,11 +150,20 @@ def mean(x, axis=None, keepdims=False):
 
 
 def argmax(x, axis=None, keepdims=False):
-    return _reduce("argmax", x, axis, keepdims)
+    return _arg_reduce("argmax", x, axis, keepdims)
 
 
 def argmin(x, axis=None, keepdims=False):
-    return _reduce("argmin", x, axis, keepdims)
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+def _arg_reduce(name, x, axis, keepdims):
+    if not isinstance(axis, Variable):
+        return _reduce(name, x, axis, keepdims)
+    if keepdims:  # which axis to keep is not known when the graph is built
+        raise ValueError(f"{name}(x, axis={axis}, keepdims=True): keepdims needs an axis known when the graph "
+                         "is built (a Python int)")
+    return ArgAlongAxis(name)(x, axis)  # the axis is known at run time only
 
 
 def _count(x, axis) -> object:

@@ -108,6 +108,11 @@ class _TensorOperators:
     def argmax(self, axis=None, keepdims=False): return et.argmax(self, axis, keepdims)
     def argmin(self, axis=None, keepdims=False): return et.argmin(self, axis, keepdims)
     def dot(self, other): return et.dot(self, other)
+
+    # x[idx].set(y) / x[idx].inc(y): a copy of x with x[idx] = y / x[idx] += y (PyTensor's, JAX's .at[])
+    def set(self, y): return et.set_subtensor(self, y)
+    def inc(self, y): return et.inc_subtensor(self, y)
+
     def clip(self, lo, hi): return et.clip(self, lo, hi)
     def astype(self, dtype): return et.cast(self, dtype)
     def flatten(self, ndim=1): return et.flatten(self, ndim)

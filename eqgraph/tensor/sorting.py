@@ -1,0 +1,141 @@
+"""Sorting along an axis: `Sort`, `ArgSort`, and ``take_along_axis`` (the gather that undoes them).
+
+``sort``'s gradient scatters the output's cotangent back through ``argsort``
+(``eqgraph/grad/vjps_everyday.py``); ties get the gradient in the order the
+(stable) sort put them, as in PyTensor and JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.alloc import arange
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
+from eqgraph.tensor.shape import flatten, shape_of
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
+
+
+def _axis_of(x, axis) -> int:
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for {x} with {x.ndim} dimensions")
+    return axis % x.ndim
+
+
+class Sort(Op):
+    """``np.sort(x, axis)`` (stable), or with ``arg`` the indices ``np.argsort(x, axis)``."""
+
+    __props__ = ("axis", "arg")
+
+    def __init__(self, axis: int, arg: bool = False):
+        self.axis, self.arg = int(axis), bool(arg)
+
+    def __str__(self):
+        return f"{'ArgSort' if self.arg else 'Sort'}{{axis={self.axis}}}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if not 0 <= self.axis < x.ndim:
+            raise ValueError(f"{self}: axis {self.axis} is out of range for {x} with {x.ndim} dimensions")
+        if x.dtype in ("complex64", "complex128"):
+            raise TypeError(f"{self}: complex numbers have no order ({x} is {x.dtype})")
+        return Apply(self, [x], [TensorType("int64" if self.arg else x.dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        out = (xp.argsort if self.arg else xp.sort)(x, axis=self.axis, stable=True)
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+    def flops(self, inputs, outputs):
+        n = int(np.prod(inputs[0], dtype=np.int64))
+        return int(n * max(np.log2(max(inputs[0][self.axis], 2)), 1))
+
+
+def _sort_input(x, axis):
+    x = as_tensor_variable(x)
+    if axis is None:
+        return flatten(x), 0
+    return x, _axis_of(x, axis)
+
+
+def sort(x, axis=-1):
+    """``np.sort``: ``x`` sorted along ``axis`` (None: the flattened ``x``)."""
+    x, axis = _sort_input(x, axis)
+    return Sort(axis)(x)
+
+
+def argsort(x, axis=-1):
+    """``np.argsort`` (stable): the indices that sort ``x`` along ``axis``."""
+    x, axis = _sort_input(x, axis)
+    return Sort(axis, arg=True)(x)
+
+
+class ArgAlongAxis(Op):
+    """``np.argmax`` (or ``np.argmin``) along an axis given as a 0-d integer *input*, known only at
+    run time (``et.argmax(x, axis=iscalar)``).  The output has one dimension fewer; which one is
+    not known, so no size of it is static.  The axis only selects, so no gradient reaches it
+    (seed 000's third integer example); the elements' gradient is zero (the output is discrete)."""
+
+    __props__ = ("name",)
+
+    def __init__(self, name: str):
+        if name not in ("argmax", "argmin"):
+            raise ValueError(f"ArgAlongAxis: name must be 'argmax' or 'argmin', not {name!r}")
+        self.name = name
+
+    def make_node(self, x, axis):
+        x, axis = as_tensor_variable(x), as_tensor_variable(axis)
+        if axis.ndim != 0 or axis.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"):
+            raise TypeError(f"{self.name}: a symbolic axis must be a 0-d integer, got {axis} ({axis.type})")
+        if x.ndim == 0:
+            raise ValueError(f"{self.name} of the 0-d {x} along an axis: it has none")
+        return Apply(self, [x, axis], [TensorType("int64", (None,) * (x.ndim - 1))()])
+
+    def perform(self, node, inputs, output_storage):
+        x, axis = inputs
+        xp = array_namespace(x)
+        if not -x.ndim <= int(axis) < x.ndim:
+            raise ValueError(f"{self.name}: axis {int(axis)} is out of bounds for an array of {x.ndim} dimensions")
+        output_storage[0][0] = as_output(xp, getattr(xp, self.name)(x, axis=int(axis)), node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        # output axis j is input axis j before the reduced axis and j + 1 after it
+        x, axis = node.inputs
+        reduced = E["mod"](cast(axis, "int64"), x.ndim)
+        sizes = shapes[0]
+        return [tuple(E["switch"](E["lt"](j, reduced), sizes[j], sizes[j + 1]) for j in range(x.ndim - 1))]
+
+    def connection_pattern(self, node):
+        return [[True], [False]]
+
+
+def along_axis_index(indices, axis: int) -> tuple:
+    """The advanced index that makes ``x[index]`` equal ``np.take_along_axis(x, indices, axis)``:
+    ``indices`` on ``axis``, and on every other axis an ``arange`` shaped to broadcast."""
+    indices = as_tensor_variable(indices)
+    ndim = indices.ndim
+    index = []
+    for a, size in enumerate(shape_of(indices)):
+        if a == axis:
+            index.append(indices)
+        else:
+            order = ["x"] * ndim
+            order[a] = 0
+            index.append(dimshuffle(arange(size), order))
+    return tuple(index)
+
+
+def take_along_axis(x, indices, axis: int):
+    """``np.take_along_axis``: ``x``'s values at ``indices`` (of ``x``'s ndim) along ``axis``."""
+    x, indices = as_tensor_variable(x), as_tensor_variable(indices)
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices {indices} must have {x}'s {x.ndim} dimensions, "
+                         f"not {indices.ndim}")
+    return x[along_axis_index(indices, _axis_of(x, axis))]

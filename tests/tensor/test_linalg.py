@@ -1,0 +1,218 @@
+"""eqgraph.tensor.linalg (issue 13, item 4): values against NumPy/SciPy, gradients against finite
+differences, the rules of rulesets/linalg.egg in real compiles, and clear errors."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.grad import NullTypeGradError
+from eqgraph.testing import verify_grad
+from eqgraph.tensor import linalg
+
+RNG = np.random.default_rng(0)
+A = RNG.random((4, 4)) + 2 * np.eye(4)   # well conditioned
+SPD = A @ A.T                             # symmetric positive definite
+B = RNG.random((4, 2))
+b = RNG.random(4)
+TALL = RNG.random((5, 3))
+
+CASES = {  # name: (eqgraph function, reference, arguments)
+    "inv": (linalg.inv, np.linalg.inv, [A]),
+    "inv-float32": (linalg.inv, np.linalg.inv, [A.astype("float32")]),
+    "inv-int": (linalg.inv, np.linalg.inv, [np.array([[2, 1], [1, 3]])]),
+    "det": (linalg.det, np.linalg.det, [A]),
+    "slogdet-sign": (lambda a: linalg.slogdet(-a)[0], lambda a: np.linalg.slogdet(-a)[0], [A]),
+    "slogdet-log": (lambda a: linalg.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1], [A]),
+    "cholesky": (linalg.cholesky, np.linalg.cholesky, [SPD]),
+    "cholesky-upper": (lambda a: linalg.cholesky(a, lower=False), lambda a: scipy.linalg.cholesky(a), [SPD]),
+    "solve-vector": (linalg.solve, np.linalg.solve, [A, b]),
+    "solve-matrix": (linalg.solve, np.linalg.solve, [A, B]),
+    "solve-pos": (lambda a, c: linalg.solve(a, c, assume_a="pos"),
+                  lambda a, c: scipy.linalg.solve(a, c, assume_a="pos"), [SPD, B]),
+    "solve-sym-lower": (lambda a, c: linalg.solve(a, c, assume_a="sym", lower=True),
+                        lambda a, c: scipy.linalg.solve(a, c, assume_a="sym", lower=True), [A, B]),
+    "solve_triangular-lower": (lambda a, c: linalg.solve_triangular(a, c, lower=True),
+                               lambda a, c: scipy.linalg.solve_triangular(a, c, lower=True), [A, B]),
+    "solve_triangular-trans": (lambda a, c: linalg.solve_triangular(a, c, trans="T", unit_diagonal=True),
+                               lambda a, c: scipy.linalg.solve_triangular(a, c, trans="T", unit_diagonal=True), [A, b]),
+    "cho_solve": (lambda a, c: linalg.cho_solve((linalg.cholesky(a), True), c), np.linalg.solve, [SPD, B]),
+    "cho_solve-upper": (lambda a, c: linalg.cho_solve((linalg.cholesky(a, lower=False), False), c),
+                        np.linalg.solve, [SPD, b]),
+    "eigvalsh": (linalg.eigvalsh, np.linalg.eigvalsh, [SPD]),
+    "eigh-upper-values": (lambda a: linalg.eigh(a, "U")[0], lambda a: np.linalg.eigh(a, "U")[0], [A]),
+    "svd-values": (lambda a: linalg.svd(a, compute_uv=False), lambda a: np.linalg.svd(a, compute_uv=False), [TALL]),
+    "qr-r": (lambda a: et.abs(linalg.qr(a, mode="r")), lambda a: np.abs(np.linalg.qr(a, mode="r")), [TALL]),
+    "pinv": (linalg.pinv, np.linalg.pinv, [TALL]),
+    "norm": (linalg.norm, np.linalg.norm, [TALL]),
+    "norm-vector-3": (lambda v: linalg.norm(v, 3), lambda v: np.linalg.norm(v, 3), [b]),
+    "norm-vector-inf": (lambda v: linalg.norm(v, np.inf), lambda v: np.linalg.norm(v, np.inf), [b]),
+    "norm-vector-0": (lambda v: linalg.norm(v, 0), lambda v: np.linalg.norm(v, 0), [b]),
+    "norm-nuc": (lambda a: linalg.norm(a, "nuc"), lambda a: np.linalg.norm(a, "nuc"), [TALL]),
+    "norm-2": (lambda a: linalg.norm(a, 2), lambda a: np.linalg.norm(a, 2), [TALL]),
+    "norm--2": (lambda a: linalg.norm(a, -2), lambda a: np.linalg.norm(a, -2), [TALL]),
+    "norm-1": (lambda a: linalg.norm(a, 1), lambda a: np.linalg.norm(a, 1), [TALL]),
+    "norm-inf": (lambda a: linalg.norm(a, np.inf), lambda a: np.linalg.norm(a, np.inf), [TALL]),
+    "norm-axis-keepdims": (lambda a: linalg.norm(a, axis=0, keepdims=True),
+                           lambda a: np.linalg.norm(a, axis=0, keepdims=True), [TALL]),
+    "matrix_power-5": (lambda a: linalg.matrix_power(a, 5), lambda a: np.linalg.matrix_power(a, 5), [A]),
+    "matrix_power--2": (lambda a: linalg.matrix_power(a, -2), lambda a: np.linalg.matrix_power(a, -2), [A]),
+    "matrix_power-0": (lambda a: linalg.matrix_power(a, 0), lambda a: np.linalg.matrix_power(a, 0), [A]),
+    "kron": (linalg.kron, np.kron, [A, TALL]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_numpy_and_scipy(name):
+    build, reference, args = CASES[name]
+    inputs = [et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)]
+    out = build(*inputs)
+    expected = np.asarray(reference(*args))
+    got = eg.function(inputs, out, on_unused_input="ignore")(*args)  # matrix_power(a, 0) reads a's shape only
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape, expected.shape)
+    assert all(s is None or s == e for s, e in zip(out.type.shape, expected.shape))
+    tol = 1e-4 if got.dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def test_decompositions_reconstruct_their_matrix():
+    a = et.dmatrix("a")
+    u, s, vh = linalg.svd(a)
+    ur, sr, vhr = linalg.svd(a, full_matrices=False)
+    q, r = linalg.qr(a)
+    qc, rc = linalg.qr(a, mode="complete")
+    f = eg.function([a], [u, s, vh, ur, sr, vhr, q, r, qc, rc])
+    u, s, vh, ur, sr, vhr, q, r, qc, rc = f(TALL)
+    assert (u.shape, vh.shape, ur.shape, vhr.shape, qc.shape, rc.shape) == ((5, 5), (3, 3), (5, 3), (3, 3), (5, 5), (5, 3))
+    np.testing.assert_allclose(u[:, :3] * s @ vh, TALL)
+    np.testing.assert_allclose(ur * sr @ vhr, TALL)
+    np.testing.assert_allclose(q @ r, TALL)
+    np.testing.assert_allclose(qc @ rc, TALL)
+    w, v = eg.function([a], list(linalg.eigh(a)))(SPD)
+    np.testing.assert_allclose(v * w @ v.T, SPD)
+
+
+S = RNG.random((3, 3)) + 2 * np.eye(3)
+SPD3 = S @ S.T
+TALL3 = RNG.random((3, 2))
+GRADS = {
+    "inv": (linalg.inv, [S]),
+    "det": (linalg.det, [S]),
+    "slogdet": (lambda a: linalg.slogdet(a)[1], [S]),
+    "cholesky": (linalg.cholesky, [SPD3]),
+    "cholesky-upper": (lambda a: linalg.cholesky(a, lower=False), [SPD3]),
+    "solve": (linalg.solve, [S, TALL3]),
+    "solve-pos": (lambda a, c: linalg.solve(a, c, assume_a="pos"), [SPD3, TALL3]),
+    "solve-sym-lower": (lambda a, c: linalg.solve(a, c, assume_a="sym", lower=True), [S, TALL3[:, 0]]),
+    "solve_triangular": (lambda a, c: linalg.solve_triangular(a, c, lower=True), [S, TALL3]),
+    "solve_triangular-trans-unit": (lambda a, c: linalg.solve_triangular(a, c, trans=1, unit_diagonal=True),
+                                    [S, TALL3[:, 1]]),
+    "eigh": (lambda a: linalg.eigh(a)[0] + linalg.eigh(a)[1] ** 2, [SPD3]),
+    "eigh-upper": (lambda a: linalg.eigvalsh(a, "U"), [S]),
+    "svd-values": (lambda a: linalg.svd(a, compute_uv=False), [TALL3]),
+    "svd-reduced": (lambda a: sum((o * o).sum() * k for k, o in enumerate(linalg.svd(a, full_matrices=False), 1)), [TALL3]),
+    "qr": (lambda a: linalg.qr(et.specify_shape(a, (3, 2)))[0] ** 2, [TALL3]),
+    "qr-r": (lambda a: linalg.qr(et.specify_shape(a, (3, 2)))[1], [TALL3]),
+    "pinv": (linalg.pinv, [TALL3]),
+    "norm-2": (lambda a: linalg.norm(a, 2), [S]),
+    "norm-fro": (linalg.norm, [TALL3]),
+    "matrix_power": (lambda a: linalg.matrix_power(a, -3), [S]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_gradient_matches_finite_differences(name):
+    fn, pt = GRADS[name]
+    verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(2))
+
+
+def test_svd_vectors_of_a_maybe_rectangular_matrix_have_no_gradient_yet():
+    a = et.dmatrix("a")
+    u, s, vh = linalg.svd(a)
+    with pytest.raises(NullTypeGradError, match="full_matrices=False"):
+        eg.grad(u.sum(), a)
+
+
+# -- the rules of rulesets/linalg.egg, in compiles -----------------------------------------------
+def test_inv_times_b_becomes_a_solve():
+    a, v, m = et.dmatrix("a"), et.dvector("v"), et.dmatrix("m")
+    f = eg.function([a, v, m], [linalg.inv(a) @ v, linalg.inv(a) @ m])
+    text = _graph_text(f)
+    assert "Solve{gen}" in text and "MatrixInverse" not in text
+    x, y = f(A, b, B)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b))
+    np.testing.assert_allclose(y, np.linalg.solve(A, B))
+    # without the rules the inverse stays
+    assert "MatrixInverse" in _graph_text(eg.function([a, v], linalg.inv(a) @ v, rulesets=[]))
+
+
+def test_det_of_a_cholesky_factor_is_the_product_of_its_diagonal():
+    a = et.dmatrix("a")
+    factor = linalg.cholesky(a)
+    f = eg.function([a], [linalg.det(factor), linalg.det(factor @ factor.T)])
+    text = _graph_text(f)
+    assert "Det" not in text and "ExtractDiag" in text
+    got, squared = f(SPD)
+    np.testing.assert_allclose(got, np.linalg.det(np.linalg.cholesky(SPD)))
+    np.testing.assert_allclose(squared, np.linalg.det(SPD))
+
+
+def test_solve_with_a_cholesky_product_becomes_two_triangular_solves():
+    a, v = et.dmatrix("a"), et.dvector("v")
+    factor = linalg.cholesky(a)
+    f = eg.function([a, v], linalg.solve(factor @ factor.T, v))
+    text = _graph_text(f)
+    assert "Solve{gen}" not in text and text.count("SolveTriangular") == 2
+    np.testing.assert_allclose(f(SPD, b), np.linalg.solve(SPD, b))
+
+
+def _graph_text(f) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        eg.dprint(f)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda: linalg.inv(et.TensorType("float64", (2, 3))("a")), ValueError, "square"),
+    (lambda: linalg.det(et.dtensor3("a")), TypeError, "stacks of matrices are not supported"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dtensor3("b")), TypeError, "vector or a matrix"),
+    (lambda: linalg.solve(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2,))("b")),
+     ValueError, "do not match"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="banded"), ValueError, "assume_a"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.zvector("b")), TypeError, "complex right-hand sides"),
+    (lambda: linalg.solve_triangular(et.dmatrix("a"), et.dvector("b"), trans="C"), ValueError, "trans"),
+    (lambda: linalg.qr(et.dmatrix("a"), mode="raw"), ValueError, "mode"),
+    (lambda: linalg.norm(et.dmatrix("a"), "bogus"), ValueError, "not a matrix norm"),
+    (lambda: linalg.norm(et.dvector("v"), "fro", axis=0), ValueError, "matrix norm"),
+    (lambda: linalg.matrix_power(et.dmatrix("a"), 1.5), TypeError, "Python int"),
+])
+def test_clear_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build()
+
+
+def test_run_time_errors_name_the_op():
+    a = et.dmatrix("a")
+    with pytest.raises(ValueError, match="square"):
+        eg.function([a], linalg.inv(a))(np.ones((2, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="Cholesky"):
+        eg.function([a], linalg.cholesky(a))(-np.eye(2))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "bool"])
+def test_the_type_rules_derive_what_make_node_computes(dtype):
+    # rulesets/types.egg types these ops' terms (and so the terms rewrites create) exactly
+    from rules.test_types import check_exact
+
+    a, sq = et.TensorType(dtype, (None, 3))("a"), et.TensorType(dtype, (3, None))("sq")
+    v, m = et.TensorType(dtype, (3,))("v"), et.TensorType(dtype, (None, 2))("m")
+    rhs = [et.fvector("f"), et.bvector("b"), et.lvector("l")]
+    outs = [et.sort(a, 0), et.argsort(a), et.cumsum(a, 1), et.cumprod(a, 0), linalg.inv(sq),
+            linalg.cholesky(sq, lower=False), linalg.det(sq), linalg.solve(sq, v), linalg.solve(sq, m),
+            *[linalg.solve(sq, r) for r in rhs]]
+    check_exact([a, sq, v, m, *rhs], outs)
