@@ -44,7 +44,8 @@ CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # f
 #: egglog's primitive functions that rule patterns use, for building right-hand sides
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
               "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
-              "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple}
+              "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple,
+              "vec-get": lambda vec, i: vec[i]}
 SCHEMA = Schema()
 #: what building a pattern raises for bindings that do not type-check (or a constant c/0)
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
