@@ -115,8 +115,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
             deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
             report = session.saturate(limits)                           # egraph/saturate.py
             snapshot = session.snapshot()                               # egraph/snapshot.py
-        extraction = extract(snapshot, cost_model, exact_extraction, deadline,  # extract/extraction.py
-                             unstable=unstable_patterns(rulesets))  # what the rule files call unstable
+        # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
+        extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
