@@ -207,3 +207,38 @@ def test_gradient_of_a_full_log_sum_exp():
     f = eg.function([x], [lse, eg.grad(lse, x)])
     xv = np.array([120.0, 0.0], np.float32)
     check(f, [xv], [120.0, special.softmax(xv.astype(np.float64))], rtol=1e-6)
+
+
+def test_one_hot_categorical_cross_entropy_of_a_softmax():
+    x, t = et.dmatrix("x"), et.dmatrix("t")
+    loss = -et.sum(t * et.log(et.softmax(x, axis=1)), axis=1).mean()
+    f = eg.function([x, t], [loss, eg.grad(loss, x)])
+    xv, tv = np.array([[1000.0, 0.0, -1000.0], [0.0, 800.0, 0.0]]), np.eye(3)[[2, 0]]
+    want_loss = -np.mean((special.log_softmax(xv, axis=1) * tv).sum(1))
+    check(f, [xv, tv], [want_loss, (special.softmax(xv, axis=1) - tv) / 2])
+
+
+# -- gradient cleanup (rulesets/gradclean.egg) ------------------------------------------------
+def test_a_quotient_multiplied_back_cancels():
+    g, s = et.dvector("g"), et.dvector("s")
+    f = compiled([g, s], (g / s) * s)
+    assert op_names(f) == {"second"}  # g broadcast to the shape of g / s * s: no division
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0]), np.array([0.0, 1e-320])), [1.0, 2.0])
+
+
+def test_fills_of_ones_and_fills_of_fills_go():
+    x, y = et.dmatrix("x"), et.dmatrix("y")
+    f = compiled([x, y], et.second(x, 1.0) * y)
+    assert op_names(f) == {"second"}
+    f = compiled([x, y], et.second(x, et.second(x, y)) * x)
+    assert op_names(f) == {"mul"}
+    xv, yv = np.ones((2, 3)) * 3, np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(f(xv, yv), yv * 3)
+
+
+def test_un_broadcasting_to_the_same_static_shape_goes():
+    x, y = et.TensorType("float64", (3, 2))("x"), et.TensorType("float64", (3, 2))("y")
+    f = compiled([x, y], et.sum_to_shape(x * 2, y))
+    assert op_names(f) == {"mul"}
+    free = et.dmatrix("free")
+    assert "SumToShape" in op_names(compiled([x, free], et.sum_to_shape(x * 2, free)))
