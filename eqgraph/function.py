@@ -25,6 +25,7 @@ from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
+from eqgraph.extract.unstable import unstable_patterns
 from eqgraph.grad.types import DisconnectedType, NullType
 from eqgraph.extract.view import EGraphView
 from eqgraph.terms.basic import Constant, Variable
@@ -132,7 +133,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
             deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
             report = session.saturate(limits)                           # egraph/saturate.py
             snapshot = session.snapshot()                               # egraph/snapshot.py
-        extraction = extract(snapshot, cost_model, exact_extraction, deadline)  # extract/extraction.py
+        # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
+        extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
         # cells of its own for every input: a call reads the shared values into them
         program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,

@@ -71,7 +71,7 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
     "cos": (np.cos, -3, 3), "tan": (np.tan, -1.2, 1.2), "tanh": (np.tanh, -3, 3), "sinh": (np.sinh, -3, 3),
     "cosh": (np.cosh, -3, 3), "arcsin": (np.arcsin, -0.9, 0.9), "arccos": (np.arccos, -0.9, 0.9),
     "arctan": (np.arctan, -3, 3), "sigmoid": (_sigmoid, -5, 5), "softplus": (lambda x: np.logaddexp(0, x), -5, 5),
-    "erf": (_erf, -2, 2), "floor": (np.floor, -3, 3), "ceil": (np.ceil, -3, 3), "round": (np.round, -3, 3),
+    "log1mexp": (lambda x: np.log(-np.expm1(x)), -5, -0.01), "erf": (_erf, -2, 2), "floor": (np.floor, -3, 3), "ceil": (np.ceil, -3, 3), "round": (np.round, -3, 3),
     "sign": (np.sign, -3, 3), "isnan": (np.isnan, -3, 3), "isinf": (np.isinf, -3, 3),
 }
 BINARY = {  # name: (numpy reference, lo, hi of the second input)
@@ -79,7 +79,7 @@ BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "true_div": (np.true_divide, 0.5, 3), "int_div": (np.floor_divide, 0.5, 3), "mod": (np.mod, 0.5, 3),
     "maximum": (np.maximum, -3, 3), "minimum": (np.minimum, -3, 3), "eq": (np.equal, -3, 3),
     "neq": (np.not_equal, -3, 3), "lt": (np.less, -3, 3), "le": (np.less_equal, -3, 3),
-    "gt": (np.greater, -3, 3), "ge": (np.greater_equal, -3, 3),
+    "gt": (np.greater, -3, 3), "ge": (np.greater_equal, -3, 3), "logaddexp": (np.logaddexp, -3, 3),
 }
 LOGICAL = {"and_": np.logical_and, "or_": np.logical_or, "xor": np.logical_xor}
 BITWISE = {"and_": np.bitwise_and, "or_": np.bitwise_or, "xor": np.bitwise_xor}

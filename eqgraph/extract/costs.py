@@ -3,9 +3,9 @@
 cost = dispatch (Python calls one thunk per node) + work, where work is per
 element of the output for elementwise ops, ``Op.flops`` for matmul and
 reductions, and nothing for views.  Unknown sizes are assumed to be
-``unknown_size``.  A node whose input comes from a numerically unstable
-composition (``log(1 + x)``, ``log(sigmoid(x))``...) pays a penalty, so the
-stable equivalent wins even where it is not cheaper.
+``unknown_size``.  Numerical stability is not priced here: the rule files
+declare the unstable compositions, and extraction ranks terms by them before
+cost (extract/unstable.py, extract/extraction.py).
 
 Replace it by passing any object with ``node_cost(enode, op, in_types, out_type,
 child_ops)`` to ``eqgraph.function(..., cost_model=...)``.
@@ -30,9 +30,6 @@ ELEMENT_COST = {
 }
 #: ops that return views or metadata: dispatch only
 FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
-#: (op, op of an input) compositions that lose precision; the stable form avoids them
-UNSTABLE = {("Log", "Add"), ("Log", "Sigmoid"), ("Log", "Softmax"), ("Log1p", "Exp"), ("Sub", "Exp"),
-            ("Log", "Exp"), ("Log", "Sum")}
 # fmt: on
 
 
@@ -40,12 +37,11 @@ class CostModel:
     """Estimated run time in nanoseconds; monotone (a node costs at least its dispatch)."""
 
     def __init__(self, dispatch: float = 1000.0, unknown_size: int = 100, ns_per_flop: float = 0.25,
-                 ns_per_byte: float = 0.1, unstable_penalty: float = 4000.0):
+                 ns_per_byte: float = 0.1):
         self.dispatch = dispatch
         self.unknown_size = unknown_size
         self.ns_per_flop = ns_per_flop
         self.ns_per_byte = ns_per_byte
-        self.unstable_penalty = unstable_penalty
 
     def size(self, ttype) -> float:
         return math.prod(self.unknown_size if s is None else s for s in getattr(ttype, "shape", ()))
@@ -58,8 +54,6 @@ class CostModel:
         if name in LEAVES:  # inputs and constants are already there
             return 0.0
         cost = self.dispatch
-        if any((name, child) in UNSTABLE for child in child_ops):
-            cost += self.unstable_penalty
         if name in FREE:
             return cost
         out_size = self.size(out_type)

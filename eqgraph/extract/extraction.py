@@ -7,6 +7,12 @@
    where a child used by several nodes of the user's graph is shared among
    them (a common subterm is paid about once).  An e-node is priced only
    once all the e-classes it uses are settled, so the choice is acyclic.
+   Numerical stability comes first: a term is ranked by how many unstable
+   e-nodes it holds (``extract/unstable.py``: compositions the rule files
+   declare, such as ``log(1 + x)``), then by cost.  After this pass each
+   unstable e-node's price gets a weight larger than the cost of the whole
+   e-graph, so the later searches keep that order exactly: no amount of
+   sharing or of work saved buys an unstable form when a stable one exists.
 3. Sharing, exactly: a local search switches e-classes to other e-nodes while
    that lowers the cost of the whole extracted DAG, each node paid once (an
    e-node that reuses a class the graph computes anyway costs only itself).
@@ -30,6 +36,7 @@ import numpy as np
 from eqgraph.egraph.snapshot import LEAVES, EGraphData, ENode
 from eqgraph.extract.costs import CostModel
 from eqgraph.extract.exact import exact_choice
+from eqgraph.extract.unstable import UnstablePattern, unstable_nodes, unstable_patterns
 from eqgraph.tensor.basic import constant
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
@@ -51,6 +58,9 @@ class Extraction:
     types: dict[str, object]               # e-class -> TensorType
     fgraph: FunctionGraph | None = None
     dag_cost: float = 0.0                  # cost of the extracted graph, each node once
+    #: the unstable compositions left in the extracted graph (e-class, pattern): those
+    #: whose e-class had no stable form
+    unstable: list = field(default_factory=list)
     variables: dict[str, Variable] = field(default_factory=dict)   # e-class -> decoded variable
     shared: set = field(default_factory=set)  # e-classes switched to an e-node that reuses work
     exact: str | None = None                  # how exact extraction ended, when it was asked for
@@ -166,11 +176,23 @@ def _node_type(node: ENode, data, decoder, types, cache):
 
 
 class _Pricer:
-    """Prices e-nodes with the cost model, given the e-nodes chosen for their children."""
+    """Prices e-nodes with the cost model, given the e-nodes chosen for their children.
 
-    def __init__(self, data: EGraphData, decoder: _Decoder, cost_model):
+    An unstable e-node (``unstable``) costs ``weight`` more.  Why a weight and not a
+    penalty of the cost model: a fixed penalty is a number of nanoseconds, and the
+    stable form's extra work grows with the tensors (``log(1 - sigmoid(z))`` beside a
+    gradient that computes ``1 - sigmoid(z)`` anyway: the stable ``-softplus(z)`` is a
+    pass more over z), so at some size the unstable form won.  ``weight`` is set, after
+    the cheapest-first pass, to more than every e-node's cost together: then one unstable
+    e-node more outweighs any saving (a lexicographic order, stability first), and the
+    e-node pays it however many parents share it, so sharing cannot make it cheap.
+    """
+
+    def __init__(self, data: EGraphData, decoder: _Decoder, cost_model, unstable: dict):
         self.data, self.decoder, self.cost_model = data, decoder, cost_model
         self.types, self.node_types = infer_types(data, decoder)
+        self.unstable: dict[str, UnstablePattern] = unstable  # e-node id -> the pattern it matches
+        self.weight = 0.0  # the cheapest-first pass ranks by unstable count itself
 
     def extractable(self, node: ENode) -> bool:
         return node.op in LEAVES or self.node_types.get(node.id) is not None  # make_node accepts it
@@ -179,7 +201,16 @@ class _Pricer:
         child_ops = tuple(self.data.nodes[choice[c]].op for c in node.children)
         in_types = [self.types.get(c) for c in node.children]
         op = self.decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
-        return self.cost_model.node_cost(node, op, in_types, self.types.get(node.eclass), child_ops)
+        cost = self.cost_model.node_cost(node, op, in_types, self.types.get(node.eclass), child_ops)
+        return cost + self.weight if node.id in self.unstable else cost
+
+    def weigh_instability(self, own: dict) -> None:
+        """Set ``weight`` above the cost of every priced e-node together, and add it to the
+        unstable ones in ``own`` (the prices so far)."""
+        self.weight = 1.0 + math.fsum(c for c in own.values() if c < INF)
+        for node_id in own:
+            if node_id in self.unstable:
+                own[node_id] += self.weight
 
 
 def choose(data: EGraphData, pricer: _Pricer, shares: dict) -> Extraction:
@@ -187,9 +218,12 @@ def choose(data: EGraphData, pricer: _Pricer, shares: dict) -> Extraction:
 
     An e-node is priced once, when every e-class it uses has been settled, so
     the chosen e-nodes are acyclic by construction and each is costed once.
+    A term's rank is (its unstable e-nodes, its cost): the count is not shared out
+    among parents as the cost is, so a shared unstable subterm stays one per use.
     """
     waiting = {node.id: len(set(node.children)) for node in data.nodes.values()}
     cost: dict[str, float] = {c: INF for c in data.classes}
+    unstable: dict[str, int] = {}  # e-class -> unstable e-nodes in its chosen term
     choice: dict[str, str] = {}
     own: dict[str, float] = {}
     heap: list = []
@@ -199,21 +233,23 @@ def choose(data: EGraphData, pricer: _Pricer, shares: dict) -> Extraction:
             return  # a term make_node rejects is never extracted
         own[node.id] = mine = pricer.price(node, choice)
         total = mine + sum(cost[c] / shares.get(c, 1) for c in set(node.children))
-        heapq.heappush(heap, (total, node.id))
+        count = (node.id in pricer.unstable) + sum(unstable[c] for c in set(node.children))
+        heapq.heappush(heap, (count, total, node.id))
 
     for node in data.nodes.values():
         if not node.children:
             push(node)
     while heap:
-        total, node_id = heapq.heappop(heap)
+        count, total, node_id = heapq.heappop(heap)
         node = data.nodes[node_id]
         if node.eclass in choice:
             continue
-        choice[node.eclass], cost[node.eclass] = node_id, total
+        choice[node.eclass], cost[node.eclass], unstable[node.eclass] = node_id, total, count
         for parent_id in data.parents[node.eclass]:
             waiting[parent_id] -= 1
             if waiting[parent_id] == 0:
                 push(data.nodes[parent_id])
+    pricer.weigh_instability(own)
     return Extraction(data, choice, cost, own, pricer.types)
 
 
@@ -224,8 +260,8 @@ class _SharingRefiner:
 
     ``refs`` counts, for each e-class, the chosen e-nodes (and roots) that use it; a
     switch adds the new e-node's children and drops the old one's, and what becomes
-    reachable or unreachable is exactly what the switch adds or saves. Parents whose
-    price depends on the e-class's op (the instability penalty) are re-priced.
+    reachable or unreachable is exactly what the switch adds or saves. Parents are
+    re-priced (a cost model may price a node by its children's ops, ``child_ops``).
     """
 
     def __init__(self, extraction: Extraction, pricer: _Pricer, roots: list[str], budget: int,
@@ -365,30 +401,39 @@ def decode(extraction: Extraction, decoder: _Decoder, roots: list[str]) -> list[
     return [built[r] for r in roots]
 
 
-def dag_cost(extraction: Extraction, roots: list[str]) -> float:
-    seen, stack, total = set(), list(roots), 0.0
+def _needed(extraction: Extraction, roots: list[str]) -> list[str]:
+    """The e-classes the chosen e-nodes of ``roots`` use, each once."""
+    seen, stack, order = set(), list(roots), []
     while stack:
         eclass = stack.pop()
         if eclass in seen:
             continue
         seen.add(eclass)
-        node_id = extraction.choice[eclass]
-        total += extraction.node_cost.get(node_id, 0.0)
-        stack.extend(extraction.data.nodes[node_id].children)
-    return total
+        order.append(eclass)
+        stack.extend(extraction.data.nodes[extraction.choice[eclass]].children)
+    return order
 
 
-def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: float = INF) -> Extraction:
+def dag_cost(extraction: Extraction, roots: list[str]) -> float:
+    """The price of the extracted DAG, each chosen e-node once (stability weights included)."""
+    return math.fsum(extraction.node_cost.get(extraction.choice[c], 0.0) for c in _needed(extraction, roots))
+
+
+def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: float = INF,
+            unstable=None) -> Extraction:
     """Choose the cheapest graph for the encoded outputs and rebuild it as a FunctionGraph.
 
     ``exact=True`` solves for the cheapest DAG as an integer program (SciPy; see
     exact.py) instead of the local search; it raises ExactExtractionUnavailable
     where it cannot run. ``deadline`` (a ``clock()`` time) bounds the searches
-    after the cheapest-first choice, which is always made and is the fallback."""
+    after the cheapest-first choice, which is always made and is the fallback.
+    ``unstable``: the ``UnstablePattern``s to avoid (default: those the built-in
+    rule files declare)."""
     cost_model = cost_model or CostModel()
     encoded = data.encoded
     decoder = _Decoder(data)
-    pricer = _Pricer(data, decoder, cost_model)
+    patterns = unstable_patterns() if unstable is None else unstable
+    pricer = _Pricer(data, decoder, cost_model, unstable_nodes(data, patterns))
     extraction = choose(data, pricer, _shares(data))
     roots = [data.class_of_id[k] for k in encoded.output_ids]
     # a local search, visiting classes within a budget proportional to the e-graph
@@ -400,7 +445,10 @@ def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: fl
     outputs = [_at_least_as_narrow(orig, new, data, root)
                for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]
     extraction.fgraph = FunctionGraph(encoded.fgraph.inputs, outputs, clone=False)
-    extraction.dag_cost = dag_cost(extraction, roots)
+    extraction.unstable = [(c, pricer.unstable[extraction.choice[c]]) for c in _needed(extraction, roots)
+                           if extraction.choice[c] in pricer.unstable]
+    # the estimated run time: the stability weight ranks DAGs, it is no time
+    extraction.dag_cost = dag_cost(extraction, roots) - pricer.weight * len(extraction.unstable)
     return extraction
 
 

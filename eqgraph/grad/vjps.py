@@ -148,6 +148,7 @@ UNARY = {  # name: d out / d x, written with the input x, the output y and the c
     "tanh":     lambda g, y, x: g * (1 - y * y),
     "sigmoid":  lambda g, y, x: g * y * (1 - y),
     "softplus": lambda g, y, x: g * E["sigmoid"](x),
+    "log1mexp": lambda g, y, x: g / -E["expm1"](-x),       # -exp(x) / (1 - exp(x)), without 1 - exp(x)
     "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
 }
 BINARY = {  # name: (d/dx, d/dy)
@@ -159,6 +160,7 @@ BINARY = {  # name: (d/dx, d/dy)
     "maximum":  lambda g, y, a, b: (g * _fl(E["ge"](a, b), g), g * _fl(E["lt"](a, b), g)),
     "minimum":  lambda g, y, a, b: (g * _fl(E["le"](a, b), g), g * _fl(E["gt"](a, b), g)),
     "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
+    "logaddexp": lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
 }
 # fmt: on
 NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "lt", "le", "gt", "ge",
@@ -222,6 +224,11 @@ def _mean(g, out, x, axis, keepdims):
 @entry("prod", 1)
 def _prod(g, out, x, axis, keepdims):  # d prod / d x_i = prod / x_i (for non-zero x)
     return [_expand(g * out, x, axis, keepdims) / x]
+
+
+@entry("logsumexp", 1)
+def _logsumexp(g, out, x, axis, keepdims):  # softmax(x) = exp(x - logsumexp(x)): at most 1, never inf/inf
+    return [_expand(g, x, axis, keepdims) * E["exp"](x - _expand(out, x, axis, keepdims))]
 
 
 def _extreme(g, out, x, axis, keepdims):  # the gradient flows to every maximal element

@@ -2,8 +2,8 @@
 
 For each ``rewrite`` (and each direction of a ``birewrite``), many *bindings* of
 the pattern variables are drawn: per tensor variable an ndim (0-3, cycling
-through every mix), a dtype (cycling through every mix of the operands' and the
-pattern's constant dtypes, every other draw one dtype for all), sizes from a small pool that includes 1 (so
+through every mix), a dtype (one for all operands and the pattern's constants
+during the first pass over the ndim mixes, then every mix in turn on every other draw), sizes from a small pool that includes 1 (so
 operands broadcast), each axis static or unknown, and values of that shape;
 per primitive variable a value (a constant, a dtype, an ndim...).  For each
 binding that type-checks (``make_node``) and whose left side evaluates:
@@ -45,7 +45,8 @@ CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # f
 #: egglog's primitive functions that rule patterns use, for building right-hand sides
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
               "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
-              "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple}
+              "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple,
+              "vec-get": lambda vec, i: vec[i]}
 SCHEMA = Schema()
 #: what building a pattern raises for bindings that do not type-check (or a constant c/0)
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
@@ -143,8 +144,9 @@ def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
     typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
-    mixes = _every_mix_in_turn(list(itertools.product(NDIMS, repeat=len(tensors))), rng)
-    dtype_mixes = _dtype_mixes(len(typed), rng)
+    ndim_mixes = list(itertools.product(NDIMS, repeat=len(tensors)))
+    mixes = _every_mix_in_turn(ndim_mixes, rng)
+    dtype_mixes = _dtype_mixes(len(typed), rng, first_pass=len(ndim_mixes))
     found: list[Draw] = []
     tries = 0
     while len(found) < draws and tries < TRIES_PER_DRAW * draws:
@@ -165,15 +167,22 @@ def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
 
 
 def _every_mix_in_turn(mixes: list, rng):
-    return itertools.cycle([mixes[i] for i in rng.permutation(len(mixes))])
+    """Each of ``mixes`` once per pass, in a new order each pass: ndim and dtype mixes come
+    from two such schedules, and a fixed order would pair them the same way every pass."""
+    while True:
+        for i in rng.permutation(len(mixes)):
+            yield mixes[i]
 
 
-def _dtype_mixes(n: int, rng):
-    """Dtypes for ``n`` typed pattern variables: every mix in turn, every other draw one dtype
-    for all (guards often ask for one), so a rule wrong for one mix of dtypes is drawn on it
-    within ``2 * len(DTYPES) ** n`` draws rather than by luck."""
+def _dtype_mixes(n: int, rng, first_pass: int):
+    """Dtypes for ``n`` typed pattern variables.  The first ``first_pass`` draws (one pass over
+    the ndim mixes) give them all one dtype, since guards mostly ask for that; after it, every
+    mix in turn on every other draw.  So a rule wrong for one mix of dtypes (x float64 over an
+    int64 constant) meets it within ``first_pass + 2 * len(DTYPES) ** n`` draws, not by luck."""
     same = _every_mix_in_turn([(d,) * n for d in DTYPES], rng)
     mixed = _every_mix_in_turn(list(itertools.product(DTYPES, repeat=n)), rng)
+    for _ in range(first_pass):
+        yield next(same)
     while True:
         yield next(same)
         yield next(mixed)

@@ -71,6 +71,8 @@ log1p = ELEMWISE_OPS["log1p"]
 sqrt = ELEMWISE_OPS["sqrt"]
 sigmoid = ELEMWISE_OPS["sigmoid"]
 softplus = ELEMWISE_OPS["softplus"]
+log1mexp = ELEMWISE_OPS["log1mexp"]
+logaddexp = ELEMWISE_OPS["logaddexp"]
 erf = ELEMWISE_OPS["erf"]
 sin = ELEMWISE_OPS["sin"]
 cos = ELEMWISE_OPS["cos"]
@@ -136,7 +138,7 @@ __all__ = [
     "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle", "add",
     "sub", "mul", "true_div", "int_div", "mod", "pow", "maximum", "minimum", "neg", "abs", "sign",
     "sqr", "clip", "second", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-    "sigmoid", "softplus", "erf", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "sigmoid", "softplus", "log1mexp", "logaddexp", "erf", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
     "tanh", "floor", "ceil", "round", "eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor",
     "invert", "isnan", "isinf", "switch", "where", "divide", "floor_divide",
     # shapes

@@ -43,12 +43,28 @@ class _ArgReduction:
         return getattr(xp, self.name)(x, axis=axis[0], keepdims=keepdims)
 
 
+@dataclass(frozen=True)
+class _LogSumExp:
+    """``log(sum(exp(x)))`` with the maximum subtracted first, so that no ``exp`` overflows;
+    where an axis holds only -inf (or an inf), the shift is 0 (the answer is then -inf or inf)."""
+
+    def __call__(self, xp, x, axis, keepdims):
+        if not xp.isdtype(x.dtype, "real floating"):
+            x = xp.astype(x, xp.float64)  # like exp: integers and booleans give floats
+        m = xp.max(x, axis=axis, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+        with np.errstate(divide="ignore"):  # log(0) of an all -inf axis is -inf, as it should be
+            out = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+        return out if keepdims else xp.squeeze(out, axis=axis)
+
+
 #: name -> fn(xp, x, axis: tuple, keepdims) with NumPy's semantics (picklable objects, not
 #: lambdas, so that graphs and ops pickle)
 REDUCTIONS = {
     **{name: _NamespaceReduction(name) for name in ("sum", "prod", "max", "min", "all", "any", "mean")},
     "argmax": _ArgReduction("argmax"),
     "argmin": _ArgReduction("argmin"),
+    "logsumexp": _LogSumExp(),
 }
 
 
@@ -190,15 +206,8 @@ def std(x, axis=None, ddof=0, keepdims=False):
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x)))`` computed stably: the maximum is subtracted before ``exp``."""
-    x = as_tensor_variable(x)
-    m = max(x, axis, keepdims=True)
-    m = E["switch"](E["isinf"](m), 0, m)  # all -inf (or +inf) along the axis: shift by 0 instead
-    out = E["log"](sum(E["exp"](x - m), axis, keepdims=True)) + m
-    if keepdims:
-        return out
-    axes = normalize_axis(axis, x.ndim)
-    return dimshuffle(out, [a for a in range(x.ndim) if a not in axes])
+    """``log(sum(exp(x)))`` computed stably (one reduction, see ``_LogSumExp``)."""
+    return _reduce("logsumexp", x, axis, keepdims)
 
 
 class MatMul(Op):

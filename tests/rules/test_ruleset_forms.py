@@ -77,7 +77,9 @@ def test_every_same_dtype_rule_is_compared_and_every_rule_points_at_its_written_
     loaded = rs.load(ruleset)
     written = dict((line, form) for form, line in split_forms(open(loaded.source).read(), loaded.source))
     shortened = {r.name for r in loaded if ":same-dtype" in written[r.source[1]]}
-    assert shortened == {n for n in OLD_TEXTS if n.startswith(ruleset + "/")}
+    # every rule that had its guard spelled out is shortened (rules added since were written
+    # with :same-dtype from the start, and have no older text to compare with)
+    assert {n for n in OLD_TEXTS if n.startswith(ruleset + "/")} <= shortened
     for rule in loaded:
         assert f':name "{rule.name.split("/", 1)[1]}"' in written[rule.source[1]]
 
@@ -116,7 +118,8 @@ def test_a_misused_same_dtype_is_refused_with_its_line(text, message):
 
 # -- the schedule --------------------------------------------------------------------------------
 def test_the_default_schedule_names_each_mode_and_agrees_with_the_files():
-    assert [mode for _, mode in DEFAULT_RULESETS] == ["saturate", "saturate", "step", "step", "step"]
+    modes = [mode for _, mode in DEFAULT_RULESETS]
+    assert modes[:2] == ["saturate", "saturate"] and set(modes[2:]) == {"step"}  # analyses, then rewrites
     for name, mode in DEFAULT_RULESETS:
         assert rs.load(name).mode == mode             # the comment fallback says the same
         assert rs.load((name, mode)) is rs.load(name)  # so the pair is the file's own Ruleset

@@ -1,0 +1,137 @@
+"""Numerically unstable compositions: declared in the rule files, found in the e-graph.
+
+A rule file declares a composition unstable with a comment line next to the rules
+that give its stable form (egglog never sees it; eqgraph reads it like the
+``;; eqgraph: saturate`` line):
+
+    ;; eqgraph: unstable (Log (Add (Scalar 1.0 d n) x))   ; log(1 + x) loses x below an ulp of 1
+
+The pattern is written like a rule's left side.  An e-node is unstable when it
+matches a pattern at its root, where a nested pattern matches a child e-class
+that has *a member* matching it: ``Log(c)`` is unstable as soon as ``c`` can be
+``1 + x``.  This makes instability a fixed property of the e-node, whatever the
+extraction picks below it, so sharing cannot change it; and extraction ranks
+DAGs by how many unstable e-nodes they hold before their run time (see
+``extraction._Pricer``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from unification import Var
+
+from eqgraph.egraph.snapshot import EGraphData, ENode
+from eqgraph.rules.pattern import parse_pattern
+from eqgraph.rules.ruleset import RuleFileError, builtin_names, load, split_forms
+
+DIRECTIVE = re.compile(r"^;;\s*eqgraph:\s*unstable\b")
+
+
+@dataclass(frozen=True)
+class UnstablePattern:
+    text: str                # "(Log (Add (Scalar 1.0 d n) x))"
+    why: str                 # the comment after it
+    source: tuple[str, int]  # (file, line)
+
+    def __str__(self):
+        return f"{self.text} ({self.source[0]}:{self.source[1]}{': ' + self.why if self.why else ''})"
+
+
+def unstable_patterns(rulesets=None) -> list[UnstablePattern]:
+    """The unstable compositions declared in ``rulesets`` (specs as ``eqgraph.function``
+    takes them; default: every built-in rule file)."""
+    specs = builtin_names() if rulesets is None else rulesets
+    found: list[UnstablePattern] = []
+    for spec in specs:
+        ruleset = load(spec)
+        if id(ruleset) in _SEEN:
+            found.extend(_SEEN[id(ruleset)][1])
+            continue
+        mine = []
+        for number, line in enumerate(ruleset.program.splitlines(), 1):
+            m = DIRECTIVE.match(line.strip())
+            if m:
+                mine.append(_declaration(line.strip()[m.end():], (ruleset.source, number)))
+        _SEEN[id(ruleset)] = (ruleset, mine)  # the Ruleset kept alive, so its id is not reused
+        found.extend(mine)
+    return found
+
+
+def _declaration(rest: str, where: tuple[str, int]) -> UnstablePattern:
+    """The pattern and the comment after it, from what follows ``;; eqgraph: unstable``."""
+    pattern, why = rest.strip(), ""
+    try:
+        forms = split_forms(pattern.split(";", 1)[0], where[0])
+        if len(forms) != 1:
+            raise ValueError("expected one pattern")
+        pattern = forms[0][0]
+        why = rest.split(";", 1)[1].strip() if ";" in rest else ""
+        parse_pattern(pattern, {})
+    except (RuleFileError, ValueError, IndexError) as err:
+        raise RuleFileError(f"{where[0]}:{where[1]}: an unstable declaration is ';; eqgraph: unstable "
+                            f"(Op ...)  ; why', not {rest.strip()!r} ({err})") from None
+    return UnstablePattern(pattern, why, where)
+
+
+_SEEN: dict = {}  # id(Ruleset) -> (it, its declarations); load caches Rulesets, so this stays small
+
+
+def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[str, UnstablePattern]:
+    """e-node id -> the first pattern it matches at its root, for every unstable e-node."""
+    by_op: dict[str, list] = {}
+    for p in patterns:
+        tree = parse_pattern(p.text, {})
+        by_op.setdefault(tree[0], []).append((tree, p))
+    found = {}
+    for node in data.nodes.values():
+        for tree, p in by_op.get(node.op, ()):
+            if next(_match_node(data, tree, node, {}), None) is not None:
+                found[node.id] = p
+                break
+    return found
+
+
+def _match_node(data: EGraphData, tree: tuple, node: ENode, bound: dict):
+    """Every binding of the pattern's variables under which ``node`` matches ``tree``.
+    Children come first in a constructor, then its primitive arguments (egraph/schema.py)."""
+    if node.op != tree[0] or len(tree) - 1 != len(node.children) + len(node.args):
+        return
+    for sub, value in zip(tree[1 + len(node.children):], node.args):
+        bound = _match_value(sub, value, bound)
+        if bound is None:
+            return
+    yield from _match_children(data, tree[1:1 + len(node.children)], node.children, bound)
+
+
+def _match_children(data: EGraphData, subs, classes, bound: dict):
+    if not subs:
+        yield bound
+        return
+    for first in _match_class(data, subs[0], classes[0], bound):
+        yield from _match_children(data, subs[1:], classes[1:], first)
+
+
+def _match_class(data: EGraphData, sub, eclass: str, bound: dict):
+    if isinstance(sub, Var):
+        result = _bind(sub, ("class", eclass), bound)
+        if result is not None:
+            yield result
+    elif isinstance(sub, tuple):  # any member of the class may match
+        for member in data.classes.get(eclass, ()):
+            yield from _match_node(data, sub, data.nodes[member], bound)
+
+
+def _match_value(sub, value, bound: dict):
+    if isinstance(sub, Var):
+        return _bind(sub, ("value", repr(value)), bound)
+    if isinstance(sub, tuple):
+        return None  # egglog expressions over primitives ((vec-of 0)) are not patterns here
+    return bound if sub == value and isinstance(sub, bool) == isinstance(value, bool) else None
+
+
+def _bind(var: Var, what, bound: dict):
+    if bound.get(var, what) != what:
+        return None
+    return {**bound, var: what}
