@@ -11,6 +11,14 @@ combination, loads them with egglog's ``input`` command, and runs one rule per
 relation once: 4*10^4 nodes with their facts load in about 0.1 s, and no step
 recurses or nests terms.
 
+Commutative ops (``ScalarOp.commutative``: add, mul, eq, ...) get their two arguments in
+one canonical order, so ``x + y`` and ``y + x`` are one e-node and one e-class with no
+commutativity rule (which would double every sum in the e-graph, and every match of every
+rule on it). The order compares *structural* ids: equal subgraphs built twice get one id,
+so ``exp(x) + y`` and ``y + exp(x)`` meet too; constants (and what is computed from constants
+alone, a broadcast constant) go last (``x * 2``, never ``2 * x``), the only form rules in
+``rulesets/`` need to match.
+
 Constants: size-1 numbers are ``(Scalar value "dtype" ndim)`` and short integer
 vectors ``(Ints (vec-of 2 3) "int64")``, both matchable by value in rules; other
 arrays are ``(Array handle "dtype" "shape")`` with the data kept on the Python
@@ -30,6 +38,7 @@ import numpy as np
 from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
+from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -115,6 +124,17 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     handles: dict = {}
     term_relations: dict = {}
     ints_relations: dict = {}
+    structural: dict[Variable, int] = {}   # variable -> id shared by every equal subgraph
+    structures: dict = {}
+    constant_only: set[Variable] = set()   # constants, and what is computed from them alone
+
+    def same_structure(var, key) -> None:
+        structural[var] = structures.setdefault(key, len(structures))
+
+    def canonical_inputs(node) -> list:
+        if not (isinstance(node.op, Elemwise) and node.op.scalar.commutative):
+            return node.inputs
+        return sorted(node.inputs, key=lambda v: (v in constant_only, structural[v]))
 
     def new_id(var) -> int:
         ids[var] = k = len(ids)
@@ -130,6 +150,8 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     def ref(var) -> int:
         if var not in ids:  # a constant, seen for the first time
             k = new_id(var)
+            same_structure(var, ("constant", var.signature()))
+            constant_only.add(var)
             data = np.asarray(var.data) if hasattr(var.data, "dtype") else None
             row = scalar_row(data) if data is not None else None
             if row is not None:
@@ -160,6 +182,7 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
 
     for i, var in enumerate(fgraph.inputs):
         tables.rows["enc_var"].append((new_id(var), i))
+        same_structure(var, ("input", i))
     for node in fgraph.toposort():
         ctor = schema.constructor(node.op, len(node.inputs))
         props = tuple(ctor.encode_props(node.op))
@@ -171,7 +194,14 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
             term = f"({ctor.name} {' '.join([f'(N {c})' for c in children] + list(props))})"
             term_relations[key] = tables.relation(name, ("i64",) * (1 + len(children)),
                                                   f"(union (N k) {term})", ("k", *children))
-        children = [ref(v) for v in node.inputs]
+        for v in node.inputs:
+            ref(v)  # constants get their ids (and structural ids) here
+        inputs = canonical_inputs(node)
+        children = [ids[v] for v in inputs]
+        for j, out in enumerate(node.outputs):
+            same_structure(out, (key, tuple(structural[v] for v in inputs), j))
+            if all(v in constant_only for v in inputs):
+                constant_only.add(out)
         if len(node.outputs) == 1:
             tables.rows[term_relations[key]].append((new_id(node.outputs[0]), *children))
         else:
