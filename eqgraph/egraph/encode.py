@@ -38,10 +38,12 @@ import numpy as np
 from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
+from eqgraph.egraph.shapes import shape_equalities
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import toposort
 
 MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
 MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
@@ -179,11 +181,15 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     tables.relation("enc_array", ("i64", "i64", "String", "String"), "(union (N k) (Array h d s))",
                     ("k", "h", "d", "s"))
     tables.relation("enc_out", ("i64", "i64", "i64"), "(union (N k) (Out (N m) j))", ("k", "m", "j"))
+    tables.relation("enc_same", ("i64", "i64"), "(union (N k) (N m))", ("k", "m"))
 
     for i, var in enumerate(fgraph.inputs):
         tables.rows["enc_var"].append((new_id(var), i))
         same_structure(var, ("input", i))
-    for node in fgraph.toposort():
+    # x.shape as x's op infers it (egraph/shapes.py): graphs encoded after the user's own
+    shapes = shape_equalities(fgraph)
+    inferred = [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+    for node in [*fgraph.toposort(), *inferred]:
         ctor = schema.constructor(node.op, len(node.inputs))
         props = tuple(ctor.encode_props(node.op))
         ops.setdefault((ctor.name, props), node.op)
@@ -211,6 +217,7 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
                 tables.rows["enc_out"].append((new_id(out), node_k, j))
     for out in fgraph.outputs:  # an output that is a constant
         ref(out)
+    tables.rows["enc_same"].extend((ids[a], ref(b)) for a, b in shapes)
 
     if base is not None:
         directory = Path(base.directory.name)

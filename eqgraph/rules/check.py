@@ -398,7 +398,8 @@ class Binding:
         ctor = SCHEMA.by_name[head]
         inputs = [self.build(a) for a in args[: ctor.n_inputs]]
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
-        props = [c.decode(p) if c.kind == "vec" else p for p, c in zip(props, ctor.codecs)]  # -1 is "x"
+        # -1 is "x"; an index list is written as its repr ("(0,)")
+        props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
         return ctor.make_op(props).make_node(*inputs).outputs[0]
 
     def _prop(self, head, arg, codec, inputs):

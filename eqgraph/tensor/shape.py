@@ -60,8 +60,9 @@ def shape_of(x) -> tuple:
 
 
 def broadcast_shape_vars(shapes, static_shape) -> tuple:
-    """Symbolic broadcast of input shapes (all of one ndim): the largest size per axis."""
-    maximum = ELEMWISE_OPS["maximum"]
+    """Symbolic broadcast of input shapes (all of one ndim): per axis, the size that is not 1
+    (not the largest: a size 0 broadcast against 1 is 0)."""
+    switch, eq = ELEMWISE_OPS["switch"], ELEMWISE_OPS["eq"]
     out = []
     for axis, known in enumerate(static_shape):
         if known is not None:
@@ -71,7 +72,7 @@ def broadcast_shape_vars(shapes, static_shape) -> tuple:
         dims = [d for d in dims if not _is_const(d, 1)] or dims
         dim = dims[0]
         for d in dims[1:]:
-            dim = maximum(dim, d)
+            dim = switch(eq(d, 1), dim, d)
         out.append(dim)
     return tuple(out)
 
