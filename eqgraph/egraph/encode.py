@@ -187,9 +187,11 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
         tables.rows["enc_var"].append((new_id(var), i))
         same_structure(var, ("input", i))
     # x.shape as x's op infers it (egraph/shapes.py): graphs encoded after the user's own
-    shapes = shape_equalities(fgraph)
-    inferred = [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
-    for node in [*fgraph.toposort(), *inferred]:
+    nodes = fgraph.toposort()
+    shapes = shape_equalities(fgraph, nodes)
+    if shapes:
+        nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+    for node in nodes:
         ctor = schema.constructor(node.op, len(node.inputs))
         props = tuple(ctor.encode_props(node.op))
         ops.setdefault((ctor.name, props), node.op)

@@ -18,11 +18,11 @@ from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import ancestors, toposort
 
 
-def shape_equalities(fgraph: FunctionGraph) -> list[tuple[Variable, Variable]]:
-    """Pairs ``(Shape(v), inferred)``: each ``Shape`` node of ``fgraph`` (and of the inferred
-    shapes, in turn) with the int64 vector its input's op says it equals."""
+def shape_equalities(fgraph: FunctionGraph, nodes: list) -> list[tuple[Variable, Variable]]:
+    """Pairs ``(Shape(v), inferred)``: each ``Shape`` node among ``nodes`` (``fgraph``'s, in
+    order; then those of the inferred shapes) with the int64 vector its input's op says it equals."""
     pairs = []
-    todo = [node for node in fgraph.toposort() if isinstance(node.op, et.Shape)]
+    todo = [node for node in nodes if isinstance(node.op, et.Shape)]
     seen = set()
     while todo:
         node = todo.pop()
