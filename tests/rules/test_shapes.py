@@ -108,3 +108,10 @@ def test_a_keepdims_reduction_and_its_dimshuffle_are_computed_once():
     assert sum("Mean" in op for op in ops_of(f)) == 2     # the mean, and the mean of the squares
     assert ops_of(f).count("Elemwise{sub}") == 1
     np.testing.assert_allclose(f(M), (M - M.mean(1)[:, None]) / M.std(1)[:, None])
+
+
+def test_dimshuffles_move_below_elementwise_ops():
+    assert eg.equivalent(et.exp(m).T, et.exp(m.T))
+    f = eg.function([m], et.tanh(m.T).T)
+    assert ops_of(f) == ["Elemwise{tanh}"]
+    np.testing.assert_allclose(f(M), np.tanh(M))
