@@ -11,6 +11,14 @@ combination, loads them with egglog's ``input`` command, and runs one rule per
 relation once: 4*10^4 nodes with their facts load in about 0.1 s, and no step
 recurses or nests terms.
 
+Commutative ops (``ScalarOp.commutative``: add, mul, eq, ...) get their two arguments in
+one canonical order, so ``x + y`` and ``y + x`` are one e-node and one e-class with no
+commutativity rule (which would double every sum in the e-graph, and every match of every
+rule on it). The order compares *structural* ids: equal subgraphs built twice get one id,
+so ``exp(x) + y`` and ``y + exp(x)`` meet too; constants (and what is computed from constants
+alone, a broadcast constant) go last (``x * 2``, never ``2 * x``), the only form rules in
+``rulesets/`` need to match.
+
 Constants: size-1 numbers are ``(Scalar value "dtype" ndim)`` and short integer
 vectors ``(Ints (vec-of 2 3) "int64")``, both matchable by value in rules; other
 arrays are ``(Array handle "dtype" "shape")`` with the data kept on the Python
@@ -30,9 +38,12 @@ import numpy as np
 from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
+from eqgraph.egraph.shapes import shape_equalities
+from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import toposort
 
 MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
 MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
@@ -115,6 +126,17 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     handles: dict = {}
     term_relations: dict = {}
     ints_relations: dict = {}
+    structural: dict[Variable, int] = {}   # variable -> id shared by every equal subgraph
+    structures: dict = {}
+    constant_only: set[Variable] = set()   # constants, and what is computed from them alone
+
+    def same_structure(var, key) -> None:
+        structural[var] = structures.setdefault(key, len(structures))
+
+    def canonical_inputs(node) -> list:
+        if not (isinstance(node.op, Elemwise) and node.op.scalar.commutative):
+            return node.inputs
+        return sorted(node.inputs, key=lambda v: (v in constant_only, structural[v]))
 
     def new_id(var) -> int:
         ids[var] = k = len(ids)
@@ -130,6 +152,8 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     def ref(var) -> int:
         if var not in ids:  # a constant, seen for the first time
             k = new_id(var)
+            same_structure(var, ("constant", var.signature()))
+            constant_only.add(var)
             data = np.asarray(var.data) if hasattr(var.data, "dtype") else None
             row = scalar_row(data) if data is not None else None
             if row is not None:
@@ -157,10 +181,17 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     tables.relation("enc_array", ("i64", "i64", "String", "String"), "(union (N k) (Array h d s))",
                     ("k", "h", "d", "s"))
     tables.relation("enc_out", ("i64", "i64", "i64"), "(union (N k) (Out (N m) j))", ("k", "m", "j"))
+    tables.relation("enc_same", ("i64", "i64"), "(union (N k) (N m))", ("k", "m"))
 
     for i, var in enumerate(fgraph.inputs):
         tables.rows["enc_var"].append((new_id(var), i))
-    for node in fgraph.toposort():
+        same_structure(var, ("input", i))
+    # x.shape as x's op infers it (egraph/shapes.py): graphs encoded after the user's own
+    nodes = fgraph.toposort()
+    shapes = shape_equalities(fgraph, nodes)
+    if shapes:
+        nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+    for node in nodes:
         ctor = schema.constructor(node.op, len(node.inputs))
         props = tuple(ctor.encode_props(node.op))
         ops.setdefault((ctor.name, props), node.op)
@@ -171,7 +202,14 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
             term = f"({ctor.name} {' '.join([f'(N {c})' for c in children] + list(props))})"
             term_relations[key] = tables.relation(name, ("i64",) * (1 + len(children)),
                                                   f"(union (N k) {term})", ("k", *children))
-        children = [ref(v) for v in node.inputs]
+        for v in node.inputs:
+            ref(v)  # constants get their ids (and structural ids) here
+        inputs = canonical_inputs(node)
+        children = [ids[v] for v in inputs]
+        for j, out in enumerate(node.outputs):
+            same_structure(out, (key, tuple(structural[v] for v in inputs), j))
+            if all(v in constant_only for v in inputs):
+                constant_only.add(out)
         if len(node.outputs) == 1:
             tables.rows[term_relations[key]].append((new_id(node.outputs[0]), *children))
         else:
@@ -181,6 +219,7 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
                 tables.rows["enc_out"].append((new_id(out), node_k, j))
     for out in fgraph.outputs:  # an output that is a constant
         ref(out)
+    tables.rows["enc_same"].extend((ids[a], ref(b)) for a, b in shapes)
 
     if base is not None:
         directory = Path(base.directory.name)

@@ -25,7 +25,8 @@ from eqgraph.rules import ruleset as rs
 #: a fixed point around every rewrite step) and rewrite rulesets ("step": one step each per
 #: iteration, in this order). A bare name takes its file's default mode (ruleset.py).
 DEFAULT_RULESETS = (("types", "saturate"), ("fold", "saturate"),
-                    ("algebra", "step"), ("stability", "step"), ("gradclean", "step"), ("matmul", "step"),
+                    ("algebra", "step"), ("commute", "step"), ("shapes", "step"), ("reductions", "step"),
+                    ("indexing", "step"), ("stability", "step"), ("gradclean", "step"), ("matmul", "step"),
                     ("linalg", "step"))
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)

@@ -58,6 +58,7 @@ ANALYSES = """
 (function promotions (String) StrVec :no-merge)               ; a: NumPy's result dtype of a and each dtype
 (function op-dtypes (String) StrVec :no-merge)                ; constructor: output dtype per input dtype
 (relation integer-dtype (String))                            ; the signed and unsigned integer dtypes
+(relation float-dtype (String))                              ; the real floating-point dtypes
 """
 
 
@@ -74,6 +75,7 @@ def dtype_facts() -> str:
     """
     rows = [f'(set (dtype-index "{d}") {i})' for i, d in enumerate(DTYPES)]
     rows += [f'(integer-dtype "{d}")' for d in DTYPES if np.dtype(d).kind in "iu"]
+    rows += [f'(float-dtype "{d}")' for d in DTYPES if np.dtype(d).kind == "f"]
     rows += [f'(set (promotions "{a}") (vec-of {_quoted(np.result_type(a, b).name for b in DTYPES)}))'
              for a in DTYPES]
     ops = [(camel(name), op, op.nin) for name, op in et.ELEMWISE_OPS.items()

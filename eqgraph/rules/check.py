@@ -277,7 +277,10 @@ def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
 
 def _saturate(alone: Ruleset, inputs: list, outputs: list):
     """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
-    with egraph.session(["types", alone], reuse=["types"]) as session:  # a pooled session holds types
+    # commute.egg too: the encoder puts commutative operands in its own order, so a rule's
+    # pattern meets its operands in the order it was written only once both orders are there
+    helpers = ["types"] + ([("commute", "saturate")] if alone.name != "commute" else [])
+    with egraph.session([*helpers, alone], reuse=helpers) as session:  # a pooled session holds them
         session.encode(FunctionGraph(inputs, outputs, clone=False))
         return session.saturate(Limits(iterations=1)), session.snapshot()
 
@@ -450,7 +453,8 @@ class Binding:
         ctor = SCHEMA.by_name[head]
         inputs = [self.build(a) for a in args[: ctor.n_inputs]]
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
-        props = [c.decode(p) if c.kind == "vec" else p for p, c in zip(props, ctor.codecs)]  # -1 is "x"
+        # -1 is "x"; an index list is written as its repr ("(0,)")
+        props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
         return ctor.make_op(props).make_node(*inputs).outputs[0]
 
     def _prop(self, head, arg, codec, inputs):

@@ -39,10 +39,18 @@ class Alloc(Op):
 
     def perform(self, node, inputs, output_storage):
         value, *dims = inputs
+        shape = tuple(map(int, dims))
+        if type(value) is np.ndarray and value.ndim == 0:  # value has the output's dtype (make_node)
+            # np.full, and np.zeros for +0 (fresh zeroed pages): 0.6 and 0.14 us for 100
+            # elements where broadcast_to + copy took 3 us
+            kind = value.dtype.kind
+            zero = not value and (kind in "biu" or kind == "f" and not np.signbit(value))
+            output_storage[0][0] = np.zeros(shape, value.dtype) if zero else np.full(shape, value, value.dtype)
+            return
         xp = array_namespace(value)
-        shape = tuple(int(d) for d in dims)
-        out = xp.asarray(xp.broadcast_to(xp.asarray(value), shape), copy=True)
-        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
+        out = xp.empty(shape, dtype=getattr(xp, node.outputs[0].type.dtype))
+        out[...] = value
+        output_storage[0][0] = out
 
     def infer_shape(self, fgraph, node, shapes):
         return [tuple(node.inputs[1:])]

@@ -106,12 +106,16 @@ class ScalarOp:
 
     ``promote`` lists the argument positions whose dtypes are promoted together
     (NumPy's rules); ``dtype`` overrides the output-dtype probe when given.
+    ``commutative``: swapping the two arguments gives the same bits, for every value
+    (the encoder puts such arguments in one canonical order; maximum and minimum are not:
+    ``maximum(-0.0, 0.0)`` is ``-0.0`` but ``maximum(0.0, -0.0)`` is ``0.0``).
     """
 
     nin: int
     fn: str | Callable
     promote: tuple | None = None
     dtype: Callable | None = None
+    commutative: bool = False
 
     def impl(self, xp) -> Callable:
         """The function computing this op on arrays of namespace ``xp``."""
@@ -123,9 +127,9 @@ class ScalarOp:
 # fmt: off
 SCALAR_OPS: dict[str, ScalarOp] = {
     # arithmetic
-    "add":      ScalarOp(2, "add"),
+    "add":      ScalarOp(2, "add", commutative=True),
     "sub":      ScalarOp(2, "subtract"),
-    "mul":      ScalarOp(2, "multiply"),
+    "mul":      ScalarOp(2, "multiply", commutative=True),
     "true_div": ScalarOp(2, "divide"),
     "int_div":  ScalarOp(2, "floor_divide"),
     "mod":      ScalarOp(2, "remainder"),
@@ -167,15 +171,15 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "ceil":     ScalarOp(1, "ceil"),
     "round":    ScalarOp(1, "round"),   # half to even, like NumPy
     # comparisons and logic
-    "eq":       ScalarOp(2, "equal"),
-    "neq":      ScalarOp(2, "not_equal"),
+    "eq":       ScalarOp(2, "equal", commutative=True),
+    "neq":      ScalarOp(2, "not_equal", commutative=True),
     "lt":       ScalarOp(2, "less"),
     "le":       ScalarOp(2, "less_equal"),
     "gt":       ScalarOp(2, "greater"),
     "ge":       ScalarOp(2, "greater_equal"),
-    "and_":     ScalarOp(2, _Bitwise("logical_and", "bitwise_and")),
-    "or_":      ScalarOp(2, _Bitwise("logical_or", "bitwise_or")),
-    "xor":      ScalarOp(2, _Bitwise("logical_xor", "bitwise_xor")),
+    "and_":     ScalarOp(2, _Bitwise("logical_and", "bitwise_and"), commutative=True),
+    "or_":      ScalarOp(2, _Bitwise("logical_or", "bitwise_or"), commutative=True),
+    "xor":      ScalarOp(2, _Bitwise("logical_xor", "bitwise_xor"), commutative=True),
     "invert":   ScalarOp(1, _invert),
     "isnan":    ScalarOp(1, "isnan"),
     "isinf":    ScalarOp(1, "isinf"),
@@ -432,8 +436,9 @@ def cast(x, dtype):
 
 
 def broadcast_shape_vars(shapes, static_shape) -> tuple:
-    """Symbolic broadcast of input shapes (all of one ndim): the largest size per axis."""
-    maximum = ELEMWISE_OPS["maximum"]
+    """Symbolic broadcast of input shapes (all of one ndim): per axis, the size that is not 1
+    (not the largest: a size 0 broadcast against 1 is 0)."""
+    switch, eq = ELEMWISE_OPS["switch"], ELEMWISE_OPS["eq"]
     out = []
     for axis, known in enumerate(static_shape):
         if known is not None:
@@ -443,7 +448,7 @@ def broadcast_shape_vars(shapes, static_shape) -> tuple:
         dims = [d for d in dims if not _is_const(d, 1)] or dims
         dim = dims[0]
         for d in dims[1:]:
-            dim = maximum(dim, d)
+            dim = switch(eq(d, 1), dim, d)
         out.append(dim)
     return tuple(out)
 

@@ -17,8 +17,6 @@ from eqgraph.rules.ruleset import RuleFileError, parse_rules, split_forms
 OLD_TEXTS = {
     "algebra/mul-one":
         "(rewrite (Mul x (Scalar 1.0 d n)) x :when ((= (set-of n) (ndim x)) (= (dtype (Mul x (Scalar 1.0 d n))) (dtype x))))",
-    "algebra/one-mul":
-        "(rewrite (Mul (Scalar 1.0 d n) x) x :when ((= (set-of n) (ndim x)) (= (dtype (Mul (Scalar 1.0 d n) x)) (dtype x))))",
     "algebra/sub-zero":
         "(rewrite (Sub x (Scalar 0.0 d n)) x :when ((= (set-of n) (ndim x)) (= (dtype (Sub x (Scalar 0.0 d n))) (dtype x))))",
     "algebra/div-one":
@@ -46,8 +44,6 @@ OLD_TEXTS = {
     "algebra/div-constant":
         "(rewrite (TrueDiv x (Scalar c d n)) (Mul x (Scalar (/ 1.0 c) d n)) :when ((> (abs c) 1e-300) (< (abs c) 1e300) (= (set-of n) (ndim x)) (= (set-of d) (dtype x)) (= (dtype (TrueDiv x (Scalar c d n))) (dtype x))))",
     "stability/log1p":
-        "(rewrite (Log (Add (Scalar 1.0 d n) x)) (Log1p x) :when ((= (set-of n) (ndim x)) (= (dtype (Log (Add (Scalar 1.0 d n) x))) (dtype x))))",
-    "stability/log1p-right":
         "(rewrite (Log (Add x (Scalar 1.0 d n))) (Log1p x) :when ((= (set-of n) (ndim x)) (= (dtype (Log (Add x (Scalar 1.0 d n)))) (dtype x))))",
     "stability/expm1":
         "(rewrite (Sub (Exp x) (Scalar 1.0 d n)) (Expm1 x) :when ((= (set-of n) (ndim x)) (= (dtype (Sub (Exp x) (Scalar 1.0 d n))) (dtype x))))",
