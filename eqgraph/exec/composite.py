@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from eqgraph.exec.kernels import numpy_kernel
 from eqgraph.grad.driver import grad
 from eqgraph.grad.types import DisconnectedType, disconnected
 from eqgraph.tensor.elemwise import Cast, Elemwise
@@ -128,7 +129,7 @@ class Composite(Op):
         from_cells = [storage_map[v] for v in node.inputs]
         out_cells = [storage_map[v] for v in node.outputs]
         flags = [compute_map[v] for v in node.outputs]
-        run = numpy_program(self, node)
+        run = numpy_kernel(self, node)
 
         def thunk():
             results = run(*[c[0] for c in from_cells])
@@ -163,36 +164,9 @@ class Composite(Op):
                     return_disconnected="disconnected")
 
 
-def numpy_program(op: Composite, node):
-    """``run(*input values) -> output values`` for NumPy: one call per step, bound once,
-    each result cast to its step's dtype exactly as ``Elemwise``'s own thunk does."""
-    _, nodes = op.inner([v.type for v in node.inputs])
-    plan = []
-    for (step_op, args), inner_node in zip(op.steps, nodes):
-        dtype = inner_node.outputs[0].type.numpy_dtype
-        if isinstance(step_op, Cast):
-            plan.append((None, args, dtype))
-        else:
-            plan.append((step_op.scalar.impl(np), args, dtype))
-    outs, ndarray = op.outs, np.ndarray
-
-    def run(*inputs):
-        values = list(inputs)
-        append = values.append
-        for fn, args, dtype in plan:
-            if fn is None:  # a cast
-                append(np.array(values[args[0]], dtype=dtype))
-                continue
-            r = fn(*[values[a] for a in args])
-            append(r if type(r) is ndarray and r.dtype == dtype else np.asarray(r, dtype=dtype))
-        return [values[o] for o in outs]
-
-    return run
-
-
 def is_fusable(op) -> bool:
     """Whether the fusion pass may put a node of ``op`` inside a Composite."""
     return isinstance(op, (Elemwise, Cast))
 
 
-__all__ = ["Composite", "is_fusable", "numpy_program", "step_name"]
+__all__ = ["Composite", "is_fusable", "step_name"]
