@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.kernels import numpy_kernel
+from eqgraph.exec.numba_kernels import tiered
 from eqgraph.grad.driver import grad
 from eqgraph.grad.types import DisconnectedType, disconnected
 from eqgraph.tensor.elemwise import Cast, Elemwise
@@ -129,7 +130,7 @@ class Composite(Op):
         from_cells = [storage_map[v] for v in node.inputs]
         out_cells = [storage_map[v] for v in node.outputs]
         flags = [compute_map[v] for v in node.outputs]
-        run = numpy_kernel(self, node)
+        run = tiered(self, node, numpy_kernel(self, node))  # Numba once hot, if installed
 
         def thunk():
             results = run(*[c[0] for c in from_cells])

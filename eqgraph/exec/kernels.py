@@ -81,16 +81,23 @@ def _name(nin: int, index: int) -> str:
 
 
 def _whole_source(nin, steps, outs) -> str:
+    """Each intermediate is deleted after its last use: kept alive to the end, every step
+    would get fresh memory from the system (page faults on each call), where freed
+    memory is otherwise reused (a 50-op chain on 1e5 elements: 6x slower)."""
     params = ", ".join(f"i{k}" for k in range(nin))
     lines = [f"def kernel({params}):"]
+    last_use = {a: j for j, (_, args, _, _) in enumerate(steps) for a in args}
     for j, (fn, args, _, exact) in enumerate(steps):
         call = ", ".join(_name(nin, a) for a in args)
         if fn is None:
             lines.append(f"    t{j} = array({call}, dtype=d{j})")
-            continue
-        lines.append(f"    t{j} = f{j}({call})")
-        if not exact:
-            lines.append(f"    if type(t{j}) is not ndarray or t{j}.dtype != d{j}: t{j} = asarray(t{j}, dtype=d{j})")
+        else:
+            lines.append(f"    t{j} = f{j}({call})")
+            if not exact:
+                lines.append(f"    if type(t{j}) is not ndarray or t{j}.dtype != d{j}: t{j} = asarray(t{j}, dtype=d{j})")
+        dead = sorted({a for a in args if a >= nin and last_use[a] == j and a not in outs})
+        if dead:
+            lines.append(f"    del {', '.join(_name(nin, a) for a in dead)}")
     lines.append(f"    return [{', '.join(_name(nin, o) for o in outs)}]")
     return "\n".join(lines) + "\n"
 
