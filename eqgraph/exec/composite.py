@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from eqgraph.exec.cupy_kernels import cupy_kernel
 from eqgraph.exec.kernels import numpy_kernel
 from eqgraph.exec.numba_kernels import tiered
 from eqgraph.grad.driver import grad
@@ -124,22 +125,56 @@ class Composite(Op):
             # an output never shares memory with an input (a Cast to the same dtype may return it)
             output_storage[k][0] = value.copy() if any(value is v for v in inputs) else value
 
+    def outputs_read_every_input(self) -> bool:
+        """Whether every output depends on every input (then all outputs have the inputs'
+        broadcast shape, as one-loop kernels make them)."""
+        reads = [{k} for k in range(self.nin)]
+        for _, args in self.steps:
+            reads.append(set().union(*(reads[a] for a in args)))
+        return all(len(reads[o]) == self.nin for o in self.outs)
+
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
-        if impl not in (None, "numpy"):
+        if impl in (None, "numpy"):
+            run = tiered(self, node, numpy_kernel(self, node))  # Numba once hot, if installed
+        elif impl == "cupy":
+            run = cupy_kernel(self, node)                       # one ElementwiseKernel
+        else:
+            run = None
+        if run is None:
             return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
         from_cells = [storage_map[v] for v in node.inputs]
         out_cells = [storage_map[v] for v in node.outputs]
         flags = [compute_map[v] for v in node.outputs]
-        run = tiered(self, node, numpy_kernel(self, node))  # Numba once hot, if installed
 
         def thunk():
-            results = run(*[c[0] for c in from_cells])
+            values = [c[0] for c in from_cells]
+            try:
+                results = run(*values)
+            except Exception as err:  # noqa: BLE001  (re-raised naming the step that failed)
+                raise self.step_error(node, values, err) from err
             for cell, value in zip(out_cells, results):
                 cell[0] = value
             for flag in flags:
                 flag[0] = 1
 
         return thunk
+
+    def step_error(self, node, values, err: Exception) -> Exception:
+        """``err`` said again naming the step that raised it (found by running the steps
+        one at a time); the linker then names this node, its inputs and their shapes."""
+        _, nodes = self.inner([v.type for v in node.inputs])
+        computed, cell = list(values), [None]
+        for j, ((op, args), inner_node) in enumerate(zip(self.steps, nodes)):
+            try:
+                op.perform(inner_node, [computed[a] for a in args], [cell])
+            except Exception as step_err:  # noqa: BLE001  (this is the one)
+                shapes = ", ".join(str(getattr(computed[a], "shape", "?")) for a in args)
+                try:
+                    return type(step_err)(f"step {j} of the fused node, {op} of shapes ({shapes}): {step_err}")
+                except Exception:  # noqa: BLE001  (an exception class with other arguments)
+                    return step_err
+            computed.append(cell[0])
+        return err
 
     # -- static information ----------------------------------------------------------
     def infer_shape(self, fgraph, node, shapes):

@@ -6,12 +6,14 @@ group instead of one NumPy call per step.  Measured on this project's 2-core mac
 that wins where the NumPy calls' fixed cost dominates (small arrays, long groups) and
 loses on long arrays of transcendental functions, where NumPy's SIMD loops beat the
 scalar libm calls Numba makes (a 50-op tanh chain on 1e6 elements: 4.5x slower).
-Compiling costs about a second per kernel, so a node switches to Numba only after
-``HOT_CALLS`` calls on small arrays (``composite.py``); cold compiles stay as fast.
+So arithmetic-only kernels use Numba at every size, and kernels with transcendental
+steps only below ``numba_below(op)`` elements.  Compiling costs about a second per
+kernel, so a node switches to Numba only after ``HOT_CALLS`` calls (``tiered``);
+cold compiles stay as fast as without Numba.
 
 Only float64 and bool values are compiled, and only ops whose scalar form below has
-NumPy's semantics for NaN, inf and division by zero (ufunc kernels follow NumPy's error model: 1/0 is inf);
-anything else keeps the NumPy kernel.  Kernels are cached on disk
+NumPy's semantics for NaN, inf and division by zero (Numba's ufuncs follow NumPy's
+error model: 1/0 is inf); anything else keeps the NumPy kernel.  Kernels are cached on disk
 (``EQGRAPH_KERNEL_CACHE``, default ``~/.cache/eqgraph/kernels``) as a module file named
 by the hash of its source, which includes the dtypes, and Numba's own cache next to it,
 so a process that has seen a kernel loads it in milliseconds.
@@ -21,8 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import os
+import sys
 import threading
+import warnings
 from pathlib import Path
 
 from eqgraph.tensor.elemwise import Cast
@@ -32,10 +37,21 @@ try:
 except ImportError:  # the NumPy kernels (kernels.py) run instead
     numba = None
 
-#: calls on small arrays after which a fused node is compiled with Numba
+#: calls after which a fused node is compiled with Numba
 HOT_CALLS = 50
-#: arrays at least this large keep NumPy's SIMD loops (see the module docstring)
-NUMBA_BELOW = 20_000
+#: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
+#: STEP_NS however small the array; Numba's scalar libm calls (exp, log, tanh, ...) cost
+#: LIBM_NS per element, where NumPy's SIMD loops cost under 1 ns.  Arithmetic and
+#: comparisons are faster in Numba's single loop at every size (3-20x at 1e5 elements).
+STEP_NS, LIBM_NS = 500.0, 45.0
+TRANSCENDENTAL = {"exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "sqrt", "erf", "sigmoid",
+                  "softplus", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh", "pow"}
+
+
+def numba_below(op) -> float:
+    """The array size under which Numba's one loop beats NumPy's calls for ``op``."""
+    slow = sum(getattr(step, "name", "") in TRANSCENDENTAL for step, _ in op.steps)
+    return math.inf if not slow else STEP_NS * len(op.steps) / (LIBM_NS * slow)
 
 _NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
 _NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
@@ -115,8 +131,10 @@ def load_kernel(source: str):
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(source)
             tmp.replace(path)  # atomic: another process never imports half a file
-        spec = importlib.util.spec_from_file_location(f"eqgraph_kernel_{key}", path)
+        name = f"eqgraph_kernel_{key}"
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # Numba's cache re-imports the module by name when loading
         spec.loader.exec_module(module)  # compiles, or loads Numba's cache
         kernel = module.kernel
         kernel.cache_hit = hit
@@ -131,10 +149,16 @@ def numba_kernel(op, node):
     if numba is None:
         return None
     source = kernel_source(op, node)
-    if source is None or not _outputs_read_every_input(op):
+    if source is None or not op.outputs_read_every_input():
+        return None
+    try:
+        loaded = load_kernel(source)
+    except Exception as err:  # noqa: BLE001  (a broken cache or Numba bug: NumPy keeps running)
+        warnings.warn(f"eqgraph: Numba could not build a fused kernel; NumPy runs it instead ({err})",
+                      RuntimeWarning, stacklevel=2)
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
-    kernel = getattr(load_kernel(source), "ufunc", None) or load_kernel(source)
+    kernel = getattr(loaded, "ufunc", None) or loaded
     nout = len(op.outs)
     if nout == 1:
         return lambda *inputs: [kernel(*inputs)]
@@ -143,32 +167,25 @@ def numba_kernel(op, node):
 
 def tiered(op, node, numpy_run):
     """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
-    ``NUMBA_BELOW``, then the Numba kernel for such arrays; ``numpy_run`` itself where
+    ``numba_below(op)``, then the Numba kernel for such arrays; ``numpy_run`` itself where
     Numba is missing or cannot compile the node."""
     if numba is None or node.outputs[0].ndim == 0 or kernel_source(op, node) is None \
-            or not _outputs_read_every_input(op):
+            or not op.outputs_read_every_input():
         return numpy_run
-    calls, fast = 0, None
+    calls, fast, below = 0, None, numba_below(op)
 
     def run(*inputs):
         nonlocal calls, fast
-        if max(x.size for x in inputs) >= NUMBA_BELOW:
+        if below != math.inf and max(x.size for x in inputs) >= below:
             return numpy_run(*inputs)
         if fast is not None:
             return fast(*inputs)
         calls += 1
-        if calls >= HOT_CALLS:
-            fast = numba_kernel(op, node)
+        if calls == HOT_CALLS:
+            fast = numba_kernel(op, node)   # None where it failed: NumPy for good
         return numpy_run(*inputs)
 
     return run
 
 
-def _outputs_read_every_input(op) -> bool:
-    reads = [{k} for k in range(op.nin)]
-    for _, args in op.steps:
-        reads.append(set().union(*(reads[a] for a in args)))
-    return all(len(reads[o]) == op.nin for o in op.outs)
-
-
-__all__ = ["HOT_CALLS", "NUMBA_BELOW", "cache_dir", "kernel_source", "load_kernel", "numba_kernel", "tiered"]
+__all__ = ["HOT_CALLS", "numba_below", "cache_dir", "kernel_source", "load_kernel", "numba_kernel", "tiered"]

@@ -166,3 +166,17 @@ def test_composite_refuses_a_step_reading_a_later_value():
         Composite(1, [(E["exp"], (1,))], [1])
     with pytest.raises(TypeError, match="must be an Elemwise or Cast"):
         Composite(1, [(et.Reduce("sum", (0,)), (0,))], [1])
+
+
+def test_a_failing_fused_node_names_itself_and_the_step_that_failed():
+    from eqgraph.exec.node_errors import NodeError
+
+    x, y = et.dvector("x"), et.fvector("y")
+    f = eg.function([x, y], (x + y) * 2.0, rulesets=[])
+    with pytest.raises(ValueError) as info:
+        f(np.ones(3), np.ones(4, dtype="float32"))
+    err, text = info.value, str(info.value)
+    assert isinstance(err, NodeError) and isinstance(err.node.op, Composite)
+    assert "step 0 of the fused node, Elemwise{add} of shapes ((3,), (4,))" in text
+    assert "could not be broadcast" in text
+    assert "ndarray of dtype float32 and shape (4,)" in text
