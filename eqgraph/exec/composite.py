@@ -91,6 +91,13 @@ class Composite(Op):
             self._inner[key] = (inputs, nodes)
         return self._inner[key]
 
+    def adopt(self, inputs, nodes) -> None:
+        """Take ``nodes`` (over ``inputs``, one per step) as the scalar graph for inputs of
+        these types: the fusion pass hands over the nodes it fused."""
+        if [n.op for n in nodes] != [op for op, _ in self.steps]:
+            raise ValueError(f"{self}: the nodes given are not its steps")
+        self._inner[tuple(v.type for v in inputs)] = (list(inputs), list(nodes))
+
     def make_node(self, *inputs):
         if len(inputs) != self.nin:
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")

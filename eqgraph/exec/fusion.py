@@ -25,12 +25,12 @@ from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
 
 
-@dataclass
+@dataclass(eq=False)   # compared by identity
 class _Group:
     nodes: list                       # in topological order
     members: int                      # bit mask of its nodes
     outside_ancestors: int = 0        # elementwise nodes its outside inputs depend on
-    produced: set = field(default_factory=set)   # variables its nodes compute
+    produced: set = field(default_factory=set)   # variables its nodes compute (set at the end)
 
 
 def fuse(fgraph: FunctionGraph) -> FunctionGraph:
@@ -50,7 +50,6 @@ def _group(order) -> list[_Group]:
     known = set()          # variables computable at link time (constants and what folds from them)
     ancestors: dict = {}   # variable -> bit mask of the elementwise nodes it depends on
     group_of: dict = {}    # node -> its _Group
-    groups: list[_Group] = []
     for node in order:
         above = 0
         for v in node.inputs:
@@ -59,53 +58,56 @@ def _group(order) -> list[_Group]:
             known.update(node.outputs)
         elif is_fusable(node.op):
             bit = 1 << position[node]
-            above_here = above | bit
-            joined = _merge(node, bit, [group_of[v.owner] for v in node.inputs if v.owner in group_of],
-                            ancestors, position)
-            for n in joined.nodes:
-                group_of[n] = joined
-            groups.append(joined)
-            above = above_here
+            _merge(node, bit, ancestors, group_of)
+            above |= bit
         for out in node.outputs:
             ancestors[out] = above
-    alive = {id(g) for g in group_of.values()}
-    return [g for g in groups if id(g) in alive]
+    groups = list({id(g): g for g in group_of.values()}.values())
+    for g in groups:
+        g.nodes.sort(key=position.get)  # the original order is topological within a group too
+        g.produced = {o for n in g.nodes for o in n.outputs}
+    return groups
 
 
-def _merge(node, bit: int, candidates: list, ancestors: dict, position: dict) -> _Group:
-    """``node`` joined to as many of its producers' groups as can be without a cycle."""
-    unique = list({id(g): g for g in candidates}.values())
+def _merge(node, bit: int, ancestors: dict, group_of: dict) -> None:
+    """Join ``node`` to as many of its producers' groups as can be without a cycle."""
+    unique = list({id(g): g for v in node.inputs if (g := group_of.get(v.owner)) is not None}.values())
     options = [unique] + [[g] for g in sorted(unique, key=lambda g: -len(g.nodes))] + [[]]
     for chosen in options:
-        if _acyclic(node, chosen, ancestors):
-            return _joined(node, bit, chosen, ancestors, position)
-    raise AssertionError("the empty merge is always acyclic")
+        if _acyclic(node, chosen, ancestors, group_of):
+            _join(node, bit, chosen, ancestors, group_of)
+            return
 
 
-def _acyclic(node, chosen, ancestors) -> bool:
+def _acyclic(node, chosen, ancestors, group_of) -> bool:
     members = 0
-    produced = set()
     for g in chosen:
         members |= g.members
-        produced |= g.produced
     if any(g.outside_ancestors & members for g in chosen):
         return False   # one chosen group reaches another through an outside node
-    return not any(v not in produced and ancestors.get(v, 0) & members for v in node.inputs)
+    return not any(group_of.get(v.owner) not in chosen and ancestors.get(v, 0) & members
+                   for v in node.inputs)
 
 
-def _joined(node, bit, chosen, ancestors, position) -> _Group:
-    members, outside, nodes, produced = bit, 0, [], set(node.outputs)
-    for g in chosen:
-        members |= g.members
+def _join(node, bit, chosen, ancestors, group_of) -> None:
+    """Merge ``chosen`` and ``node`` into the largest chosen group (or a new one), in place:
+    only the smaller groups' nodes move, so a long chain costs linear time."""
+    chosen = sorted(chosen, key=lambda g: -len(g.nodes))
+    base = chosen[0] if chosen else _Group([], 0)
+    outside = base.outside_ancestors
+    for g in chosen[1:]:
+        base.members |= g.members
         outside |= g.outside_ancestors
-        nodes.extend(g.nodes)
-        produced |= g.produced
+        base.nodes.extend(g.nodes)
+        for n in g.nodes:
+            group_of[n] = base
     for v in node.inputs:
-        if v not in produced:
+        if group_of.get(v.owner) not in chosen:
             outside |= ancestors.get(v, 0)
-    nodes.append(node)
-    nodes.sort(key=position.get)  # the original order is topological within the group too
-    return _Group(nodes, members, outside & ~members, produced)
+    base.members |= bit
+    base.nodes.append(node)
+    base.outside_ancestors = outside & ~base.members
+    group_of[node] = base
 
 
 def _rebuild(fgraph, order, fused) -> FunctionGraph:
@@ -174,6 +176,7 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
     results = [n.outputs[0] for n in group.nodes
                if any(c == "output" or c not in members for c, _ in fgraph.clients[n.outputs[0]])]
     op = Composite(nin, steps, [index[v] for v in results])
+    op.adopt(inputs, group.nodes)  # the nodes it fuses are its scalar graph: no need to build them again
     node = op.make_node(*[replace.get(v, v) for v in inputs])
     for old, new in zip(results, node.outputs):
         if new.type != old.type:

@@ -17,6 +17,7 @@ broadcasting (an outer product, say) runs the straight-line function on whole ar
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -40,14 +41,13 @@ def numpy_kernel(op, node):
             continue
         fn = np.square if step_op.name == "sqr" else step_op.scalar.impl(np)  # x*x, as a ufunc
         in_dtypes = [v.type.numpy_dtype for v in inner_node.inputs]
-        steps.append((fn, args, dtype, _exact(fn, in_dtypes, dtype) and inner_node.outputs[0].ndim > 0))
+        steps.append((fn, args, dtype, _exact(fn, tuple(in_dtypes), dtype) and inner_node.outputs[0].ndim > 0))
     whole = _compile(_whole_source(op.nin, steps, op.outs), steps)
     ndim = node.outputs[0].ndim
     if ndim == 0:
         return whole
-    blocked = _compile(_blocked_source(op.nin, steps, op.outs), steps)
+    blocked = []  # compiled on first use: most nodes never see a large array
     depends = _input_dependencies(op.nin, steps, op.outs)
-    shapes = [v.type.shape for v in node.outputs]
 
     def run(*inputs):
         n = max(x.size for x in inputs)
@@ -60,13 +60,16 @@ def numpy_kernel(op, node):
             return whole(*inputs)
         flat = [np.ascontiguousarray(x).reshape(-1) if f else np.broadcast_to(x.reshape(1), (n,))
                 for x, f in zip(inputs, full)]
-        return [o.reshape(shape) for o in blocked(n, *flat)]
+        if not blocked:
+            blocked.append(_compile(_blocked_source(op.nin, steps, op.outs), steps))
+        return [o.reshape(shape) for o in blocked[0](n, *flat)]
 
-    run.whole, run.shapes = whole, shapes
+    run.whole = whole
     return run
 
 
-def _exact(fn, in_dtypes, dtype) -> bool:
+@functools.lru_cache(maxsize=4096)
+def _exact(fn, in_dtypes: tuple, dtype) -> bool:
     """Whether ``fn`` is a ufunc whose own loop for ``in_dtypes`` gives ``dtype`` (then
     ``out=`` a block of that dtype computes exactly what a fresh result would)."""
     if not isinstance(fn, np.ufunc):
