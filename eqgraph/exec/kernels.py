@@ -61,7 +61,8 @@ def numpy_kernel(op, node):
         flat = [np.ascontiguousarray(x).reshape(-1) if f else np.broadcast_to(x.reshape(1), (n,))
                 for x, f in zip(inputs, full)]
         if not blocked:
-            blocked.append(_compile(_blocked_source(op.nin, steps, op.outs), steps))
+            source, buffers = _blocked_source(op.nin, steps, op.outs)
+            blocked.append(_compile(source, steps, {f"B{k}": d for k, d in enumerate(buffers)}))
         return [o.reshape(shape) for o in blocked[0](n, *flat)]
 
     run.whole = whole
@@ -106,21 +107,35 @@ def _whole_source(nin, steps, outs) -> str:
 
 
 def _blocked_source(nin, steps, outs) -> str:
-    """Inputs arrive flat (length n); outputs are allocated whole, other steps get one block."""
+    """Inputs arrive flat (length n); outputs are allocated whole; the other steps share a
+    few block buffers, each reused once the value in it is dead (one buffer per step
+    would put hundreds of blocks, more than the cache, in play)."""
     params = ", ".join(f"i{k}" for k in range(nin))
+    last_use = {a: j for j, (_, args, _, _) in enumerate(steps) for a in args}
+    free: dict = {}        # dtype -> buffer numbers free for reuse
+    buffers: list = []     # dtype of each buffer
+    buffer_of: dict = {}   # step -> its buffer number (steps that are outputs write into them)
+    for j, (_, args, dtype, _) in enumerate(steps):
+        if nin + j not in outs:
+            pool = free.setdefault(dtype, [])
+            buffer_of[j] = pool.pop() if pool else len(buffers)
+            if buffer_of[j] == len(buffers):
+                buffers.append(dtype)
+        # taken after choosing j's buffer, so that a step never writes over its own inputs
+        for a in set(args):
+            if a - nin in buffer_of and last_use[a] == j:
+                free.setdefault(steps[a - nin][2], []).append(buffer_of[a - nin])
+    target = {j: f"b{buffer_of[j]}[:e - s]" if j in buffer_of else f"o{j}[s:e]" for j in range(len(steps))}
     lines = [f"def kernel(n, {params}):"]
-    for j in range(len(steps)):
-        target = f"o{j}" if nin + j in outs else f"b{j}"
-        size = "n" if nin + j in outs else "min(n, BLOCK)"
-        lines.append(f"    {target} = empty({size}, dtype=d{j})")
+    lines += [f"    o{j} = empty(n, dtype=d{j})" for j in range(len(steps)) if nin + j in outs]
+    lines += [f"    b{k} = empty(min(n, BLOCK), dtype=B{k})" for k in range(len(buffers))]
     lines.append("    for s in range(0, n, BLOCK):")
     lines.append("        e = min(s + BLOCK, n)")
     for k in range(nin):
         lines.append(f"        a{k} = i{k}[s:e]")
     for j, (fn, args, _, exact) in enumerate(steps):
-        out = f"o{j}[s:e]" if nin + j in outs else f"b{j}[:e - s]"
         call = ", ".join(f"a{a}" if a < nin else f"u{a - nin}" for a in args)
-        lines.append(f"        u{j} = {out}")
+        lines.append(f"        u{j} = {target[j]}")
         if fn is None:  # a cast: assignment converts as np.array(x, dtype) does
             lines.append(f"        u{j}[...] = {call}")
         elif exact:
@@ -128,12 +143,12 @@ def _blocked_source(nin, steps, outs) -> str:
         else:  # not a ufunc, or one whose own loop gives another dtype: convert on assignment
             lines.append(f"        u{j}[...] = f{j}({call})")
     lines.append(f"    return [{', '.join(f'o{o - nin}' for o in outs)}]")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", buffers
 
 
-def _compile(source: str, steps):
+def _compile(source: str, steps, constants=None):
     namespace = {"array": np.array, "asarray": np.asarray, "ndarray": np.ndarray, "empty": np.empty,
-                 "BLOCK": BLOCK}
+                 "BLOCK": BLOCK, **(constants or {})}
     for j, (fn, _, dtype, _) in enumerate(steps):
         namespace[f"f{j}"], namespace[f"d{j}"] = fn, dtype
     exec(compile(source, "<eqgraph composite kernel>", "exec"), namespace)  # noqa: S102 (our own source)
