@@ -180,3 +180,18 @@ def test_a_failing_fused_node_names_itself_and_the_step_that_failed():
     assert "step 0 of the fused node, Elemwise{add} of shapes ((3,), (4,))" in text
     assert "could not be broadcast" in text
     assert "ndarray of dtype float32 and shape (4,)" in text
+
+
+def test_a_long_blocked_chain_reuses_buffers_and_keeps_every_output():
+    x = et.dvector("x")
+    y, kept = x, []
+    for i in range(12):
+        y = et.exp(-y * y) * 0.5 + y * 0.25 - x
+        if i % 4 == 0:
+            kept.append(y)                       # intermediate outputs of the same fused node
+    f = eg.function([x], [y, *kept], rulesets=[])
+    g = eg.function([x], [y, *kept], rulesets=[], fusion=False)
+    assert len(composites(f)) == 1 and len(composites(f)[0].outputs) == 1 + len(kept)
+    value = np.linspace(-4, 4, LARGE)
+    value[::50] = np.nan
+    assert_same_results(f(value), g(value))
