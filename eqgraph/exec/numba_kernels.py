@@ -112,6 +112,9 @@ def cache_dir() -> Path:
     return Path(os.environ.get("EQGRAPH_KERNEL_CACHE", Path.home() / ".cache" / "eqgraph" / "kernels"))
 
 
+#: part of every kernel's key: kernels cached by an older eqgraph are not reused
+#: (version 1 compiled modules that Numba's cache could not import again)
+CACHE_FORMAT = 2
 _loaded: dict = {}
 _lock = threading.Lock()
 
@@ -119,7 +122,7 @@ _lock = threading.Lock()
 def load_kernel(source: str):
     """The compiled kernel of ``source``: from this process's memo, else from the disk cache
     (``kernel.cache_hit`` is True), else compiled and cached (False)."""
-    key = hashlib.sha256(f"{numba.__version__}\n{source}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{CACHE_FORMAT}\n{numba.__version__}\n{source}".encode()).hexdigest()[:24]
     with _lock:
         if key in _loaded:
             return _loaded[key]
