@@ -98,3 +98,25 @@ def test_kernel_cache_miss_then_hit(tmp_path, monkeypatch):
     storage = f.stages.program.storage_map      # constants, and what folded from them
     args = [known[v] if v in known else storage[v][0] for v in node.inputs]
     np.testing.assert_allclose(kernel.ufunc(*args), f(xv, yv), rtol=1e-14)
+
+
+@needs_numba
+def test_a_new_process_loads_the_cached_kernel(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
+        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec.composite import Composite\n"
+        "x = et.dvector('x')\n"
+        "f = eg.function([x], x * x * 3 + x, rulesets=[])\n"
+        "[node] = [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]\n"
+        "k = numba_kernels.load_kernel(numba_kernels.kernel_source(node.op, node))\n"
+        "print('hit' if k.cache_hit else 'miss')\n")
+    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
