@@ -142,7 +142,9 @@ class Composite(Op):
 
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
         if impl in (None, "numpy"):
-            run = tiered(self, node, numpy_kernel(self, node))  # Numba once hot, if installed
+            handed_out = set(no_recycling or ())  # outputs a call returns: fresh memory each call
+            reusable = [k for k, out in enumerate(node.outputs) if out not in handed_out]
+            run = tiered(self, node, numpy_kernel(self, node, reusable))  # Numba once hot, if installed
         elif impl == "cupy":
             run = cupy_kernel(self, node)                       # one ElementwiseKernel
         else:

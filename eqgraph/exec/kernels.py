@@ -30,8 +30,13 @@ BLOCK = 4096
 BLOCKED_FROM = 4 * BLOCK
 
 
-def numpy_kernel(op, node):
-    """``run(*input arrays) -> list of output arrays`` for ``node`` (a Composite's Apply)."""
+def numpy_kernel(op, node, reusable=()):
+    """``run(*input arrays) -> list of output arrays`` for ``node`` (a Composite's Apply).
+
+    Outputs listed in ``reusable`` (intermediates no call hands out) keep their memory from
+    one call to the next on the blocked path: fresh large arrays cost page faults on every
+    call (``x / sqrt(mean(x**2))`` on 1e5 elements spent most of its time there).  Each
+    ``run`` has buffers of its own, so programs (one per thread) never share them."""
     _, inner = op.inner([v.type for v in node.inputs])
     steps = []   # (function or None for a cast, argument indices, dtype, exact)
     for (step_op, args), inner_node in zip(op.steps, inner):
@@ -48,6 +53,9 @@ def numpy_kernel(op, node):
         return whole
     blocked = []  # compiled on first use: most nodes never see a large array
     depends = _input_dependencies(op.nin, steps, op.outs)
+    out_dtypes = [steps[o - op.nin][2] for o in op.outs]
+    kept = [None] * len(op.outs)              # last call's flat arrays of reusable outputs
+    reuse = [k in set(reusable) for k in range(len(op.outs))]
 
     def run(*inputs):
         n = max(x.size for x in inputs)
@@ -63,7 +71,15 @@ def numpy_kernel(op, node):
         if not blocked:
             source, buffers = _blocked_source(op.nin, steps, op.outs)
             blocked.append(_compile(source, steps, {f"B{k}": d for k, d in enumerate(buffers)}))
-        return [o.reshape(shape) for o in blocked[0](n, *flat)]
+        outs = []
+        for k, dtype in enumerate(out_dtypes):
+            old = kept[k]
+            out = old if old is not None and old.shape[0] == n else np.empty(n, dtype=dtype)
+            if reuse[k]:
+                kept[k] = out
+            outs.append(out)
+        blocked[0](n, *flat, *outs)
+        return [o.reshape(shape) for o in outs]
 
     run.whole = whole
     return run
@@ -107,9 +123,9 @@ def _whole_source(nin, steps, outs) -> str:
 
 
 def _blocked_source(nin, steps, outs) -> str:
-    """Inputs arrive flat (length n); outputs are allocated whole; the other steps share a
-    few block buffers, each reused once the value in it is dead (one buffer per step
-    would put hundreds of blocks, more than the cache, in play)."""
+    """Inputs arrive flat (length n), and so do the outputs' arrays, written in place; the
+    other steps share a few block buffers, each reused once the value in it is dead (one
+    buffer per step would put hundreds of blocks, more than the cache, in play)."""
     params = ", ".join(f"i{k}" for k in range(nin))
     last_use = {a: j for j, (_, args, _, _) in enumerate(steps) for a in args}
     free: dict = {}        # dtype -> buffer numbers free for reuse
@@ -126,8 +142,8 @@ def _blocked_source(nin, steps, outs) -> str:
             if a - nin in buffer_of and last_use[a] == j:
                 free.setdefault(steps[a - nin][2], []).append(buffer_of[a - nin])
     target = {j: f"b{buffer_of[j]}[:e - s]" if j in buffer_of else f"o{j}[s:e]" for j in range(len(steps))}
-    lines = [f"def kernel(n, {params}):"]
-    lines += [f"    o{j} = empty(n, dtype=d{j})" for j in range(len(steps)) if nin + j in outs]
+    out_params = ", ".join(f"o{o - nin}" for o in outs)
+    lines = [f"def kernel(n, {params}, {out_params}):"]
     lines += [f"    b{k} = empty(min(n, BLOCK), dtype=B{k})" for k in range(len(buffers))]
     lines.append("    for s in range(0, n, BLOCK):")
     lines.append("        e = min(s + BLOCK, n)")
@@ -142,7 +158,6 @@ def _blocked_source(nin, steps, outs) -> str:
             lines.append(f"        f{j}({call}, out=u{j})")
         else:  # not a ufunc, or one whose own loop gives another dtype: convert on assignment
             lines.append(f"        u{j}[...] = f{j}({call})")
-    lines.append(f"    return [{', '.join(f'o{o - nin}' for o in outs)}]")
     return "\n".join(lines) + "\n", buffers
 
 

@@ -195,3 +195,19 @@ def test_a_long_blocked_chain_reuses_buffers_and_keeps_every_output():
     value = np.linspace(-4, 4, LARGE)
     value[::50] = np.nan
     assert_same_results(f(value), g(value))
+
+
+def test_intermediates_keep_their_memory_across_calls_but_results_never_do():
+    x = et.dvector("x")
+    centered = x - x.mean()
+    out = centered / et.sqrt((centered ** 2).mean() + 1e-8)  # the fused centering is an intermediate
+    f = eg.function([x], [out, x * 2 + 1], rulesets=[])
+    a, b = np.linspace(-1, 3, LARGE), np.linspace(5, -2, LARGE)
+    first = f(a)
+    kept = [r.copy() for r in first]
+    second = f(b)
+    for r, k in zip(first, kept):
+        np.testing.assert_array_equal(r, k)            # a later call never writes into a result
+    for r, v in zip(second, (b,)):
+        np.testing.assert_allclose(r, (v - v.mean()) / np.sqrt(((v - v.mean()) ** 2).mean() + 1e-8))
+    assert not any(np.shares_memory(r1, r2) for r1 in first for r2 in second)
