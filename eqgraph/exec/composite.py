@@ -6,7 +6,8 @@ by one ``Composite`` holding their *scalar graph*: a list of steps
 The steps are the original ``Elemwise``/``Cast`` op values, so the reference
 ``perform`` runs exactly the NumPy calls the unfused graph ran, with the same
 dtypes at every step (results are bit-for-bit those of unfused execution, NaN
-and inf included).  Faster kernels (``kernels.py``) are chosen in ``make_thunk``.
+and inf included).  ``make_thunk`` picks the kernel: generated NumPy (``kernels.py``),
+Numba once hot (``numba_kernels.py``) or one CuPy ElementwiseKernel (``cupy_kernels.py``).
 
 It lives in ``exec`` rather than ``tensor`` because its VJP differentiates the
 scalar graph with ``eqgraph.grad`` (one layer below).
