@@ -1,6 +1,6 @@
 """``eqgraph.function``: the whole compiler on one screen.
 
-    user graph -> FunctionGraph -> encode -> saturate -> snapshot -> extract -> link -> Function
+    user graph -> FunctionGraph -> encode -> saturate -> snapshot -> extract -> fuse -> link -> Function
 
 Each stage's result is kept in ``f.stages`` so a user can print the graph
 before and after optimization, read the saturation report, open the e-graph,
@@ -21,6 +21,7 @@ from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
 from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
+from eqgraph.exec.fusion import fuse
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.tensor.sharedvar import SharedVariable
@@ -47,7 +48,8 @@ class Stages:
     encoded: EncodedGraph           # the e-graph
     report: Report                  # why saturation stopped, which rules fired
     extraction: Extraction          # the chosen e-node per e-class, with costs
-    optimized: FunctionGraph        # what was linked
+    optimized: FunctionGraph        # what extraction chose
+    fused: FunctionGraph            # that graph with elementwise groups fused: what was linked
     program: Program
 
     @property
@@ -60,13 +62,14 @@ class Stages:
         return (f"== graph ==\n{debugprint(self.graph, file='str')}"
                 f"== saturation ==\n{self.report}\n"
                 f"== optimized (cost {self.extraction.dag_cost:.0f}){stopped} ==\n"
-                f"{debugprint(self.optimized, file='str')}")
+                f"{debugprint(self.optimized, file='str')}"
+                f"== fused (what runs) ==\n{debugprint(self.fused, file='str')}")
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
-             exact_extraction=False, no_default_updates=False, mode=None) -> Function:
+             exact_extraction=False, no_default_updates=False, mode=None, fusion=True) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -93,6 +96,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         and, after each call, check every e-class that extraction touched by evaluating several
         of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
         naming the rule behind it (``eqgraph/exec/debugmode.py``).
+    fusion : fuse connected elementwise nodes into one ``Composite`` node each (``exec/fusion.py``);
+        debug mode runs the nodes unfused, each with its own ``debug_perform``.
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
@@ -107,7 +112,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
                      cost_model=cost_model, exact_extraction=exact_extraction,
-                     no_default_updates=no_default_updates, mode=mode)   # what pickling keeps
+                     no_default_updates=no_default_updates, mode=mode, fusion=fusion)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
@@ -136,15 +141,17 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
         extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
+        fused = fuse(optimized) if fusion and not debug else optimized  # exec/fusion.py
         # cells of its own for every input: a call reads the shared values into them
-        program = link(optimized, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
+        program = link(fused, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
                        impl="debug" if debug else runtime.name)  # "debug": ops run debug_perform
 
     stats = ProfileStats(program, name) if profile else None
     function_class = DebugFunction if debug else Function
     compiled = function_class(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                              stages=Stages(graph, encoded, report, extraction, optimized, program), name=name,
-                              allow_input_downcast=allow_input_downcast, trust_input=trust_input, profile=stats)
+                              stages=Stages(graph, encoded, report, extraction, optimized, fused, program),
+                              name=name, allow_input_downcast=allow_input_downcast, trust_input=trust_input,
+                              profile=stats)
     compiled.compiled_from = (function, arguments)
     return compiled
 

@@ -2,8 +2,14 @@
 
 cost = dispatch (Python calls one thunk per node) + work, where work is per
 element of the output for elementwise ops, ``Op.flops`` for matmul and
-reductions, and nothing for views.  Unknown sizes are assumed to be
-``unknown_size``.  Numerical stability is not priced here: the rule files
+reductions, and nothing for views.  Elementwise ops are fused after extraction
+(``exec/fusion.py``), so they pay ``step`` (one more op inside a fused node)
+instead of a dispatch each.  An array with unknown axes is assumed to hold
+``unknown_size`` elements, split evenly among those axes: 10,000 on the machine
+calibrated, ten times the size where an add's work equals a dispatch, so
+elementwise choices (``x**10`` as a pow or as multiplications) are made as for
+large arrays, where they matter.  The constants come from ``bench/calibrate.py``
+(``calibrated.py``).  Numerical stability is not priced here: the rule files
 declare the unstable compositions, and extraction ranks terms by them before
 cost (extract/unstable.py, extract/extraction.py).
 
@@ -16,18 +22,12 @@ from __future__ import annotations
 import math
 
 from eqgraph.egraph.snapshot import LEAVES
+from eqgraph.extract.calibrated import MEASURED
 
+#: nanoseconds per output element of each elementwise op, measured by bench/calibrate.py
+#: (NumPy on one core, 100k float64 elements; ``calibrated.py`` is data that script writes)
+ELEMENT_COST = dict(MEASURED["element_ns"])
 # fmt: off
-#: nanoseconds per output element of an elementwise op (NumPy on one core, roughly)
-ELEMENT_COST = {
-    "Add": 1, "Sub": 1, "Mul": 1, "Neg": 1, "Abs": 1, "Maximum": 1, "Minimum": 1, "Sqr": 1, "Sign": 1,
-    "Eq": 1, "Neq": 1, "Lt": 1, "Le": 1, "Gt": 1, "Ge": 1, "And": 1, "Or": 1, "Xor": 1, "Invert": 1,
-    "Second": 0.5, "Switch": 2, "Clip": 2, "TrueDiv": 2, "IntDiv": 4, "Mod": 4, "Floor": 1, "Ceil": 1,
-    "Round": 2, "Isnan": 1, "Isinf": 1, "Sqrt": 3, "Exp": 8, "Exp2": 8, "Expm1": 10, "Log": 8,
-    "Log2": 8, "Log10": 8, "Log1p": 10, "Sin": 10, "Cos": 10, "Tan": 12, "Arcsin": 12, "Arccos": 12,
-    "Arctan": 12, "Sinh": 12, "Cosh": 12, "Tanh": 10, "Sigmoid": 12, "Softplus": 16, "Erf": 14,
-    "Pow": 25, "Cast": 1,
-}
 #: ops that return views or metadata: dispatch only
 FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
 # fmt: on
@@ -36,24 +36,30 @@ FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
 class CostModel:
     """Estimated run time in nanoseconds; monotone (a node costs at least its dispatch)."""
 
-    def __init__(self, dispatch: float = 1000.0, unknown_size: int = 100, ns_per_flop: float = 0.25,
-                 ns_per_byte: float = 0.1):
+    def __init__(self, dispatch: float = MEASURED["dispatch_ns"], unknown_size: int = MEASURED["unknown_size"],
+                 ns_per_flop: float = 0.25, ns_per_byte: float = 0.1, step: float = MEASURED["step_ns"]):
         self.dispatch = dispatch
+        self.step = step
         self.unknown_size = unknown_size
         self.ns_per_flop = ns_per_flop
         self.ns_per_byte = ns_per_byte
 
     def size(self, ttype) -> float:
-        return math.prod(self.unknown_size if s is None else s for s in getattr(ttype, "shape", ()))
+        return math.prod(self.shape(ttype))
 
     def shape(self, ttype) -> tuple:
-        return tuple(self.unknown_size if s is None else s for s in getattr(ttype, "shape", ()))
+        """Static shape with unknown axes filled in: ``unknown_size`` elements split evenly
+        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100)."""
+        dims = getattr(ttype, "shape", ())
+        unknown = sum(s is None for s in dims)
+        each = self.unknown_size ** (1 / unknown) if unknown else 1
+        return tuple(each if s is None else s for s in dims)
 
     def node_cost(self, enode, op, in_types, out_type, child_ops=()) -> float:
         name = enode.op
         if name in LEAVES:  # inputs and constants are already there
             return 0.0
-        cost = self.dispatch
+        cost = self.step if name in ELEMENT_COST else self.dispatch  # elementwise ops are fused
         if name in FREE:
             return cost
         out_size = self.size(out_type)

@@ -38,6 +38,13 @@ def _erf(xp, x):
 
 
 def _sigmoid(xp, x):
+    if xp is np and x.dtype in (np.float32, np.float64):
+        try:  # SciPy's expit: one pass, 3.7x faster than the form below (issue 12)
+            from scipy.special import expit
+        except ImportError:
+            pass
+        else:
+            return expit(x)
     # exp of a non-positive number never overflows: pick the form per sign
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))

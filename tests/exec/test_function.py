@@ -52,7 +52,7 @@ def test_storage_and_compute_maps():
     x = et.dvector("x")
     e = et.exp(x)
     y = e.sum()
-    f = eg.function([x], [y, e * 2.0])
+    f = eg.function([x], [y, e * 2.0], fusion=False)  # the maps of unfused nodes
     f(np.zeros(3))
     program = f.program
     assert all(len(cell) == 1 for cell in program.storage_map.values())

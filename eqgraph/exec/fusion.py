@@ -1,0 +1,188 @@
+"""Elementwise fusion: after extraction, each maximal group of connected elementwise
+nodes becomes one ``Composite`` node (``composite.py``), so a call pays one dispatch
+and one loop for the group rather than one per op.
+
+Why after extraction rather than inside it: extraction already prices elementwise
+nodes as fused (``extract/costs.py`` charges them per element, not a dispatch each),
+so the graph it picks is the one fusion would have picked; grouping is then a
+linear pass over a few hundred nodes instead of a search over the e-graph.
+
+Grouping walks the nodes in topological order and merges a node with the groups
+of its elementwise producers.  A merge is refused when it would make a cycle: when
+some path leaves a group and comes back into it (``x = f(group)`` computed outside,
+then ``g(x, group)`` inside).  Paths are tracked as bit masks: ``ancestors[v]`` has
+one bit per elementwise node that ``v`` depends on.  Nodes whose inputs are all
+constants are left alone: the linker folds them once (``link._fold_constants``).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.terms.basic import Constant
+from eqgraph.terms.fgraph import FunctionGraph
+
+
+@dataclass(eq=False)   # compared by identity
+class _Group:
+    nodes: list                       # in topological order
+    members: int                      # bit mask of its nodes
+    outside_ancestors: int = 0        # elementwise nodes its outside inputs depend on
+    produced: set = field(default_factory=set)   # variables its nodes compute (set at the end)
+
+
+def fuse(fgraph: FunctionGraph) -> FunctionGraph:
+    """A new FunctionGraph (same inputs and outputs, in order) with every group of two or
+    more connected elementwise nodes replaced by one ``Composite``; ``fgraph`` is unchanged."""
+    order = fgraph.toposort()
+    groups = _group(order)
+    fused = [g for g in groups if len(g.nodes) > 1]
+    if not fused:
+        return fgraph
+    return _rebuild(fgraph, order, fused)
+
+
+def _group(order) -> list[_Group]:
+    """Elementwise groups, each closed under the merges that keep the graph acyclic."""
+    position = {n: i for i, n in enumerate(order)}
+    known = set()          # variables computable at link time (constants and what folds from them)
+    ancestors: dict = {}   # variable -> bit mask of the elementwise nodes it depends on
+    group_of: dict = {}    # node -> its _Group
+    for node in order:
+        above = 0
+        for v in node.inputs:
+            above |= ancestors.get(v, 0)
+        if all(isinstance(v, Constant) or v in known for v in node.inputs):
+            known.update(node.outputs)
+        elif is_fusable(node.op):
+            bit = 1 << position[node]
+            _merge(node, bit, ancestors, group_of)
+            above |= bit
+        for out in node.outputs:
+            ancestors[out] = above
+    groups = list({id(g): g for g in group_of.values()}.values())
+    for g in groups:
+        g.nodes.sort(key=position.get)  # the original order is topological within a group too
+        g.produced = {o for n in g.nodes for o in n.outputs}
+    return groups
+
+
+def _merge(node, bit: int, ancestors: dict, group_of: dict) -> None:
+    """Join ``node`` to as many of its producers' groups as can be without a cycle."""
+    unique = list({id(g): g for v in node.inputs if (g := group_of.get(v.owner)) is not None}.values())
+    options = [unique] + [[g] for g in sorted(unique, key=lambda g: -len(g.nodes))] + [[]]
+    for chosen in options:
+        if _acyclic(node, chosen, ancestors, group_of):
+            _join(node, bit, chosen, ancestors, group_of)
+            return
+
+
+def _acyclic(node, chosen, ancestors, group_of) -> bool:
+    members = 0
+    for g in chosen:
+        members |= g.members
+    if any(g.outside_ancestors & members for g in chosen):
+        return False   # one chosen group reaches another through an outside node
+    return not any(group_of.get(v.owner) not in chosen and ancestors.get(v, 0) & members
+                   for v in node.inputs)
+
+
+def _join(node, bit, chosen, ancestors, group_of) -> None:
+    """Merge ``chosen`` and ``node`` into the largest chosen group (or a new one), in place:
+    only the smaller groups' nodes move, so a long chain costs linear time."""
+    chosen = sorted(chosen, key=lambda g: -len(g.nodes))
+    base = chosen[0] if chosen else _Group([], 0)
+    outside = base.outside_ancestors
+    for g in chosen[1:]:
+        base.members |= g.members
+        outside |= g.outside_ancestors
+        base.nodes.extend(g.nodes)
+        for n in g.nodes:
+            group_of[n] = base
+    for v in node.inputs:
+        if group_of.get(v.owner) not in chosen:
+            outside |= ancestors.get(v, 0)
+    base.members |= bit
+    base.nodes.append(node)
+    base.outside_ancestors = outside & ~base.members
+    group_of[node] = base
+
+
+def _rebuild(fgraph, order, fused) -> FunctionGraph:
+    """The graph with each group replaced by its Composite: units (groups and single nodes)
+    are emitted in a topological order of their own (a group may need another group's
+    output that the original order computes after some of its nodes)."""
+    position = {n: i for i, n in enumerate(order)}
+    unit_of = {}
+    units = []
+    for group in fused:
+        for n in group.nodes:
+            unit_of[n] = len(units)
+        units.append(group)
+    for n in order:
+        if n not in unit_of:
+            unit_of[n] = len(units)
+            units.append(n)
+    needs = [set() for _ in units]
+    users = [[] for _ in units]
+    for u, unit in enumerate(units):
+        for n in (unit.nodes if isinstance(unit, _Group) else [unit]):
+            for v in n.inputs:
+                if v.owner is not None and unit_of[v.owner] != u:
+                    needs[u].add(unit_of[v.owner])
+        for d in needs[u]:
+            users[d].append(u)
+
+    def first(u):
+        unit = units[u]
+        return min(position[n] for n in unit.nodes) if isinstance(unit, _Group) else position[unit]
+
+    ready = [(first(u), u) for u in range(len(units)) if not needs[u]]
+    heapq.heapify(ready)
+    replace: dict = {}
+    while ready:
+        _, u = heapq.heappop(ready)
+        unit = units[u]
+        if isinstance(unit, _Group):
+            _emit_group(unit, fgraph, replace)
+        else:
+            new = unit.clone_with_new_inputs([replace.get(v, v) for v in unit.inputs])
+            replace.update(zip(unit.outputs, new.outputs))
+        for w in users[u]:
+            needs[w].discard(u)
+            if not needs[w]:
+                heapq.heappush(ready, (first(w), w))
+    outputs = [replace.get(v, v) for v in fgraph.outputs]
+    return FunctionGraph(fgraph.inputs, outputs, clone=False)
+
+
+def _emit_group(group: _Group, fgraph, replace) -> None:
+    """Build ``group``'s Composite over the new graph's variables; record what it replaces."""
+    index = {}
+    inputs = []
+    for n in group.nodes:
+        for v in n.inputs:
+            if v not in group.produced and v not in index:
+                index[v] = len(inputs)
+                inputs.append(v)
+    nin = len(inputs)
+    steps = []
+    for j, n in enumerate(group.nodes):
+        steps.append((n.op, tuple(index[v] for v in n.inputs)))
+        index[n.outputs[0]] = nin + j
+    members = set(group.nodes)
+    results = [n.outputs[0] for n in group.nodes
+               if any(c == "output" or c not in members for c, _ in fgraph.clients[n.outputs[0]])]
+    op = Composite(nin, steps, [index[v] for v in results])
+    op.adopt(inputs, group.nodes)  # the nodes it fuses are its scalar graph: no need to build them again
+    node = op.make_node(*[replace.get(v, v) for v in inputs])
+    for old, new in zip(results, node.outputs):
+        if new.type != old.type:
+            raise AssertionError(f"fusion changed the type of {old}: {old.type} -> {new.type}")
+        new.name = old.name
+        replace[old] = new
+
+
+__all__ = ["fuse"]

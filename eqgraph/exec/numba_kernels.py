@@ -1,0 +1,194 @@
+"""Numba kernels for hot ``Composite`` nodes (optional: ``pip install eqgraph[fast]``).
+
+A fused node's scalar graph becomes one ``numba.guvectorize`` function over scalars
+(layout ``(),()->()``, so NumPy broadcasting comes with it): one call for the whole
+group instead of one NumPy call per step.  Measured on this project's 2-core machine,
+that wins where the NumPy calls' fixed cost dominates (small arrays, long groups) and
+loses on long arrays of transcendental functions, where NumPy's SIMD loops beat the
+scalar libm calls Numba makes (a 50-op tanh chain on 1e6 elements: 4.5x slower).
+So arithmetic-only kernels use Numba at every size, and kernels with transcendental
+steps only below ``numba_below(op)`` elements.  Compiling costs about a second per
+kernel, so a node switches to Numba only after ``HOT_CALLS`` calls (``tiered``);
+cold compiles stay as fast as without Numba.
+
+Only float64 and bool values are compiled, and only ops whose scalar form below has
+NumPy's semantics for NaN, inf and division by zero (Numba's ufuncs follow NumPy's
+error model: 1/0 is inf); anything else keeps the NumPy kernel.  Kernels are cached on disk
+(``EQGRAPH_KERNEL_CACHE``, default ``~/.cache/eqgraph/kernels``) as a module file named
+by the hash of its source, which includes the dtypes, and Numba's own cache next to it,
+so a process that has seen a kernel loads it in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+from eqgraph.tensor.elemwise import Cast
+
+try:
+    import numba
+except ImportError:  # the NumPy kernels (kernels.py) run instead
+    numba = None
+
+#: calls after which a fused node is compiled with Numba
+HOT_CALLS = 50
+#: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
+#: STEP_NS however small the array; Numba's scalar libm calls (exp, log, tanh, ...) cost
+#: LIBM_NS per element, where NumPy's SIMD loops cost under 1 ns.  Arithmetic and
+#: comparisons are faster in Numba's single loop at every size (3-20x at 1e5 elements).
+STEP_NS, LIBM_NS = 500.0, 45.0
+TRANSCENDENTAL = {"exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "sqrt", "erf", "sigmoid",
+                  "softplus", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh", "pow"}
+
+
+def numba_below(op) -> float:
+    """The array size under which Numba's one loop beats NumPy's calls for ``op``."""
+    slow = sum(getattr(step, "name", "") in TRANSCENDENTAL for step, _ in op.steps)
+    return math.inf if not slow else STEP_NS * len(op.steps) / (LIBM_NS * slow)
+
+_NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
+_NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
+
+# fmt: off
+#: step name -> scalar expression over its arguments, with NumPy's semantics on float64/bool
+FORMS = {
+    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
+    "neg": "(-{0})", "abs": "abs({0})", "sqr": "({0} * {0})", "pow": "({0} ** {1})",
+    "maximum": _NAN_MAX, "minimum": _NAN_MIN,
+    "clip": _NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
+    "sign": "(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0}))",
+    "second": "{1}", "switch": "({1} if {0} else {2})",
+    "exp": "math.exp({0})", "expm1": "math.expm1({0})", "exp2": "(2.0 ** {0})",
+    "log": "math.log({0})", "log2": "math.log2({0})", "log10": "math.log10({0})",
+    "log1p": "math.log1p({0})", "sqrt": "math.sqrt({0})", "erf": "math.erf({0})",
+    "sigmoid": "(1.0 / (1.0 + math.exp(-{0})))",
+    "softplus": "(math.log1p(math.exp(-abs({0}))) + ({0} if {0} > 0.0 else 0.0))",
+    "sin": "math.sin({0})", "cos": "math.cos({0})", "tan": "math.tan({0})", "arctan": "math.atan({0})",
+    "sinh": "math.sinh({0})", "cosh": "math.cosh({0})", "tanh": "math.tanh({0})",
+    "floor": "np.floor({0})", "ceil": "np.ceil({0})",
+    "eq": "({0} == {1})", "neq": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
+    "gt": "({0} > {1})", "ge": "({0} >= {1})",
+    "and_": "({0} and {1})", "or_": "({0} or {1})", "xor": "({0} != {1})", "invert": "(not {0})",
+    "isnan": "math.isnan({0})", "isinf": "math.isinf({0})",
+    "cast_float64": "float({0})", "cast_bool": "({0} != 0)",
+}
+# fmt: on
+NUMBA_TYPES = {"float64": "float64", "bool": "boolean"}
+
+
+def kernel_source(op, node) -> str | None:
+    """The module source of ``node``'s Numba kernel, or None where it is not supported."""
+    inputs, inner = op.inner([v.type for v in node.inputs])
+    dtypes = [v.dtype for v in inputs] + [n.outputs[0].dtype for n in inner]
+    if any(d not in NUMBA_TYPES for d in dtypes):
+        return None
+    names = [f"i{k}" for k in range(op.nin)]
+    body = []
+    for j, (step_op, args) in enumerate(op.steps):
+        key = f"cast_{step_op.dtype}" if isinstance(step_op, Cast) else step_op.name
+        if key not in FORMS:
+            return None
+        body.append(f"    t{j} = {FORMS[key].format(*[names[a] for a in args])}")
+        names.append(f"t{j}")
+    outs = [f"o{k}" for k in range(len(op.outs))]
+    body += [f"    {o}[0] = {names[index]}" for o, index in zip(outs, op.outs)]
+    arg_types = [NUMBA_TYPES[d] for d in dtypes[: op.nin]] + [f"{NUMBA_TYPES[dtypes[o]]}[:]" for o in op.outs]
+    layout = ",".join("()" for _ in range(op.nin)) + "->" + ",".join("()" for _ in outs)
+    return "\n".join([
+        "import math", "import numba", "import numpy as np", "",
+        f"@numba.guvectorize(['void({', '.join(arg_types)})'], '{layout}', nopython=True, cache=True)",
+        f"def kernel({', '.join(names[: op.nin] + outs)}):",
+        *body, ""])
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("EQGRAPH_KERNEL_CACHE", Path.home() / ".cache" / "eqgraph" / "kernels"))
+
+
+#: part of every kernel's key: kernels cached by an older eqgraph are not reused
+#: (version 1 compiled modules that Numba's cache could not import again)
+CACHE_FORMAT = 2
+_loaded: dict = {}
+_lock = threading.Lock()
+
+
+def load_kernel(source: str):
+    """The compiled kernel of ``source``: from this process's memo, else from the disk cache
+    (``kernel.cache_hit`` is True), else compiled and cached (False)."""
+    key = hashlib.sha256(f"{CACHE_FORMAT}\n{numba.__version__}\n{source}".encode()).hexdigest()[:24]
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"k_{key}.py"
+        hit = path.exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
+        if not path.exists():
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(source)
+            tmp.replace(path)  # atomic: another process never imports half a file
+        name = f"eqgraph_kernel_{key}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # Numba's cache re-imports the module by name when loading
+        spec.loader.exec_module(module)  # compiles, or loads Numba's cache
+        kernel = module.kernel
+        kernel.cache_hit = hit
+        _loaded[key] = kernel
+        return kernel
+
+
+def numba_kernel(op, node):
+    """``run(*inputs) -> outputs`` with Numba, or None where Numba is missing or the node
+    is not supported; outputs that depend on only some inputs must broadcast to the same
+    shape as the others (``guvectorize`` gives every output the full broadcast shape)."""
+    if numba is None:
+        return None
+    source = kernel_source(op, node)
+    if source is None or not op.outputs_read_every_input():
+        return None
+    try:
+        loaded = load_kernel(source)
+    except Exception as err:  # noqa: BLE001  (a broken cache or Numba bug: NumPy keeps running)
+        warnings.warn(f"eqgraph: Numba could not build a fused kernel; NumPy runs it instead ({err})",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
+    kernel = getattr(loaded, "ufunc", None) or loaded
+    nout = len(op.outs)
+    if nout == 1:
+        return lambda *inputs: [kernel(*inputs)]
+    return lambda *inputs: list(kernel(*inputs))
+
+
+def tiered(op, node, numpy_run):
+    """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
+    ``numba_below(op)``, then the Numba kernel for such arrays; ``numpy_run`` itself where
+    Numba is missing or cannot compile the node."""
+    if numba is None or node.outputs[0].ndim == 0 or kernel_source(op, node) is None \
+            or not op.outputs_read_every_input():
+        return numpy_run
+    calls, fast, below = 0, None, numba_below(op)
+
+    def run(*inputs):
+        nonlocal calls, fast
+        if below != math.inf and max(x.size for x in inputs) >= below:
+            return numpy_run(*inputs)
+        if fast is not None:
+            return fast(*inputs)
+        calls += 1
+        if calls == HOT_CALLS:
+            fast = numba_kernel(op, node)   # None where it failed: NumPy for good
+        return numpy_run(*inputs)
+
+    return run
+
+
+__all__ = ["HOT_CALLS", "numba_below", "cache_dir", "kernel_source", "load_kernel", "numba_kernel", "tiered"]

@@ -1,0 +1,215 @@
+"""Elementwise fusion (eqgraph/exec/fusion.py, composite.py, kernels.py): fused programs give
+exactly what unfused ones give, on random graphs and on large arrays (the blocked kernel),
+NaN and inf included; a Composite is an op like any other (shape, gradient, dprint)."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.exec import kernels
+from eqgraph.exec.composite import Composite
+from eqgraph.exec.fusion import fuse
+from eqgraph.terms.fgraph import FunctionGraph
+from fuzz_graphs import make_graph
+
+E = et.ELEMWISE_OPS
+
+
+def composites(f) -> list:
+    return [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]
+
+
+def assert_same_results(got, want):
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)  # NaN and inf in the same places, bit for bit otherwise
+
+
+def fused_and_unfused(graph, **kwargs):
+    syms = [s for s, _ in graph.inputs]
+    outs = [t.sym for t in graph.outputs]
+    fused = eg.function(syms, outs, on_unused_input="ignore", **kwargs)
+    plain = eg.function(syms, outs, on_unused_input="ignore", fusion=False, **kwargs)
+    with np.errstate(all="ignore"):
+        return fused, fused(*[v.copy() for _, v in graph.inputs]), plain(*[v.copy() for _, v in graph.inputs])
+
+
+def _check_random_graphs(seeds, **kwargs):
+    fused_any = 0
+    for seed in seeds:
+        graph = make_graph(seed)
+        f, got, want = fused_and_unfused(graph, **kwargs)
+        fused_any += bool(composites(f))
+        try:
+            assert_same_results(got, want)
+        except AssertionError as err:
+            raise AssertionError(f"seed {seed}:\n{graph.describe()}\n{err}") from err
+    assert fused_any > len(seeds) // 4  # the sample does exercise fusion
+
+
+def test_fusion_keeps_results_of_random_graphs():
+    _check_random_graphs(range(30), rulesets=[])
+
+
+@pytest.mark.slow
+def test_fusion_keeps_results_of_many_random_graphs():
+    _check_random_graphs(range(1000, 2000), rulesets=[])
+    _check_random_graphs(range(3000, 3500))
+
+
+LARGE = 3 * kernels.BLOCK + 17  # blocked kernel, with a partial last block
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_blocked_kernel_equals_unfused_with_nan_inf_and_broadcast_constants(dtype):
+    rng = np.random.default_rng(1)
+    x, y = et.vector("x", dtype=dtype), et.vector("y", dtype="float64")
+    outs = [et.exp(x * 0.5) + y, et.sigmoid(x) * et.sqrt(et.abs(y)) - 2, et.cast(x + 1, "float32") * y,
+            et.switch(x > 0, et.log(et.abs(x) + 1), y), (x * 3) // 2]
+    values = rng.uniform(-5, 5, LARGE)
+    values[::97] = np.nan
+    values[1::89] = np.inf
+    xv = values.astype(dtype) if dtype != "int64" else rng.integers(-9, 9, LARGE)
+    yv = np.roll(values, 5)
+    f = eg.function([x, y], outs, rulesets=[])
+    g = eg.function([x, y], outs, rulesets=[], fusion=False)
+    assert len(composites(f)) >= 1
+    with np.errstate(all="ignore"):
+        assert_same_results(f(xv, yv), g(xv, yv))
+
+
+def test_outer_broadcasting_uses_whole_arrays():
+    x, y = et.dcol("x"), et.drow("y")
+    out = et.exp(x) * y + x
+    f, g = eg.function([x, y], out, rulesets=[]), eg.function([x, y], out, rulesets=[], fusion=False)
+    xv, yv = np.linspace(-1, 1, 300)[:, None], np.linspace(0, 2, 200)[None, :]
+    assert_same_results([f(xv, yv)], [g(xv, yv)])
+
+
+def test_dprint_shows_what_was_fused_and_multiple_outputs():
+    x = et.dvector("x")
+    e = et.exp(x)
+    f = eg.function([x], [e, e * 2 + x], rulesets=[])
+    [node] = composites(f)
+    assert len(node.outputs) == 2
+    text = eg.dprint(f, file="str")
+    # the encoder puts add's operands in its canonical order: either order is the same sum
+    assert ("Composite{t0=exp(i0); t0; add(mul(t0, i1), i0)}" in text
+            or "Composite{t0=exp(i0); t0; add(i0, mul(t0, i1))}" in text)
+    assert "== fused (what runs) ==" in str(f.stages)
+    np.testing.assert_allclose(f(np.array([0.0, 1.0]))[1], 2 * np.exp([0.0, 1.0]) + [0.0, 1.0])
+
+
+def test_a_path_leaving_and_reentering_a_group_is_not_fused_into_a_cycle():
+    x = et.dvector("x")
+    p = et.exp(x) * 2                          # a group
+    s = et.sum(p)                              # outside it: not elementwise
+    out = p + s                                # reads the group and, through the sum, the group again
+    f = eg.function([x], out, rulesets=[])
+    value = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(f(value), 2 * np.exp(value) + 2 * np.exp(value).sum())
+    assert len(composites(f)) == 1 and "Elemwise{add}" in [str(n.op) for n in f.fgraph.toposort()]
+
+
+def test_nodes_of_constants_are_left_for_constant_folding():
+    x = et.dvector("x")
+    c = et.exp(et.constant(np.array([1.0, 2.0]))) * 3     # known at link time
+    f = eg.function([x], x * c + 1, rulesets=[])
+    folded = [n for n in f.fgraph.toposort() if not isinstance(n.op, Composite)]
+    assert {str(n.op) for n in folded} >= {"Elemwise{exp}", "Elemwise{mul}"}
+    assert all(n.outputs[0] in f.stages.program.folded for n in folded)
+    np.testing.assert_allclose(f(np.ones(2)), np.exp([1.0, 2.0]) * 3 + 1)
+
+
+def test_fuse_leaves_a_graph_without_groups_as_it_is():
+    x = et.dmatrix("x")
+    graph = FunctionGraph([x], [et.exp(x).sum()], clone=False)
+    assert fuse(graph) is graph
+
+
+def _composite_of(x, w):
+    op = Composite(2, [(E["mul"], (0, 1)), (E["exp"], (2,)), (E["add"], (3, 0))], [4, 2])
+    return op(x, w)
+
+
+def test_composite_gradient_goes_through_its_scalar_graph():
+    x, w = et.dvector("x"), et.dscalar("w")
+    out, product = _composite_of(x, w)
+    cost = (out * out).sum() + product.sum()
+    gx, gw = eg.grad(cost, [x, w])
+    f = eg.function([x, w], [gx, gw], rulesets=[], fusion=False)
+    xv, wv = np.array([0.3, -0.2, 1.0]), np.float64(0.7)
+    o = np.exp(xv * wv) + xv
+    want_x = 2 * o * (np.exp(xv * wv) * wv + 1) + wv
+    want_w = (2 * o * np.exp(xv * wv) * xv).sum() + xv.sum()
+    got_x, got_w = f(xv, wv)
+    np.testing.assert_allclose(got_x, want_x)
+    np.testing.assert_allclose(got_w, want_w)
+
+
+def test_composite_infer_shape_and_perform():
+    x, w = et.dmatrix("x"), et.drow("w")
+    out, product = _composite_of(x, w)
+    node = out.owner
+    shapes = node.op.infer_shape(None, node, [tuple(et.shape(x)[i] for i in range(2)),
+                                              tuple(et.shape(w)[i] for i in range(2))])
+    f = eg.function([x, w], [et.stack(list(s)) for s in shapes], rulesets=[])
+    xv, wv = np.ones((4, 3)), np.ones((1, 3))
+    assert [tuple(s) for s in f(xv, wv)] == [(4, 3), (4, 3)]
+    storage = [[None], [None]]
+    node.op.perform(node, [xv, wv], storage)
+    np.testing.assert_allclose(storage[0][0], np.exp(xv * wv) + xv)
+
+
+def test_composite_refuses_a_step_reading_a_later_value():
+    with pytest.raises(ValueError, match=r"step 0 \(Elemwise\{exp\}\) reads \(1,\)"):
+        Composite(1, [(E["exp"], (1,))], [1])
+    with pytest.raises(TypeError, match="must be an Elemwise or Cast"):
+        Composite(1, [(et.Reduce("sum", (0,)), (0,))], [1])
+
+
+def test_a_failing_fused_node_names_itself_and_the_step_that_failed():
+    from eqgraph.exec.node_errors import NodeError
+
+    x, y = et.dvector("x"), et.fvector("y")
+    f = eg.function([x, y], (x + y) * 2.0, rulesets=[])
+    with pytest.raises(ValueError) as info:
+        f(np.ones(3), np.ones(4, dtype="float32"))
+    err, text = info.value, str(info.value)
+    assert isinstance(err, NodeError) and isinstance(err.node.op, Composite)
+    assert "step 0 of the fused node, Elemwise{add} of shapes ((3,), (4,))" in text
+    assert "could not be broadcast" in text
+    assert "ndarray of dtype float32 and shape (4,)" in text
+
+
+def test_a_long_blocked_chain_reuses_buffers_and_keeps_every_output():
+    x = et.dvector("x")
+    y, kept = x, []
+    for i in range(12):
+        y = et.exp(-y * y) * 0.5 + y * 0.25 - x
+        if i % 4 == 0:
+            kept.append(y)                       # intermediate outputs of the same fused node
+    f = eg.function([x], [y, *kept], rulesets=[])
+    g = eg.function([x], [y, *kept], rulesets=[], fusion=False)
+    assert len(composites(f)) == 1 and len(composites(f)[0].outputs) == 1 + len(kept)
+    value = np.linspace(-4, 4, LARGE)
+    value[::50] = np.nan
+    assert_same_results(f(value), g(value))
+
+
+def test_intermediates_keep_their_memory_across_calls_but_results_never_do():
+    x = et.dvector("x")
+    centered = x - x.mean()
+    out = centered / et.sqrt((centered ** 2).mean() + 1e-8)  # the fused centering is an intermediate
+    f = eg.function([x], [out, x * 2 + 1], rulesets=[])
+    a, b = np.linspace(-1, 3, LARGE), np.linspace(5, -2, LARGE)
+    first = f(a)
+    kept = [r.copy() for r in first]
+    second = f(b)
+    for r, k in zip(first, kept):
+        np.testing.assert_array_equal(r, k)            # a later call never writes into a result
+    for r, v in zip(second, (b,)):
+        np.testing.assert_allclose(r, (v - v.mean()) / np.sqrt(((v - v.mean()) ** 2).mean() + 1e-8))
+    assert not any(np.shares_memory(r1, r2) for r1 in first for r2 in second)

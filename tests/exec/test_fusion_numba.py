@@ -1,0 +1,122 @@
+"""Numba kernels for hot fused nodes (eqgraph/exec/numba_kernels.py): the generated source,
+the NumPy fallback when Numba is missing, agreement with NumPy on NaN/inf/broadcasting,
+and the on-disk kernel cache (hit and miss).  Tests that compile skip without Numba."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.exec import numba_kernels
+from eqgraph.exec.composite import Composite
+
+needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
+
+
+def _graph():
+    x, y = et.dvector("x"), et.dvector("y")
+    out = et.switch(x > y, et.sigmoid(x), et.softplus(y)) * et.sqrt(et.abs(x)) + et.maximum(x, y) / (y - 1)
+    return [x, y], [out, et.exp(x) - y * 2]
+
+
+def _values():
+    x = np.array([1.0, 0.0, -1.0, np.nan, np.inf, -np.inf, 2.0, 3.0, 1e-300, -0.0])
+    y = np.array([np.nan, 1.0, -2.0, 0.0, 1.0, np.inf, -np.inf, 3.0, 0.0, 1.0])
+    return x, y
+
+
+def _composite_nodes(f):
+    return [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]
+
+
+def test_kernel_source_is_one_scalar_function_with_numpy_semantics():
+    inputs, outputs = _graph()
+    f = eg.function(inputs, outputs[0], rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)
+    assert "@numba.guvectorize(['void(float64, float64, float64, float64[:])'], '(),(),()->()'" in source
+    assert "if (i0 >= i1 or i0 != i0) else i1" in source      # np.maximum: NaN propagates
+    assert "o0[0] = t" in source
+
+
+def test_kernel_source_refuses_integers():
+    i = et.lvector("i")
+    f = eg.function([i], (i * 3) // 2 + 1, rulesets=[])
+    [node] = _composite_nodes(f)
+    assert numba_kernels.kernel_source(node.op, node) is None
+
+
+def test_without_numba_the_numpy_kernel_runs(monkeypatch):
+    monkeypatch.setattr(numba_kernels, "numba", None)
+    inputs, outputs = _graph()
+    f = eg.function(inputs, outputs, rulesets=[])
+    g = eg.function(inputs, outputs, rulesets=[], fusion=False)
+    x, y = _values()
+    with np.errstate(all="ignore"):
+        for _ in range(numba_kernels.HOT_CALLS + 3):
+            got = f(x, y)
+        want = g(x, y)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)   # bit for bit: the NumPy kernel, never Numba
+
+
+@needs_numba
+def test_hot_node_switches_to_numba_and_agrees_with_numpy(tmp_path, monkeypatch):
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    inputs, outputs = _graph()
+    f = eg.function(inputs, outputs, rulesets=[])
+    g = eg.function(inputs, outputs, rulesets=[], fusion=False)
+    x, y = _values()
+    with np.errstate(all="ignore"):
+        for _ in range(4):
+            got = f(x, y)
+        want = g(x, y)
+        big = np.linspace(-3, 3, 1001)
+        got_big, want_big = f(big, big[::-1].copy()), g(big, big[::-1].copy())
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+    for a, b in [*zip(got, want), *zip(got_big, want_big)]:
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=0, equal_nan=True)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+
+
+@needs_numba
+def test_kernel_cache_miss_then_hit(tmp_path, monkeypatch):
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    inputs, outputs = _graph()
+    f = eg.function(inputs, outputs[1], rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node) + "# a source of this test only\n"
+    monkeypatch.setattr(numba_kernels, "_loaded", {})
+    assert numba_kernels.load_kernel(source).cache_hit is False
+    monkeypatch.setattr(numba_kernels, "_loaded", {})   # as a new process would
+    kernel = numba_kernels.load_kernel(source)
+    assert kernel.cache_hit is True
+    xv, yv = np.array([0.5, 2.0]), np.array([1.0, -1.0])
+    known = dict(zip(f.fgraph.inputs, (xv, yv)))
+    storage = f.stages.program.storage_map      # constants, and what folded from them
+    args = [known[v] if v in known else storage[v][0] for v in node.inputs]
+    np.testing.assert_allclose(kernel.ufunc(*args), f(xv, yv), rtol=1e-14)
+
+
+@needs_numba
+def test_a_new_process_loads_the_cached_kernel(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
+        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec.composite import Composite\n"
+        "x = et.dvector('x')\n"
+        "f = eg.function([x], x * x * 3 + x, rulesets=[])\n"
+        "[node] = [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]\n"
+        "k = numba_kernels.load_kernel(numba_kernels.kernel_source(node.op, node))\n"
+        "print('hit' if k.cache_hit else 'miss')\n")
+    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
