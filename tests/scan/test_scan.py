@@ -244,6 +244,27 @@ def test_a_function_with_a_scan_pickles():
     np.testing.assert_allclose(g(np.arange(4.0)), [0.0, 1.0, 3.0, 6.0])
 
 
+def test_threads_share_a_compiled_scan():
+    from concurrent.futures import ThreadPoolExecutor
+
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt, acc: acc * 0.5 + xt, sequences=x, outputs_info=0.0)
+    f = eg.function([x], out)
+    inputs = [RNG.standard_normal(50) for _ in range(8)]
+
+    def expected(v):
+        acc, result = 0.0, []
+        for value in v:
+            acc = acc * 0.5 + value
+            result.append(acc)
+        return result
+
+    with ThreadPoolExecutor(4) as pool:  # the step compiles on the first calls, in several threads
+        results = list(pool.map(f, inputs))
+    for v, r in zip(inputs, results):
+        np.testing.assert_allclose(r, expected(v))
+
+
 # -- errors ----------------------------------------------------------------------------------------
 def test_a_sequence_too_short_for_n_steps_is_named():
     x = et.dvector("x")
