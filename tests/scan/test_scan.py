@@ -303,6 +303,10 @@ def test_argument_errors():
     with pytest.raises(TypeError, match=r"scan calls fn with 3 arguments, in this order: sequences\[0\] at tap 0, "
                                         r"outputs_info\[0\] at tap -1, non_sequences\[0\]; <lambda> cannot take them"):
         eg.scan(lambda xt, acc: acc + xt, sequences=x, outputs_info=0.0, non_sequences=x)
+    w = eg.shared(np.ones(2), name="w")
+    with pytest.raises(ValueError, match=r"scan\(strict=True\): fn reads w, which is not in non_sequences"):
+        eg.scan(lambda xt: xt * w, sequences=x, strict=True)
+    eg.scan(lambda xt, w: xt * w.sum(), sequences=x, non_sequences=w, strict=True)  # listed: accepted
     with pytest.raises(ValueError, match="fn returned no outputs and no updates"):
         eg.scan(lambda xt: {}, sequences=x)
     n = et.lscalar("n")
