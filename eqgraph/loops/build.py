@@ -40,7 +40,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     n_steps : the number of steps (a Python int or an integer scalar variable); without it,
         the shortest sequence decides.
     truncate_gradient : -1 for the full gradient, k > 0 to backpropagate through the last k steps.
-    go_backwards : iterate over the sequences from their end.
+    go_backwards : iterate over the sequences from their end. As in PyTensor, each tap's slice
+        is reversed: step t reads ``x[len(x) - 1 - max(taps, 0) + tap - t]``, so tap +1 is still
+        the entry after tap 0 in ``x`` as given.
     strict : refuse a fn that reads variables (shared ones included) not passed in
         ``sequences``, ``outputs_info`` or ``non_sequences``.
     mode, profile, allow_gc : accepted for Aesara compatibility; the step is compiled by
