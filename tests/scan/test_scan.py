@@ -201,6 +201,14 @@ def test_ops_whose_props_print_alike_do_not_merge():
     assert result[0, 1000] == -1.0
 
 
+def test_the_step_is_optimized_by_the_e_graph():
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt: et.log(1 + xt), sequences=x)
+    step = out.owner.op.step()
+    assert [str(node.op) for node in step.stages.optimized.toposort()] == ["Elemwise{log1p}"]
+    np.testing.assert_allclose(eg.function([x], out)(np.array([1e-20, 1.0])), [1e-20, np.log(2.0)])
+
+
 def test_loop_invariant_work_is_pulled_out_of_the_loop():
     x, w = et.dvector("x"), et.dvector("w")
     out, _ = eg.scan(lambda xt, acc: acc + xt * et.exp(w).sum(), sequences=x, outputs_info=0.0)
