@@ -82,6 +82,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
             _check_fed_back(o, out, init)
 
     # shared variables the loop updates are states: each step reads what the previous one wrote
+    updates.update(_default_updates(outputs + list(updates.values()), updates))
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
     inner_outputs = outputs + list(updates.values())
@@ -236,6 +237,21 @@ def _check_fed_back(o: int, out, init) -> None:
         if a is not None and b is not None and a != b:
             raise ValueError(f"scan: output {o} of fn has {a} entries on axis {axis}, its initial state "
                              f"(outputs_info[{o}]) {b}; a state keeps its shape")
+
+
+def _default_updates(expressions, updates) -> list:
+    """(shared variable, its default_update) for each one the step reads that has one and that
+    fn does not update: a random draw's generator, say. As in PyTensor, it is then a loop state
+    (each step draws anew, and the generator after the last step is in the returned updates);
+    left alone it would be loop-invariant, and every step would get the same draw."""
+    found, seen, todo = [], set(updates), list(expressions)
+    while todo:  # a default update may read other shared variables that have one
+        new = [v for v in graph_inputs(todo) if isinstance(v, SharedVariable) and v not in seen
+               and getattr(v, "default_update", None) is not None]
+        seen.update(new)
+        found += [(v, v.default_update) for v in new]
+        todo = [v.default_update for v in new]
+    return found
 
 
 def _check_strict(invariants, non_seqs) -> None:

@@ -353,3 +353,17 @@ def test_the_number_of_steps_is_static_when_the_graph_fixes_it():
     assert by_length.type.shape == (4, 2) and by_constant.type.shape == (3, None)
     assert by_variable.type.shape == (None, None)
     np.testing.assert_allclose(eg.function([x], by_length)(np.ones((6, 2))), np.full((4, 2), 2.0))
+
+
+def test_random_draws_in_the_loop_are_new_at_each_step():
+    # the generator's default_update makes it a loop state, as in PyTensor; hoisted as
+    # loop-invariant, every step got the same draw
+    if not hasattr(eg, "RandomStream"):
+        pytest.skip("needs eg.RandomStream")
+    x = et.dvector("x")
+    out, updates = eg.scan(lambda xt: xt + eg.RandomStream(0).normal(size=()), sequences=x)
+    assert len(updates) == 1
+    f = eg.function([x], out, updates=updates)
+    first, second = f(np.zeros(4)), f(np.zeros(4))
+    reference = eg.function([], eg.RandomStream(0).normal(size=()))
+    np.testing.assert_allclose(np.concatenate([first, second]), [float(reference()) for _ in range(8)])
