@@ -2,12 +2,14 @@
 
 ``build.py`` turns ``fn`` into an inner graph (pulling loop-invariant work out), ``op.py`` runs
 it (the inner graph compiled by ``eqgraph.function``, so this package sits above ``function``
-in the layers), ``grad.py`` is the reverse mode through the loop.
+in the layers), ``grad.py`` is the reverse mode through the loop, ``shorthands.py`` has
+Aesara's ``map``, ``reduce``, ``foldl`` and ``foldr``.
 """
 
-from eqgraph.loops.build import foldl, foldr, map, reduce, scan
+from eqgraph.loops.build import scan
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.op import Layout, Scan
+from eqgraph.loops.shorthands import foldl, foldr, map, reduce
 
 # map, reduce, foldl and foldr (Aesara's names) stay here: in eqgraph's namespace, a star
 # import would shadow Python's built-in map

@@ -21,7 +21,7 @@ from eqgraph.loops.op import Layout, Scan
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
-from eqgraph.terms.graph import clone_replace, toposort
+from eqgraph.terms.graph import clone_replace, graph_inputs, toposort
 from eqgraph.terms.type import describe_value
 
 
@@ -40,9 +40,13 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     n_steps : the number of steps (a Python int or an integer scalar variable); without it,
         the shortest sequence decides.
     truncate_gradient : -1 for the full gradient, k > 0 to backpropagate through the last k steps.
-    go_backwards : iterate over the sequences from their end.
-    mode, profile, allow_gc, strict : accepted for Aesara compatibility; the step is compiled
-        by ``eqgraph.function`` with its defaults.
+    go_backwards : iterate over the sequences from their end. As in PyTensor, each tap's slice
+        is reversed: step t reads ``x[len(x) - 1 - max(taps, 0) + tap - t]``, so tap +1 is still
+        the entry after tap 0 in ``x`` as given.
+    strict : refuse a fn that reads variables (shared ones included) not passed in
+        ``sequences``, ``outputs_info`` or ``non_sequences``.
+    mode, profile, allow_gc : accepted for Aesara compatibility; the step is compiled by
+        ``eqgraph.function`` with its defaults.
 
     Returns the outputs (one variable, or a list when ``fn`` has several outputs or
     ``return_list``), each with ``n_steps`` entries along a new first axis, and an
@@ -78,12 +82,15 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
             _check_fed_back(o, out, init)
 
     # shared variables the loop updates are states: each step reads what the previous one wrote
+    updates.update(_default_updates(outputs + list(updates.values()), updates))
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
     inner_outputs = outputs + list(updates.values())
     inner_outputs = clone_replace(inner_outputs, dict(zip(shared, shared_args)))
     step_args = seq_args + state_args + shared_args
     invariants = _loop_invariants(inner_outputs, step_args)
+    if strict:
+        _check_strict(invariants, non_seqs)
     invariant_args = [v.type(v.name) for v in invariants]
     inner_outputs = clone_replace(inner_outputs, dict(zip(invariants, invariant_args)))
 
@@ -232,6 +239,29 @@ def _check_fed_back(o: int, out, init) -> None:
                              f"(outputs_info[{o}]) {b}; a state keeps its shape")
 
 
+def _default_updates(expressions, updates) -> list:
+    """(shared variable, its default_update) for each one the step reads that has one and that
+    fn does not update: a random draw's generator, say. As in PyTensor, it is then a loop state
+    (each step draws anew, and the generator after the last step is in the returned updates);
+    left alone it would be loop-invariant, and every step would get the same draw."""
+    found, seen, todo = [], set(updates), list(expressions)
+    while todo:  # a default update may read other shared variables that have one
+        new = [v for v in graph_inputs(todo) if isinstance(v, SharedVariable) and v not in seen
+               and getattr(v, "default_update", None) is not None]
+        seen.update(new)
+        found += [(v, v.default_update) for v in new]
+        todo = [v.default_update for v in new]
+    return found
+
+
+def _check_strict(invariants, non_seqs) -> None:
+    passed = set(non_seqs)
+    unlisted = [v for v in graph_inputs(invariants, passed) if v not in passed and not isinstance(v, Constant)]
+    if unlisted:
+        raise ValueError(f"scan(strict=True): fn reads {', '.join(map(str, unlisted))}, which is not in "
+                         "non_sequences; pass it there, or use strict=False")
+
+
 def _loop_invariants(outputs, step_args) -> list:
     """The non-constant variables the loop reads that depend on no per-step variable: the
     outermost such expressions, in a fixed order; each becomes an outer input."""
@@ -255,27 +285,3 @@ def _loop_invariants(outputs, step_args) -> list:
     found.update((v, None) for v in outputs if hoisted(v))
     return list(found)
 
-
-# -- Aesara's shorthands ------------------------------------------------------------------------
-def map(fn, sequences, non_sequences=None, truncate_gradient=-1, go_backwards=False, mode=None, name=None):
-    """``fn`` applied to each step of ``sequences``: a scan whose outputs are not fed back."""
-    return scan(fn, sequences=sequences, outputs_info=None, non_sequences=non_sequences,
-                truncate_gradient=truncate_gradient, go_backwards=go_backwards, mode=mode, name=name)
-
-
-def reduce(fn, sequences, outputs_info, non_sequences=None, go_backwards=False, mode=None, name=None):
-    """A scan that returns only each output's last value (and the updates)."""
-    outputs, updates = scan(fn, sequences=sequences, outputs_info=outputs_info, non_sequences=non_sequences,
-                            go_backwards=go_backwards, mode=mode, name=name, return_list=True)
-    last = [out[-1] for out in outputs]
-    return (last[0] if len(last) == 1 else last), updates
-
-
-def foldl(fn, sequences, outputs_info, non_sequences=None, mode=None, name=None):
-    """``reduce`` from the first step to the last."""
-    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=False, mode=mode, name=name)
-
-
-def foldr(fn, sequences, outputs_info, non_sequences=None, mode=None, name=None):
-    """``reduce`` from the last step to the first."""
-    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=True, mode=mode, name=name)

@@ -24,7 +24,7 @@ from eqgraph.function import function
 from eqgraph.grad.driver import grad
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.tensor.type import TensorType
-from eqgraph.terms.basic import Apply
+from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 
 
@@ -53,7 +53,7 @@ class ScanGrad(Op):
 
     def make_node(self, *inputs):
         """Inputs: the scan's inputs, its outputs, a cotangent per output."""
-        inputs = [et.as_tensor_variable(v) for v in inputs]
+        inputs = [v if isinstance(v, Variable) else et.as_tensor_variable(v) for v in inputs]
         n_outer = len(inputs) - 2 * len(self.scan.inner_outputs)
         outputs = [x.type() for i, x in enumerate(inputs[:n_outer]) if self.differentiable(i, x)]
         return Apply(self, inputs, outputs)
@@ -87,7 +87,8 @@ class ScanGrad(Op):
         scan, lay = self.scan, self.scan.layout
         n_out = len(scan.inner_outputs)
         outer, outputs, cotangents = inputs[:-2 * n_out], inputs[-2 * n_out:-n_out], inputs[-n_out:]
-        cotangents = [np.broadcast_to(ct, np.shape(out)) for ct, out in zip(cotangents, outputs)]
+        cotangents = [np.broadcast_to(ct, np.shape(out)) if isinstance(out, np.ndarray) else None
+                      for ct, out in zip(cotangents, outputs)]
         _, seqs, inits, shared, invariants = lay.split(outer)
         step_inputs = self._step_inputs(outer, outputs, seqs, inits, invariants)
         grads = [[np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in group]

@@ -29,6 +29,7 @@ the step's outputs, then the shared variables' new values.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import threading
 from dataclasses import dataclass
@@ -122,8 +123,8 @@ def _stable(value) -> str:
 
 def _check_numpy(op, values) -> None:
     """The loop runs on NumPy (its buffers and its compiled step); other arrays are refused."""
-    for value in values:
-        if not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+    for value in values:  # arrays of another namespace; other values (a random generator) pass
+        if hasattr(value, "__array_namespace__") and not isinstance(value, (np.ndarray, np.generic)):
             raise TypeError(f"{op} runs on the NumPy backend only; one of its inputs is a "
                             f"{type(value).__module__}.{type(value).__name__}")
 
@@ -193,7 +194,7 @@ class Scan(Op):
                     + lay.n_shared + lay.n_invariant)
         if len(outer) != expected:
             raise TypeError(f"{self} takes {expected} inputs, got {len(outer)}")
-        outer = [et.as_tensor_variable(v) for v in outer]
+        outer = [v if isinstance(v, Variable) else et.as_tensor_variable(v) for v in outer]
         n_steps, seqs, inits, shared, invariants = lay.split(outer)
         if n_steps is not None and (n_steps.ndim != 0 or n_steps.dtype[:3] not in ("int", "uin")):
             raise TypeError(f"{self}: n_steps must be an integer scalar, got {n_steps} of type {n_steps.type}")
@@ -227,7 +228,11 @@ class Scan(Op):
             return None
         return max(0, min(length - self.layout.seq_span(i) for i, length in enumerate(lengths)))
 
-    def _check_outer(self, what: str, var, inner_type: TensorType, leading: bool) -> None:
+    def _check_outer(self, what: str, var, inner_type, leading: bool) -> None:
+        if not isinstance(inner_type, TensorType):  # a random generator, say: the same kind of value
+            if type(var.type) is not type(inner_type):
+                raise TypeError(f"{self}: the {what} must be of type {inner_type}, got {var} of type {var.type}")
+            return
         ndim = inner_type.ndim + int(leading)
         if var.dtype != inner_type.dtype or var.ndim != ndim:
             raise TypeError(f"{self}: the {what} must be a {ndim}-d {inner_type.dtype} tensor "
@@ -266,7 +271,7 @@ class Scan(Op):
             shared = results[lay.n_outputs:]
         outputs = [self._finish(buffers[o], o) for o in range(lay.n_outputs)]
         # after no step the final value is the initial one: a copy, never the caller's array
-        outputs += [np.array(value, copy=True) if n == 0 else value for value in shared]
+        outputs += [copy.deepcopy(value) if n == 0 else value for value in shared]
         return outputs, records
 
     def step_inputs(self, t: int, seqs, histories, shared, invariants) -> list:
@@ -325,9 +330,13 @@ class Scan(Op):
         return rows
 
     def L_op(self, inputs, outputs, output_grads):
-        from_outputs = [et.cast(g, o.dtype) if isinstance(g.type, TensorType) and g.dtype != o.dtype else g
+        from_outputs = [et.cast(g, o.dtype) if g is not None and isinstance(g.type, TensorType)
+                        and isinstance(o.type, TensorType) and g.dtype != o.dtype else g
                         for g, o in zip(output_grads, outputs)]
-        cotangents = [et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
+        # an output that is not a tensor (a random generator) has no cotangent; ScanGrad never
+        # reads that slot, and the output itself holds it
+        cotangents = [o if not isinstance(o.type, TensorType) else
+                      et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
                       for g, o in zip(from_outputs, outputs)]
         grad_op = ScanGrad(self)
         grads = iter(grad_op(*inputs, *outputs, *cotangents, return_list=True))

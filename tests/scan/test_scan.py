@@ -201,6 +201,14 @@ def test_ops_whose_props_print_alike_do_not_merge():
     assert result[0, 1000] == -1.0
 
 
+def test_the_step_is_optimized_by_the_e_graph():
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt: et.log(1 + xt), sequences=x)
+    step = out.owner.op.step()
+    assert [str(node.op) for node in step.stages.optimized.toposort()] == ["Elemwise{log1p}"]
+    np.testing.assert_allclose(eg.function([x], out)(np.array([1e-20, 1.0])), [1e-20, np.log(2.0)])
+
+
 def test_loop_invariant_work_is_pulled_out_of_the_loop():
     x, w = et.dvector("x"), et.dvector("w")
     out, _ = eg.scan(lambda xt, acc: acc + xt * et.exp(w).sum(), sequences=x, outputs_info=0.0)
@@ -244,6 +252,27 @@ def test_a_function_with_a_scan_pickles():
     np.testing.assert_allclose(g(np.arange(4.0)), [0.0, 1.0, 3.0, 6.0])
 
 
+def test_threads_share_a_compiled_scan():
+    from concurrent.futures import ThreadPoolExecutor
+
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda xt, acc: acc * 0.5 + xt, sequences=x, outputs_info=0.0)
+    f = eg.function([x], out)
+    inputs = [RNG.standard_normal(50) for _ in range(8)]
+
+    def expected(v):
+        acc, result = 0.0, []
+        for value in v:
+            acc = acc * 0.5 + value
+            result.append(acc)
+        return result
+
+    with ThreadPoolExecutor(4) as pool:  # the step compiles on the first calls, in several threads
+        results = list(pool.map(f, inputs))
+    for v, r in zip(inputs, results):
+        np.testing.assert_allclose(r, expected(v))
+
+
 # -- errors ----------------------------------------------------------------------------------------
 def test_a_sequence_too_short_for_n_steps_is_named():
     x = et.dvector("x")
@@ -282,6 +311,10 @@ def test_argument_errors():
     with pytest.raises(TypeError, match=r"scan calls fn with 3 arguments, in this order: sequences\[0\] at tap 0, "
                                         r"outputs_info\[0\] at tap -1, non_sequences\[0\]; <lambda> cannot take them"):
         eg.scan(lambda xt, acc: acc + xt, sequences=x, outputs_info=0.0, non_sequences=x)
+    w = eg.shared(np.ones(2), name="w")
+    with pytest.raises(ValueError, match=r"scan\(strict=True\): fn reads w, which is not in non_sequences"):
+        eg.scan(lambda xt: xt * w, sequences=x, strict=True)
+    eg.scan(lambda xt, w: xt * w.sum(), sequences=x, non_sequences=w, strict=True)  # listed: accepted
     with pytest.raises(ValueError, match="fn returned no outputs and no updates"):
         eg.scan(lambda xt: {}, sequences=x)
     n = et.lscalar("n")
@@ -320,3 +353,17 @@ def test_the_number_of_steps_is_static_when_the_graph_fixes_it():
     assert by_length.type.shape == (4, 2) and by_constant.type.shape == (3, None)
     assert by_variable.type.shape == (None, None)
     np.testing.assert_allclose(eg.function([x], by_length)(np.ones((6, 2))), np.full((4, 2), 2.0))
+
+
+def test_random_draws_in_the_loop_are_new_at_each_step():
+    # the generator's default_update makes it a loop state, as in PyTensor; hoisted as
+    # loop-invariant, every step got the same draw
+    if not hasattr(eg, "RandomStream"):
+        pytest.skip("needs eg.RandomStream")
+    x = et.dvector("x")
+    out, updates = eg.scan(lambda xt: xt + eg.RandomStream(0).normal(size=()), sequences=x)
+    assert len(updates) == 1
+    f = eg.function([x], out, updates=updates)
+    first, second = f(np.zeros(4)), f(np.zeros(4))
+    reference = eg.function([], eg.RandomStream(0).normal(size=()))
+    np.testing.assert_allclose(np.concatenate([first, second]), [float(reference()) for _ in range(8)])
