@@ -25,7 +25,7 @@ from eqgraph.rules import ruleset as rs
 #: a fixed point around every rewrite step) and rewrite rulesets ("step": one step each per
 #: iteration, in this order). A bare name takes its file's default mode (ruleset.py).
 DEFAULT_RULESETS = (("types", "saturate"), ("fold", "saturate"),
-                    ("algebra", "step"), ("stability", "step"), ("matmul", "step"))
+                    ("algebra", "step"), ("stability", "step"), ("matmul", "step"), ("ifelse", "step"))
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
 #: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the

@@ -293,7 +293,8 @@ def _prototypes():
     ops += [(Reduce(name, (0,), False), 1) for name in et.REDUCTIONS]
     ops += [(et.Cast("float64"), 1), (et.DimShuffle(1, (0, "x")), 1), (et.MatMul(), 2),
             (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
-            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
+            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1),
+           (et.IfElse(1), 3)]  # an ifelse of one output, for rulesets/ifelse.egg
     for n in range(1, MAX_INPUTS + 1):
         ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
                 (et.Subtensor((FULL_SLICE,)), n)]
