@@ -124,15 +124,35 @@ def check_call(stages, input_values, members: int = MEMBERS, title: str = "the f
 
 
 def _evaluate(fgraph, inputs: dict) -> dict:
-    """Every variable of ``fgraph`` -> its value (constants included), node by node."""
+    """Variables of ``fgraph`` -> their values (constants included), node by node.
+
+    As lazily as the program: a lazy op (an ifelse) gets only the inputs its thunk asks for,
+    and a node that raises on these inputs is left out with everything after it (the call
+    succeeded, so no output needed it: an untaken branch, say ``x[n - 1]`` under ``n > 0``)."""
     values = dict(inputs)
     for var in fgraph.variables:
         if hasattr(var, "data") and var.owner is None and var not in values:
             values[var] = var.data
     for node in fgraph.toposort():
-        for out, value in zip(node.outputs, run_node(node.op, node, [values[v] for v in node.inputs])):
-            values[out] = value
+        try:
+            outputs = _run_lazy(node, values) if getattr(node.op, "lazy", False) else (
+                run_node(node.op, node, [values[v] for v in node.inputs]))
+        except Exception:  # noqa: BLE001  (not needed by the call: see the docstring)
+            continue
+        if outputs is not None:
+            values.update(zip(node.outputs, outputs))
     return values
+
+
+def _run_lazy(node, values):
+    """A lazy node's outputs from the inputs known in ``values``, or None if it needs others."""
+    storage = {v: [values.get(v)] for v in node.inputs + node.outputs}
+    computed = {v: [int(v in values)] for v in node.inputs + node.outputs}
+    for v in node.outputs:
+        computed[v][0] = 0
+    if node.op.make_thunk(node, storage, computed, no_recycling=[], impl="debug")():
+        return None
+    return [storage[v][0] for v in node.outputs]
 
 
 def _add_multi_output_classes(fgraph, values, class_of, data, classes) -> None:
