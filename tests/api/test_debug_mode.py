@@ -88,3 +88,11 @@ def test_an_untaken_branch_that_would_fail_is_not_evaluated():
     f = eg.function([n, x], eg.ifelse(n > 0, x[n - 1] * 2, x.sum() * 0), mode="debug")
     assert f(0, np.zeros(0)) == 0.0     # x[-1] of an empty vector would raise IndexError
     assert f(2, np.arange(3.0)) == 2.0
+
+
+def test_float32_reassociation_is_not_reported():
+    a, b, v = et.fmatrix("a"), et.fmatrix("b"), et.fvector("v")
+    f = eg.function([a, b, v], a @ b @ v, mode="debug")
+    rng = np.random.default_rng(0)
+    f(*(rng.standard_normal(s).astype("float32") for s in [(100, 100), (100, 100), (100,)]))  # elementwise
+    # tolerances alone reported matmul-assoc here
