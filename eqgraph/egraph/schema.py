@@ -296,7 +296,8 @@ def _prototypes():
     ops += [(Reduce(name, (0,), False), 1) for name in et.REDUCTIONS]
     ops += [(et.Cast("float64"), 1), (et.DimShuffle(1, (0, "x")), 1), (et.MatMul(), 2),
             (et.Softmax(0, False), 1), (et.Shape(), 1), (et.SpecifyShape((None,)), 1),
-            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1)]
+            (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1),
+            (et.IfElse(1), 3)]  # an ifelse of one output, for rulesets/ifelse.egg
     # the linear algebra that rulesets/linalg.egg names, and the ops that types.egg types
     ops += [(linalg.MatrixInverse(), 1), (linalg.Det(), 1), (linalg.Cholesky(True), 1), (linalg.Solve(), 2),
             (et.ExtractDiag(0, 0, 1), 1), (et.Sort(0, False), 1), (et.CumOp(0, "add"), 1)]

@@ -26,17 +26,20 @@ one draw, as in any graph.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from eqgraph.settings import config
 from eqgraph.tensor.basic import as_tensor_variable, constant
 from eqgraph.tensor.shape import static_values
 from eqgraph.tensor.elemwise import cast
+from eqgraph.tensor.rng_type import RandomGeneratorType, copy_generator, random_generator_type
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
-from eqgraph.terms.type import Type, describe_value
+from eqgraph.terms.type import describe_value
 from eqgraph.xp import array_namespace, as_output, to_numpy
 
 #: per distribution: (NumPy Generator method, parameter names, dimensions the draw adds to
@@ -51,32 +54,6 @@ DISTRIBUTIONS = {
     "choice": ("choice", ("a", "p"), 0),
     "permutation": ("permutation", ("x",), 0),
 }
-
-
-class RandomGeneratorType(Type):
-    """The type of a NumPy ``Generator`` (a random state)."""
-
-    def filter(self, data, strict=False, allow_downcast=None):
-        if isinstance(data, np.random.Generator):
-            return data
-        raise TypeError(f"expected a numpy.random.Generator (np.random.default_rng(seed)), got {describe_value(data)}")
-
-    def values_eq(self, a, b) -> bool:
-        return a.bit_generator.state == b.bit_generator.state
-
-    def __eq__(self, other):
-        return type(other) is type(self)
-
-    def __hash__(self):
-        return hash(type(self))
-
-    def __str__(self):
-        return "RandomGeneratorType"
-
-    __repr__ = __str__
-
-
-random_generator_type = RandomGeneratorType()
 
 
 class RandomVariable(Op):
@@ -148,17 +125,6 @@ class RandomVariable(Op):
         return f"{self.distribution}_rv{{{self.dtype}}}"
 
 
-_ANY_SEED = np.random.SeedSequence(0)  # overwritten at once: it only spares the OS entropy a bare
-                                       # bit generator would read (measured: 230 us -> 50 us a copy)
-
-
-def copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    """An independent generator in the same state as ``rng`` (``copy.deepcopy``, faster)."""
-    bit_generator = type(rng.bit_generator)(_ANY_SEED)
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
-
-
 def _broadcast_static(shapes) -> tuple:
     """NumPy broadcasting of static shapes (None: unknown)."""
     ndim = max((len(s) for s in shapes), default=0)
@@ -173,12 +139,80 @@ def _broadcast_static(shapes) -> tuple:
     return tuple(out)
 
 
+# -- the draws, as functions (``et.random.normal(..., rng=rng)``, PyTensor's form) ----------------
+def normal(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("normal", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def uniform(low=0.0, high=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("uniform", (low, high), size, rng, dtype or config.floatX, name)
+
+
+def integers(low, high=None, size=None, rng=None, dtype="int64", name=None):
+    """Integers in ``[low, high)``, or ``[0, low)`` without ``high`` (as NumPy)."""
+    if high is None:
+        low, high = 0, low
+    return _draw("integers", (low, high), size, rng, dtype, name)
+
+
+def bernoulli(p, size=None, rng=None, dtype="int64", name=None):
+    return _draw("bernoulli", (p,), size, rng, dtype, name)
+
+
+def binomial(n, p, size=None, rng=None, dtype="int64", name=None):
+    return _draw("binomial", (n, p), size, rng, dtype, name)
+
+
+def multinomial(n, pvals, size=None, rng=None, dtype="int64", name=None):
+    return _draw("multinomial", (n, pvals), size, rng, dtype, name)
+
+
+def choice(a, size=None, replace=True, p=None, rng=None, name=None):
+    """Items of the vector ``a`` (or of ``arange(a)`` for an int), with probabilities ``p``."""
+    a = as_tensor_variable(a)
+    if a.ndim > 1:
+        raise TypeError(f"choice: a must be an int or a vector, not {a} with {a.ndim} dimensions")
+    params = (a,) if p is None else (a, p)
+    return _draw("choice", params, size, rng, "int64" if a.ndim == 0 else a.dtype, name,
+                 options=(("replace", bool(replace)),))
+
+
+def permutation(x, rng=None, name=None):
+    """A shuffled copy of ``x`` along its first axis, or a permutation of ``arange(x)`` for an int."""
+    x = as_tensor_variable(x)
+    return _draw("permutation", (x,), None, rng, "int64" if x.ndim == 0 else x.dtype, name)
+
+
+DRAWS = (normal, uniform, integers, bernoulli, binomial, multinomial, choice, permutation)
+
+
+def _draw(distribution, params, size, rng, dtype, name, options=()) -> Variable:
+    """A draw from ``rng`` (a generator shared variable; ``draw.owner.outputs[0]`` is the
+    generator after it, for ``updates``). Without ``rng``, a generator of its own seeded
+    from the operating system, advanced by its ``default_update``."""
+    own = rng is None
+    if own:
+        rng = SharedVariable(random_generator_type, np.random.default_rng(), name="rng")
+    elif not (isinstance(rng, Variable) and isinstance(rng.type, RandomGeneratorType)):
+        raise TypeError(f"{distribution}: rng must be a generator shared variable "
+                        f"(eg.shared(np.random.default_rng(seed))), not {describe_value(rng)}")
+    inputs = [] if size is None else [_size_vector(size)]
+    op = RandomVariable(distribution, dtype, size is not None, options)
+    new_rng, draw = op(rng, *inputs, *params, return_list=True)
+    if own:
+        rng.default_update = new_rng
+    if name is not None:
+        draw.name = name
+    return draw
+
+
 class RandomStream:
     """Symbolic random draws from one seed: ``srng.normal(0, 1, size=(2, 3))`` (PyTensor's name).
 
     Each draw has its own generator (a shared variable with a ``default_update``), seeded by
     the stream's ``SeedSequence``: the same seed and the same draws in the same order give the
-    same numbers.
+    same numbers. Its methods are the draws of this module (``normal``, ``choice``, ...)
+    without their ``rng`` argument.
     """
 
     def __init__(self, seed=None):
@@ -196,53 +230,25 @@ class RandomStream:
         ``eqgraph.function`` applies them by itself, as each generator's ``default_update``."""
         return list(self.state_updates)
 
-    def gen(self, distribution: str, *params, size=None, dtype=None, name=None, options=()):
-        """A draw of ``distribution`` (see ``DISTRIBUTIONS``) with these parameters."""
+    def gen(self, draw_function, *args, **kwargs):
+        """``draw_function`` (one of ``DRAWS``) on a new generator of this stream."""
         rng = SharedVariable(random_generator_type, np.random.default_rng(self._seeds.spawn(1)[0]), name="rng")
-        inputs = [] if size is None else [_size_vector(size)]
-        op = RandomVariable(distribution, dtype, size is not None, options)
-        new_rng, draw = op(rng, *inputs, *params, return_list=True)
-        rng.default_update = new_rng
+        draw = draw_function(*args, rng=rng, **kwargs)
+        rng.default_update = new_rng = draw.owner.outputs[0]
         self.state_updates.append((rng, new_rng))
-        if name is not None:
-            draw.name = name
         return draw
 
-    def normal(self, loc=0.0, scale=1.0, size=None, dtype=None, name=None):
-        return self.gen("normal", loc, scale, size=size, dtype=dtype or config.floatX, name=name)
 
-    def uniform(self, low=0.0, high=1.0, size=None, dtype=None, name=None):
-        return self.gen("uniform", low, high, size=size, dtype=dtype or config.floatX, name=name)
+def _stream_method(draw_function):
+    @functools.wraps(draw_function)
+    def method(self, *args, **kwargs):
+        return self.gen(draw_function, *args, **kwargs)
 
-    def integers(self, low, high=None, size=None, dtype="int64", name=None):
-        """Integers in ``[low, high)``, or ``[0, low)`` without ``high`` (as NumPy)."""
-        if high is None:
-            low, high = 0, low
-        return self.gen("integers", low, high, size=size, dtype=dtype, name=name)
+    return method
 
-    def bernoulli(self, p, size=None, dtype="int64", name=None):
-        return self.gen("bernoulli", p, size=size, dtype=dtype, name=name)
 
-    def binomial(self, n, p, size=None, dtype="int64", name=None):
-        return self.gen("binomial", n, p, size=size, dtype=dtype, name=name)
-
-    def multinomial(self, n, pvals, size=None, dtype="int64", name=None):
-        return self.gen("multinomial", n, pvals, size=size, dtype=dtype, name=name)
-
-    def choice(self, a, size=None, replace=True, p=None, name=None):
-        """Items of the vector ``a`` (or of ``arange(a)`` for an int), with probabilities ``p``."""
-        a = as_tensor_variable(a)
-        if a.ndim > 1:
-            raise TypeError(f"choice: a must be an int or a vector, not {a} with {a.ndim} dimensions")
-        dtype = "int64" if a.ndim == 0 else a.dtype
-        params = (a,) if p is None else (a, p)
-        return self.gen("choice", *params, size=size, dtype=dtype, name=name,
-                        options=(("replace", bool(replace)),))
-
-    def permutation(self, x, name=None):
-        """A shuffled copy of ``x`` along its first axis, or a permutation of ``arange(x)`` for an int."""
-        x = as_tensor_variable(x)
-        return self.gen("permutation", x, dtype="int64" if x.ndim == 0 else x.dtype, name=name)
+for _draw_function in DRAWS:
+    setattr(RandomStream, _draw_function.__name__, _stream_method(_draw_function))
 
 
 def _size_vector(size) -> Variable:

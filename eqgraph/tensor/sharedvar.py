@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 
+from eqgraph.tensor.rng_type import copy_generator, random_generator_type
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorVariable
 from eqgraph.terms.basic import Variable
@@ -86,13 +87,16 @@ class TensorSharedVariable(TensorVariable, SharedVariable):
 
 def shared(value, name=None, borrow: bool = False, shape=None, strict: bool = False,
            allow_downcast=None) -> SharedVariable:
-    """A shared variable holding ``value`` (copied unless ``borrow``).
+    """A shared variable holding ``value`` (copied unless ``borrow``): an array, or a NumPy
+    ``Generator`` for random draws (``et.random.normal(..., rng=...)``).
 
     Its static shape is unknown on every axis unless ``shape`` says otherwise,
     so the value may later change shape.
     """
     if isinstance(value, Variable):
         raise TypeError(f"shared() takes a value, not the symbolic variable {value}")
+    if isinstance(value, np.random.Generator):  # a random state, for et.random's draws (rng=...)
+        return SharedVariable(random_generator_type, value if borrow else copy_generator(value), name=name)
     arr = value if hasattr(value, "__array_namespace__") and not isinstance(value, np.generic) else np.asarray(value)
     if isinstance(arr, np.ndarray) and arr.dtype.kind in "OUSV":
         raise TypeError(f"shared() cannot hold {type(value).__name__} values")

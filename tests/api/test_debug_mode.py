@@ -81,3 +81,18 @@ def test_a_copy_of_a_debug_function_still_checks():
     f = eg.function([x], et.exp(x).sum(), rulesets=[bad], mode="debug")
     with pytest.raises(eg.DebugModeError, match="exp-twice"):
         f.copy()(np.ones(2))
+
+
+def test_an_untaken_branch_that_would_fail_is_not_evaluated():
+    n, x = et.lscalar("n"), et.dvector("x")
+    f = eg.function([n, x], eg.ifelse(n > 0, x[n - 1] * 2, x.sum() * 0), mode="debug")
+    assert f(0, np.zeros(0)) == 0.0     # x[-1] of an empty vector would raise IndexError
+    assert f(2, np.arange(3.0)) == 2.0
+
+
+def test_float32_reassociation_is_not_reported():
+    a, b, v = et.fmatrix("a"), et.fmatrix("b"), et.fvector("v")
+    f = eg.function([a, b, v], a @ b @ v, mode="debug")
+    rng = np.random.default_rng(0)
+    f(*(rng.standard_normal(s).astype("float32") for s in [(100, 100), (100, 100), (100,)]))  # elementwise
+    # tolerances alone reported matmul-assoc here

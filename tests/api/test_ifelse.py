@@ -186,3 +186,12 @@ def test_a_plain_value_takes_the_dtype_of_its_partner():
     f = eg.function([c, x], [y, eg.ifelse(c > 0, 1, x.max())])
     out = f(-1.0, np.ones(2, "float32"))
     assert out[0] == 0.0 and out[0].dtype == np.float32 and out[1] == 1.0
+
+
+def test_rules_drop_an_ifelse_whose_choice_is_known():
+    c, x = et.dscalar("c"), et.dvector("x")
+    for y, expected in [(eg.ifelse(c > 0, x * 2, x * 2), 2.0), (eg.ifelse(et.constant(0.0), x * 2, x + 1), 2.0),
+                        (eg.ifelse(et.constant(3.0), x + 2, x * 5), 3.0)]:
+        f = eg.function([c, x], y, on_unused_input="ignore")
+        assert not any(isinstance(n.op, eg.tensor.IfElse) for n in f.maker.fgraph.toposort())
+        np.testing.assert_array_equal(f(-1.0, np.ones(2)), [expected, expected])

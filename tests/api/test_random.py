@@ -122,3 +122,23 @@ def test_updates_lists_each_draws_generator_and_its_new_value():
     pairs = srng.updates()
     assert len(pairs) == 2 and all(rng.default_update is new for rng, new in pairs)
     assert pairs[0][1].owner is a.owner and pairs[1][1].owner is b.owner
+
+
+def test_pytensor_style_draws_on_an_explicit_generator():
+    generator = np.random.default_rng(4)
+    rng = eg.shared(generator, name="rng")
+    draw = et.random.normal(0, 1, size=(3,), rng=rng)
+    frozen = eg.function([], draw)        # an explicit generator has no default update
+    np.testing.assert_array_equal(frozen(), frozen())
+    f = eg.function([], draw, updates={rng: draw.owner.outputs[0]})
+    reference = np.random.default_rng(4)
+    np.testing.assert_array_equal(f(), reference.normal(0, 1, (3,)))
+    np.testing.assert_array_equal(f(), reference.normal(0, 1, (3,)))
+    assert generator.bit_generator.state == np.random.default_rng(4).bit_generator.state  # a copy was shared
+    with pytest.raises(TypeError, match="rng must be a generator shared variable"):
+        et.random.uniform(rng=eg.shared(np.zeros(2)))
+
+
+def test_a_draw_without_a_generator_gets_one_that_moves_on():
+    f = eg.function([], et.random.integers(10**9, size=(2,)))
+    assert not np.array_equal(f(), f())
