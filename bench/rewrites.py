@@ -16,7 +16,8 @@ default mode in one run, and one line is printed per expression:
   no extreme one);
 - ``time``: per-call time eqgraph / PyTensor at a medium size (min over repeats of timeit).
 
-A summary follows: expressions where eqgraph is non-finite or less accurate than PyTensor, key
+PyTensor 3's default mode links with Numba, which leaves out the C BLAS rewrites (Gemm, Gemv):
+the dot family's fused forms are scored as that mode compiles them. A summary follows: expressions where eqgraph is non-finite or less accurate than PyTensor, key
 rewrites applied by each, and the geometric mean of the time ratios. Without PyTensor the
 eqgraph columns are still printed.
 """
@@ -215,7 +216,7 @@ def row(case, ours, theirs) -> str:
     extreme = "" if case.extreme is not None else "~"
     ratio = "-"
     if theirs and "error" not in theirs and "error" not in ours and not math.isnan(ours["time"]):
-        ratio = f"{ours['time'] / theirs['time']:.2f}"
+        ratio = f"{ours['time'] / theirs['time']:.3g}"
     return (f"{case.name:<32} {case.family:<11} {cell(ours, 'key'):>3}/{cell(theirs, 'key'):<3} "
             f"{cell(ours, 'nodes'):>7}/{cell(theirs, 'nodes'):<7} {extreme}{cell(ours, 'err'):>9} "
             f"{extreme}{cell(theirs, 'err'):>9} {ratio:>6}  {case.key.text}")
@@ -242,6 +243,10 @@ def summary(results) -> list[str]:
                   f"  only PyTensor: {len(only_theirs)} {only_theirs}"]
         pt_failed = [c.name for c, _, t in both if "error" in t]
         lines.append(f"PyTensor fails to compile or run: {len(pt_failed)} {pt_failed}")
+    for family in dict.fromkeys(c.family for c, _, _ in results):
+        mine = [(o, t) for c, o, t in results if c.family == family]
+        lines.append(f"  {family:<11} key eqgraph {sum(1 for o, _ in mine if o.get('key')):>2}, "
+                     f"PyTensor {sum(1 for _, t in mine if t and t.get('key')):>2} of {len(mine)}")
     if ratios:
         geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         lines.append(f"geomean time ratio eqgraph/PyTensor: {geomean:.2f} over {len(ratios)} expressions "
