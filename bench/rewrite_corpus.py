@@ -86,7 +86,7 @@ class GraphNode:
 ALIASES = {
     "truediv": "div", "truedivide": "div", "divide": "div", "reciprocal": "div",
     "dot22": "dot", "dot22scalar": "dot", "matmul": "dot", "cgemm": "gemm", "cgemv": "gemv", "cger": "ger",
-    "expanddims": "dimshuffle", "transpose": "dimshuffle", "dropdims": "dimshuffle",
+    "expanddims": "dimshuffle", "transpose": "dimshuffle", "matrixtranspose": "dimshuffle", "dropdims": "dimshuffle",
     "squeeze": "dimshuffle", "shapei": "shape", "fill": "second",
     "scalarmaximum": "maximum", "scalarminimum": "minimum",
     "advancedsubtensor": "subtensor", "advancedsubtensor1": "subtensor",
@@ -134,14 +134,22 @@ def at_most(spec, k: int) -> Key:
     return Key(f"<={k} {'|'.join(sorted(names))}", lambda nodes: _count(nodes, names) <= k)
 
 
+def _past_layout(node):
+    """The node under any dimshuffles: PyTensor spells ``W @ x`` as ``squeeze(dot(W, x[:, None]))``."""
+    while node is not None and node.name == "dimshuffle":
+        node = node.inputs[0]
+    return node
+
+
 def _chain_at(node, specs) -> bool:
     if node is None or node.name not in _names(specs[0]):
         return False
-    return len(specs) == 1 or any(_chain_at(i, specs[1:]) for i in node.inputs)
+    return len(specs) == 1 or any(_chain_at(_past_layout(i), specs[1:]) for i in node.inputs)
 
 
 def no_chain(*specs) -> Key:
-    """No node ``a`` whose input is a ``b`` whose input is a ``c`` ... (each spec a name or a set)."""
+    """No node ``a`` whose input is a ``b`` whose input is a ``c`` ... (each spec a name or a set),
+    reading through dimshuffles between them."""
     text = "no " + "(".join("|".join(sorted(_names(s))) for s in specs) + ")" * (len(specs) - 1)
     return Key(text, lambda nodes: not any(_chain_at(n, specs) for n in nodes))
 

@@ -63,6 +63,10 @@ def test_key_predicates_read_the_chain_of_inputs():
     assert not has("max").holds(nodes) and has("max", "exp").holds(nodes)
     assert at_most("exp", 1).holds(nodes) and not at_most("exp", 0).holds(nodes)
     assert not all_of(lacks("sub"), lacks("log")).holds(nodes)
+    # W @ x + b as PyTensor spells it: add(squeeze(dot(W, expand_dims(x)))), b)
+    dot = GraphNode("dot", [x, GraphNode("dimshuffle", [x], 2)], 2)
+    add = GraphNode("add", [GraphNode("dimshuffle", [dot], 1), x], 1)
+    assert not no_chain("add", "dot").holds([dot, add])
 
 
 def test_relative_error_flags_non_finite_results_and_rounds_the_reference():
