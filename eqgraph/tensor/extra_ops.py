@@ -19,7 +19,7 @@ from eqgraph.tensor.join import concatenate
 from eqgraph.tensor.math import all as all_, sum as sum_
 from eqgraph.tensor.shape import flatten, int64_const, reshape, shape_of
 from eqgraph.tensor.subtensor import set_subtensor
-from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType, dtype_name_of
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
@@ -78,7 +78,7 @@ class CumOp(Op):
         (x,) = inputs
         xp = array_namespace(x)
         ttype = node.outputs[0].type
-        if x.dtype != ttype.numpy_dtype:  # accumulate in the output's dtype, as NumPy does
+        if dtype_name_of(x) != ttype.dtype:  # accumulate in the output's dtype, as NumPy does
             x = xp.astype(x, getattr(xp, ttype.dtype))
         output_storage[0][0] = as_output(xp, self._numpy(xp)(x), ttype)
 
