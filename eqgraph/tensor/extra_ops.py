@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.alloc import alloc, arange
-from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant,
+from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.join import concatenate
@@ -139,7 +139,7 @@ class Repeat(Op):
         if repeats.ndim == 0:
             r = static_int(repeats)
             return None if r is None or n is None else r * n
-        if isinstance(repeats, type(constant(0))):
+        if isinstance(repeats, TensorConstant):
             counts = np.asarray(repeats.data)
             if n is not None and counts.size != n:
                 raise ValueError(f"repeat: {counts.size} repeats for an axis of size {n}")
