@@ -116,7 +116,7 @@ def test_a_misused_same_dtype_is_refused_with_its_line(text, message):
 
 # -- the schedule --------------------------------------------------------------------------------
 def test_the_default_schedule_names_each_mode_and_agrees_with_the_files():
-    assert [mode for _, mode in DEFAULT_RULESETS] == ["saturate", "saturate", "step", "step", "step"]
+    assert [mode for _, mode in DEFAULT_RULESETS] == ["saturate", "saturate", "step", "step", "step", "step"]
     for name, mode in DEFAULT_RULESETS:
         assert rs.load(name).mode == mode             # the comment fallback says the same
         assert rs.load((name, mode)) is rs.load(name)  # so the pair is the file's own Ruleset
