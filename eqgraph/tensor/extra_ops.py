@@ -254,11 +254,10 @@ def split(x, splits_size, n_splits=None, axis=0):
     return pieces
 
 
-def _static_length(vector) -> int:
+def _static_length(vector, what="split: the number of pieces must be static: pass n_splits, or sizes as a list") -> int:
     vector = as_tensor_variable(vector)
     if vector.ndim != 1 or vector.type.shape[0] is None:
-        raise ValueError(f"split: the number of pieces must be static: pass n_splits, or sizes as a list "
-                         f"(got {vector} of type {vector.type})")
+        raise ValueError(f"{what} (got {vector} of type {vector.type})")
     return vector.type.shape[0]
 
 
@@ -323,7 +322,9 @@ horizontal_stack, vertical_stack = hstack, vstack  # PyTensor's names
 
 def broadcast_to(x, shape):
     """``np.broadcast_to`` (a copy, not a read-only view: outputs never share memory)."""
-    shape = list(shape) if isinstance(shape, (tuple, list)) else [shape[i] for i in range(_static_length(shape))]
+    if not isinstance(shape, (tuple, list)):
+        n = _static_length(shape, "broadcast_to: the shape's length must be static: give a list of sizes")
+        shape = [shape[i] for i in range(n)]
     return alloc(x, *shape)
 
 

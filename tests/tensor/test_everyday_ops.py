@@ -267,6 +267,7 @@ def test_argmax_along_a_symbolic_axis():
      ValueError, r"index 'i' has sizes \[2, 3\]"),
     (lambda: et.split(et.TensorType("float64", (4,))("x"), [1, 2]), ValueError, "do not add up"),
     (lambda: et.split(et.dvector("x"), et.lvector("sizes")), ValueError, "number of pieces must be static"),
+    (lambda: et.broadcast_to(et.dvector("x"), et.lvector("shape")), ValueError, "shape's length must be static"),
     (lambda: et.repeat(et.TensorType("float64", (2,))("x"), [1, 2, 3]), ValueError, "3 repeats for an axis of size 2"),
     (lambda: et.repeat(et.dvector("x"), 1.5), TypeError, "integer"),
     (lambda: et.where(et.dvector("x"), 1.0), TypeError, "one argument"),
