@@ -67,7 +67,7 @@ def _einsum(g, out, operands, subscripts):
         part = Einsum(spec)(g, *[o for _, o in others])
         if kept != term:
             part = et.fill(x, et.dimshuffle(part, [kept.index(c) if c in kept else "x" for c in term]))
-        grads.append(part)
+        grads.append(et.sum_to_shape(part, x))  # an axis of size 1 in x may have been broadcast
     return grads
 
 

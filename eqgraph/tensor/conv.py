@@ -82,11 +82,8 @@ class Convolve(Op):
         if self.mode != "valid":  # zeros around x: every overlap becomes a 'valid' position
             widths = [(0, 0)] * (x.ndim - self.core) + [(k - 1, k - 1) for k in k_sizes]
             x = xp.pad(x, widths) if hasattr(xp, "pad") else np.pad(x, widths)
-        stride_tricks = getattr(getattr(xp, "lib", None), "stride_tricks", np.lib.stride_tricks)
-        windows = stride_tricks.sliding_window_view(x, k_sizes, axis=axes)
         flipped = xp.flip(kernel, axis=axes)
-        spec = "...ij,...j->...i" if self.core == 1 else "...abij,...ij->...ab"
-        full = xp.einsum(spec, windows, flipped)
+        full = (_correlate_windows if xp is np else _correlate_shifts)(xp, x, flipped, self.core)
         if self.mode == "same":
             n_sizes = inputs[0].shape[-self.core:]
             starts = [crop_start("same", k) for k in k_sizes]
@@ -105,6 +102,27 @@ class Convolve(Op):
 
     def flops(self, inputs, outputs):
         return 2 * int(np.prod(outputs[0], dtype=np.int64)) * int(np.prod(inputs[1][-self.core:], dtype=np.int64))
+
+
+def _correlate_windows(xp, x, kernel, core):
+    """The 'valid' correlation over the last ``core`` axes: every window of ``x`` times the kernel,
+    summed (NumPy: a strided view of the windows and one einsum)."""
+    sizes = kernel.shape[-core:]
+    windows = np.lib.stride_tricks.sliding_window_view(x, sizes, axis=tuple(range(-core, 0)))
+    return xp.einsum("...ij,...j->...i" if core == 1 else "...abij,...ij->...ab", windows, kernel)
+
+
+def _correlate_shifts(xp, x, kernel, core):
+    """The same with only slicing, products and sums (any array-API namespace): one shifted
+    slice of ``x`` per kernel element."""
+    sizes = kernel.shape[-core:]
+    out_sizes = [n - k + 1 for n, k in zip(x.shape[-core:], sizes)]
+    total = None
+    for offsets in np.ndindex(*sizes):
+        piece = x[(Ellipsis, *[slice(o, o + m) for o, m in zip(offsets, out_sizes)])]
+        term = piece * kernel[(Ellipsis, *offsets, *([None] * core))]
+        total = term if total is None else total + term
+    return total
 
 
 def conv1d(x, kernel, mode="full"):

@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.alloc import alloc, arange
-from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant,
+from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.join import concatenate
 from eqgraph.tensor.math import all as all_, sum as sum_
 from eqgraph.tensor.shape import flatten, int64_const, reshape, shape_of
 from eqgraph.tensor.subtensor import set_subtensor
-from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType, dtype_name_of
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
@@ -78,7 +78,7 @@ class CumOp(Op):
         (x,) = inputs
         xp = array_namespace(x)
         ttype = node.outputs[0].type
-        if x.dtype != ttype.numpy_dtype:  # accumulate in the output's dtype, as NumPy does
+        if dtype_name_of(x) != ttype.dtype:  # accumulate in the output's dtype, as NumPy does
             x = xp.astype(x, getattr(xp, ttype.dtype))
         output_storage[0][0] = as_output(xp, self._numpy(xp)(x), ttype)
 
@@ -139,7 +139,7 @@ class Repeat(Op):
         if repeats.ndim == 0:
             r = static_int(repeats)
             return None if r is None or n is None else r * n
-        if isinstance(repeats, type(constant(0))):
+        if isinstance(repeats, TensorConstant):
             counts = np.asarray(repeats.data)
             if n is not None and counts.size != n:
                 raise ValueError(f"repeat: {counts.size} repeats for an axis of size {n}")
@@ -254,11 +254,10 @@ def split(x, splits_size, n_splits=None, axis=0):
     return pieces
 
 
-def _static_length(vector) -> int:
+def _static_length(vector, what="split: the number of pieces must be static: pass n_splits, or sizes as a list") -> int:
     vector = as_tensor_variable(vector)
     if vector.ndim != 1 or vector.type.shape[0] is None:
-        raise ValueError(f"split: the number of pieces must be static: pass n_splits, or sizes as a list "
-                         f"(got {vector} of type {vector.type})")
+        raise ValueError(f"{what} (got {vector} of type {vector.type})")
     return vector.type.shape[0]
 
 
@@ -323,7 +322,9 @@ horizontal_stack, vertical_stack = hstack, vstack  # PyTensor's names
 
 def broadcast_to(x, shape):
     """``np.broadcast_to`` (a copy, not a read-only view: outputs never share memory)."""
-    shape = list(shape) if isinstance(shape, (tuple, list)) else [shape[i] for i in range(_static_length(shape))]
+    if not isinstance(shape, (tuple, list)):
+        n = _static_length(shape, "broadcast_to: the shape's length must be static: give a list of sizes")
+        shape = [shape[i] for i in range(n)]
     return alloc(x, *shape)
 
 

@@ -4,7 +4,7 @@ et.linalg.solve(A, b)``.
 Each decomposition or solve is one op on a matrix (2-d; stacks of matrices are not supported
 yet) computed by NumPy; ``solve_triangular`` and ``solve(assume_a=...)`` use SciPy when it is
 installed (the ``exact`` extra) and otherwise NumPy on the matrix's triangle, which gives the same
-result.  Everything else (``norm``, ``matrix_power``, ``pinv``'s users, ``cho_solve``, ``kron``) is
+result.  Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is
 written with these and the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
 the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rulesets/linalg.egg``.
 """

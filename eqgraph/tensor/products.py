@@ -64,15 +64,22 @@ class Einsum(Op):
 
     def make_node(self, *operands):
         operands = [as_tensor_variable(o) for o in operands]
-        sizes: dict = {}
+        if len(operands) != len(self.terms) or any(len(t) != o.ndim for t, o in zip(self.terms, operands)):
+            raise ValueError(f"einsum {self.subscripts!r} does not fit operands of "
+                             f"{[o.ndim for o in operands]} dimensions")
+        occurrences: dict = {}  # letter -> the static sizes it has (None: unknown)
         for term, o in zip(self.terms, operands):
             for letter, size in zip(term, o.type.shape):
-                if size is not None and sizes.get(letter) not in (None, size):
-                    raise ValueError(f"einsum {self.subscripts!r}: index {letter!r} has sizes {sizes[letter]} "
-                                     f"and {size} ({', '.join(f'{v}: {v.type.shape}' for v in operands)})")
-                sizes[letter] = size if size is not None else sizes.get(letter)
+                occurrences.setdefault(letter, []).append(size)
+        sizes = {}
+        for letter, found in occurrences.items():  # a size of 1 broadcasts, as in np.einsum
+            known = {s for s in found if s is not None and s != 1}
+            if len(known) > 1:
+                raise ValueError(f"einsum {self.subscripts!r}: index {letter!r} has sizes {sorted(known)} "
+                                 f"({', '.join(f'{v}: {v.type.shape}' for v in operands)})")
+            sizes[letter] = known.pop() if known else (1 if all(s == 1 for s in found) else None)
         dtype = np.result_type(*[o.dtype for o in operands]).name
-        return Apply(self, operands, [TensorType(dtype, tuple(sizes.get(c) for c in self.output))()])
+        return Apply(self, operands, [TensorType(dtype, tuple(sizes[c] for c in self.output))()])
 
     def perform(self, node, inputs, output_storage):
         xp = array_namespace(*inputs)
@@ -85,11 +92,12 @@ class Einsum(Op):
         output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
-        where = {}
+        where: dict = {}
         for term, shape in zip(self.terms, shapes):
             for letter, size in zip(term, shape):
-                where.setdefault(letter, size)
-        return [tuple(where[c] for c in self.output)]
+                where[letter] = size if letter not in where else E["maximum"](where[letter], size)
+        static = node.outputs[0].type.shape
+        return [tuple(where[c] if s is None else s for c, s in zip(self.output, static))]
 
     def flops(self, inputs, outputs):
         sizes = {c: s for term, shape in zip(self.terms, inputs) for c, s in zip(term, shape)}

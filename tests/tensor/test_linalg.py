@@ -211,8 +211,10 @@ def test_the_type_rules_derive_what_make_node_computes(dtype):
 
     a, sq = et.TensorType(dtype, (None, 3))("a"), et.TensorType(dtype, (3, None))("sq")
     v, m = et.TensorType(dtype, (3,))("v"), et.TensorType(dtype, (None, 2))("m")
+    wide = et.TensorType(dtype, (3, 4))("wide")
     rhs = [et.fvector("f"), et.bvector("b"), et.lvector("l")]
     outs = [et.sort(a, 0), et.argsort(a), et.cumsum(a, 1), et.cumprod(a, 0), linalg.inv(sq),
             linalg.cholesky(sq, lower=False), linalg.det(sq), linalg.solve(sq, v), linalg.solve(sq, m),
-            *[linalg.solve(sq, r) for r in rhs]]
-    check_exact([a, sq, v, m, *rhs], outs)
+            *[linalg.solve(sq, r) for r in rhs], et.diagonal(a, 1), et.diagonal(sq, -2, 1, 0),
+            et.diagonal(wide, 1), et.diagonal(wide, -2, 1, 0), et.diagonal(wide, 5)]
+    check_exact([a, sq, v, m, wide, *rhs], outs)
