@@ -33,8 +33,8 @@ from eqgraph.tensor.alloc import (
     Alloc, ARange, alloc, arange, fill, full, full_like, ones, ones_like, zeros, zeros_like,
 )
 from eqgraph.tensor.math import (
-    REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, log_softmax, logsumexp, matmul,
-    max, mean, min, normalize_axis, outer, prod, softmax, std, sum, var,
+    REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, logsumexp, matmul,
+    max, mean, min, normalize_axis, outer, prod, std, sum, var,
 )
 from eqgraph.tensor.conditional import IfElse, ifelse
 from eqgraph.tensor import random
@@ -102,8 +102,8 @@ switch = ELEMWISE_OPS["switch"]
 divide = true_div
 floor_divide = int_div
 
-# everyday NumPy functions (issue 13): after the elementwise names, since ``where`` and ``softmax``
-# here replace the plainer ones above (one argument to where; several axes to softmax)
+# everyday NumPy functions (issue 13): after the elementwise names, since ``where`` here replaces
+# the elementwise one above (it also takes one argument, as np.where does)
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
     CumOp, Nonzero, Repeat, allclose, array_split_points, atleast_1d, atleast_2d, atleast_3d, broadcast_to,

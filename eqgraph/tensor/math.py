@@ -324,13 +324,3 @@ class Softmax(Op):
 
     def flops(self, inputs, outputs):
         return 4 * int(np.prod(inputs[0], dtype=np.int64))
-
-
-def softmax(x, axis=-1):
-    x = as_tensor_variable(x)
-    return Softmax(axis % builtins.max(x.ndim, 1))(x)
-
-
-def log_softmax(x, axis=-1):
-    x = as_tensor_variable(x)
-    return Softmax(axis % builtins.max(x.ndim, 1), log=True)(x)
