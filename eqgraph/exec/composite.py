@@ -92,6 +92,12 @@ class Composite(Op):
             self._inner[key] = (inputs, nodes)
         return self._inner[key]
 
+    def value_dtypes(self, node) -> list[str]:
+        """The dtype of every value of ``node``'s scalar graph: its inputs, then each step's
+        output (what a kernel generator declares its locals as)."""
+        inputs, inner = self.inner([v.type for v in node.inputs])
+        return [v.dtype for v in inputs] + [n.outputs[0].dtype for n in inner]
+
     def adopt(self, inputs, nodes) -> None:
         """Take ``nodes`` (over ``inputs``, one per step) as the scalar graph for inputs of
         these types: the fusion pass hands over the nodes it fused."""

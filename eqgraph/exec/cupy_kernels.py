@@ -38,8 +38,7 @@ C_FORMS = {
 def elementwise_source(op, node) -> tuple | None:
     """``(in_params, out_params, operation, name)`` for ``cupy.ElementwiseKernel``, or None
     where a dtype or a step is not supported."""
-    inputs, inner = op.inner([v.type for v in node.inputs])
-    dtypes = [v.dtype for v in inputs] + [n.outputs[0].dtype for n in inner]
+    dtypes = op.value_dtypes(node)
     if any(d not in C_TYPES for d in dtypes):
         return None
     names = [f"i{k}" for k in range(op.nin)]

@@ -85,8 +85,7 @@ NUMBA_TYPES = {"float64": "float64", "bool": "boolean"}
 
 def kernel_source(op, node) -> str | None:
     """The module source of ``node``'s Numba kernel, or None where it is not supported."""
-    inputs, inner = op.inner([v.type for v in node.inputs])
-    dtypes = [v.dtype for v in inputs] + [n.outputs[0].dtype for n in inner]
+    dtypes = op.value_dtypes(node)
     if any(d not in NUMBA_TYPES for d in dtypes):
         return None
     names = [f"i{k}" for k in range(op.nin)]
