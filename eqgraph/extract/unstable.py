@@ -33,6 +33,7 @@ from eqgraph.rules.ruleset import RuleFileError, builtin_names, load, split_form
 from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise
 
 DIRECTIVE = re.compile(r"^;;\s*eqgraph:\s*unstable\b")
+RULESET_DECLARATION = re.compile(r"^\(ruleset [^)\s]+\) ")  # what ruleset.parse_rules puts first
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,9 @@ def unstable_patterns(rulesets=None) -> list[UnstablePattern]:
             found.extend(_SEEN[id(ruleset)][1])
             continue
         mine = []
-        for number, line in enumerate(ruleset.program.splitlines(), 1):
+        # the program is the file line for line, after the ruleset's declaration on line 1
+        program = RULESET_DECLARATION.sub("", ruleset.program, count=1)
+        for number, line in enumerate(program.splitlines(), 1):
             m = DIRECTIVE.match(line.strip())
             if m:
                 mine.append(_declaration(line.strip()[m.end():], (ruleset.source, number)))

@@ -69,6 +69,12 @@ def test_a_users_rule_file_declares_its_own_unstable_compositions():
     np.testing.assert_allclose(steered(np.array([0.5, 2.0])), np.sinh([0.5, 2.0]), rtol=1e-14)
 
 
+def test_a_declaration_on_the_first_line_counts():
+    # the program sent to egglog starts with the ruleset's declaration, on line 1
+    [p] = unstable_patterns([";; eqgraph: unstable (Sinh x)   ; pretend\n"])
+    assert p.text == "(Sinh x)" and p.source == ("<string>", 1)
+
+
 def test_a_malformed_declaration_names_its_line():
     with pytest.raises(RuleFileError, match=r"<string>:3: an unstable declaration"):
         unstable_patterns(['(rewrite (Neg (Neg x)) x :name "nn")\n\n;; eqgraph: unstable Log Add\n'])
