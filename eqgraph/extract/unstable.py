@@ -13,6 +13,11 @@ that has *a member* matching it: ``Log(c)`` is unstable as soon as ``c`` can be
 extraction picks below it, so sharing cannot change it; and extraction ranks
 DAGs by how many unstable e-nodes they hold before their run time (see
 ``extraction._Pricer``).
+
+The operands of a commutative op (add, mul: ``ScalarOp.commutative``) match in
+either order: ``y * x`` computes the same bits as ``x * y``, and commute.egg puts
+both orders in the e-graph, so a pattern written for one order must not let
+extraction keep the other (``s * (g/s + c)`` escaped ``(Mul (Add (TrueDiv g s) c) s)``).
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from unification import Var
 from eqgraph.egraph.snapshot import EGraphData, ENode
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import RuleFileError, builtin_names, load, split_forms
+from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise
 
 DIRECTIVE = re.compile(r"^;;\s*eqgraph:\s*unstable\b")
+RULESET_DECLARATION = re.compile(r"^\(ruleset [^)\s]+\) ")  # what ruleset.parse_rules puts first
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,9 @@ def unstable_patterns(rulesets=None) -> list[UnstablePattern]:
             found.extend(_SEEN[id(ruleset)][1])
             continue
         mine = []
-        for number, line in enumerate(ruleset.program.splitlines(), 1):
+        # the program is the file line for line, after the ruleset's declaration on line 1
+        program = RULESET_DECLARATION.sub("", ruleset.program, count=1)
+        for number, line in enumerate(program.splitlines(), 1):
             m = DIRECTIVE.match(line.strip())
             if m:
                 mine.append(_declaration(line.strip()[m.end():], (ruleset.source, number)))
@@ -84,43 +93,54 @@ def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[st
     for p in patterns:
         tree = parse_pattern(p.text, {})
         by_op.setdefault(tree[0], []).append((tree, p))
+    commutative = _commutative_constructors(data)
     found = {}
     for node in data.nodes.values():
         for tree, p in by_op.get(node.op, ()):
-            if next(_match_node(data, tree, node, {}), None) is not None:
+            if next(_match_node(data, commutative, tree, node, {}), None) is not None:
                 found[node.id] = p
                 break
     return found
 
 
-def _match_node(data: EGraphData, tree: tuple, node: ENode, bound: dict):
-    """Every binding of the pattern's variables under which ``node`` matches ``tree``.
-    Children come first in a constructor, then its primitive arguments (egraph/schema.py)."""
+def _commutative_constructors(data: EGraphData) -> frozenset[str]:
+    """The constructors of this e-graph whose two operands may be swapped."""
+    return frozenset(name for name, ctor in data.encoded.schema.by_name.items()
+                     if ctor.op_class is Elemwise and SCALAR_OPS[ctor.fixed["name"]].commutative)
+
+
+def _match_node(data: EGraphData, commutative, tree: tuple, node: ENode, bound: dict):
+    """Every binding of the pattern's variables under which ``node`` matches ``tree``, with
+    the operands of a ``commutative`` constructor in either order.  Children come first in
+    a constructor, then its primitive arguments (egraph/schema.py)."""
     if node.op != tree[0] or len(tree) - 1 != len(node.children) + len(node.args):
         return
     for sub, value in zip(tree[1 + len(node.children):], node.args):
         bound = _match_value(sub, value, bound)
         if bound is None:
             return
-    yield from _match_children(data, tree[1:1 + len(node.children)], node.children, bound)
+    subs = tree[1:1 + len(node.children)]
+    yield from _match_children(data, commutative, subs, node.children, bound)
+    if node.op in commutative and len(node.children) == 2:
+        yield from _match_children(data, commutative, subs, node.children[::-1], bound)
 
 
-def _match_children(data: EGraphData, subs, classes, bound: dict):
+def _match_children(data: EGraphData, commutative, subs, classes, bound: dict):
     if not subs:
         yield bound
         return
-    for first in _match_class(data, subs[0], classes[0], bound):
-        yield from _match_children(data, subs[1:], classes[1:], first)
+    for first in _match_class(data, commutative, subs[0], classes[0], bound):
+        yield from _match_children(data, commutative, subs[1:], classes[1:], first)
 
 
-def _match_class(data: EGraphData, sub, eclass: str, bound: dict):
+def _match_class(data: EGraphData, commutative, sub, eclass: str, bound: dict):
     if isinstance(sub, Var):
         result = _bind(sub, ("class", eclass), bound)
         if result is not None:
             yield result
     elif isinstance(sub, tuple):  # any member of the class may match
         for member in data.classes.get(eclass, ()):
-            yield from _match_node(data, sub, data.nodes[member], bound)
+            yield from _match_node(data, commutative, sub, data.nodes[member], bound)
 
 
 def _match_value(sub, value, bound: dict):

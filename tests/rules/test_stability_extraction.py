@@ -6,7 +6,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.extract.unstable import unstable_patterns
+from eqgraph.extract.unstable import unstable_nodes, unstable_patterns
 from eqgraph.rules.ruleset import RuleFileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -69,6 +69,12 @@ def test_a_users_rule_file_declares_its_own_unstable_compositions():
     np.testing.assert_allclose(steered(np.array([0.5, 2.0])), np.sinh([0.5, 2.0]), rtol=1e-14)
 
 
+def test_a_declaration_on_the_first_line_counts():
+    # the program sent to egglog starts with the ruleset's declaration, on line 1
+    [p] = unstable_patterns([";; eqgraph: unstable (Sinh x)   ; pretend\n"])
+    assert p.text == "(Sinh x)" and p.source == ("<string>", 1)
+
+
 def test_a_malformed_declaration_names_its_line():
     with pytest.raises(RuleFileError, match=r"<string>:3: an unstable declaration"):
         unstable_patterns(['(rewrite (Neg (Neg x)) x :name "nn")\n\n;; eqgraph: unstable Log Add\n'])
@@ -81,3 +87,17 @@ def test_an_unavoidable_unstable_composition_is_reported_and_costs_no_time():
     [(eclass, pattern)] = f.stages.extraction.unstable
     assert pattern.text == "(Log (Add x (Scalar 1.0 d n)))"  # the encoder puts constants last
     assert f.stages.extraction.dag_cost < 1e5  # the ranking weight is not an estimate of time
+
+
+@pytest.mark.parametrize("declared", ["(Mul (Exp x) y)", "(Mul y (Exp x))"])
+def test_a_declaration_matches_either_operand_order_of_add_and_mul(declared):
+    # commute.egg puts both orders of every product in the e-graph: a declaration written for
+    # one order let extraction keep the other (s * ((a/s)*p ...) escaped (Mul (Add ...) s),
+    # and the logistic loss's gradient was NaN where sigmoid underflows)
+    x, y = et.dvector("x"), et.dvector("y")
+    f = eg.function([x, y], et.exp(x) * y)
+    data = f.stages.egraph.data
+    products = {i for i, n in data.nodes.items() if n.op == "Mul"}
+    assert len(products) == 2  # both orders are there
+    patterns = unstable_patterns([f"\n;; eqgraph: unstable {declared}   ; pretend\n"])
+    assert set(unstable_nodes(data, patterns)) == products
