@@ -85,9 +85,8 @@ def test_exp_over_sum_of_exp_is_softmax(spelling):
         out, value = et.exp(x) / et.sum(et.exp(x)), BIG[0]
     f = compiled([x], out)
     check(f, [value], special.softmax(value, axis=-1), rtol=1e-12)
-    # Softmax, or its other stable form exp(x - logsumexp(x)) where the cost model prices
-    # that lower (a fused kernel): never an exp divided by a sum of exps
-    assert op_names(f) in ({"Softmax"}, {"exp", "logsumexp", "sub"})
+    # Softmax, not exp(x - logsumexp(x)): that loses |x|*eps (4.8e-14 at x ~ 1000, bench/rewrites.py)
+    assert "Softmax" in op_names(f) and "exp" not in op_names(f)
 
 
 @pytest.mark.parametrize("spelling", ["log of softmax", "log of ratio", "minus logsumexp", "shifted"])
