@@ -110,3 +110,24 @@ def test_inc_subtensor_broadcasts_y_over_a_2d_index_array():
     # out[idx[r, c]] += x[c]: x[1] lands on index 1 twice, x[0] on 1 and on 0
     np.testing.assert_array_equal(f(np.array([5, 2]), idx), [5 + 5, 2 + 5 + 2 + 2])
     np.testing.assert_array_equal(f(np.array([5, 2]), idx), [10, 11])
+
+
+@pytest.mark.parametrize("dtype, x, want", [("float32", -90.0, 8.194012e-40), ("float64", -720.0, 2.0305e-313)])
+@pytest.mark.parametrize("fusion", [True, False])
+def test_sigmoid_keeps_subnormal_results(dtype, x, want, fusion):
+    """Fuzz graph 11861: log(sigmoid(-90)) in float32 was -inf, NumPy -90. SciPy's expit
+    computes 1 / (1 + exp(-x)), whose exp overflows where the true result is subnormal."""
+    v = et.tensor("v", dtype, ())
+    f = eg.function([v], [et.sigmoid(v), et.log(et.sigmoid(v))], rulesets=[], fusion=fusion)
+    s, log_s = f(np.array(x, dtype))
+    np.testing.assert_allclose(s, want, rtol=1e-3)
+    np.testing.assert_allclose(log_s, x, rtol=1e-3)
+
+
+def test_the_generated_kernels_compute_sigmoid_per_sign():
+    """The Numba and CuPy sources had the same 1 / (1 + exp(-x)) that underflows."""
+    from eqgraph.exec.cupy_kernels import C_FORMS as CUPY_FORMS
+    from eqgraph.exec.numba_kernels import FORMS as NUMBA_FORMS
+
+    for form in (CUPY_FORMS["sigmoid"], NUMBA_FORMS["sigmoid"]):
+        assert "exp({0})" in form and "exp(-{0})" in form  # one branch per sign of x

@@ -24,7 +24,7 @@ C_FORMS = {
     "sign": "(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0}))", "second": "{1}", "switch": "({0} ? {1} : {2})",
     "exp": "exp({0})", "expm1": "expm1({0})", "exp2": "exp2({0})", "log": "log({0})", "log2": "log2({0})",
     "log10": "log10({0})", "log1p": "log1p({0})", "sqrt": "sqrt({0})", "erf": "erf({0})",
-    "sigmoid": "(1 / (1 + exp(-{0})))", "softplus": "(log1p(exp(-fabs({0}))) + (({0} > 0) ? {0} : 0))",
+    "sigmoid": "(({0}) >= 0 ? 1 / (1 + exp(-{0})) : exp({0}) / (1 + exp({0})))", "softplus": "(log1p(exp(-fabs({0}))) + (({0} > 0) ? {0} : 0))",
     "sin": "sin({0})", "cos": "cos({0})", "tan": "tan({0})", "arcsin": "asin({0})", "arccos": "acos({0})",
     "arctan": "atan({0})", "sinh": "sinh({0})", "cosh": "cosh({0})", "tanh": "tanh({0})",
     "floor": "floor({0})", "ceil": "ceil({0})",

@@ -68,7 +68,7 @@ FORMS = {
     "exp": "math.exp({0})", "expm1": "math.expm1({0})", "exp2": "(2.0 ** {0})",
     "log": "math.log({0})", "log2": "math.log2({0})", "log10": "math.log10({0})",
     "log1p": "math.log1p({0})", "sqrt": "math.sqrt({0})", "erf": "math.erf({0})",
-    "sigmoid": "(1.0 / (1.0 + math.exp(-{0})))",
+    "sigmoid": "(1.0 / (1.0 + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / (1.0 + math.exp({0})))",
     "softplus": "(math.log1p(math.exp(-abs({0}))) + ({0} if {0} > 0.0 else 0.0))",
     "sin": "math.sin({0})", "cos": "math.cos({0})", "tan": "math.tan({0})", "arctan": "math.atan({0})",
     "sinh": "math.sinh({0})", "cosh": "math.cosh({0})", "tanh": "math.tanh({0})",
