@@ -18,9 +18,18 @@ def array_namespace(*values):
         xp = _BY_TYPE.get(type(value))
         if xp is not None:
             return xp
-        if hasattr(value, "__array_namespace__"):
+        if is_array_api(value):
             return _BY_TYPE.setdefault(type(value), _resolve(value))
     return np
+
+
+def is_array_api(value) -> bool:
+    """Whether ``value`` is an array of some array-API library (NumPy's, CuPy's, ...).
+
+    CuPy 14's ndarray has no ``__array_namespace__`` (seen on an H100), so CuPy is
+    recognised by its module.
+    """
+    return hasattr(value, "__array_namespace__") or type(value).__module__.startswith("cupy")
 
 
 def _resolve(value):
@@ -37,6 +46,11 @@ def _resolve(value):
 
             return cupy
     return value.__array_namespace__()
+
+
+def is_cupy_namespace(xp) -> bool:
+    """Whether ``xp`` (from ``array_namespace``) is CuPy's, or the compat layer's over CuPy."""
+    return xp is not np and "cupy" in getattr(xp, "__name__", "")
 
 
 def as_output(xp, value, ttype):
@@ -58,7 +72,7 @@ def copy_array(value):
     """A copy of any array (or of a Python value with a ``copy`` method)."""
     if isinstance(value, np.ndarray):
         return value.copy()
-    if hasattr(value, "__array_namespace__"):
+    if is_array_api(value):
         return array_namespace(value).asarray(value, copy=True)
     copy = getattr(value, "copy", None)
     return copy() if callable(copy) else value

@@ -4,9 +4,12 @@
     w = srng.normal(0, 0.1, size=(3, 4))     # a symbolic draw
     f = eg.function([], w)                  # each call draws anew; the same seed, the same stream
 
-Draws are made by NumPy's ``Generator`` on the host; with the CuPy backend the parameters are
-copied to the host and the draw back to the device (CuPy's generator would give other numbers
-for the same seed; untested here, for want of a GPU).
+Where the parameters live on the host, NumPy's ``Generator`` draws. Where they live on a GPU
+(the CuPy backend), normal, uniform and Bernoulli draws are made there by a CuPy generator
+seeded from the stream's NumPy generator, so a large draw never crosses the bus: the same seed
+gives the same numbers on every call sequence, but other numbers than on the host (as JAX's
+numbers differ from NumPy's). The other distributions draw on the host and copy the result
+to the device.
 
 Every draw gets a generator of its own: a shared variable holding a NumPy ``Generator``
 seeded from the stream (``SeedSequence(seed).spawn``, one child per draw, in the order the
@@ -40,7 +43,7 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.terms.type import describe_value
-from eqgraph.xp import array_namespace, as_output, to_numpy
+from eqgraph.xp import array_namespace, as_output, is_cupy_namespace, to_numpy
 
 #: per distribution: (NumPy Generator method, parameter names, dimensions the draw adds to
 #: the parameters' broadcast shape: multinomial's categories)
@@ -53,6 +56,14 @@ DISTRIBUTIONS = {
     "multinomial": ("multinomial", ("n", "pvals"), 1),
     "choice": ("choice", ("a", "p"), 0),
     "permutation": ("permutation", ("x",), 0),
+}
+
+#: distributions a CuPy generator draws on the device: (standard draw, its transform by the
+#: parameters); the rest draw on the host (CuPy has no multinomial/choice in its Generator)
+ON_DEVICE = {
+    "normal": ("standard_normal", lambda z, loc, scale: loc + scale * z),
+    "uniform": ("random", lambda u, low, high: low + (high - low) * u),
+    "bernoulli": ("random", lambda u, p: u < p),
 }
 
 
@@ -99,6 +110,10 @@ class RandomVariable(Op):
     def perform(self, node, inputs, output_storage):
         rng = copy_generator(inputs[0])  # the input generator is never advanced: outputs own their state
         xp = array_namespace(*inputs[1:])  # the draw comes back where its parameters live
+        if self.distribution in ON_DEVICE and is_cupy_namespace(xp):
+            output_storage[0][0] = rng
+            output_storage[1][0] = as_output(xp, self._draw_on_device(xp, rng, inputs[1:]), node.outputs[1].type)
+            return
         inputs = [inputs[0], *(to_numpy(v) for v in inputs[1:])]  # NumPy's Generator draws on the host
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
         method = getattr(rng, DISTRIBUTIONS[self.distribution][0])
@@ -114,6 +129,18 @@ class RandomVariable(Op):
             draw = method(*params, size=size, **options)
         output_storage[0][0] = rng
         output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
+
+    def _draw_on_device(self, xp, rng, inputs):
+        """The draw made by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
+        import cupy  # only reached with CuPy arrays in hand
+
+        size, params = (tuple(int(s) for s in to_numpy(inputs[0])), inputs[1:]) if self.sized else (None, inputs)
+        params = [xp.asarray(p) for p in params]
+        shape = size if size is not None else np.broadcast_shapes(*(p.shape for p in params))
+        standard, transform = ON_DEVICE[self.distribution]
+        float_dtype = self.dtype if self.dtype in ("float32", "float64") else "float64"
+        device_rng = cupy.random.default_rng(int(rng.integers(2**63)))
+        return transform(getattr(device_rng, standard)(size=shape, dtype=float_dtype), *params)
 
     def do_constant_folding(self, fgraph, node) -> bool:
         return False  # a draw is not a constant, whatever its parameters

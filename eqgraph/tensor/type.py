@@ -12,7 +12,7 @@ from eqgraph.settings import config
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type, describe_value
-from eqgraph.xp import array_namespace
+from eqgraph.xp import array_namespace, is_array_api
 
 FLOATX = "float64"  # the default of eqgraph.config.floatX, which is what "floatX" means
 
@@ -138,7 +138,7 @@ class TensorType(Type):
 
     def _convert(self, data, strict, allow_downcast):
         """Return ``data`` as an array of ``self.dtype``, casting only as far as allowed."""
-        is_array = hasattr(data, "__array_namespace__") and hasattr(data, "dtype") and not isinstance(data, np.generic)
+        is_array = is_array_api(data) and hasattr(data, "dtype") and not isinstance(data, np.generic)
         if is_array:
             dtype_name = dtype_name_of(data)
             if dtype_name == self.dtype:

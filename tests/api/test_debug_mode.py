@@ -96,3 +96,14 @@ def test_float32_reassociation_is_not_reported():
     rng = np.random.default_rng(0)
     f(*(rng.standard_normal(s).astype("float32") for s in [(100, 100), (100, 100), (100,)]))  # elementwise
     # tolerances alone reported matmul-assoc here
+
+
+def test_an_unsound_rule_on_an_op_with_several_outputs_is_named():
+    # slogdet(-x) has the other sign for an odd-sized x: the member's outputs are compared
+    # one by one with the values of the node the user wrote
+    x = et.dmatrix("x")
+    bad = '(rewrite (SlogDet x) (SlogDet (Neg x)) :name "slogdet-of-neg")'
+    sign, logdet = et.linalg.slogdet(x)
+    f = eg.function([x], [sign, logdet], rulesets=[*eg.DEFAULT_RULESETS, bad], mode="debug")
+    with pytest.raises(eg.DebugModeError, match="slogdet-of-neg"):
+        f(np.diag([1.0, 2.0, 3.0]))

@@ -41,7 +41,7 @@ def test_shared_updates_stay_on_the_device():
     step = eg.function([x], (w * x).sum(), updates={w: w + x}, backend="cupy")
     step(np.ones(3))
     step(np.ones(3))
-    assert isinstance(w.get_value(borrow=True), cupy.ndarray)
+    assert isinstance(w.get_value(borrow=True, return_internal_type=True), cupy.ndarray)
     np.testing.assert_array_equal(w.get_value(), [2.0, 2.0, 2.0])
 
 
@@ -52,3 +52,46 @@ def test_shared_variables_that_are_only_read_move_to_the_device():
     x = et.dvector("x")
     f = eg.function([x], x * scale, backend="cupy")
     np.testing.assert_array_equal(f(np.ones(3)), [2.0, 2.0, 2.0])
+
+
+# -- random draws on the device ------------------------------------------------------------
+def test_normal_draws_are_made_on_the_device():
+    import eqgraph.tensor as et
+
+    loc = et.dvector("loc")
+    draw = eg.RandomStream(7).normal(loc, 2.0)
+    f_gpu = eg.function([loc], draw, backend="cupy")
+    out = f_gpu(cupy.full(1_000_000, 3.0))
+    assert isinstance(out, cupy.ndarray) and out.dtype == cupy.float64
+    assert abs(float(out.mean()) - 3.0) < 0.01 and abs(float(out.std()) - 2.0) < 0.01
+    again = eg.function([loc], eg.RandomStream(7).normal(loc, 2.0), backend="cupy")
+    first = again(cupy.zeros(5)).get()
+    # the same seed gives the same stream; a call moves it on
+    np.testing.assert_array_equal(first, eg.function([loc], eg.RandomStream(7).normal(loc, 2.0),
+                                                     backend="cupy")(cupy.zeros(5)).get())
+    assert not np.array_equal(first, again(cupy.zeros(5)).get())
+    # drawn by CuPy's generator, not NumPy's: other numbers than the host backend's
+    host = eg.function([loc], eg.RandomStream(7).normal(loc, 2.0))(np.zeros(5))
+    assert not np.array_equal(first, host)
+
+
+def test_uniform_and_bernoulli_on_the_device_keep_their_ranges_and_dtypes():
+    srng = eg.RandomStream(3)
+    u = srng.uniform(-1.0, 4.0, size=(200_000,), dtype="float32")
+    b = srng.bernoulli(0.25, size=(200_000,))
+    f = eg.function([], [u, b], backend="cupy")
+    u_val, b_val = f()
+    assert u_val.dtype == np.float32 and u_val.min() >= -1.0 and u_val.max() < 4.0
+    assert abs(u_val.mean() - 1.5) < 0.02
+    assert b_val.dtype == np.int64 and set(np.unique(b_val)) == {0, 1}
+    assert abs(b_val.mean() - 0.25) < 0.01
+
+
+def test_distributions_cupy_lacks_draw_on_the_host_and_come_back_to_the_device():
+    import eqgraph.tensor as et
+
+    n = et.lscalar("n")
+    draw = eg.RandomStream(5).integers(0, 10, size=(n,))
+    out = eg.function([n], draw, backend="cupy")(cupy.asarray(1000))
+    assert isinstance(out, cupy.ndarray) and out.dtype == cupy.int64
+    assert int(out.min()) >= 0 and int(out.max()) < 10
