@@ -100,10 +100,13 @@ def test_float32_reassociation_is_not_reported():
 
 def test_an_unsound_rule_on_an_op_with_several_outputs_is_named():
     # slogdet(-x) has the other sign for an odd-sized x: the member's outputs are compared
-    # one by one with the values of the node the user wrote
+    # one by one with the values of the node the user wrote (-x is computed too, so the
+    # member's child has a value)
     x = et.dmatrix("x")
     bad = '(rewrite (SlogDet x) (SlogDet (Neg x)) :name "slogdet-of-neg")'
     sign, logdet = et.linalg.slogdet(x)
-    f = eg.function([x], [sign, logdet], rulesets=[*eg.DEFAULT_RULESETS, bad], mode="debug")
+    outputs = [sign, logdet, (-x).sum()]
+    assert eg.function([x], outputs, rulesets=[*eg.DEFAULT_RULESETS, bad])(np.eye(3))[0] == 1.0
+    f = eg.function([x], outputs, rulesets=[*eg.DEFAULT_RULESETS, bad], mode="debug")
     with pytest.raises(eg.DebugModeError, match="slogdet-of-neg"):
         f(np.diag([1.0, 2.0, 3.0]))
