@@ -6,7 +6,7 @@ that neither passes 600 lines.  Each is written with ops, so it is differentiabl
 from __future__ import annotations
 
 import eqgraph.tensor as et
-from eqgraph.grad.types import disconnected, grad_not_implemented
+from eqgraph.grad.types import disconnected
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.conv import Convolve, crop_start, output_size
 from eqgraph.tensor.extra_ops import CumOp
@@ -57,18 +57,35 @@ def _einsum(g, out, operands, subscripts):
     op = Einsum(subscripts)
     grads = []
     for i, (term, x) in enumerate(zip(op.terms, operands)):
-        if len(set(term)) != len(term):  # a repeated index reads a diagonal: not written yet
-            grads.append(grad_not_implemented(op, i, x, f"einsum term {term!r} repeats an index"))
-            continue
+        # a term that repeats an index reads a diagonal of x: differentiate with respect to
+        # that diagonal (its distinct letters), then place the cotangent back on it
+        letters = "".join(dict.fromkeys(term))
+        read = x if letters == term else Einsum(f"{term}->{letters}")(x)
         others = [(t, o) for j, (t, o) in enumerate(zip(op.terms, operands)) if j != i]
         available = set(op.output).union(*[set(t) for t, _ in others])
-        kept = "".join(c for c in term if c in available)  # letters summed over x alone come back by fill
+        kept = "".join(c for c in letters if c in available)  # letters summed over x alone come back by fill
         spec = ",".join([op.output, *[t for t, _ in others]]) + "->" + kept
         part = Einsum(spec)(g, *[o for _, o in others])
-        if kept != term:
-            part = et.fill(x, et.dimshuffle(part, [kept.index(c) if c in kept else "x" for c in term]))
-        grads.append(et.sum_to_shape(part, x))  # an axis of size 1 in x may have been broadcast
+        if kept != letters:
+            part = et.fill(read, et.dimshuffle(part, [kept.index(c) if c in kept else "x" for c in letters]))
+        part = et.sum_to_shape(part, read)  # an axis of size 1 in x may have been broadcast
+        grads.append(part if letters == term else _on_diagonal(part, letters, term, x))
     return grads
+
+
+def _on_diagonal(part, letters: str, term: str, x):
+    """The array of ``x``'s shape holding ``part`` (indexed by ``letters``) where the repeated
+    letters of ``term`` agree, and zeros elsewhere: ``"ii"`` puts a vector on the diagonal."""
+    placed = et.dimshuffle(part, [letters.index(c) if term.index(c) == axis else "x"
+                                  for axis, c in enumerate(term)])
+    shape = et.shape_of(x)
+    for axis, c in enumerate(term):
+        first = term.index(c)
+        if first != axis:  # keep the entries whose index on this axis equals the first one's
+            agree = et.eye(shape[first], shape[axis], dtype=part.dtype)
+            placed = placed * et.dimshuffle(agree, [0 if a == first else 1 if a == axis else "x"
+                                                    for a in range(len(term))])
+    return placed
 
 
 @entry("ExtractDiag", 1)

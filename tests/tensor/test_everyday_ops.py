@@ -6,7 +6,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.grad import DisconnectedInputError, NullTypeGradError
+from eqgraph.grad import DisconnectedInputError
 from eqgraph.terms import toposort
 from eqgraph.testing import verify_grad
 
@@ -181,6 +181,8 @@ GRADS = {
     "einsum-summed-alone": (lambda x, v: et.einsum("ij,k->k", x, v), [S, W]),
     "tensordot": (lambda x, y: et.tensordot(x, y, axes=([0], [0])), [S, S]),
     "einsum-broadcast": (lambda x, y: et.einsum("ij,ij->j", x, y), [S[:1], S]),
+    "einsum-repeated-index": (lambda t, v: et.einsum("iji,j->i", t, v), [RNG.random((2, 3, 2)), W[:3]]),
+    "einsum-trace-product": (lambda x, y: et.einsum("ij,jj->i", x, y), [S.T.copy(), RNG.random((3, 3))]),
     "diagonal-3d": (lambda t: et.diagonal(t, 1, 2, 0), [RNG.random((2, 2, 3))]),
     "diagonal": (lambda x: et.diagonal(x, -1), [S]),
     "diag": (lambda v: et.diag(v, 1), [W]),
@@ -203,10 +205,9 @@ def test_gradient_matches_finite_differences(name):
     verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(1))
 
 
-def test_a_repeated_einsum_index_has_no_gradient_yet():
+def test_a_repeated_einsum_index_differentiates_its_diagonal():
     x = et.dmatrix("x")
-    with pytest.raises(NullTypeGradError, match="repeats an index"):
-        eg.grad(et.einsum("ii->", x), x)
+    np.testing.assert_array_equal(eg.function([x], eg.grad(et.einsum("ii->", x), x))(np.ones((3, 3))), np.eye(3))
 
 
 def test_split_with_symbolic_sizes():
