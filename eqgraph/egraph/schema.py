@@ -23,6 +23,7 @@ import functools
 import json
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -318,6 +319,7 @@ class Schema:
         self.by_name: dict[str, Constructor] = {}
         self._by_key: dict = {}
         self.pending: list[str] = []   # declarations not yet sent to egglog
+        self.read_only = False         # a snapshot's schema: declares nothing new (``frozen``)
         for op, n in _prototypes():
             self.constructor(op, n)
 
@@ -328,6 +330,8 @@ class Schema:
             # a user op whose props changed kind (2 then 2.5): a variant with its own codecs
             key = (*key, tuple(codec_for(getattr(op, p)).kind for p in ctor.props))
             ctor = self._by_key.get(key)
+        if ctor is None and self.read_only:
+            raise KeyError(f"{type(op).__name__} with {n_inputs} inputs has no constructor in this e-graph")
         if ctor is None:
             ctor = _constructor_for(op, n_inputs)
             base, n = ctor.name, 1
@@ -342,6 +346,15 @@ class Schema:
         """A schema with the same declared constructors (new ones go to the copy only)."""
         other = Schema.__new__(Schema)
         other.by_name, other._by_key, other.pending = dict(self.by_name), dict(self._by_key), list(self.pending)
+        other.read_only = False
+        return other
+
+    def frozen(self) -> Schema:
+        """A read-only copy (an e-graph snapshot's): it finds the declared constructors and
+        declares no new one."""
+        other = self.copy()
+        other.by_name, other._by_key = MappingProxyType(other.by_name), MappingProxyType(other._by_key)
+        other.pending, other.read_only = [], True
         return other
 
     def take_declarations(self) -> str:
