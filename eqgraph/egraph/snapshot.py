@@ -61,8 +61,16 @@ class EGraphData:
             elif op == "N":
                 class_of_id[reader.value(node["children"][0])] = eclass
             else:
-                children = tuple(raw[c]["eclass"] for c in node["children"] if raw[c]["eclass"].startswith("T-"))
-                args = tuple(reader.value(c) for c in node["children"] if not raw[c]["eclass"].startswith("T-"))
+                children, args = [], []
+                for c in node["children"]:
+                    child = raw[c]["eclass"]
+                    if child.startswith("T-"):
+                        children.append(child)
+                    elif child.startswith("TVec-"):  # a join's vector of inputs: its entries are children
+                        children.extend(raw[g]["eclass"] for g in raw[c]["children"])
+                    else:
+                        args.append(reader.value(c))
+                children, args = tuple(children), tuple(args)
                 nodes[node_id] = ENode(node_id, op, children, args, eclass)
                 classes[eclass].append(node_id)
         parents: dict[str, list[str]] = {c: [] for c in classes}

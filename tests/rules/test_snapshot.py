@@ -65,5 +65,5 @@ def test_the_snapshot_is_read_only():
     # its schema finds every constructor and declares none
     before = dict(snapshot.constructors)
     with pytest.raises(KeyError, match="no constructor"):
-        snapshot.schema.constructor(et.Join(0), 99)
+        snapshot.schema.constructor(et.Alloc(), 99)
     assert dict(snapshot.constructors) == before
