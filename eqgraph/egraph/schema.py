@@ -23,7 +23,10 @@ a ``rule`` take it apart: ``(= e (Join v axis)) (= (vec-length v) 2) (= a (vec-g
 even matching an entry's structure, ``(= (Exp x) (vec-get v 0))``. It refuses a vector in
 the pattern of a ``rewrite``: ``(rewrite (Join (vec-of a b) axis) ...)`` is "Variable b is
 ungrounded" (``vec-of`` is a primitive, computed from bound values, not a pattern;
-tests/rules/test_vector_children.py shows both). So an op whose terms the rule files
+tests/rules/test_vector_children.py shows both). And the soundness checker, the e-graph
+view's rule explanations and the unstable declarations read rule patterns structurally,
+drawing or matching each named input: an input hidden in a ``vec-get`` condition is none
+of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
 (``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
