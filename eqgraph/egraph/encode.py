@@ -196,12 +196,16 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
         props = tuple(ctor.encode_props(node.op))
         ops.setdefault((ctor.name, props), node.op)
         key = (ctor.name, props)
-        if key not in term_relations:  # one relation per constructor and props: the props are literals
+        relation_key = (*key, len(node.inputs))  # a join's relation per number of inputs
+        if relation_key not in term_relations:  # one relation per constructor and props: the props are literals
             name = f"enc_{len(term_relations)}"
             children = tuple(f"c{j}" for j in range(len(node.inputs)))
-            term = f"({ctor.name} {' '.join([f'(N {c})' for c in children] + list(props))})"
-            term_relations[key] = tables.relation(name, ("i64",) * (1 + len(children)),
-                                                  f"(union (N k) {term})", ("k", *children))
+            inputs = [f"(N {c})" for c in children]
+            if ctor.vector:  # (Join (vec-of (N c0) (N c1)) axis)
+                inputs = [f"(vec-of {' '.join(inputs)})" if inputs else "(vec-empty)"]
+            term = f"({ctor.name} {' '.join(inputs + list(props))})"
+            term_relations[relation_key] = tables.relation(name, ("i64",) * (1 + len(children)),
+                                                           f"(union (N k) {term})", ("k", *children))
         for v in node.inputs:
             ref(v)  # constants get their ids (and structural ids) here
         inputs = canonical_inputs(node)
@@ -211,10 +215,10 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
             if all(v in constant_only for v in inputs):
                 constant_only.add(out)
         if len(node.outputs) == 1:
-            tables.rows[term_relations[key]].append((new_id(node.outputs[0]), *children))
+            tables.rows[term_relations[relation_key]].append((new_id(node.outputs[0]), *children))
         else:
             node_k = MULTI_OUTPUT_BASE + len(ids)
-            tables.rows[term_relations[key]].append((node_k, *children))
+            tables.rows[term_relations[relation_key]].append((node_k, *children))
             for j, out in enumerate(node.outputs):
                 tables.rows["enc_out"].append((new_id(out), node_k, j))
     for out in fgraph.outputs:  # an output that is a constant

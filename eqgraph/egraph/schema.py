@@ -3,8 +3,10 @@
 - An elementwise op or a reduction is a constructor named after its ``name`` in
   CamelCase: ``Add``, ``TrueDiv``, ``Log1p``, ``Sum``, ``Argmax`` (egglog's own
   primitives already own ``log``, ``max``, ``+``... so tensor terms never clash).
-- Any other op is its class name (``MatMul``, ``DimShuffle``), with ``_<n>``
-  added for ops whose number of inputs varies (``Join_2``, ``Subtensor_1``).
+- Any other op is its class name (``MatMul``, ``DimShuffle``). A join takes its inputs
+  as one vector child, ``(Join (vec-of a b c) axis)``, whatever their number; the other
+  ops whose number of inputs varies get ``_<n>`` (``Subtensor_1``, ``Alloc_3``): see
+  "Variadic inputs" below for why not all of them take a vector.
 - Inputs come first, then the op's ``__props__`` (and ``__egg_extras__``, facts
   derived from the props for the type rules) as primitive children, each
   with a codec chosen from its Python value: ints are ``i64``, bools ``bool``,
@@ -14,6 +16,22 @@
 
 A user's Op class with ``__props__`` gets a constructor the first time a graph
 using it is encoded: nothing here needs editing.
+
+Variadic inputs (DESIGN, issue 10). egglog 13 accepts a vector of terms as a child
+(``(sort TVec (Vec T))``), keeps it up to date when its entries' e-classes merge, and lets
+a ``rule`` take it apart: ``(= e (Join v axis)) (= (vec-length v) 2) (= a (vec-get v 0))``,
+even matching an entry's structure, ``(= (Exp x) (vec-get v 0))``. It refuses a vector in
+the pattern of a ``rewrite``: ``(rewrite (Join (vec-of a b) axis) ...)`` is "Variable b is
+ungrounded" (``vec-of`` is a primitive, computed from bound values, not a pattern;
+tests/rules/test_vector_children.py shows both). And the soundness checker, the e-graph
+view's rule explanations and the unstable declarations read rule patterns structurally,
+drawing or matching each named input: an input hidden in a ``vec-get`` condition is none
+of theirs. So an op whose terms the rule files
+write as rewrites keeps one constructor per arity, which rules name with their inputs
+(``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
+whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
+constructor, typed at any number of inputs. ``Join_<n>`` in a rule file is the old
+spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
 """
 
 from __future__ import annotations
@@ -23,6 +41,7 @@ import functools
 import json
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -41,6 +60,7 @@ SORTS = """
 (sort IntSet (Set i64))
 (sort StrSet (Set String))
 (sort StrVec (Vec String))
+(sort TVec (Vec T))                        ; the inputs of a join, however many
 (constructor N (i64) T :unextractable)     ; the id of an encoded node: never extracted
 (constructor Var (i64) T)                  ; the i-th input of the graph
 (constructor Scalar (f64 String i64) T)    ; a constant of size 1: value, dtype, ndim
@@ -110,7 +130,9 @@ def send_prelude(session, schema: Schema) -> None:
         session.run("\n".join(rows[i:i + FORMS_PER_RUN]))
 
 
-VARIADIC = (et.Alloc, et.MakeVector, et.Join, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
+#: ops whose inputs are one vector child, ``(Join (vec-of a b c) axis)`` (module docstring)
+VECTOR_INPUTS = (et.Join,)
+VARIADIC = (et.Alloc, et.MakeVector, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
             et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable)  # named Op_<inputs>, e.g. IfElse_3
 #: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
 #: rulesets/types.egg, for up to this many inputs (a constructor first declared by a graph's
@@ -133,7 +155,8 @@ def type_rules() -> str:
 
     def rule(name, ctor_name, actions):
         ctor = schema.by_name[ctor_name]
-        children = [f"x{i}" for i in range(ctor.n_inputs)] + [f"p-{p}" for p in ctor.props]
+        inputs = ["v"] if ctor.vector else [f"x{i}" for i in range(ctor.n_inputs)]  # v: the vector of inputs
+        children = inputs + [f"p-{p}" for p in ctor.props]
         term = " ".join([ctor.name, *children])
         rules.append(f'(rule ((= e ({term}))) ({actions}) :name "{name}")')
 
@@ -142,9 +165,8 @@ def type_rules() -> str:
         rule(f"elemwise-{_kebab(name)}", camel(name), f'(elemwise{op.nin} e "{camel(name)}" {args})')
     for name in et.REDUCTIONS:
         rule(f"reduction-{_kebab(name)}", camel(name), f'(reduction e "{camel(name)}" x0 p-axis p-keepdims)')
+    rule("join", "Join", "(join-of e (vec-length v) p-axis) (join-parts e v 0)")  # any number of inputs
     for n in range(1, MAX_INPUTS + 1):
-        parts = " ".join(f"(join-part e {i} x{i})" for i in range(n))
-        rule(f"join-{n}", f"Join_{n}", f"(join-of e {n} p-axis) {parts}")
         sizes = " ".join(f"(alloc-size e {i - 1} x{i})" for i in range(1, n))  # x0 is the value
         rule(f"alloc-{n - 1}", f"Alloc_{n}", f"(alloc-of e x0 {n - 1}) {sizes}".rstrip())
         entries = " ".join(f"(vector-entry e {i} x{i})" for i in range(n))
@@ -247,9 +269,11 @@ class Constructor:
     props: tuple                      # names of the props encoded as children
     codecs: tuple                     # one Codec per prop
     fixed: dict = field(default_factory=dict)  # props implied by the name (e.g. name="add")
+    vector: bool = False              # the inputs are one TVec child (VECTOR_INPUTS)
 
     def declaration(self) -> str:
-        args = " ".join(["T"] * self.n_inputs + [c.sort for c in self.codecs])
+        inputs = ["TVec"] if self.vector else ["T"] * self.n_inputs
+        args = " ".join(inputs + [c.sort for c in self.codecs])
         return f"(constructor {self.name} ({args}) T)"
 
     def fits(self, op) -> bool:
@@ -282,12 +306,15 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
     if isinstance(op, (Elemwise, Reduce)):
         name, fixed = camel(op.name), {"name": op.name}
         props = tuple(p for p in props if p != "name")
+    elif isinstance(op, VECTOR_INPUTS):
+        name = cls.__name__
     else:
         name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
     # derived facts an op offers to the type rules (e.g. Subtensor's slicing) follow its props
     props += tuple(getattr(cls, "__egg_extras__", ()))
     codecs = tuple(codec_for(getattr(op, p)) for p in props)
-    return Constructor(name, cls, n_inputs, props, codecs, fixed)
+    vector = isinstance(op, VECTOR_INPUTS)
+    return Constructor(name, cls, 0 if vector else n_inputs, props, codecs, fixed, vector)
 
 
 def _prototypes():
@@ -302,7 +329,7 @@ def _prototypes():
     ops += [(linalg.MatrixInverse(), 1), (linalg.Det(), 1), (linalg.Cholesky(True), 1), (linalg.Solve(), 2),
             (et.ExtractDiag(0, 0, 1), 1), (et.Sort(0, False), 1), (et.CumOp(0, "add"), 1)]
     for n in range(1, MAX_INPUTS + 1):
-        ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),
+        ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),  # one Join for all n
                 (et.Subtensor((FULL_SLICE,)), n)]
         if n > 1:  # x, y and the indices
             ops += [(et.IncSubtensor((FULL_SLICE,), False), n), (et.AdvancedIncSubtensor(("a",), False), n)]
@@ -318,16 +345,20 @@ class Schema:
         self.by_name: dict[str, Constructor] = {}
         self._by_key: dict = {}
         self.pending: list[str] = []   # declarations not yet sent to egglog
+        self.read_only = False         # a snapshot's schema: declares nothing new (``frozen``)
         for op, n in _prototypes():
             self.constructor(op, n)
 
     def constructor(self, op, n_inputs: int) -> Constructor:
-        key = (type(op), getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else None, n_inputs)
+        arity = "vector" if isinstance(op, VECTOR_INPUTS) else n_inputs  # one constructor for any number
+        key = (type(op), getattr(op, "name", None) if isinstance(op, (Elemwise, Reduce)) else None, arity)
         ctor = self._by_key.get(key)
         if ctor is not None and not ctor.fits(op):
             # a user op whose props changed kind (2 then 2.5): a variant with its own codecs
             key = (*key, tuple(codec_for(getattr(op, p)).kind for p in ctor.props))
             ctor = self._by_key.get(key)
+        if ctor is None and self.read_only:
+            raise KeyError(f"{type(op).__name__} with {n_inputs} inputs has no constructor in this e-graph")
         if ctor is None:
             ctor = _constructor_for(op, n_inputs)
             base, n = ctor.name, 1
@@ -342,6 +373,15 @@ class Schema:
         """A schema with the same declared constructors (new ones go to the copy only)."""
         other = Schema.__new__(Schema)
         other.by_name, other._by_key, other.pending = dict(self.by_name), dict(self._by_key), list(self.pending)
+        other.read_only = False
+        return other
+
+    def frozen(self) -> Schema:
+        """A read-only copy (an e-graph snapshot's): it finds the declared constructors and
+        declares no new one."""
+        other = self.copy()
+        other.by_name, other._by_key = MappingProxyType(other.by_name), MappingProxyType(other._by_key)
+        other.pending, other.read_only = [], True
         return other
 
     def take_declarations(self) -> str:
@@ -350,6 +390,6 @@ class Schema:
 
     def describe(self) -> str:
         """Every constructor with its signature, for people writing rules."""
-        rows = [f"({c.name} {' '.join(['T'] * c.n_inputs + [f'{p}:{k.sort}' for p, k in zip(c.props, c.codecs)])})"
+        rows = [f"({c.name} {' '.join((['(vec-of T...)'] if c.vector else ['T'] * c.n_inputs) + [f'{p}:{k.sort}' for p, k in zip(c.props, c.codecs)])})"
                 for c in self.by_name.values()]
         return "\n".join(sorted(rows))

@@ -68,13 +68,13 @@ def run_node(op, node, values) -> list:
 def check_call(stages, input_values, members: int = MEMBERS, title: str = "the function") -> None:
     """Raise DebugModeError at the first e-class term that disagrees on these inputs."""
     extraction, data = stages.extraction, stages.extraction.data
-    encoded, rules = stages.encoded, list(stages.report.rules.values())
+    rules = list(stages.report.rules.values())
     values: dict = {}      # e-class -> value (a list of values for a node with several outputs)
     order: list = []       # e-classes in the order the graphs compute them
     others: dict = {}      # e-class -> [(value, variable)]: more variables of the graphs in it
-    inputs = dict(zip(encoded.fgraph.inputs, input_values))
+    inputs = dict(zip(data.fgraph.inputs, input_values))
 
-    classes = {var: data.class_of_id.get(k) for var, k in encoded.ids.items()}
+    classes = {var: data.class_of_id.get(k) for var, k in data.ids.items()}
     classes.update((var, eclass) for eclass, var in extraction.variables.items())
     class_of = classes.get
 
@@ -87,10 +87,10 @@ def check_call(stages, input_values, members: int = MEMBERS, title: str = "the f
             values[eclass] = value
             order.append(eclass)
 
-    reference = _evaluate(encoded.fgraph, inputs)
+    reference = _evaluate(data.fgraph, inputs)
     for var, value in reference.items():
         add(class_of(var), value, var)
-    for eclass, outputs in _multi_output_classes(encoded.fgraph, reference, class_of, data):
+    for eclass, outputs in _multi_output_classes(data.fgraph, reference, class_of, data):
         add(eclass, outputs, None)
     ran = _evaluate(extraction.fgraph, dict(zip(extraction.fgraph.inputs, input_values)))
     for eclass, var in extraction.variables.items():
@@ -100,7 +100,7 @@ def check_call(stages, input_values, members: int = MEMBERS, title: str = "the f
     decoder = Decoder(data)
     for eclass in order:  # innermost first: the first disagreement is where a rule went wrong
         for value, var in others.get(eclass, ()):
-            member = _member(var, eclass, class_of, encoded.schema, data)
+            member = _member(var, eclass, class_of, data)
             report.compare(eclass, member, values[eclass], value, var.type, var)
         checked = 0
         for node_id in data.classes.get(eclass, ()):
@@ -203,13 +203,13 @@ class _Reporter:
                              f"({self.data.describe_class(eclass)}), {message}.\nInputs:\n{inputs}")
 
 
-def _member(var, eclass, class_of, schema, data):
+def _member(var, eclass, class_of, data):
     """The e-node of ``eclass`` that is ``var``'s node (same op, same child e-classes), or None."""
     node = var.owner
     if node is None or len(node.outputs) != 1:
         return None
-    name = schema.constructor(node.op, len(node.inputs)).name
-    children = [class_of(v) for v in node.inputs]
+    name = data.schema.constructor(node.op, len(node.inputs)).name
+    children = tuple(class_of(v) for v in node.inputs)
     return next((m for m in data.classes.get(eclass, ())
                  if data.nodes[m].op == name and data.nodes[m].children == children), None)
 

@@ -1,8 +1,15 @@
 """Extraction: pick one e-node per needed e-class by cost, and rebuild a FunctionGraph.
 
-1. Types: every e-class gets a static type: the analyses' facts, else what
-   ``make_node`` infers for one of its e-nodes from its children's types.  An
-   e-node that ``make_node`` rejects cannot be extracted.
+1. Types: every e-class gets a static type: the type of the user's variable it
+   holds, else what ``make_node`` infers for one of its e-nodes from its children's
+   types (cached per op and input types).  An e-node that ``make_node`` rejects cannot
+   be extracted.  Why not take the types.egg analyses' facts and let ``make_node``
+   only validate the chosen e-nodes: that variant was measured (bench/compile_time.py's
+   graphs, 500-5,000 nodes) and made this step 11 -> 1.5 ms and 163 -> 28 ms, about 5%
+   of a compile, for a retry loop (choose again whenever ``make_node`` refuses a chosen
+   e-node) and a cost model fed the analyses' sizes, which know less than ``make_node``
+   for the ops types.egg types partly or not at all. Asking ``make_node`` is right by
+   construction, so it stays; the analyses guard rules and narrow the outputs.
 2. Costs, cheapest first: an e-node costs its own cost plus its children's,
    where a child used by several nodes of the user's graph is shared among
    them (a common subterm is paid about once).  An e-node is priced only
@@ -72,23 +79,22 @@ class _Decoder:
 
     def __init__(self, data: EGraphData):
         self.data = data
-        self.encoded = data.encoded
-        self.fgraph = data.encoded.fgraph
+        self.fgraph = data.fgraph
         self._ops: dict = {}
         self._original = {}  # e-class -> an encoded variable of the user's graph
-        for var, k in self.encoded.ids.items():
+        for var, k in data.ids.items():
             eclass = data.class_of_id.get(k)
             if eclass is not None:
                 self._original.setdefault(eclass, var)
 
     def op(self, enode: ENode):
-        ctor = self.encoded.schema.by_name.get(enode.op)
+        ctor = self.data.constructors.get(enode.op)
         if ctor is None:
             return None
         key = (enode.op, tuple(map(repr, enode.args)))
         if key not in self._ops:
             encoded_props = tuple(c.encode_read(v) for c, v in zip(ctor.codecs, enode.args))
-            op = self.encoded.ops.get((enode.op, encoded_props))  # the user's own op, when it was encoded
+            op = self.data.ops.get((enode.op, encoded_props))  # the user's own op, when it was encoded
             if op is None:
                 op = ctor.make_op([c.decode(v) for c, v in zip(ctor.codecs, enode.args)])
             self._ops[key] = op
@@ -110,7 +116,7 @@ class _Decoder:
         if enode.op == "Ints":
             values, dtype = enode.args
             return constant(np.asarray(values, dtype=dtype))
-        return self.encoded.constants[enode.args[0]]
+        return self.data.constants[enode.args[0]]
 
     def original(self, eclass: str):
         return self._original.get(eclass)
@@ -430,12 +436,11 @@ def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: fl
     ``unstable``: the ``UnstablePattern``s to avoid (default: those the built-in
     rule files declare)."""
     cost_model = cost_model or CostModel()
-    encoded = data.encoded
     decoder = _Decoder(data)
     patterns = unstable_patterns() if unstable is None else unstable
     pricer = _Pricer(data, decoder, cost_model, unstable_nodes(data, patterns))
     extraction = choose(data, pricer, _shares(data))
-    roots = [data.class_of_id[k] for k in encoded.output_ids]
+    roots = [data.class_of_id[k] for k in data.output_ids]
     # a local search, visiting classes within a budget proportional to the e-graph
     refiner = _SharingRefiner(extraction, pricer, roots, budget=20 * len(data.nodes) + 10_000, deadline=deadline)
     extraction.stopped = refiner.run()
@@ -443,8 +448,8 @@ def extract(data: EGraphData, cost_model=None, exact: bool = False, deadline: fl
         _use_exact_choice(extraction, roots, deadline)
     outputs = decode(extraction, decoder, roots)
     outputs = [_at_least_as_narrow(orig, new, data, root)
-               for orig, new, root in zip(encoded.fgraph.outputs, outputs, roots)]
-    extraction.fgraph = FunctionGraph(encoded.fgraph.inputs, outputs, clone=False)
+               for orig, new, root in zip(data.fgraph.outputs, outputs, roots)]
+    extraction.fgraph = FunctionGraph(data.fgraph.inputs, outputs, clone=False)
     extraction.unstable = [(c, pricer.unstable[extraction.choice[c]]) for c in _needed(extraction, roots)
                            if extraction.choice[c] in pricer.unstable]
     # the estimated run time: the stability weight ranks DAGs, it is no time
@@ -471,10 +476,9 @@ def _use_exact_choice(extraction: Extraction, roots: list[str], deadline: float 
 
 def _shares(data: EGraphData) -> dict[str, int]:
     """For each e-class of the user's graph, how many of its nodes use it (at least 1)."""
-    fgraph, encoded = data.encoded.fgraph, data.encoded
     shares: dict[str, int] = {}
-    for var, clients in fgraph.clients.items():
-        k = encoded.ids.get(var)
+    for var, clients in data.fgraph.clients.items():
+        k = data.ids.get(var)
         eclass = data.class_of_id.get(k) if k is not None else None
         if eclass is not None:
             shares[eclass] = max(shares.get(eclass, 1), len([c for c in clients if c != "output"]))
@@ -483,7 +487,7 @@ def _shares(data: EGraphData) -> dict[str, int]:
 
 def _at_least_as_narrow(original: Variable, new: Variable, data: EGraphData, eclass: str) -> Variable:
     """``new`` with a type at least as narrow as the user's output and the e-class's facts."""
-    if new.owner is None and not isinstance(new, Constant) and new not in data.encoded.fgraph.inputs:
+    if new.owner is None and not isinstance(new, Constant) and new not in data.fgraph.inputs:
         raise RuntimeError(f"extraction produced a free variable {new}")
     out = original.type.filter_variable(new)
     dtype, shape = data.static_type(eclass)

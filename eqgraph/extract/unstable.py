@@ -105,7 +105,7 @@ def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[st
 
 def _commutative_constructors(data: EGraphData) -> frozenset[str]:
     """The constructors of this e-graph whose two operands may be swapped."""
-    return frozenset(name for name, ctor in data.encoded.schema.by_name.items()
+    return frozenset(name for name, ctor in data.constructors.items()
                      if ctor.op_class is Elemwise and SCALAR_OPS[ctor.fixed["name"]].commutative)
 
 

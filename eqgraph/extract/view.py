@@ -118,25 +118,25 @@ class EGraphView:
         self.report = report
         self.rules = list(report.rules.values())
         # the e-nodes of the user's graph: (e-class, constructor, child e-classes)
-        encoded, data = self.data.encoded, self.data
+        data = self.data
         self._original_terms = set()
-        for v, k in encoded.ids.items():
+        for v, k in data.ids.items():
             eclass = data.class_of_id.get(k)
             if v.owner is None:
                 self._original_terms.update((eclass, op, ()) for op in LEAVES)
             else:
-                name = encoded.schema.constructor(v.owner.op, len(v.owner.inputs)).name
-                children = tuple(data.class_of_id.get(encoded.ids.get(i)) for i in v.owner.inputs)
+                name = data.schema.constructor(v.owner.op, len(v.owner.inputs)).name
+                children = tuple(data.class_of_id.get(data.ids.get(i)) for i in v.owner.inputs)
                 self._original_terms.add((eclass, name, children))
 
     def class_id(self, var) -> str:
         """The e-class of a variable of the user's graph (or of the compiled graph)."""
-        encoded, data = self.data.encoded, self.data
-        if var in encoded.ids:
-            return data.class_of_id[encoded.ids[var]]
-        clone = getattr(encoded.fgraph, "equiv", {}).get(var)
-        if clone is not None and clone in encoded.ids:
-            return data.class_of_id[encoded.ids[clone]]
+        data = self.data
+        if var in data.ids:
+            return data.class_of(var)
+        clone = getattr(data.fgraph, "equiv", {}).get(var)
+        if clone is not None and clone in data.ids:
+            return data.class_of(clone)
         for eclass, built in self.extraction.variables.items():
             if built is var:
                 return eclass

@@ -10,6 +10,11 @@ thin layer over egglog is only this:
 - ``:same-dtype x`` on a (bi)rewrite is short for the guard that the left side
   keeps ``x``'s dtype: it expands to ``(= (dtype LHS) (dtype x))``, added last to
   ``:when`` (``Rule.text``, ``lhs``, ``rhs`` and ``when`` hold the expanded rule);
+- ``Join_<n>`` (a join of n inputs), the constructor's old name, still works with a
+  DeprecationWarning: a join's inputs are now one vector child (egraph/schema.py), so it is
+  rewritten to ``(Join (vec-of a b) axis)`` where a rule builds one, and where it matches one
+  to ``(Join v axis)`` with ``(= (vec-length v) 2) (= a (vec-get v 0)) ...`` added to the
+  conditions (``_vector_joins``);
 - a ruleset's mode says how saturation runs it: ``"step"`` (one step per
   iteration, a rewrite ruleset) or ``"saturate"`` (an analysis, run to a fixed
   point around every rewrite step, like ``types``).  The schedule gives it as
@@ -29,6 +34,7 @@ egglog adds later is refused until someone decides it is harmless).
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -222,6 +228,55 @@ def _expand_same_dtype(form: str, parts: list[str], source: str, line: int) -> s
     return re.sub(r"(:when\s+)" + re.escape(when), lambda m: m.group(1) + guards, form, count=1)
 
 
+_OLD_JOIN = re.compile(r"\(Join_(\d+)[\s)]")
+
+
+def _vector_joins(form: str, parts: list[str], source: str, line: int) -> str:
+    """``form`` with the old ``(Join_<n> x1 .. xn axis)`` in the vector form (module docstring)."""
+    warnings.warn(f"{source}:{line}: Join_<n> is deprecated: a join's inputs are one vector, "
+                  "(Join (vec-of a b) axis); in a pattern, (Join v axis) with (= a (vec-get v 0))",
+                  DeprecationWarning, stacklevel=4)
+    head, conditions = parts[0], []
+    if head == "birewrite":
+        raise RuleFileError(f"{source}:{line}: a birewrite cannot match a join by its inputs (Join_<n>): "
+                            "egglog matches a vector child only in conditions; write two rewrites")
+
+    def pattern(text: str) -> str:  # matches a join: its vector bound to a new variable, entries checked
+        if not text.startswith("("):
+            return text
+        sub = _subforms(text)
+        match = re.fullmatch(r"Join_(\d+)", sub[0]) if sub else None
+        if match is None:
+            return "(" + " ".join(pattern(p) for p in sub) + ")"
+        n, vector = int(match.group(1)), f"join-inputs-{len(conditions)}"
+        conditions.append(f"(= (vec-length {vector}) {n})")
+        conditions.extend(f"(= {pattern(a)} (vec-get {vector} {i}))" for i, a in enumerate(sub[1:n + 1]))
+        return "(" + " ".join(["Join", vector] + [pattern(p) for p in sub[n + 1:]]) + ")"
+
+    def built(text: str) -> str:  # builds a join: its inputs in a vec-of
+        if not text.startswith("("):
+            return text
+        sub = [built(p) for p in _subforms(text)]
+        match = re.fullmatch(r"Join_(\d+)", sub[0]) if sub else None
+        if match is None:
+            return "(" + " ".join(sub) + ")"
+        n = int(match.group(1))
+        return "(" + " ".join(["Join", f"(vec-of {' '.join(sub[1:n + 1])})"] + sub[n + 1:]) + ")"
+
+    if head == "rule":  # (rule (queries) (actions) options)
+        queries = [pattern(q) for q in _subforms(parts[1])]
+        return "(" + " ".join(["rule", "(" + " ".join(queries + conditions) + ")", built(parts[2]), *parts[3:]]) + ")"
+    lhs, rhs, rest = pattern(parts[1]), built(parts[2]), parts[3:]
+    if conditions:
+        when = _option(rest, ":when")
+        if when is None:
+            rest = [*rest, ":when", "(" + " ".join(conditions) + ")"]
+        else:
+            i = rest.index(":when") + 1
+            rest[i] = "(" + " ".join([pattern(q) for q in _subforms(when)] + conditions) + ")"
+    return "(" + " ".join([head, lhs, rhs, *rest]) + ")"
+
+
 def _option(parts: list[str], key: str):
     if key in parts:
         i = parts.index(key)
@@ -253,6 +308,9 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
                 f"({', '.join(RULE_HEADS)}), rulesets, declarations ({', '.join(DECLARATION_HEADS)}) "
                 "and facts of the relations it declares")
         written = form
+        if _OLD_JOIN.search(form):
+            form = _vector_joins(form, parts, source, line)
+            parts = _subforms(form)
         if ":same-dtype" in parts:
             form = _expand_same_dtype(form, parts, source, line)
             parts = _subforms(form)

@@ -6,6 +6,8 @@ must equal the type eqgraph.tensor computed for it: not only agree with it, but
 know every size make_node knows.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,11 +17,13 @@ from op_cases import CASES, draw_case
 import eqgraph.tensor as et
 from eqgraph.egraph.encode import encode
 from eqgraph.egraph.saturate import saturate
-from eqgraph.egraph.schema import generated_block, type_rules
+from eqgraph.egraph.schema import MAX_INPUTS, Schema, generated_block, type_rules
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules.ruleset import RULESETS_DIR
-from eqgraph.tensor import AdvancedSubtensor, TensorType
+from eqgraph.tensor import AdvancedSubtensor, TensorType, linalg
+from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.terms import FunctionGraph
+from eqgraph.terms.graph import toposort
 
 
 def derived_types(inputs, outputs):
@@ -123,11 +127,95 @@ VARIADIC_LAYOUTS = {
 }
 
 
-@pytest.mark.parametrize("name", list(VARIADIC_LAYOUTS))
-def test_type_rules_equal_make_node_on_variadic_ops(name):
-    types, build = VARIADIC_LAYOUTS[name]
+def _every_arity(x, i, m):
+    """Each variadic op at each arity the e-graph declares (1 to MAX_INPUTS inputs)."""
+    outs = [et.Join(0)(*[m] * n) for n in range(1, MAX_INPUTS + 1)]
+    outs += [et.alloc(i, *[i] * (n - 1)) for n in range(1, MAX_INPUTS + 1)]             # no dims too
+    outs += [et.make_vector(*[i] * n, dtype="int64") for n in range(1, MAX_INPUTS + 1)]
+    bounds = [i, i + 1, 2 * i, i + 3, 3 * i, i + 2, i - 1]                              # symbolic
+    outs += [x[1:3], et.inc_subtensor(x[1:3], 1.0), x[i:i + 2:i, 1:]]
+    for k in range(1, 8):                              # k symbolic indices: Subtensor_{k+1}, IncSubtensor_{k+2}
+        index = tuple(bounds[:k - 1]) + (slice(bounds[k - 1], None),)
+        outs += [x[tuple(bounds[:k])], x[index]]
+        if k < 7:
+            outs += [et.inc_subtensor(x[index], 1.0), et.set_subtensor(x[tuple(bounds[:k])], 2.0)]
+    rows = [np.array([0, 1]), np.array([[1], [0]]), np.array([2, 0]), np.array([0, 0]), np.array([1, 1]),
+            np.array([0, 1]), np.array([1, 0])]
+    for n in range(1, 4):                                                             # 2 to 4 inputs
+        outs += [x[tuple(rows[:n])]]
+    for n in range(1, 7):                                                             # 3 to 8 inputs
+        outs += [et.inc_subtensor(x[tuple(rows[:n])], 1.0)]
+    return outs
+
+
+VARIADIC_LAYOUTS = {
+    **VARIADIC_LAYOUTS,
+    "every-arity": ([(F64, (3, 4, 5, 6, 7, 8, 9)), ("int64", ()), (F64, (2, None))], _every_arity),
+}
+
+# The other ops rulesets/types.egg types: linear algebra, sorting, scans, diagonals, shapes
+OTHER_OPS = {
+    "linalg": ([(F64, (3, 3)), ("float32", (3, 2)), (F64, (None, None))],
+               lambda a, b, c: [linalg.inv(a), linalg.det(a), linalg.cholesky(c), linalg.solve(a, b),
+                                linalg.solve(c, a), linalg.inv(c.astype("float32"))]),
+    "sort-cumsum-diagonal": ([("int16", (4, 5)), ("float32", (None, 3, 2))],
+                             lambda x, y: [et.sort(x, axis=0), et.sort(y, axis=-1), et.cumsum(x, axis=1),
+                                           et.cumprod(y, axis=0), et.diagonal(x), et.diagonal(x, -2),
+                                           et.diagonal(x, 9)]),
+    "shape-helpers": ([(F64, (4, None)), ("float32", (1, 5))],
+                      lambda x, g: [et.specify_shape(x, (4, 7)), et.specify_shape(x, (None, 3)),
+                                    et.sum_to_shape(x * g.sum(), g), GradBlocker("zero")(x),
+                                    GradBlocker("disconnected")(g)]),
+}
+
+
+def test_diagonal_of_more_than_two_axes_is_not_typed_yet():
+    """A known gap: types.egg types the diagonal of a matrix only. Extraction asks make_node,
+    so nothing goes wrong, but rules guarded on its type do not fire. Fails once it is typed."""
+    y = et.tensor("y", "float32", (None, 3, 2))
+    ((_, expected, derived),) = [r for r in derived_types([y], [et.diagonal(y, 1, 1, 2)]) if r[0].ndim == 2]
+    assert expected == ("float32", (None, 1)) and derived == ("float32", None)
+
+
+@pytest.mark.parametrize("name", list(VARIADIC_LAYOUTS) + list(OTHER_OPS))
+def test_type_rules_equal_make_node_on_variadic_and_other_ops(name):
+    types, build = {**VARIADIC_LAYOUTS, **OTHER_OPS}[name]
     inputs = [et.tensor(f"x{i}", dtype, shape) for i, (dtype, shape) in enumerate(types)]
     check_exact(inputs, build(*inputs))
+
+
+def _constructors_tested() -> set[str]:
+    schema, seen = Schema(), set()
+
+    def note(outputs):
+        seen.update(schema.constructor(n.op, len(n.inputs)).name for n in toposort(outputs))
+
+    for case in CASES:
+        @settings(max_examples=1, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+        @given(data=st.data())
+        def one(data):
+            note([draw_case(case, data)[3]])
+        one()
+    for types, build in {**LAYOUTS, **VARIADIC_LAYOUTS, **OTHER_OPS}.values():
+        note(build(*[et.tensor(f"x{i}", dtype, shape) for i, (dtype, shape) in enumerate(types)]))
+    return seen
+
+
+#: constructors declared for every arity that no graph can hold (make_node refuses them)
+UNBUILDABLE = {"AdvancedIncSubtensor_2": "an advanced increment has an index array: 3 inputs or more"}
+
+
+def test_every_op_types_egg_types_is_checked_against_make_node():
+    """Every constructor rulesets/types.egg names (every op, at every arity it declares) is
+    built by a case above, so its derived type is compared with make_node's."""
+    named = set(re.findall(r"\(([A-Z][A-Za-z0-9_]*)[ )]", (RULESETS_DIR / "types.egg").read_text()))
+    typed = named & set(Schema().by_name)
+    missing = typed - _constructors_tested() - set(UNBUILDABLE)
+    x = et.dmatrix("x")
+    for name in UNBUILDABLE:  # make_node refuses them: no graph has them
+        with pytest.raises(Exception):
+            Schema().by_name[name].op_class(("a",), False).make_node(x, x[0])
+    assert not missing, f"types.egg types these constructors, but no case here checks them: {sorted(missing)}"
 
 
 def test_generated_type_rules_are_current():
