@@ -72,3 +72,15 @@ def test_the_gradient_of_a_hand_written_softplus_is_sigmoid():
     f = eg.function([x], eg.grad(et.log1p(et.exp(x)).sum(), x))
     assert any(getattr(n.op, "name", None) == "sigmoid" for n in f.stages.optimized.toposort())
     np.testing.assert_allclose(f(np.array([800.0, -800.0, 40.0, 0.0])), [1.0, np.exp(-800.0), 1.0, 0.5], rtol=1e-15)
+
+
+def test_un_broadcasting_to_a_term_of_the_same_run_time_shape_goes():
+    X = et.dmatrix("X")
+    f = eg.function([X], et.sum_to_shape(et.exp(X) * 2.0, X))
+    assert f.stages.report.fired().get("gradclean/sum-to-shape-same-root")
+    assert "SumToShape" not in {type(n.op).__name__ for n in f.stages.optimized.toposort()}
+    np.testing.assert_allclose(f(np.ones((2, 3))), np.full((2, 3), 2 * np.e), rtol=1e-15)
+    Y = et.dmatrix("Y")   # another input may be broadcast: the un-broadcast stays
+    f = eg.function([X, Y], et.sum_to_shape(et.exp(X) * Y, X))
+    assert "SumToShape" in {type(n.op).__name__ for n in f.stages.optimized.toposort()}
+    np.testing.assert_allclose(f(np.zeros((1, 3)), np.ones((2, 3))), np.full((1, 3), 2.0))
