@@ -128,3 +128,13 @@ def test_the_sum_of_zeros_like_is_zero_whatever_x_holds():
     assert len(f.stages.optimized.toposort()) == 0
     assert f(np.array([[np.nan, np.inf]])) == 0.0
     assert eg.function([k], et.zeros_like(k).sum())(VALUES[k]).dtype == np.int64
+
+
+@pytest.mark.parametrize("shape", [(n,), (n, i)])
+def test_the_sum_of_an_empty_fill_is_plus_zero(shape):
+    # c * size is -0.0 for a negative c and size 0, where NumPy's sum of nothing is +0.0
+    inputs = [v for v in (n, i) if v in shape]
+    f = eg.function(inputs, et.full(shape, -2.5).sum())
+    got = f(*[np.int64(0)] * len(inputs))
+    assert got == 0.0 and not np.signbit(got)
+    np.testing.assert_array_equal(f(*[np.int64(3)] * len(inputs)), -2.5 * 3 ** len(inputs))
