@@ -84,3 +84,24 @@ def test_float_cancellations_keep_inf_nan_and_signed_zeros(build):
         got = eg.function([x], build())(special)
     np.testing.assert_array_equal(got, want)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_exp_of_log_is_sqrt_squared_and_keeps_nan():
+    # NaN below 0 (as exp(log(x)) and PyTensor's switch), +0.0 at -0.0, and closer to x than
+    # exp(log(x)), which is off by |log x| ulps
+    f = eg.function([x], et.exp(et.log(x)))
+    assert f.stages.report.fired().get("algebra/exp-log")
+    assert set(ops_of(f)) == {"Elemwise{sqr}", "Elemwise{sqrt}"}
+    special = np.array([-1.0, -np.inf, np.nan, -0.0, 0.0, np.inf, 1e-300, 2.0, 1e308])
+    with np.errstate(all="ignore"):
+        got, naive = f(special), np.exp(np.log(special))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(naive))
+    assert not np.any(np.signbit(got[~np.isnan(got)]))
+    np.testing.assert_allclose(got[4:], special[4:], rtol=4e-16, atol=0)
+
+
+def test_square_of_a_negation():
+    f = eg.function([x], (-x) ** 2)
+    assert f.stages.report.fired().get("algebra/sqr-neg")
+    assert ops_of(f) == ["Elemwise{sqr}"]
+    np.testing.assert_array_equal(f(np.array([-3.0, np.inf, -0.0])), [9.0, np.inf, 0.0])

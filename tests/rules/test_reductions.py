@@ -96,3 +96,45 @@ def test_float_inc_by_zero_keeps_negative_zeros():
     # x[0] += 0.0 turns -0.0 into +0.0 in NumPy: not removed for floats
     f = eg.function([v], et.inc_subtensor(v[0], 0.0))
     assert not np.signbit(f(np.array([-0.0, 1.0]))[0])
+
+
+s = et.dscalar("s")
+
+
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (1, False), (0, True)])
+def test_a_sum_times_a_scalar_variable(axis, keepdims):
+    # sum(x * s) -> sum(x) * s for a 0-d s; with static sizes the cost model sees the gain
+    big = BIG("big")
+    f = eg.function([big, s], (big * s).sum(axis=axis, keepdims=keepdims))
+    name = "sum-mul-scalar-keepdims" if keepdims else "sum-mul-scalar"
+    assert f.stages.report.fired().get(f"reductions/{name}")
+    order = [str(n.op) for n in f.stages.optimized.toposort()]
+    assert order.index("Elemwise{mul}") > min(i for i, op in enumerate(order) if op.startswith("Sum")), order
+    values = np.linspace(0.5, 2, 50_000).reshape(1000, 50), np.float64(-2.5)
+    np.testing.assert_allclose(f(*values), (values[0] * values[1]).sum(axis=axis, keepdims=keepdims), rtol=1e-12)
+
+
+def test_a_mean_of_a_mean_is_one_mean():
+    for out in [x.mean(axis=0).mean(), x.mean(axis=1).mean(axis=0), x.mean(axis=1, keepdims=True).mean(axis=0, keepdims=True)]:
+        f = eg.function([x], out)
+        assert f.stages.report.fired().get("reductions/mean-mean")
+        assert len(f.stages.optimized.toposort()) == 1
+        np.testing.assert_allclose(f(X), eg.function([x], out, rulesets=[])(X), rtol=1e-15)
+
+
+def test_the_sum_of_zeros_like_is_zero_whatever_x_holds():
+    f = eg.function([x], et.zeros_like(x).sum())
+    assert f.stages.report.fired().get("reductions/sum-zeros-like")
+    assert len(f.stages.optimized.toposort()) == 0
+    assert f(np.array([[np.nan, np.inf]])) == 0.0
+    assert eg.function([k], et.zeros_like(k).sum())(VALUES[k]).dtype == np.int64
+
+
+@pytest.mark.parametrize("shape", [(n,), (n, i)])
+def test_the_sum_of_an_empty_fill_is_plus_zero(shape):
+    # c * size is -0.0 for a negative c and size 0, where NumPy's sum of nothing is +0.0
+    inputs = [v for v in (n, i) if v in shape]
+    f = eg.function(inputs, et.full(shape, -2.5).sum())
+    got = f(*[np.int64(0)] * len(inputs))
+    assert got == 0.0 and not np.signbit(got)
+    np.testing.assert_array_equal(f(*[np.int64(3)] * len(inputs)), -2.5 * 3 ** len(inputs))

@@ -265,3 +265,31 @@ def test_un_broadcasting_to_the_same_static_shape_goes():
     assert op_names(f) == {"mul"}
     free = et.dmatrix("free")
     assert "SumToShape" in op_names(compiled([x, free], et.sum_to_shape(x * 2, free)))
+
+
+# -- log-mean-exp, reciprocal sigmoid, the gradient of a hand-written softplus -----------------
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (1, False), (0, True)])
+def test_log_mean_exp_is_a_shifted_logsumexp(axis, keepdims):
+    x = et.dmatrix("x")
+    f = compiled([x], et.log(et.exp(x).mean(axis=axis, keepdims=keepdims)))
+    assert "logsumexp" in op_names(f) or "Logsumexp" in op_names(f)
+    size = BIG.size if axis is None else BIG.shape[axis]
+    check(f, [BIG], special.logsumexp(BIG, axis=axis, keepdims=keepdims) - np.log(size))
+
+
+def test_reciprocal_sigmoid_keeps_subnormal_results_in_float32():
+    # 1 / (1 + exp(-x)) is 0 once exp(-x) overflows (x < -88 in float32); sigmoid(-100) is 3.7e-44
+    x = et.fvector("x")
+    f = compiled([x], 1 / (1 + et.exp(-x)))
+    assert op_names(f) == {"sigmoid"}
+    got = f(np.array([-100.0, 0.0, 30.0], "float32"))
+    assert got[0] > 0
+    np.testing.assert_allclose(got, special.expit(np.array([-100.0, 0.0, 30.0])).astype("float32"), rtol=1e-6)
+
+
+def test_a_scaled_exp_over_one_plus_exp_is_a_scaled_sigmoid():
+    x, g = et.dvector("x"), et.dvector("g")
+    f = compiled([x, g], g * et.exp(x) / (et.exp(x) + 1))
+    assert f.stages.report.fired().get("stability/sigmoid-from-exp-scaled")
+    check(f, [np.array([800.0, -800.0, 1.0]), np.array([2.0, 3.0, -1.0])],
+          np.array([2.0, 3.0, -1.0]) * special.expit(np.array([800.0, -800.0, 1.0])))

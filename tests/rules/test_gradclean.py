@@ -1,0 +1,86 @@
+"""Fills that only broadcast (rulesets/gradclean.egg, with types.egg's shape-root): each general
+rule fires on a graph built for it, keeps NumPy's values (inf, NaN and -0.0 included) and leaves
+no fill; where the shapes may differ at run time the fill stays."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+
+x, y = et.dvector("x"), et.dvector("y")
+s = et.dscalar("s")
+SPECIAL = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 2.0, -3.5])
+VALUES = {x: SPECIAL, y: SPECIAL[::-1].copy(), s: np.float64(-0.0)}
+
+
+def compiled(out):
+    """(ops of the compiled graph, rules that fired), after checking the values against NumPy."""
+    inputs = [v for v in VALUES if v in set(eg.terms.graph.graph_inputs([out]))]
+    args = [VALUES[v] for v in inputs]
+    f = eg.function(inputs, out)
+    with np.errstate(all="ignore"):
+        got, want = f(*args), eg.function(inputs, out, rulesets=[])(*args)
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    return [n.op for n in f.stages.optimized.toposort()], f.stages.report.fired()
+
+
+def is_fill(op) -> bool:
+    return getattr(op, "name", None) == "second"
+
+
+@pytest.mark.parametrize("rule, build", [
+    ("fill-same-shape", lambda: et.second(et.tanh(x), 1.0 - et.tanh(x) ** 2)),   # the VJP of tanh
+    ("fill-same-shape", lambda: et.second(et.exp(x) * 2.0, et.sqrt(x))),          # a size-1 operand keeps the shape
+    ("fill-mul-same-shape", lambda: et.second(et.sqr(x), 2.0) * x),               # the VJP of x**2
+    ("fill-add-same-shape", lambda: et.second(et.exp(x), 2.0) + x),
+    ("fill-sub-same-shape", lambda: et.second(et.exp(x), 2.0) - x),
+    ("sub-fill-same-shape", lambda: x - et.second(et.exp(x), 2.0)),
+    ("fill-div-same-shape", lambda: et.second(et.exp(x), 2.0) / x),
+    ("div-fill-same-shape", lambda: x / et.second(et.exp(x), 2.0)),
+    ("fill-mul-unit", lambda: et.second(et.sqr(x), s) * 3.0 * x),                # grad of sqrt(sum(x**2))
+    ("fill-div-unit", lambda: et.second(et.sqr(x), 2.0) / s * x),
+])
+def test_a_fill_of_the_same_shape_goes(rule, build):
+    ops, fired = compiled(build())
+    assert fired.get(f"gradclean/{rule}")
+    assert not any(is_fill(op) for op in ops), ops
+
+
+def test_the_gradients_of_everyday_losses_have_no_fills():
+    X, W = et.dmatrix("X"), et.dmatrix("W")
+    for loss, wrt in [((x ** 2).mean(), x), (et.tanh(x).sum(), x), (et.sqrt((x ** 2).sum()), x),
+                      ((et.tanh(X @ W) ** 2).mean(), W), ((X * s).sum(), s)]:
+        f = eg.function([v for v in (x, X, W, s) if v in set(eg.terms.graph.graph_inputs([loss]))],
+                        eg.grad(loss, wrt))
+        assert not any(is_fill(n.op) for n in f.stages.optimized.toposort()), loss
+
+
+def test_a_fill_to_another_shape_stays():
+    # y of length 1 is broadcast to x's length: y * y is not x-shaped, the fill is needed
+    f = eg.function([x, y], et.second(x, y) * y)
+    assert any(is_fill(n.op) for n in f.stages.optimized.toposort())
+    np.testing.assert_array_equal(f(np.zeros(3), np.array([2.0])), [4.0, 4.0, 4.0])
+    # nor does a fill of x's exp have the shape of the unrelated y
+    f = eg.function([x, y], et.second(et.exp(x), 2.0) * y)
+    np.testing.assert_array_equal(f(np.zeros(3), np.array([2.0])), [4.0, 4.0, 4.0])
+
+
+def test_the_gradient_of_a_hand_written_softplus_is_sigmoid():
+    # d/dx log(1 + exp(x)) = exp(x) / (1 + exp(x)): inf / inf = NaN at x = 800 unless it is sigmoid
+    f = eg.function([x], eg.grad(et.log1p(et.exp(x)).sum(), x))
+    assert any(getattr(n.op, "name", None) == "sigmoid" for n in f.stages.optimized.toposort())
+    np.testing.assert_allclose(f(np.array([800.0, -800.0, 40.0, 0.0])), [1.0, np.exp(-800.0), 1.0, 0.5], rtol=1e-15)
+
+
+def test_un_broadcasting_to_a_term_of_the_same_run_time_shape_goes():
+    X = et.dmatrix("X")
+    f = eg.function([X], et.sum_to_shape(et.exp(X) * 2.0, X))
+    assert f.stages.report.fired().get("gradclean/sum-to-shape-same-root")
+    assert "SumToShape" not in {type(n.op).__name__ for n in f.stages.optimized.toposort()}
+    np.testing.assert_allclose(f(np.ones((2, 3))), np.full((2, 3), 2 * np.e), rtol=1e-15)
+    Y = et.dmatrix("Y")   # another input may be broadcast: the un-broadcast stays
+    f = eg.function([X, Y], et.sum_to_shape(et.exp(X) * Y, X))
+    assert "SumToShape" in {type(n.op).__name__ for n in f.stages.optimized.toposort()}
+    np.testing.assert_allclose(f(np.zeros((1, 3)), np.ones((2, 3))), np.full((1, 3), 2.0))
