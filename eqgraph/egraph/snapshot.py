@@ -2,7 +2,8 @@
 
 Built from egglog's serialized JSON.  Term e-nodes are those of sort ``T``
 other than the ``(N k)`` ids; ``dtype``/``ndim``/``dim`` rows become the
-static type known for each e-class.
+static type known for each e-class, and ``dim-at-most`` rows upper bounds on
+sizes that are not static (for the cost model).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ class EGraphData:
         self.dtype: dict[str, set] = {}
         self.ndim: dict[str, int] = {}
         self.dims: dict[str, dict[int, set]] = defaultdict(dict)
+        self.bounds: dict[str, dict[int, int]] = defaultdict(dict)  # e-class -> axis -> at most this size
         self.errors: list[tuple[str, int]] = []
-        analyses = {"dtype", "ndim", "dim", "type-error"}
+        analyses = {"dtype", "ndim", "dim", "dim-at-most", "type-error"}
         # the node holding each primitive value (analysis rows point at these classes)
         self._primitive = {n["eclass"]: i for i, n in raw.items()
                            if n["op"] not in analyses and not n["eclass"].startswith("T-")}
@@ -90,6 +92,10 @@ class EGraphData:
         if op == "type-error":
             self.errors.append((eclass, self.value(children[1])))
             return
+        if op == "dim-at-most":  # a relation: several bounds may be known, the least counts
+            axis, bound = self.value(children[1]), self.value(children[2])
+            self.bounds[eclass][axis] = min(bound, self.bounds[eclass].get(axis, bound))
+            return
         result = self._value_of_class(node["eclass"])
         if op == "dtype":
             self.dtype[eclass] = set(result)
@@ -116,6 +122,14 @@ class EGraphData:
         dims = self.dims.get(eclass, {})
         shape = tuple(next(iter(dims[i])) if i in dims and len(dims[i]) == 1 else None for i in range(ndim))
         return dtype, shape
+
+    def size_bounds(self, eclass: str) -> tuple | None:
+        """Per axis, an upper bound on its size where one is known and the size is not
+        static (``x[:10]`` of a vector of unknown length: at most 10), else None."""
+        bounds, ndim = self.bounds.get(eclass), self.ndim.get(eclass)
+        if not bounds or ndim is None:
+            return None
+        return tuple(bounds.get(i) for i in range(ndim))
 
     def class_of(self, var) -> str:
         return self.class_of_id[self.encoded.ids[var]]

@@ -8,7 +8,9 @@ instead of a dispatch each.  An array with unknown axes is assumed to hold
 ``unknown_size`` elements, split evenly among those axes: 10,000 on the machine
 calibrated, ten times the size where an add's work equals a dispatch, so
 elementwise choices (``x**10`` as a pow or as multiplications) are made as for
-large arrays, where they matter.  The constants come from ``bench/calibrate.py``
+large arrays, where they matter.  An unknown axis with a known upper bound (a
+``Bounded`` type: ``x[:10]`` holds at most 10) is assumed no larger than that,
+so ``exp(x)[:10]`` costs more than ``exp(x[:10])`` whatever x's size.  The constants come from ``bench/calibrate.py``
 (``calibrated.py``).  Numerical stability is not priced here: the rule files
 declare the unstable compositions, and extraction ranks terms by them before
 cost (extract/unstable.py, extract/extraction.py).
@@ -33,6 +35,21 @@ FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
 # fmt: on
 
 
+class Bounded:
+    """A static type whose unknown sizes have upper bounds, per axis (None: no bound).
+
+    Extraction hands the cost model this in place of the ``TensorType`` of an e-class
+    whose sizes are unknown but bounded (``EGraphData.size_bounds``); every other
+    attribute is the type's, so a cost model that reads ``shape`` and ``dtype`` works
+    unchanged. It is only a price estimate: no term gets it as its type."""
+
+    def __init__(self, ttype, bounds: tuple):
+        self.type, self.bounds = ttype, bounds
+
+    def __getattr__(self, name):
+        return getattr(self.type, name)
+
+
 class CostModel:
     """Estimated run time in nanoseconds; monotone (a node costs at least its dispatch)."""
 
@@ -49,11 +66,13 @@ class CostModel:
 
     def shape(self, ttype) -> tuple:
         """Static shape with unknown axes filled in: ``unknown_size`` elements split evenly
-        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100)."""
+        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100),
+        each no more than its upper bound, if it has one (``Bounded``)."""
         dims = getattr(ttype, "shape", ())
+        bounds = getattr(ttype, "bounds", None) or (None,) * len(dims)
         unknown = sum(s is None for s in dims)
         each = self.unknown_size ** (1 / unknown) if unknown else 1
-        return tuple(each if s is None else s for s in dims)
+        return tuple(s if s is not None else each if b is None else min(each, b) for s, b in zip(dims, bounds))
 
     def node_cost(self, enode, op, in_types, out_type, child_ops=()) -> float:
         name = enode.op

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eqgraph.egraph.snapshot import LEAVES, EGraphData, ENode
-from eqgraph.extract.costs import CostModel
+from eqgraph.extract.costs import Bounded, CostModel
 from eqgraph.extract.exact import exact_choice
 from eqgraph.extract.unstable import UnstablePattern, unstable_nodes, unstable_patterns
 from eqgraph.tensor.basic import constant
@@ -191,6 +191,13 @@ class _Pricer:
     def __init__(self, data: EGraphData, decoder: _Decoder, cost_model, unstable: dict):
         self.data, self.decoder, self.cost_model = data, decoder, cost_model
         self.types, self.node_types = infer_types(data, decoder)
+        # what the cost model prices by: the type, or where unknown sizes are bounded
+        # (x[:10] of a vector of unknown length) the type with those bounds
+        self.priced = dict(self.types)
+        for eclass, ttype in self.types.items():
+            bounds = data.size_bounds(eclass) if isinstance(ttype, TensorType) else None
+            if bounds and any(b is not None and s is None for s, b in zip(ttype.shape, bounds)):
+                self.priced[eclass] = Bounded(ttype, bounds)
         self.unstable: dict[str, UnstablePattern] = unstable  # e-node id -> the pattern it matches
         self.weight = 0.0  # the cheapest-first pass ranks by unstable count itself
 
@@ -199,9 +206,9 @@ class _Pricer:
 
     def price(self, node: ENode, choice: dict) -> float:
         child_ops = tuple(self.data.nodes[choice[c]].op for c in node.children)
-        in_types = [self.types.get(c) for c in node.children]
+        in_types = [self.priced.get(c) for c in node.children]
         op = self.decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
-        cost = self.cost_model.node_cost(node, op, in_types, self.types.get(node.eclass), child_ops)
+        cost = self.cost_model.node_cost(node, op, in_types, self.priced.get(node.eclass), child_ops)
         return cost + self.weight if node.id in self.unstable else cost
 
     def weigh_instability(self, own: dict) -> None:
