@@ -2,8 +2,8 @@
 
 Built from egglog's serialized JSON.  Term e-nodes are those of sort ``T``
 other than the ``(N k)`` ids; ``dtype``/``ndim``/``dim`` rows become the
-static type known for each e-class, and ``dim-at-most`` rows upper bounds on
-sizes that are not static (for the cost model).
+static type known for each e-class; ``dim-at-most`` and ``dim-within`` rows
+bound sizes that are not static (for the cost model).
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ class EGraphData:
         self.ndim: dict[str, int] = {}
         self.dims: dict[str, dict[int, set]] = defaultdict(dict)
         self.bounds: dict[str, dict[int, int]] = defaultdict(dict)  # e-class -> axis -> at most this size
+        self.within: dict[str, dict[int, list]] = defaultdict(dict)  # e-class -> axis -> [(e-class, its axis)]
         self.errors: list[tuple[str, int]] = []
-        analyses = {"dtype", "ndim", "dim", "dim-at-most", "type-error"}
+        analyses = {"dtype", "ndim", "dim", "dim-at-most", "dim-within", "type-error"}
         # the node holding each primitive value (analysis rows point at these classes)
         self._primitive = {n["eclass"]: i for i, n in raw.items()
                            if n["op"] not in analyses and not n["eclass"].startswith("T-")}
@@ -96,6 +97,10 @@ class EGraphData:
             axis, bound = self.value(children[1]), self.value(children[2])
             self.bounds[eclass][axis] = min(bound, self.bounds[eclass].get(axis, bound))
             return
+        if op == "dim-within":  # axis j is at most as long as axis k of another e-class
+            j, other, k = self.value(children[1]), self._raw[children[2]]["eclass"], self.value(children[3])
+            self.within[eclass].setdefault(j, []).append((other, k))
+            return
         result = self._value_of_class(node["eclass"])
         if op == "dtype":
             self.dtype[eclass] = set(result)
@@ -124,12 +129,20 @@ class EGraphData:
         return dtype, shape
 
     def size_bounds(self, eclass: str) -> tuple | None:
-        """Per axis, an upper bound on its size where one is known and the size is not
-        static (``x[:10]`` of a vector of unknown length: at most 10), else None."""
+        """Per axis, an upper bound on its size where one is known (``x[:10]`` of a vector
+        of unknown length: at most 10), else None; or None if no axis has one."""
         bounds, ndim = self.bounds.get(eclass), self.ndim.get(eclass)
         if not bounds or ndim is None:
             return None
         return tuple(bounds.get(i) for i in range(ndim))
+
+    def size_within(self, eclass: str) -> tuple | None:
+        """Per axis, the (e-class, axis) pairs it is at most as long as (``m[0]`` is no longer
+        than axis 1 of ``m``), else None; or None if no axis has one."""
+        within, ndim = self.within.get(eclass), self.ndim.get(eclass)
+        if not within or ndim is None:
+            return None
+        return tuple(within.get(i) for i in range(ndim))
 
     def class_of(self, var) -> str:
         return self.class_of_id[self.encoded.ids[var]]
