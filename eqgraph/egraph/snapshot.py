@@ -10,7 +10,8 @@ side, the user's ops and the constructor table. It holds no reference to the
 pool; tests/rules/test_snapshot.py drops the encoded graph and still extracts from it).
 
 Term e-nodes are those of sort ``T`` other than the ``(N k)`` ids; ``dtype``/``ndim``/``dim``
-rows become the static type known for each e-class. Read-only: its tables are mappings that
+rows become the static type known for each e-class; ``dim-at-most`` and ``dim-within`` rows
+bound sizes that are not static (for the cost model). Read-only: its tables are mappings that
 cannot be assigned to, e-nodes are frozen with tuples of children and arguments, and its
 attributes cannot be rebound.
 """
@@ -25,7 +26,7 @@ from types import MappingProxyType
 from eqgraph.egraph.encode import EncodedGraph
 
 LEAVES = ("Var", "Scalar", "Array", "Ints")  # the constructors of inputs and constants
-ANALYSES = frozenset({"dtype", "ndim", "dim", "type-error"})
+ANALYSES = frozenset({"dtype", "ndim", "dim", "dim-at-most", "dim-within", "type-error"})
 _MISSING = object()
 
 
@@ -87,6 +88,9 @@ class EGraphData:
         set_(self, "ndim", MappingProxyType(reader.ndim))
         set_(self, "dims", MappingProxyType({c: MappingProxyType(d) for c, d in reader.dims.items()}))
         set_(self, "errors", tuple(reader.errors))
+        set_(self, "bounds", MappingProxyType({c: MappingProxyType(d) for c, d in reader.bounds.items()}))
+        set_(self, "within", MappingProxyType({c: MappingProxyType({a: tuple(w) for a, w in d.items()})
+                                               for c, d in reader.within.items()}))
         # what the encoded graph knew, copied (the encoded graph and its session are not kept)
         set_(self, "fgraph", encoded.fgraph)                      # the user's graph, as encoded
         set_(self, "ids", _frozen(encoded.ids))                   # its variables -> k of (N k)
@@ -120,6 +124,22 @@ class EGraphData:
         shape = tuple(next(iter(dims[i])) if i in dims and len(dims[i]) == 1 else None for i in range(ndim))
         return dtype, shape
 
+    def size_bounds(self, eclass: str) -> tuple | None:
+        """Per axis, an upper bound on its size where one is known (``x[:10]`` of a vector
+        of unknown length: at most 10), else None; or None if no axis has one."""
+        bounds, ndim = self.bounds.get(eclass), self.ndim.get(eclass)
+        if not bounds or ndim is None:
+            return None
+        return tuple(bounds.get(i) for i in range(ndim))
+
+    def size_within(self, eclass: str) -> tuple | None:
+        """Per axis, the (e-class, axis) pairs it is at most as long as (``m[0]`` is no longer
+        than axis 1 of ``m``), else None; or None if no axis has one."""
+        within, ndim = self.within.get(eclass), self.ndim.get(eclass)
+        if not within or ndim is None:
+            return None
+        return tuple(within.get(i) for i in range(ndim))
+
     def class_of(self, var) -> str:
         """The e-class of a variable of the encoded graph."""
         return self.class_of_id[self.ids[var]]
@@ -147,6 +167,8 @@ class _Reader:
         self.ndim: dict[str, int] = {}
         self.dims: dict[str, dict[int, frozenset]] = defaultdict(dict)
         self.errors: list[tuple[str, int]] = []
+        self.bounds: dict[str, dict[int, int]] = defaultdict(dict)  # e-class -> axis -> at most this size
+        self.within: dict[str, dict[int, list]] = defaultdict(dict)  # e-class -> axis -> [(e-class, its axis)]
         # the node holding each primitive value (analysis rows point at these classes)
         self.primitive = {n["eclass"]: i for i, n in raw.items()
                           if n["op"] not in ANALYSES and not n["eclass"].startswith("T-")}
@@ -176,6 +198,14 @@ class _Reader:
         eclass = self.raw[children[0]]["eclass"]
         if op == "type-error":
             self.errors.append((eclass, self.value(children[1])))
+            return
+        if op == "dim-at-most":  # a relation: several bounds may be known, the least counts
+            axis, bound = self.value(children[1]), self.value(children[2])
+            self.bounds[eclass][axis] = min(bound, self.bounds[eclass].get(axis, bound))
+            return
+        if op == "dim-within":  # axis j is at most as long as axis k of another e-class
+            j, other, k = self.value(children[1]), self.raw[children[2]]["eclass"], self.value(children[3])
+            self.within[eclass].setdefault(j, []).append((other, k))
             return
         result = self.value(self.primitive[node["eclass"]])
         if op == "dtype":

@@ -8,7 +8,10 @@ instead of a dispatch each.  An array with unknown axes is assumed to hold
 ``unknown_size`` elements, split evenly among those axes: 10,000 on the machine
 calibrated, ten times the size where an add's work equals a dispatch, so
 elementwise choices (``x**10`` as a pow or as multiplications) are made as for
-large arrays, where they matter.  The constants come from ``bench/calibrate.py``
+large arrays, where they matter.  An unknown axis with known upper bounds (a
+``Bounded`` type: ``x[:10]`` holds at most 10, ``m[0]`` no more than a row of
+``m``) is assumed no larger than they are, so ``exp(x)[:10]`` costs more than
+``exp(x[:10])``, and ``(A @ B)[0]`` more than ``A[0] @ B``, whatever the sizes.  The constants come from ``bench/calibrate.py``
 (``calibrated.py``).  Numerical stability is not priced here: the rule files
 declare the unstable compositions, and extraction ranks terms by them before
 cost (extract/unstable.py, extract/extraction.py).
@@ -33,6 +36,23 @@ FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
 # fmt: on
 
 
+class Bounded:
+    """A static type whose unknown sizes have upper bounds: per axis a tuple of limits,
+    each a number or ``(type, axis)``, "no longer than that axis of a term of that type"
+    (the type a plain one, or a Bounded with numbers only).
+
+    Extraction hands the cost model this in place of the ``TensorType`` of an e-class
+    whose sizes are unknown but bounded (``EGraphData.size_bounds`` and ``size_within``);
+    every other attribute is the type's, so a cost model that reads ``shape`` and
+    ``dtype`` works unchanged. It is only a price estimate: no term gets it as its type."""
+
+    def __init__(self, ttype, bounds: tuple):
+        self.type, self.bounds = ttype, bounds
+
+    def __getattr__(self, name):
+        return getattr(self.type, name)
+
+
 class CostModel:
     """Estimated run time in nanoseconds; monotone (a node costs at least its dispatch)."""
 
@@ -49,11 +69,20 @@ class CostModel:
 
     def shape(self, ttype) -> tuple:
         """Static shape with unknown axes filled in: ``unknown_size`` elements split evenly
-        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100)."""
+        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100),
+        each no more than its upper bounds, if it has any (``Bounded``)."""
         dims = getattr(ttype, "shape", ())
+        limits = getattr(ttype, "bounds", None) or ((),) * len(dims)
         unknown = sum(s is None for s in dims)
         each = self.unknown_size ** (1 / unknown) if unknown else 1
-        return tuple(each if s is None else s for s in dims)
+        return tuple(s if s is not None else min([each, *map(self._limit, lims)]) for s, lims in zip(dims, limits))
+
+    def _limit(self, limit) -> float:
+        """A number, or ``(type, axis)``: that axis of another term, as this model guesses it."""
+        if isinstance(limit, tuple):
+            other, axis = limit
+            return self.shape(other)[axis]
+        return limit
 
     def node_cost(self, enode, op, in_types, out_type, child_ops=()) -> float:
         name = enode.op

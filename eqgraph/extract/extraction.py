@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eqgraph.egraph.snapshot import LEAVES, EGraphData, ENode
-from eqgraph.extract.costs import CostModel
+from eqgraph.extract.costs import Bounded, CostModel
 from eqgraph.extract.exact import exact_choice
 from eqgraph.extract.unstable import UnstablePattern, unstable_nodes, unstable_patterns
 from eqgraph.tensor.basic import constant
@@ -181,6 +181,31 @@ def _node_type(node: ENode, data, decoder, types, cache):
     return result
 
 
+def priced_types(data: EGraphData, types: dict) -> dict:
+    """What the cost model prices each e-class by: its type, or where unknown sizes are
+    bounded, the type with its bounds (``costs.Bounded``): numbers (``x[:10]``: at most 10),
+    then axes of other e-classes (``m[0]``: no longer than a row of ``m``), those read
+    with their numbers only, so that no bound leads to itself."""
+    def unknown(ttype, bounds) -> bool:
+        return any(b is not None and s is None for s, b in zip(ttype.shape, bounds))
+
+    numbers = dict(types)
+    for eclass, ttype in types.items():
+        bounds = data.size_bounds(eclass) if isinstance(ttype, TensorType) else None
+        if bounds and unknown(ttype, bounds):
+            numbers[eclass] = Bounded(ttype, tuple(() if b is None else (b,) for b in bounds))
+    priced = dict(numbers)
+    for eclass, ttype in types.items():
+        within = data.size_within(eclass) if isinstance(ttype, TensorType) else None
+        if not within or not unknown(ttype, within):
+            continue
+        own = getattr(numbers[eclass], "bounds", ((),) * ttype.ndim)
+        limits = [tuple(mine) + tuple((numbers[c], k) for c, k in (axes or ()) if isinstance(types.get(c), TensorType))
+                  for mine, axes in zip(own, within)]
+        priced[eclass] = Bounded(ttype, tuple(limits))
+    return priced
+
+
 class _Pricer:
     """Prices e-nodes with the cost model, given the e-nodes chosen for their children.
 
@@ -197,6 +222,7 @@ class _Pricer:
     def __init__(self, data: EGraphData, decoder: _Decoder, cost_model, unstable: dict):
         self.data, self.decoder, self.cost_model = data, decoder, cost_model
         self.types, self.node_types = infer_types(data, decoder)
+        self.priced = priced_types(data, self.types)
         self.unstable: dict[str, UnstablePattern] = unstable  # e-node id -> the pattern it matches
         self.weight = 0.0  # the cheapest-first pass ranks by unstable count itself
 
@@ -205,9 +231,9 @@ class _Pricer:
 
     def price(self, node: ENode, choice: dict) -> float:
         child_ops = tuple(self.data.nodes[choice[c]].op for c in node.children)
-        in_types = [self.types.get(c) for c in node.children]
+        in_types = [self.priced.get(c) for c in node.children]
         op = self.decoder.op(node) if node.op not in LEAVES and node.op != "Out" else None
-        cost = self.cost_model.node_cost(node, op, in_types, self.types.get(node.eclass), child_ops)
+        cost = self.cost_model.node_cost(node, op, in_types, self.priced.get(node.eclass), child_ops)
         return cost + self.weight if node.id in self.unstable else cost
 
     def weigh_instability(self, own: dict) -> None:

@@ -260,9 +260,15 @@ class MatMul(Op):
         return [broadcast_shape_vars([ba, bb], static) + rows + cols]
 
     def flops(self, inputs, outputs):
+        # rows and columns from the operands, and the shared size the smaller of theirs: where
+        # sizes are unknown the cost model guesses each shape on its own, and the guesses need
+        # not agree (A[0] of an unknown A would otherwise look as long as A is big)
         a, b = inputs
-        k = a[-1]
-        return 2 * int(np.prod(outputs[0], dtype=np.int64)) * int(k)
+        k = builtins.min(a[-1], b[0] if len(b) == 1 else b[-2])
+        rows = a[-2] if len(a) > 1 else 1
+        cols = b[-1] if len(b) > 1 else 1
+        batch = np.prod(outputs[0][: builtins.max(len(a) - 2, len(b) - 2, 0)])
+        return 2 * int(batch * rows * k * cols)
 
 
 matmul_op = MatMul()
