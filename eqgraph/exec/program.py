@@ -42,6 +42,7 @@ import numpy as np
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.kernels import exact_ufunc, step_source
 from eqgraph.exec.node_errors import raise_with_node
+from eqgraph.exec.numpy_calls import numpy_call
 from eqgraph.tensor.elemwise import Cast, Elemwise
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.op import Op
@@ -139,6 +140,14 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
         run = op.make_call(node, [o for o in node.outputs if o in handed_out])
         call = f"{w.bind(f'g{i}', run)}({w.args(node)})"
         return [f"{', '.join(w.local(o) for o in node.outputs)}, = {call}"]
+    if kind == "perform" and len(node.outputs) == 1:
+        numpy = numpy_call(op, node, [w.names[v] for v in node.inputs], w.bind)
+        if numpy is not None:
+            w.kinds[i] = "numpy"
+            expr, cast = numpy
+            target = w.local(node.outputs[0])
+            w.bind(f"d{i}", node.outputs[0].type.numpy_dtype)
+            return [f"{target} = {expr}"] + (step_source(target, i, target, False, False)[1:] if cast else [])
     cells = [w.bind(f"c{i}_{k}", w.storage_map[o]) for k, o in enumerate(node.outputs)]
     lines = [f"{cell}[0] = None" for cell, o in zip(cells, node.outputs) if o in handed_out]
     if kind == "perform":

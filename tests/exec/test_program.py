@@ -46,18 +46,38 @@ def test_the_program_gives_the_thunk_loops_values_on_random_graphs(fusion):
             raise AssertionError(f"seed {seed}:\n{graph.describe()}\n{f.program.source}\n{err}") from err
 
 
+class Double(SameTypeOp):
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0] * 2.0
+
+
 def test_the_source_calls_each_kind_of_node_as_its_thunk_would():
     x, m = et.dvector("x"), et.dmatrix("m")
-    y = (et.exp(x) * 2.0 + 1.0).sum() + (m @ x).sum()
+    y = (et.exp(x) * 2.0 + 1.0).sum() + Double()(m @ x).sum() + m.T[0, 0]
     f = eg.function([x, m], [y, x.astype("float32")], rulesets=[])
     source = f.program.source
     assert source.startswith("def program():")
-    assert "= g" in source                  # a fused node: its kernel
-    assert "p" in source and "(n" in source  # a node with perform: perform and its cells
-    assert "array(" in source                # the cast: one copy
-    assert "del " in source                  # intermediates freed at their last reader
-    out, cast = f(np.ones(3), np.eye(3))
-    assert out == pytest.approx(3 * (2 * np.e + 1) + 3) and cast.dtype == np.float32
+    assert "= g" in source                   # a fused node: its kernel
+    assert "np_matmul(" in source and "np_sum(" in source and ".transpose((1, 0))" in source  # NumPy calls
+    assert "(n" in source and "c" in source  # a node with perform: perform and its output cells
+    assert "array(" in source                 # the cast: one copy
+    assert "del " in source                   # intermediates freed at their last reader
+    m_value = np.arange(9.0).reshape(3, 3)
+    out, cast = f(np.ones(3), m_value)
+    assert out == pytest.approx(3 * (2 * np.e + 1) + 2 * m_value.sum()) and cast.dtype == np.float32
+
+
+def test_numpy_calls_give_what_perform_gives_on_views_scalars_and_reductions():
+    x3, v, s = et.dtensor3("x3"), et.lvector("v"), et.dscalar("s")
+    outs = [x3.dimshuffle(2, "x", 0, 1), et.specify_shape(x3[:, :1, :], (None, 1, None)).dimshuffle(0, 2), s.dimshuffle("x", "x"),
+            x3.sum(axis=(0, 2)), x3.max(axis=1, keepdims=True), v.sum(), v.prod(), x3.mean(), (v > 0).any(),
+            x3.shape, x3[0] @ x3[1].T, x3[0, 0] @ x3[1, 1]]
+    f = eg.function([x3, v, s], outs, rulesets=[], fusion=False)
+    assert "np_" in f.program.source and "[None, None, ...]" in f.program.source
+    values = (np.arange(24.0).reshape(2, 3, 4) - 5, np.array([3, -2, 7]), np.float64(1.5))
+    got = f(*[np.asarray(value) for value in values])
+    assert_bitwise_equal(got, thunk_loop(f, *[np.asarray(value) for value in values]))
+    assert all(type(g) is np.ndarray for g in got)
 
 
 def test_profiling_lazy_graphs_and_the_thunk_loop_option_keep_per_node_hooks():

@@ -1,0 +1,73 @@
+"""How the generated program (``program.py``) calls common ops on NumPy, one line each.
+
+These ops' ``perform`` is written for any array namespace (``array_namespace``, then
+``xp.reshape``, ``xp.sum``, ...), which costs a few microseconds per call, most of a
+call on small arrays.  On NumPy the program can write the same computation as one
+expression over its locals; each entry here is the NumPy call ``perform`` makes when
+``xp`` is NumPy, so the values are the same to the last bit (``tests/exec/test_program.py``
+compares them with the thunk loop on random graphs):
+
+- ``DimShuffle``: a view by indexing (``x[..., 0]`` drops a length-1 axis, ``x[:, None]``
+  adds one, with an Ellipsis so that a 0-d result is a 0-d array) and ``transpose``;
+- ``Reduce`` (sum, prod, max, min, all, any, mean): ``np.<name>(x, axis=..., keepdims=...)``;
+- ``MatMul``: ``np.matmul(a, b)``;
+- ``Shape``: ``np.asarray(x.shape, dtype=int64)``.
+
+An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
+``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.elemwise import DimShuffle
+from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce
+from eqgraph.tensor.shape import Shape
+
+
+def _index(items) -> str:
+    """An indexing expression: ``[:, None, ...]``."""
+    return "[" + ", ".join(list(items) + ["..."]) + "]"
+
+
+def _dimshuffle(op, node, args, bind):
+    (x,) = args
+    expr = x
+    if op.drop:
+        expr += _index("0" if i in op.drop else ":" for i in range(op.input_ndim))
+    if op.permutation != tuple(sorted(op.permutation)):
+        expr += f".transpose({op.permutation})"
+    if "x" in op.new_order:
+        expr += _index("None" if o == "x" else ":" for o in op.new_order)
+    return expr, False
+
+
+_NAMESPACE_REDUCTION = type(REDUCTIONS["sum"])  # perform calls xp.<name>(x, axis=, keepdims=)
+
+
+def _reduce(op, node, args, bind):
+    if type(REDUCTIONS.get(op.name)) is not _NAMESPACE_REDUCTION or not hasattr(np, op.name):
+        return None  # argmax, logsumexp: perform
+    return f"{bind('np_' + op.name, getattr(np, op.name))}({args[0]}, axis={op.axis!r}, keepdims={op.keepdims})", True
+
+
+def _matmul(op, node, args, bind):
+    return f"{bind('np_matmul', np.matmul)}({args[0]}, {args[1]})", True
+
+
+def _shape(op, node, args, bind):
+    return f"{bind('np_asarray', np.asarray)}({args[0]}.shape, dtype={bind('np_int64', np.int64)})", False
+
+
+#: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None
+NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape}
+
+
+def numpy_call(op, node, args, bind):
+    """``(expression, cast)`` computing ``node`` on NumPy from ``args``, or None (then ``perform``)."""
+    entry = NUMPY_CALLS.get(type(op))
+    return entry(op, node, args, bind) if entry is not None else None
+
+
+__all__ = ["NUMPY_CALLS", "numpy_call"]
