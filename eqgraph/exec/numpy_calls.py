@@ -9,7 +9,9 @@ compares them with the thunk loop on random graphs):
 
 - ``DimShuffle``: a view by indexing (``x[..., 0]`` drops a length-1 axis, ``x[:, None]``
   adds one, with an Ellipsis so that a 0-d result is a 0-d array) and ``transpose``;
-- ``Reduce`` (sum, prod, max, min, all, any, mean): ``np.<name>(x, axis=..., keepdims=...)``;
+- ``Reduce`` (sum, prod, max, min, all, any, mean): ``np.<name>(x, axis=..., keepdims=...)``,
+  or what it calls on an ndarray (``np.add.reduce`` for sum, the sum over the count for a
+  float64 mean);
 - ``MatMul``: ``np.matmul(a, b)``;
 - ``Shape``: ``np.asarray(x.shape, dtype=int64)``.
 
@@ -46,10 +48,23 @@ def _dimshuffle(op, node, args, bind):
 _NAMESPACE_REDUCTION = type(REDUCTIONS["sum"])  # perform calls xp.<name>(x, axis=, keepdims=)
 
 
+#: np.sum(x, axis, keepdims) is np.add.reduce(x, axis, None, None, keepdims) on an ndarray
+#: (``_wrapreduction``), so the ufunc's own reduce is called directly
+UFUNC_REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
 def _reduce(op, node, args, bind):
     if type(REDUCTIONS.get(op.name)) is not _NAMESPACE_REDUCTION or not hasattr(np, op.name):
         return None  # argmax, logsumexp: perform
-    return f"{bind('np_' + op.name, getattr(np, op.name))}({args[0]}, axis={op.axis!r}, keepdims={op.keepdims})", True
+    (x,), axis = args, f"axis={op.axis!r}, keepdims={op.keepdims}"
+    if op.name in UFUNC_REDUCTIONS:
+        return f"{bind(f'np_{op.name}_reduce', UFUNC_REDUCTIONS[op.name].reduce)}({x}, {axis})", True
+    if op.name == "mean" and node.inputs[0].dtype == "float64":
+        # np.mean of float64: the sum divided by the count, an intp (``_methods._mean``);
+        # an empty axis gives NaN as np.mean does (with NumPy's 0/0 warning instead of its own)
+        count = " * ".join(f"{x}.shape[{a}]" for a in op.axis) or "1"
+        return f"{bind('np_add_reduce', np.add.reduce)}({x}, {axis}) / {bind('np_intp', np.intp)}({count})", True
+    return f"{bind('np_' + op.name, getattr(np, op.name))}({x}, {axis})", True
 
 
 def _matmul(op, node, args, bind):
