@@ -48,14 +48,16 @@ from eqgraph.terms.basic import Constant
 from eqgraph.terms.op import Op
 
 
-def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, thunk_of, own_thunk=()):
+def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, thunk_of, own_thunk=(),
+                  aliased=frozenset()):
     """``run()`` for ``order`` (the linked nodes): reads the input cells, writes the output cells.
 
     constants: the variables whose values are known at link time (constants, folded values);
     freed_at: {node position: variables freed after it} (empty with ``allow_gc=False``);
     handed_out: variables whose memory a call returns (their ops must not recycle cells);
     thunk_of(i): the thunk for node ``i``, for the nodes that must run through theirs:
-    those in ``own_thunk`` (positions) and those of ops with a ``make_thunk`` of their own.
+    those in ``own_thunk`` (positions) and those of ops with a ``make_thunk`` of their own;
+    aliased: variables whose memory another variable views (never written in place).
     """
     writer = _Writer(storage_map, gc=bool(freed_at))
     freeable = {v for vs in freed_at.values() for v in vs}
@@ -63,14 +65,17 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
     for k, var in enumerate(fgraph.inputs):
         lines.append(f"        {writer.local(var)} = {writer.bind(f'i{k}', storage_map[var])}[0]")
     for var in constants:
+        writer.known[var] = storage_map[var][0]
         writer.names[var] = writer.bind(f"k{len(writer.names)}", storage_map[var][0])
     line_of_node: dict[int, int] = {}   # first line of each node in the source -> node position
     for i, node in enumerate(order):
         freed = freed_at.get(i, [])
         first = len(lines) + 1
         kind = "thunk" if i in own_thunk else _kind(node.op)
+        writer.dead_here = {v for v in freed if v not in aliased and v not in constants}
         for line in _node_lines(writer, i, node, kind, handed_out, freeable, thunk_of):
             lines.append("        " + line)
+        writer.made_by.update((o, kind) for o in node.outputs)
         for lineno in range(first, len(lines) + 1):
             line_of_node[lineno] = i
         dead = [writer.names.pop(v) for v in freed if v in writer.names and v not in constants]
@@ -112,6 +117,9 @@ class _Writer:
         self.locals: dict = {}      # variable -> its local, for the error of a failing node
         self.namespace: dict = {"array": np.array, "asarray": np.asarray, "ndarray": np.ndarray}
         self.kinds: dict = {}       # node position -> how it is called
+        self.made_by: dict = {}     # variable -> how the node computing it is called
+        self.known: dict = {}       # variable -> its value, known at link time
+        self.dead_here: set = set() # values the current node is the last to read (not viewed by others)
         self.count = 0
 
     def local(self, var) -> str:
@@ -133,7 +141,14 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
     if kind == "elemwise":
         fn, dtype = op.scalar.impl(np), node.outputs[0].type.numpy_dtype
         exact = node.outputs[0].ndim > 0 and exact_ufunc(fn, tuple(v.type.numpy_dtype for v in node.inputs), dtype)
-        return _step(w, i, node, fn, dtype, exact)
+        reuse = _dead_buffer(w, node) if exact else None
+        if reuse is None:
+            return _step(w, i, node, fn, dtype, exact)
+        buffer, same_shape = reuse  # in place: a dead intermediate's array holds the result
+        call, target = f"{w.bind(f'f{i}', fn)}({w.args(node)}", w.local(node.outputs[0])
+        if not same_shape:
+            return [f"{target} = {call}, out={buffer})"]
+        return [f"{target} = {call}, out={buffer}) if {same_shape} else {call})"]
     if kind == "cast":
         return _step(w, i, node, None, node.outputs[0].type.numpy_dtype, False)
     if kind == "call":
@@ -165,6 +180,35 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
     for cell, o in zip(cells, node.outputs):
         lines.append(f"{w.local(o)} = {cell}[0]" + (f"; {cell}[0] = None" if o in freeable else ""))
     return lines
+
+
+def _dead_buffer(w: _Writer, node):
+    """``(local, condition)``: an input whose array an Elemwise node may write its result into
+    (``out=``), and the run-time test that the result has its shape; or None.
+
+    Only a value this node is the last to read, that no other variable views, and that an
+    Elemwise or a Cast of this program made (a fresh array of its own: never an input, a
+    constant, a shared value, a result handed out or an op's kept buffer), of the output's
+    dtype and rank; the ufunc's own loop gives that dtype (``exact``), so writing in place
+    computes the same values.  The other inputs must have that rank (their shapes are
+    compared at run time) or be constants of one element."""
+    out = node.outputs[0]
+    for var in dict.fromkeys(node.inputs):
+        if (var not in w.dead_here or w.made_by.get(var) not in ("elemwise", "cast")
+                or var.type.numpy_dtype != out.type.numpy_dtype or var.ndim != out.ndim):
+            continue
+        name, checks = w.names[var], []  # the other inputs must not make the result larger
+        for other in node.inputs:
+            if other is var:
+                continue
+            if other in w.known and np.ndim(w.known[other]) <= out.ndim and np.size(w.known[other]) == 1:
+                continue
+            if other.ndim != out.ndim:
+                break
+            checks.append(f"{w.names[other]}.shape == {name}.shape")
+        else:
+            return name, " and ".join(checks)
+    return None
 
 
 def _step(w: _Writer, i, node, fn, dtype, exact) -> list[str]:

@@ -146,3 +146,33 @@ def test_allow_gc_false_keeps_output_cells_for_reuse_and_results_are_fresh_array
     b, _ = f(np.zeros(2))
     assert a is not b and not np.shares_memory(a, b)
     np.testing.assert_array_equal(a, [2.0, 2.0])
+
+
+def test_elementwise_results_reuse_dead_intermediates_and_never_protected_memory():
+    x = et.dvector("x")
+    w = eg.shared(np.ones(3), name="w")
+    c = et.constant(np.array([1.0, 2.0, 3.0]))
+    e = et.exp(x)
+    outs = [(e * 2.0 + 1.0) * w, et.log(x + w) * 3.0 + c, e.T * 1.0, x * c]
+    f = eg.function([x], outs, fusion=False, rulesets=[])
+    source = f.program.source
+    assert "out=" in source
+    for line in source.splitlines():  # never into an input, a shared value or a constant
+        if "out=" in line:
+            buffer = line.split("out=")[1].split(")")[0]
+            assert buffer.startswith("v") and buffer not in ("v0", "v1")
+    data = np.arange(3.0)
+    first = f(data)
+    np.testing.assert_array_equal(data, np.arange(3.0))
+    np.testing.assert_array_equal(w.get_value(), np.ones(3))
+    np.testing.assert_array_equal(c.data, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(first[2], np.exp(data))  # e is read again after being scaled: not reused
+    assert_bitwise_equal(first, thunk_loop(f, data.copy(), w.get_value()))
+    second = f(data)
+    for a, b in zip(first, second):
+        assert not np.shares_memory(a, b)  # every call hands out fresh arrays
+    assert_bitwise_equal(first, second)
+    # a broadcasting operand of another shape: the result is not written into the smaller array
+    m, v = et.dmatrix("m"), et.dvector("v")
+    g = eg.function([m, v], et.exp(v) + m, fusion=False, rulesets=[])
+    np.testing.assert_array_equal(g(np.zeros((2, 3)), np.zeros(3)), np.ones((2, 3)))
