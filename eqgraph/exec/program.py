@@ -84,7 +84,8 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
     for k, var in enumerate(fgraph.outputs):
         if var.owner is not None and var not in constants:  # inputs and constants are in their cells already
             lines.append(f"        {writer.bind(f'o{k}', storage_map[var])}[0] = {writer.names[var]}")
-    lines.append("        pass")  # a graph of inputs and constants only has no other line
+    if len(lines) == 2:
+        lines.append("        pass")  # a graph of inputs and constants only has no other line
     lines.append("    except Exception as err:  # noqa: BLE001")
     lines.append("        fail(err, locals())")
     source = "\n".join(lines) + "\n"
