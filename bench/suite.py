@@ -1,6 +1,6 @@
 """Run time per call of compiled graphs: eqgraph vs PyTensor's default mode vs NumPy by hand.
 
-    python bench/suite.py [--only NAME,...] [--sizes 10,100000]     (pip install -e ".[bench]")
+    python bench/suite.py [--only NAME,...] [--size small|medium|both]     (pip install -e ".[bench]")
 
 Every case is built once per library from the same code (``T`` is ``eqgraph.tensor`` or
 ``pytensor.tensor``), at two sizes: 10 elements (dispatch-bound) and 1e5 (work-bound; the
@@ -249,7 +249,10 @@ def libraries() -> list:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated substrings of case names")
+    parser.add_argument("--size", default="both", choices=["small", "medium", "both"],
+                        help="small: 10 elements or fewer; medium: 1e5 and more")
     args = parser.parse_args()
+    keep = {"small": lambda n: n <= 10, "medium": lambda n: n > 10, "both": lambda n: True}[args.size]
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
     libs = libraries()
     rng = np.random.default_rng(0)
@@ -265,7 +268,7 @@ def main():
                 f(*case.data(case.sizes[0], rng))
             compile_times[lib.name].append(time.perf_counter() - start)
             functions[lib.name] = f
-        for n in case.sizes:
+        for n in filter(keep, case.sizes):
             values = case.data(n, rng)
             times = {}
             with np.errstate(all="ignore"):

@@ -147,15 +147,20 @@ class Composite(Op):
             reads.append(set().union(*(reads[a] for a in args)))
         return all(len(reads[o]) == self.nin for o in self.outs)
 
-    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+    def make_call(self, node, no_recycling=(), impl=None):
+        """``run(*input values) -> list of output values`` on backend ``impl``, or None where
+        there is no kernel for it (then ``perform`` runs).  The linker's thunk and the
+        straight-line program (``program.py``) both call it."""
         if impl in (None, "numpy"):
             handed_out = set(no_recycling or ())  # outputs a call returns: fresh memory each call
             reusable = [k for k, out in enumerate(node.outputs) if out not in handed_out]
-            run = tiered(self, node, numpy_kernel(self, node, reusable))  # Numba once hot, if installed
-        elif impl == "cupy":
-            run = cupy_kernel(self, node)                       # one ElementwiseKernel
-        else:
-            run = None
+            return tiered(self, node, numpy_kernel(self, node, reusable))  # Numba once hot, if installed
+        if impl == "cupy":
+            return cupy_kernel(self, node)                       # one ElementwiseKernel
+        return None
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        run = self.make_call(node, no_recycling, impl)
         if run is None:
             return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
         from_cells = [storage_map[v] for v in node.inputs]

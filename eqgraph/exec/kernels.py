@@ -30,6 +30,20 @@ BLOCK = 4096
 BLOCKED_FROM = 4 * BLOCK
 
 
+def _second(x, y):
+    """``second(x, y)``: a copy of ``y`` broadcast against ``x``, as the scalar op's NumPy form
+    (``broadcast_to`` then a copy), without ``np.broadcast_shapes`` and ``broadcast_to``'s
+    Python layers (3 us of a 10-element call)."""
+    out = np.empty(np.broadcast(x, y).shape, dtype=y.dtype)
+    np.copyto(out, y)
+    return out
+
+
+#: steps whose NumPy form in a kernel is a faster equivalent of the op's own: x*x as a ufunc
+#: (so it can write into a block), second without the broadcasting helpers
+NUMPY_FORMS = {"sqr": np.square, "second": _second}
+
+
 def numpy_kernel(op, node, reusable=()):
     """``run(*input arrays) -> list of output arrays`` for ``node`` (a Composite's Apply).
 
@@ -44,9 +58,9 @@ def numpy_kernel(op, node, reusable=()):
         if isinstance(step_op, Cast):
             steps.append((None, args, dtype, False))
             continue
-        fn = np.square if step_op.name == "sqr" else step_op.scalar.impl(np)  # x*x, as a ufunc
+        fn = NUMPY_FORMS.get(step_op.name) or step_op.scalar.impl(np)
         in_dtypes = [v.type.numpy_dtype for v in inner_node.inputs]
-        steps.append((fn, args, dtype, _exact(fn, tuple(in_dtypes), dtype) and inner_node.outputs[0].ndim > 0))
+        steps.append((fn, args, dtype, exact_ufunc(fn, tuple(in_dtypes), dtype) and inner_node.outputs[0].ndim > 0))
     whole = _compile(_whole_source(op.nin, steps, op.outs), steps)
     ndim = node.outputs[0].ndim
     if ndim == 0:
@@ -86,7 +100,7 @@ def numpy_kernel(op, node, reusable=()):
 
 
 @functools.lru_cache(maxsize=4096)
-def _exact(fn, in_dtypes: tuple, dtype) -> bool:
+def exact_ufunc(fn, in_dtypes: tuple, dtype) -> bool:
     """Whether ``fn`` is a ufunc whose own loop for ``in_dtypes`` gives ``dtype`` (then
     ``out=`` a block of that dtype computes exactly what a fresh result would)."""
     if not isinstance(fn, np.ufunc):
@@ -109,17 +123,25 @@ def _whole_source(nin, steps, outs) -> str:
     last_use = {a: j for j, (_, args, _, _) in enumerate(steps) for a in args}
     for j, (fn, args, _, exact) in enumerate(steps):
         call = ", ".join(_name(nin, a) for a in args)
-        if fn is None:
-            lines.append(f"    t{j} = array({call}, dtype=d{j})")
-        else:
-            lines.append(f"    t{j} = f{j}({call})")
-            if not exact:
-                lines.append(f"    if type(t{j}) is not ndarray or t{j}.dtype != d{j}: t{j} = asarray(t{j}, dtype=d{j})")
+        lines += ["    " + line for line in step_source(f"t{j}", j, call, fn is None, exact)]
         dead = sorted({a for a in args if a >= nin and last_use[a] == j and a not in outs})
         if dead:
             lines.append(f"    del {', '.join(_name(nin, a) for a in dead)}")
     lines.append(f"    return [{', '.join(_name(nin, o) for o in outs)}]")
     return "\n".join(lines) + "\n"
+
+
+def step_source(target: str, j: int, call: str, is_cast: bool, exact: bool) -> list[str]:
+    """The lines computing step ``j`` into ``target``, what an ``Elemwise`` (or ``Cast``)
+    thunk computes: ``f{j}`` applied to ``call``, the result as an array of dtype ``d{j}``
+    (a cast always copies).  ``exact``: the function is known to return that already."""
+    if is_cast:
+        return [f"{target} = array({call}, dtype=d{j})"]
+    lines = [f"{target} = f{j}({call})"]
+    if not exact:
+        lines.append(f"if type({target}) is not ndarray or {target}.dtype != d{j}: "
+                     f"{target} = asarray({target}, dtype=d{j})")
+    return lines
 
 
 def _blocked_source(nin, steps, outs) -> str:
@@ -180,4 +202,4 @@ def _input_dependencies(nin, steps, outs) -> list:
     return [reads[o] for o in outs]
 
 
-__all__ = ["BLOCK", "numpy_kernel"]
+__all__ = ["BLOCK", "exact_ufunc", "numpy_kernel", "step_source"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.exec.lazy import is_lazy, lazy_run
 from eqgraph.exec.node_errors import raise_with_node
+from eqgraph.exec.program import known_at_link_time, straight_line
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.xp import copy_array
@@ -51,6 +52,7 @@ class Program:
     stats: list | None = None        # per-node NodeStats when profiling
     copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
     options: dict = field(default_factory=dict)  # link()'s keyword arguments, for relink
+    source: str | None = None        # the generated program's source (program.py), if it runs one
 
     def __post_init__(self):
         flags, thunks = self.reset_flags, self.thunks
@@ -95,12 +97,15 @@ def view_roots(order, fgraph) -> dict:
 
 
 def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile: bool = False,
-         transfer=None, impl: str | None = None) -> Program:
+         transfer=None, impl: str | None = None, straight: bool = True) -> Program:
     """Build the program for ``fgraph``.
 
     ``input_cells`` may give the cells of some inputs (shared variables bring
     their own containers); ``transfer`` moves constants to the backend's device;
     ``impl`` (the backend's name) is passed to each op's ``make_thunk``.
+    ``straight``: run the graph as one generated function (``program.py``) where it can
+    (on NumPy, not profiled, no lazy nodes); otherwise, and with ``straight=False``, the
+    thunk loop, which keeps the compute flags and has per-node hooks.
     """
     all_nodes = fgraph.toposort()
     lazy = is_lazy(all_nodes)  # e.g. an ifelse: a run in its own order, freeing at the end (exec/lazy.py)
@@ -115,7 +120,8 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             storage_map[var][0] = transfer(var.data) if transfer else var.data
             compute_map[var][0] = 1
 
-    options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl}
+    options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl, "straight": straight}
+    straight = straight and not lazy and not profile and impl in (None, "numpy")
     folded = _fold_constants(fgraph, all_nodes, storage_map, compute_map, impl)
     order = [node for node in all_nodes if node.outputs[0] not in folded]
     position = {node: i for i, node in enumerate(order)}
@@ -132,8 +138,12 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             if (var.owner is not None and var not in outputs and var not in folded
                     and not _aliases_output(var, roots, outputs)):
                 freed_at.setdefault(i, []).append(var)
+    with_copies = set()
     for i, node in enumerate(order):
         node_storage, pre = _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, copies)
+        if straight:  # thunks are made below, only for the nodes that need theirs
+            with_copies.update([i] if pre else [])
+            continue
         fresh = [o for o in node.outputs if o in handed_out]
         thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=fresh, impl=impl)
         if pre:
@@ -151,6 +161,18 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
                       thunks, reset, folded, roots, stats, copies, options)
     if lazy:
         program.run = lazy_run(program, free_after=allow_gc)
+    elif straight:
+        def thunk_of(i):
+            node = order[i]
+            node_storage, pre = _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, [])
+            fresh = [o for o in node.outputs if o in handed_out]
+            thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=fresh, impl=impl)
+            return _with_copies(pre, thunk) if pre else thunk
+
+        program.run = straight_line(fgraph, order, storage_map, known_at_link_time(fgraph, folded), freed_at,
+                                    handed_out, thunk_of, with_copies,
+                                    aliased={roots[v] for v in fgraph.variables if roots[v] is not v})
+        program.source = program.run.source
     return program
 
 

@@ -213,3 +213,17 @@ def test_intermediates_keep_their_memory_across_calls_but_results_never_do():
     for r, v in zip(second, (b,)):
         np.testing.assert_allclose(r, (v - v.mean()) / np.sqrt(((v - v.mean()) ** 2).mean() + 1e-8))
     assert not any(np.shares_memory(r1, r2) for r1 in first for r2 in second)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [((3,), (3,)), ((2, 3), (3,)), ((), ()), ((4,), ()), ((1,), (2, 1))])
+def test_kernel_forms_of_steps_equal_the_ops_own(x_shape, y_shape):
+    values = np.array([-0.0, np.nan, np.inf, -1.5, 2.0, 0.0])
+    x = np.resize(values, x_shape)
+    for y in (np.resize(values[::-1], y_shape), np.float64(-0.0), np.resize(np.arange(6, dtype="int32"), y_shape)):
+        for name, form in kernels.NUMPY_FORMS.items():
+            op = E[name]
+            args = (x, y)[:op.nin]
+            want, got = op.scalar.impl(np)(*args), form(*args)
+            assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_array_equal(got, want)

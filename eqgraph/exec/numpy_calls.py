@@ -1,0 +1,88 @@
+"""How the generated program (``program.py``) calls common ops on NumPy, one line each.
+
+These ops' ``perform`` is written for any array namespace (``array_namespace``, then
+``xp.reshape``, ``xp.sum``, ...), which costs a few microseconds per call, most of a
+call on small arrays.  On NumPy the program can write the same computation as one
+expression over its locals; each entry here is the NumPy call ``perform`` makes when
+``xp`` is NumPy, so the values are the same to the last bit (``tests/exec/test_program.py``
+compares them with the thunk loop on random graphs):
+
+- ``DimShuffle``: a view by indexing (``x[..., 0]`` drops a length-1 axis, ``x[:, None]``
+  adds one, with an Ellipsis so that a 0-d result is a 0-d array) and ``transpose``;
+- ``Reduce`` (sum, prod, max, min, all, any, mean): ``np.<name>(x, axis=..., keepdims=...)``,
+  or what it calls on an ndarray (``np.add.reduce`` for sum, the sum over the count for a
+  float64 mean);
+- ``MatMul``: ``np.matmul(a, b)``;
+- ``Shape``: ``np.asarray(x.shape, dtype=int64)``.
+
+An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
+``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.elemwise import DimShuffle
+from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce
+from eqgraph.tensor.shape import Shape
+
+
+def _index(items) -> str:
+    """An indexing expression: ``[:, None, ...]``."""
+    return "[" + ", ".join(list(items) + ["..."]) + "]"
+
+
+def _dimshuffle(op, node, args, bind):
+    (x,) = args
+    expr = x
+    if op.drop:
+        expr += _index("0" if i in op.drop else ":" for i in range(op.input_ndim))
+    if op.permutation != tuple(sorted(op.permutation)):
+        expr += f".transpose({op.permutation})"
+    if "x" in op.new_order:
+        expr += _index("None" if o == "x" else ":" for o in op.new_order)
+    return expr, False
+
+
+_NAMESPACE_REDUCTION = type(REDUCTIONS["sum"])  # perform calls xp.<name>(x, axis=, keepdims=)
+
+
+#: np.sum(x, axis, keepdims) is np.add.reduce(x, axis, None, None, keepdims) on an ndarray
+#: (``_wrapreduction``), so the ufunc's own reduce is called directly
+UFUNC_REDUCTIONS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _reduce(op, node, args, bind):
+    if type(REDUCTIONS.get(op.name)) is not _NAMESPACE_REDUCTION or not hasattr(np, op.name):
+        return None  # argmax, logsumexp: perform
+    (x,), axis = args, f"axis={op.axis!r}, keepdims={op.keepdims}"
+    if op.name in UFUNC_REDUCTIONS:
+        return f"{bind(f'np_{op.name}_reduce', UFUNC_REDUCTIONS[op.name].reduce)}({x}, {axis})", True
+    if op.name == "mean" and node.inputs[0].dtype == "float64":
+        # np.mean of float64: the sum divided by the count, an intp (``_methods._mean``);
+        # an empty axis gives NaN as np.mean does (with NumPy's 0/0 warning instead of its own)
+        count = " * ".join(f"{x}.shape[{a}]" for a in op.axis) or "1"
+        return f"{bind('np_add_reduce', np.add.reduce)}({x}, {axis}) / {bind('np_intp', np.intp)}({count})", True
+    return f"{bind('np_' + op.name, getattr(np, op.name))}({x}, {axis})", True
+
+
+def _matmul(op, node, args, bind):
+    return f"{bind('np_matmul', np.matmul)}({args[0]}, {args[1]})", True
+
+
+def _shape(op, node, args, bind):
+    return f"{bind('np_asarray', np.asarray)}({args[0]}.shape, dtype={bind('np_int64', np.int64)})", False
+
+
+#: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None
+NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape}
+
+
+def numpy_call(op, node, args, bind):
+    """``(expression, cast)`` computing ``node`` on NumPy from ``args``, or None (then ``perform``)."""
+    entry = NUMPY_CALLS.get(type(op))
+    return entry(op, node, args, bind) if entry is not None else None
+
+
+__all__ = ["NUMPY_CALLS", "numpy_call"]

@@ -1,0 +1,247 @@
+"""The per-call program as one generated Python function (issue 12).
+
+The thunk loop (``link.py``) pays, for every node, a call of its thunk, a list of
+input values built from storage cells, compute flags, and a wrapper that frees what
+the node was last to read: a few microseconds per node, which at small sizes is most
+of the time of a call.  ``straight_line`` writes the whole linked graph as one
+function instead, with a local variable per value, and prints like the fused kernels
+(``program.source``)::
+
+    def program():
+        v0 = i0[0]                               # the call's arguments, from their cells
+        v2 = f0(v0, k1)                          # Elemwise: its NumPy function, bound as f0
+        v3, = g1(v2)                             # Composite: its kernel (kernels.py)
+        p2(n2, [v3], c2)                         # any other op: its perform and output cells
+        v4 = c2_0[0]; c2_0[0] = None
+        del v2, v3                               # freed after their last reader
+        o0[0] = v4                               # the results, into the output cells
+
+Each node is called the way its thunk would call it, so the values are the thunk
+path's to the last bit:
+- ``Elemwise`` on NumPy: its ufunc, and the thunk's cast to the output dtype where
+  the ufunc's own loop may not give it (``kernels.step_source``); ``Cast``: one copy.
+- ``Composite``: the kernel its thunk runs (``Composite.make_call``: NumPy, Numba when hot).
+- an op with the default ``make_thunk``: ``perform`` with the node's output cells, so an op
+  that reuses the array left in its cell still can; cells of handed-out results are
+  emptied first (``no_recycling``), and cells of values freed at their last reader are
+  emptied once read, as the thunk loop frees them.
+- anything else (a ``make_thunk`` of its own, a ``destroy_map`` copy): its thunk, with
+  the inputs put in their cells first.
+
+A failure raises where it happened, and the line number of the generated frame says which
+node it was; its locals hold the node's inputs, so the error names the op, the inputs'
+shapes and dtypes as the thunk loop does (``node_errors.py``).  Nothing is paid for that
+on the success path.  Compute flags are not kept: this program is not lazy; graphs with
+lazy nodes, profiling and debug mode keep the thunk loop, which has per-node hooks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.exec.composite import Composite
+from eqgraph.exec.kernels import exact_ufunc, step_source
+from eqgraph.exec.node_errors import raise_with_node
+from eqgraph.exec.numpy_calls import numpy_call
+from eqgraph.tensor.elemwise import Cast, Elemwise
+from eqgraph.terms.basic import Constant
+from eqgraph.terms.op import Op
+
+
+def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, thunk_of, own_thunk=(),
+                  aliased=frozenset()):
+    """``run()`` for ``order`` (the linked nodes): reads the input cells, writes the output cells.
+
+    constants: the variables whose values are known at link time (constants, folded values);
+    freed_at: {node position: variables freed after it} (empty with ``allow_gc=False``);
+    handed_out: variables whose memory a call returns (their ops must not recycle cells);
+    thunk_of(i): the thunk for node ``i``, for the nodes that must run through theirs:
+    those in ``own_thunk`` (positions) and those of ops with a ``make_thunk`` of their own;
+    aliased: variables whose memory another variable views (never written in place).
+    """
+    writer = _Writer(storage_map, gc=bool(freed_at))
+    freeable = {v for vs in freed_at.values() for v in vs}
+    lines = ["def program():", "    try:"]
+    for k, var in enumerate(fgraph.inputs):
+        lines.append(f"        {writer.local(var)} = {writer.bind(f'i{k}', storage_map[var])}[0]")
+    for var in constants:
+        writer.known[var] = storage_map[var][0]
+        writer.names[var] = writer.bind(f"k{len(writer.names)}", storage_map[var][0])
+    line_of_node: dict[int, int] = {}   # first line of each node in the source -> node position
+    for i, node in enumerate(order):
+        freed = freed_at.get(i, [])
+        first = len(lines) + 1
+        kind = "thunk" if i in own_thunk else _kind(node.op)
+        writer.dead_here = {v for v in freed if v not in aliased and v not in constants}
+        for line in _node_lines(writer, i, node, kind, handed_out, freeable, thunk_of):
+            lines.append("        " + line)
+        writer.made_by.update((o, kind) for o in node.outputs)
+        for lineno in range(first, len(lines) + 1):
+            line_of_node[lineno] = i
+        dead = [writer.names.pop(v) for v in freed if v in writer.names and v not in constants]
+        if dead:
+            lines.append(f"        del {', '.join(dead)}")
+    for k, var in enumerate(fgraph.outputs):
+        if var.owner is not None and var not in constants:  # inputs and constants are in their cells already
+            lines.append(f"        {writer.bind(f'o{k}', storage_map[var])}[0] = {writer.names[var]}")
+    if len(lines) == 2:
+        lines.append("        pass")  # a graph of inputs and constants only has no other line
+    lines.append("    except Exception as err:  # noqa: BLE001")
+    lines.append("        fail(err, locals())")
+    source = "\n".join(lines) + "\n"
+
+    def fail(err, values):
+        lineno = err.__traceback__.tb_lineno
+        i = line_of_node.get(lineno)
+        if i is None:
+            raise err
+        node = order[i]
+        inputs = [storage_map[v][0] if v in constants else values.get(writer.locals.get(v)) for v in node.inputs]
+        if isinstance(node.op, Composite) and writer.kinds.get(i) == "call":
+            err = _chained(node.op.step_error(node, inputs, err), err)
+        raise_with_node(node, inputs, err)
+
+    writer.namespace["fail"] = fail
+    exec(compile(source, "<eqgraph program>", "exec"), writer.namespace)  # noqa: S102 (our own source)
+    program = writer.namespace["program"]
+    program.source = source
+    return program
+
+
+class _Writer:
+    """Names of values and of the constants bound into the generated function."""
+
+    def __init__(self, storage_map, gc: bool):
+        self.storage_map = storage_map
+        self.gc = gc                # empty the cells that a thunk read, once it ran
+        self.names: dict = {}       # variable -> the local (or bound constant) holding it, while live
+        self.locals: dict = {}      # variable -> its local, for the error of a failing node
+        self.namespace: dict = {"array": np.array, "asarray": np.asarray, "ndarray": np.ndarray}
+        self.kinds: dict = {}       # node position -> how it is called
+        self.made_by: dict = {}     # variable -> how the node computing it is called
+        self.known: dict = {}       # variable -> its value, known at link time
+        self.dead_here: set = set() # values the current node is the last to read (not viewed by others)
+        self.count = 0
+
+    def local(self, var) -> str:
+        self.names[var] = self.locals[var] = name = f"v{self.count}"
+        self.count += 1
+        return name
+
+    def bind(self, name: str, value) -> str:
+        self.namespace[name] = value
+        return name
+
+    def args(self, node) -> str:
+        return ", ".join(self.names[v] for v in node.inputs)
+
+
+def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> list[str]:
+    op = node.op
+    w.kinds[i] = kind
+    if kind == "elemwise":
+        fn, dtype = op.scalar.impl(np), node.outputs[0].type.numpy_dtype
+        exact = node.outputs[0].ndim > 0 and exact_ufunc(fn, tuple(v.type.numpy_dtype for v in node.inputs), dtype)
+        reuse = _dead_buffer(w, node) if exact else None
+        if reuse is None:
+            return _step(w, i, node, fn, dtype, exact)
+        buffer, same_shape = reuse  # in place: a dead intermediate's array holds the result
+        call, target = f"{w.bind(f'f{i}', fn)}({w.args(node)}", w.local(node.outputs[0])
+        if not same_shape:
+            return [f"{target} = {call}, out={buffer})"]
+        return [f"{target} = {call}, out={buffer}) if {same_shape} else {call})"]
+    if kind == "cast":
+        return _step(w, i, node, None, node.outputs[0].type.numpy_dtype, False)
+    if kind == "call":
+        run = op.make_call(node, [o for o in node.outputs if o in handed_out])
+        call = f"{w.bind(f'g{i}', run)}({w.args(node)})"
+        return [f"{', '.join(w.local(o) for o in node.outputs)}, = {call}"]
+    if kind == "perform" and len(node.outputs) == 1:
+        numpy = numpy_call(op, node, [w.names[v] for v in node.inputs], w.bind)
+        if numpy is not None:
+            w.kinds[i] = "numpy"
+            expr, cast = numpy
+            target = w.local(node.outputs[0])
+            w.bind(f"d{i}", node.outputs[0].type.numpy_dtype)
+            return [f"{target} = {expr}"] + (step_source(target, i, target, False, False)[1:] if cast else [])
+    cells = [w.bind(f"c{i}_{k}", w.storage_map[o]) for k, o in enumerate(node.outputs)]
+    lines = [f"{cell}[0] = None" for cell, o in zip(cells, node.outputs) if o in handed_out]
+    if kind == "perform":
+        w.bind(f"n{i}", node)
+        lines.append(f"{w.bind(f'p{i}', op.perform)}(n{i}, [{w.args(node)}], "
+                     f"{w.bind(f'c{i}', [w.storage_map[o] for o in node.outputs])})")
+    else:  # its own thunk, reading its input cells (those of computed values are filled here)
+        filled = [w.bind(f"a{i}_{k}", w.storage_map[v]) for k, v in enumerate(node.inputs) if v.owner is not None
+                  and w.names.get(v, "").startswith("v")]
+        computed = [v for v in node.inputs if v.owner is not None and w.names.get(v, "").startswith("v")]
+        lines += [f"{cell}[0] = {w.names[v]}" for cell, v in zip(filled, computed)]
+        lines.append(f"{w.bind(f't{i}', thunk_of(i))}()")
+        if w.gc:
+            lines += [f"{cell}[0] = None" for cell in filled]
+    for cell, o in zip(cells, node.outputs):
+        lines.append(f"{w.local(o)} = {cell}[0]" + (f"; {cell}[0] = None" if o in freeable else ""))
+    return lines
+
+
+def _dead_buffer(w: _Writer, node):
+    """``(local, condition)``: an input whose array an Elemwise node may write its result into
+    (``out=``), and the run-time test that the result has its shape; or None.
+
+    Only a value this node is the last to read, that no other variable views, and that an
+    Elemwise or a Cast of this program made (a fresh array of its own: never an input, a
+    constant, a shared value, a result handed out or an op's kept buffer), of the output's
+    dtype and rank; the ufunc's own loop gives that dtype (``exact``), so writing in place
+    computes the same values.  The other inputs must have that rank (their shapes are
+    compared at run time) or be constants of one element."""
+    out = node.outputs[0]
+    for var in dict.fromkeys(node.inputs):
+        if (var not in w.dead_here or w.made_by.get(var) not in ("elemwise", "cast")
+                or var.type.numpy_dtype != out.type.numpy_dtype or var.ndim != out.ndim):
+            continue
+        name, checks = w.names[var], []  # the other inputs must not make the result larger
+        for other in node.inputs:
+            if other is var:
+                continue
+            if other in w.known and np.ndim(w.known[other]) <= out.ndim and np.size(w.known[other]) == 1:
+                continue
+            if other.ndim != out.ndim:
+                break
+            checks.append(f"{w.names[other]}.shape == {name}.shape")
+        else:
+            return name, " and ".join(checks)
+    return None
+
+
+def _step(w: _Writer, i, node, fn, dtype, exact) -> list[str]:
+    w.bind(f"f{i}", fn)
+    w.bind(f"d{i}", dtype)
+    call = w.args(node)
+    return step_source(w.local(node.outputs[0]), i, call, fn is None, exact)
+
+
+def _kind(op) -> str:
+    """How the program calls a node of ``op`` (see the module's docstring)."""
+    cls = type(op)
+    if cls.make_thunk is Elemwise.make_thunk and isinstance(op, Elemwise) and cls.perform is Elemwise.perform:
+        return "elemwise"
+    if cls is Cast:
+        return "cast"
+    if cls.make_thunk is Composite.make_thunk and isinstance(op, Composite):
+        return "call"
+    if cls.make_thunk is Op.make_thunk:
+        return "perform"
+    return "thunk"
+
+
+def _chained(new: Exception, cause: Exception) -> Exception:
+    if new is not cause:
+        new.__cause__ = cause
+    return new
+
+
+def known_at_link_time(fgraph, folded) -> list:
+    """The variables bound as constants of the program: constants and folded values."""
+    return [v for v in fgraph.variables if isinstance(v, Constant) or v in folded]
+
+
+__all__ = ["known_at_link_time", "straight_line"]
