@@ -1,0 +1,171 @@
+"""The Dask backend: the same compiled program on chunked, lazy Dask arrays.
+
+``function(..., backend="dask", chunks=...)`` links the extracted, fused graph as
+for NumPy; only the values differ.  Every ``perform`` asks ``array_namespace`` of
+its inputs (``eqgraph/xp.py``), which is array-api-compat's wrapper of
+``dask.array`` for Dask arrays, so reductions are Dask's tree reductions, ``matmul``
+and ``tensordot`` are Dask's blocked ones, and indexing, reshape and concatenate
+are Dask's.  A fused elementwise node (``Composite``) runs its NumPy kernel on each
+chunk (``map_blocks``, ``dask_kernel`` below).  Nothing is computed while the
+program runs: a call builds the task graph, and the results are computed (all
+together) only when the caller passed NumPy arrays.
+
+An op that Dask cannot run chunked (one whose ``perform`` needs a whole value in
+memory: a sort, a decomposition, a Python loop) would make Dask compute its input
+in one piece.  While a program runs, the backend installs a scheduler that refuses
+to compute, so such an op raises ``ChunkedOpError`` naming it (the linker adds the
+node, its inputs and their shapes) instead of silently gathering the array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.exec.backends import BackendUnavailable
+from eqgraph.exec.kernels import numpy_kernel
+from eqgraph.extract.costs import CostModel
+from eqgraph.xp import ChunkedOpError
+
+
+def _import_dask():
+    try:
+        import dask
+        import dask.array as da
+        import array_api_compat.dask.array  # noqa: F401  (the namespace xp.py hands to ops)
+    except ImportError as err:
+        raise BackendUnavailable('backend="dask" needs Dask: pip install "eqgraph[dask]"') from err
+    return dask, da
+
+
+class DaskBackend:
+    """Inputs become Dask arrays; results stay lazy unless every argument was NumPy.
+
+    chunks : how NumPy arguments and shared values are split: None (one chunk), or
+        anything ``dask.array.from_array`` takes (``"auto"``, ``50_000``, ``{0: 50_000}``).
+        A tuple shorter than an array's ndim chunks its leading axes (``(50_000,)`` splits
+        rows and keeps columns whole), so one ``chunks`` serves inputs of any ndim.
+        Dask arrays passed in keep their own chunks.
+    """
+
+    name = "dask"
+
+    def __init__(self, chunks=None):
+        self.dask, self.da = _import_dask()
+        self.chunks = chunks
+
+    # -- moving values ---------------------------------------------------------------
+    def to_device(self, value):
+        if not isinstance(value, np.ndarray) or value.ndim == 0:
+            return value  # Dask arrays as they are; 0-d values broadcast into every chunk
+        return self.da.from_array(value, chunks=self._chunks_for(value.ndim))
+
+    def _chunks_for(self, ndim: int):
+        chunks = self.chunks
+        if chunks is None:
+            return (-1,) * ndim
+        if isinstance(chunks, (tuple, list)) and len(chunks) < ndim:
+            return tuple(chunks) + (-1,) * (ndim - len(chunks))
+        if isinstance(chunks, (tuple, list)) and len(chunks) > ndim:
+            return tuple(chunks[:ndim])
+        return chunks
+
+    @staticmethod
+    def constant_to_device(value):
+        return value  # constants stay NumPy: array_namespace lets Dask take them in
+
+    def to_host(self, value):
+        return value.compute() if isinstance(value, self.da.Array) else value
+
+    def all_to_host(self, values) -> list:
+        """Compute every result in one pass, so shared intermediates are computed once."""
+        return [np.asarray(v) for v in self.dask.compute(*values)]  # 0-d arrays, as NumPy's backend
+
+    def is_device_array(self, value) -> bool:
+        return isinstance(value, self.da.Array)
+
+    def run(self, program_run) -> None:
+        """Run a program, refusing any computation an op would start (``ChunkedOpError``)."""
+        with self.dask.config.set(scheduler=_refuse_to_compute):
+            program_run()
+
+    def cost_model(self) -> CostModel:
+        return dask_cost_model()
+
+
+def _refuse_to_compute(dsk, keys, **kwargs):
+    raise ChunkedOpError(
+        "this op cannot run on chunked Dask arrays: it asked Dask to compute its input in one "
+        "piece, and eqgraph never gathers a Dask array into one chunk silently. Compute that "
+        "part with backend=\"numpy\", or rewrite it with ops Dask runs per chunk")
+
+
+#: On Dask, a materialized intermediate is written to worker memory (and may move between
+#: workers) while fused elementwise work stays inside a chunk; bytes therefore weigh more
+#: against flops than on one machine.  The factor is from bench/dask_scale.py's
+#: "intermediates" lines (an n x n intermediate cost ~10x its flops' share on 2 workers).
+DASK_BYTE_WEIGHT = 10.0
+
+
+def dask_cost_model() -> CostModel:
+    """The cost model extraction uses for ``backend="dask"`` when none is given: plans that
+    keep work chunk-local (small intermediates) win over ones that materialize large arrays,
+    such as the matrix-chain order without an ``n x n`` product, or a reduction before a
+    broadcast rather than after it."""
+    base = CostModel()
+    return CostModel(ns_per_byte=base.ns_per_byte * DASK_BYTE_WEIGHT)
+
+
+# -- fused elementwise nodes, one NumPy kernel per chunk ---------------------------------
+def dask_kernel(op, node):
+    """``run(*values) -> outputs`` for a ``Composite`` on Dask arrays, or None where the
+    reference ``perform`` (each step through the Dask namespace) must run instead: an
+    output that does not read every input has a smaller shape than the chunks'."""
+    if not op.outputs_read_every_input():
+        return None
+    _, da = _import_dask()
+    out_types = [o.type for o in node.outputs]
+    ndim = node.outputs[0].ndim
+    kernel = ChunkKernel(op, [v.type for v in node.inputs])
+    metas = [np.empty((0,) * ndim, dtype=t.numpy_dtype) for t in out_types]
+
+    def run(*values):
+        if not any(isinstance(v, da.Array) for v in values):
+            return kernel.all_outputs(*values)  # constants only: plain NumPy
+        args = [da.from_array(v) if isinstance(v, np.ndarray) and v.ndim else v for v in values]
+        if len(out_types) == 1:
+            return [da.map_blocks(kernel, *args, dtype=out_types[0].numpy_dtype, meta=metas[0])]
+        both = da.map_blocks(kernel, *args, dtype=object, meta=np.empty((0,) * ndim, dtype=object))
+        return [both.map_blocks(_pick, k, dtype=t.numpy_dtype, meta=meta)
+                for k, (t, meta) in enumerate(zip(out_types, metas))]
+
+    return run
+
+
+def _pick(block_outputs, k):
+    return block_outputs[k]
+
+
+class ChunkKernel:
+    """A Composite's NumPy kernel as a picklable callable: workers (other processes)
+    receive the op and its input types and generate the kernel on first use."""
+
+    def __init__(self, op, in_types):
+        self.op = op
+        self.in_types = tuple(in_types)
+        self._run = None
+
+    def all_outputs(self, *blocks) -> list:
+        if self._run is None:
+            node = self.op.make_node(*[t() for t in self.in_types])
+            self._run = numpy_kernel(self.op, node)  # no reusable buffers: chunks are kept
+        return self._run(*blocks)
+
+    def __call__(self, *blocks):
+        results = self.all_outputs(*blocks)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __getstate__(self):
+        return {"op": self.op, "in_types": self.in_types}
+
+    def __setstate__(self, state):
+        self.op, self.in_types, self._run = state["op"], state["in_types"], None
