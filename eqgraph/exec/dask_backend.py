@@ -19,6 +19,9 @@ node, its inputs and their shapes) instead of silently gathering the array.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
+
 import numpy as np
 
 from eqgraph.exec.backends import BackendUnavailable
@@ -127,14 +130,15 @@ def dask_kernel(op, node):
     ndim = node.outputs[0].ndim
     kernel = ChunkKernel(op, [v.type for v in node.inputs])
     metas = [np.empty((0,) * ndim, dtype=t.numpy_dtype) for t in out_types]
+    name = "composite"  # the task graph's layer name (a hash follows)
 
     def run(*values):
         if not any(isinstance(v, da.Array) for v in values):
             return kernel.all_outputs(*values)  # constants only: plain NumPy
         args = [da.from_array(v) if isinstance(v, np.ndarray) and v.ndim else v for v in values]
         if len(out_types) == 1:
-            return [da.map_blocks(kernel, *args, dtype=out_types[0].numpy_dtype, meta=metas[0])]
-        both = da.map_blocks(kernel, *args, dtype=object, meta=np.empty((0,) * ndim, dtype=object))
+            return [da.map_blocks(kernel, *args, dtype=out_types[0].numpy_dtype, meta=metas[0], token=name)]
+        both = da.map_blocks(kernel, *args, dtype=object, meta=np.empty((0,) * ndim, dtype=object), token=name)
         return [both.map_blocks(_pick, k, dtype=t.numpy_dtype, meta=meta)
                 for k, (t, meta) in enumerate(zip(out_types, metas))]
 
@@ -147,12 +151,18 @@ def _pick(block_outputs, k):
 
 class ChunkKernel:
     """A Composite's NumPy kernel as a picklable callable: workers (other processes)
-    receive the op and its input types and generate the kernel on first use."""
+    receive the op and its input types and generate the kernel on first use.
+
+    It holds a fresh copy of the op: the original's cache of inner nodes reaches the
+    compiled graph, its shared variables and their (Dask) values, which would travel
+    with every task and make the pickled graph refer to itself."""
 
     def __init__(self, op, in_types):
-        self.op = op
+        self.op = type(op)(op.nin, op.steps, op.outs)
         self.in_types = tuple(in_types)
         self._run = None
+        # Dask names each task graph layer by a hash of its function: hash the op once
+        self._token = hashlib.sha256(pickle.dumps((self.op, self.in_types))).hexdigest()
 
     def all_outputs(self, *blocks) -> list:
         if self._run is None:
@@ -164,8 +174,11 @@ class ChunkKernel:
         results = self.all_outputs(*blocks)
         return results[0] if len(results) == 1 else tuple(results)
 
+    def __dask_tokenize__(self):
+        return self._token
+
     def __getstate__(self):
-        return {"op": self.op, "in_types": self.in_types}
+        return {"op": self.op, "in_types": self.in_types, "token": self._token}
 
     def __setstate__(self, state):
-        self.op, self.in_types, self._run = state["op"], state["in_types"], None
+        self.op, self.in_types, self._token, self._run = state["op"], state["in_types"], state["token"], None
