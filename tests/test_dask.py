@@ -17,7 +17,7 @@ import dask  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
 import eqgraph.tensor as et  # noqa: E402
-from eqgraph.exec.dask_backend import ChunkedOpError, DaskBackend, dask_cost_model  # noqa: E402
+from eqgraph.exec.dask_backend import ChunkedOpError, DaskBackend, DaskCostModel  # noqa: E402
 from eqgraph.exec.node_errors import NodeError  # noqa: E402
 
 
@@ -216,7 +216,17 @@ def test_a_shared_variable_may_hold_a_dask_array(client):
 
 
 # -- cost model ---------------------------------------------------------------------------------------
-def test_dask_weighs_memory_more_than_the_default_cost_model():
-    default, on_dask = eg.extract.CostModel(), dask_cost_model()
-    assert on_dask.ns_per_byte > default.ns_per_byte
-    assert DaskBackend().cost_model().ns_per_byte == on_dask.ns_per_byte
+def test_dask_cost_model_avoids_the_n_by_n_intermediate_of_a_matrix_chain(client):
+    A, B, v = et.matrix("A"), et.matrix("B"), et.vector("v")
+    f = eg.function([A, B, v], (A @ B) @ v, backend="dask")
+    top = f.stages.optimized.outputs[0].owner
+    assert top.inputs[0] is f.stages.optimized.inputs[0]          # A @ (B @ v): no A @ B
+    a, b, w = X[:6], X[:, :6].T @ X[:, :6], V
+    np.testing.assert_allclose(f(a, b, w), (a @ b) @ w, rtol=1e-12)
+
+
+def test_dask_cost_model_gives_every_unknown_axis_one_length_and_weighs_bytes_more():
+    default, on_dask = eg.extract.CostModel(), DaskCostModel(axis_length=1_000)
+    assert on_dask.ns_per_byte == 10 * default.ns_per_byte
+    assert on_dask.shape(et.matrix().type) == (1_000, 1_000) and on_dask.shape(et.vector().type) == (1_000,)
+    assert on_dask.shape(et.TensorType("float64", (None, 3))) == (1_000, 3)

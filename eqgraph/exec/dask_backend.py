@@ -91,8 +91,9 @@ class DaskBackend:
         with self.dask.config.set(scheduler=_refuse_to_compute):
             program_run()
 
-    def cost_model(self) -> CostModel:
-        return dask_cost_model()
+    @staticmethod
+    def cost_model() -> CostModel:
+        return DaskCostModel()
 
 
 def _refuse_to_compute(dsk, keys, **kwargs):
@@ -102,20 +103,26 @@ def _refuse_to_compute(dsk, keys, **kwargs):
         "part with backend=\"numpy\", or rewrite it with ops Dask runs per chunk")
 
 
-#: On Dask, a materialized intermediate is written to worker memory (and may move between
-#: workers) while fused elementwise work stays inside a chunk; bytes therefore weigh more
-#: against flops than on one machine.  The factor is from bench/dask_scale.py's
-#: "intermediates" lines (an n x n intermediate cost ~10x its flops' share on 2 workers).
-DASK_BYTE_WEIGHT = 10.0
+class DaskCostModel(CostModel):
+    """The cost model extraction uses for ``backend="dask"`` when none is given.
 
+    Dask arrays are the large ones, chunked along their unknown axes; the default model
+    spreads 10,000 elements over a value's unknown axes (a ``(None, None)`` matrix is
+    100 x 100 but a ``(None,)`` vector 10,000 long), so an ``n x n`` intermediate looks
+    no larger than a vector.  Here every unknown axis is ``axis_length`` long: ``(A @ B) @ v``
+    then costs what it does on a cluster (an ``n x n`` product, every chunk of A meeting
+    every chunk of B) and ``A @ (B @ v)`` is chosen.  A materialized intermediate also
+    weighs ``byte_weight`` times more (it is written to worker memory and may travel
+    between workers, while fused elementwise work stays inside a chunk).
+    """
 
-def dask_cost_model() -> CostModel:
-    """The cost model extraction uses for ``backend="dask"`` when none is given: plans that
-    keep work chunk-local (small intermediates) win over ones that materialize large arrays,
-    such as the matrix-chain order without an ``n x n`` product, or a reduction before a
-    broadcast rather than after it."""
-    base = CostModel()
-    return CostModel(ns_per_byte=base.ns_per_byte * DASK_BYTE_WEIGHT)
+    def __init__(self, axis_length: int = 100_000, byte_weight: float = 10.0, **options):
+        super().__init__(**options)
+        self.axis_length = axis_length
+        self.ns_per_byte *= byte_weight
+
+    def shape(self, ttype) -> tuple:
+        return tuple(self.axis_length if s is None else s for s in getattr(ttype, "shape", ()))
 
 
 # -- fused elementwise nodes, one NumPy kernel per chunk ---------------------------------
