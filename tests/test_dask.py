@@ -155,6 +155,17 @@ def test_composite_broadcasts_across_chunks(client):
     np.testing.assert_allclose(got.compute(), np.exp(c) * r + 1, rtol=1e-15)
 
 
+def test_composite_aligns_inputs_chunked_differently(client):
+    # regression: map_blocks took the one-chunk input as broadcastable and paired it whole
+    # with each 10-row chunk of the other ("operands could not be broadcast")
+    x, y = et.vector("x"), et.vector("y")
+    f = eg.function([x, y], [(x - y) ** 2, 2 * (x - y)], backend="dask")
+    a, b = np.arange(40.0), np.linspace(0, 1, 40)
+    sq, twice = dask.compute(*f(da.from_array(a, chunks=10), da.from_array(b, chunks=40)))
+    np.testing.assert_array_equal(sq, (a - b) ** 2)
+    np.testing.assert_array_equal(twice, 2 * (a - b))
+
+
 # -- what Dask cannot run chunked -------------------------------------------------------------
 def test_sort_along_a_chunked_axis_names_the_op_instead_of_gathering_it():
     x = et.matrix("x")

@@ -6,7 +6,7 @@ its inputs (``eqgraph/xp.py``), which is array-api-compat's wrapper of
 ``dask.array`` for Dask arrays, so reductions are Dask's tree reductions, ``matmul``
 and ``tensordot`` are Dask's blocked ones, and indexing, reshape and concatenate
 are Dask's.  A fused elementwise node (``Composite``) runs its NumPy kernel on each
-chunk (``map_blocks``, ``dask_kernel`` below).  Nothing is computed while the
+chunk (``blockwise``, ``dask_kernel`` below).  Nothing is computed while the
 program runs: a call builds the task graph, and the results are computed (all
 together) only when the caller passed NumPy arrays.
 
@@ -132,7 +132,7 @@ def dask_kernel(op, node):
     output that does not read every input has a smaller shape than the chunks'."""
     if not op.outputs_read_every_input():
         return None
-    _, da = _import_dask()
+    dask, da = _import_dask()
     out_types = [o.type for o in node.outputs]
     ndim = node.outputs[0].ndim
     kernel = ChunkKernel(op, [v.type for v in node.inputs])
@@ -142,11 +142,20 @@ def dask_kernel(op, node):
     def run(*values):
         if not any(isinstance(v, da.Array) for v in values):
             return kernel.all_outputs(*values)  # constants only: plain NumPy
-        args = [da.from_array(v) if isinstance(v, np.ndarray) and v.ndim else v for v in values]
+        # blockwise with NumPy's right-aligned axes, as dask.array's own elementwise ops: it
+        # rechunks inputs to common chunks (map_blocks would broadcast a one-chunk input)
+        pairs = []
+        for v in values:
+            if isinstance(v, np.ndarray) and v.ndim:
+                v = da.from_array(v)
+            pairs += [v, tuple(range(v.ndim))[::-1]] if isinstance(v, da.Array) else [v, None]
+        out_index = tuple(range(ndim))[::-1]
         if len(out_types) == 1:
-            return [da.map_blocks(kernel, *args, dtype=out_types[0].numpy_dtype, meta=metas[0], token=name)]
-        both = da.map_blocks(kernel, *args, dtype=object, meta=np.empty((0,) * ndim, dtype=object), token=name)
-        return [both.map_blocks(_pick, k, dtype=t.numpy_dtype, meta=meta)
+            return [da.blockwise(kernel, out_index, *pairs, dtype=out_types[0].numpy_dtype, meta=metas[0],
+                                 name=f"{name}-{dask.base.tokenize(kernel, *values)}")]
+        all_outputs = da.blockwise(kernel, out_index, *pairs, dtype=object, meta=np.empty((0,) * ndim, dtype=object),
+                                   name=f"{name}-{dask.base.tokenize(kernel, *values)}")
+        return [all_outputs.map_blocks(_pick, k, dtype=t.numpy_dtype, meta=meta)
                 for k, (t, meta) in enumerate(zip(out_types, metas))]
 
     return run
