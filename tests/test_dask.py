@@ -186,6 +186,16 @@ def test_an_op_that_would_compute_its_input_raises_naming_the_node():
     assert "Alloc" in str(err.value) and "Apply node that caused the error" in str(err.value)
 
 
+def test_the_refusing_scheduler_is_only_in_force_while_a_program_runs(client):
+    x = et.matrix("x")
+    f = eg.function([x], et.zeros((et.cast(x.sum(), "int64"),)), backend="dask")
+    before = dask.config.get("scheduler", None)
+    with pytest.raises(ChunkedOpError):
+        f(da.ones((4, 3), chunks=2))
+    assert dask.config.get("scheduler", None) == before
+    assert da.ones(3, chunks=1).sum().compute() == 3  # computing works again
+
+
 # -- shapes --------------------------------------------------------------------------------------
 def test_unknown_chunk_sizes_pass_filter_and_static_shape_checks():
     v = et.TensorType("float64", (4, 3))("v")   # static length 4; the Dask array's is NaN

@@ -19,8 +19,10 @@ node, its inputs and their shapes) instead of silently gathering the array.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
+import threading
 
 import numpy as np
 
@@ -87,16 +89,32 @@ class DaskBackend:
         return isinstance(value, self.da.Array)
 
     def run(self, program_run) -> None:
-        """Run a program, refusing any computation an op would start (``ChunkedOpError``)."""
-        with self.dask.config.set(scheduler=_refuse_to_compute):
-            program_run()
+        """Run a program, refusing any computation an op would start (``ChunkedOpError``).
+
+        Dask's scheduler setting is global, so programs run one at a time (they only build
+        task graphs: quick), and computations other threads start meanwhile go to the
+        scheduler that was in force."""
+        with _ONE_PROGRAM_AT_A_TIME:
+            outer = self.dask.base.get_scheduler() or self.dask.threaded.get
+            with self.dask.config.set(scheduler=functools.partial(_refuse_inside_programs, outer)):
+                _inside.program = True
+                try:
+                    program_run()
+                finally:
+                    _inside.program = False
 
     @staticmethod
     def cost_model() -> CostModel:
         return DaskCostModel()
 
 
-def _refuse_to_compute(dsk, keys, **kwargs):
+_ONE_PROGRAM_AT_A_TIME = threading.Lock()
+_inside = threading.local()
+
+
+def _refuse_inside_programs(outer, dsk, keys, **kwargs):
+    if not getattr(_inside, "program", False):
+        return outer(dsk, keys, **kwargs)
     raise ChunkedOpError(
         "this op cannot run on chunked Dask arrays: it asked Dask to compute its input in one "
         "piece, and eqgraph never gathers a Dask array into one chunk silently. Compute that "
@@ -137,7 +155,6 @@ def dask_kernel(op, node):
     ndim = node.outputs[0].ndim
     kernel = ChunkKernel(op, [v.type for v in node.inputs])
     metas = [np.empty((0,) * ndim, dtype=t.numpy_dtype) for t in out_types]
-    name = "composite"  # the task graph's layer name (a hash follows)
 
     def run(*values):
         if not any(isinstance(v, da.Array) for v in values):
@@ -150,11 +167,12 @@ def dask_kernel(op, node):
                 v = da.from_array(v)
             pairs += [v, tuple(range(v.ndim))[::-1]] if isinstance(v, da.Array) else [v, None]
         out_index = tuple(range(ndim))[::-1]
+        layer = f"composite-{dask.base.tokenize(kernel, *values)}"
         if len(out_types) == 1:
             return [da.blockwise(kernel, out_index, *pairs, dtype=out_types[0].numpy_dtype, meta=metas[0],
-                                 name=f"{name}-{dask.base.tokenize(kernel, *values)}")]
-        all_outputs = da.blockwise(kernel, out_index, *pairs, dtype=object, meta=np.empty((0,) * ndim, dtype=object),
-                                   name=f"{name}-{dask.base.tokenize(kernel, *values)}")
+                                 name=layer)]
+        all_outputs = da.blockwise(kernel, out_index, *pairs, dtype=object,
+                                   meta=np.empty((0,) * ndim, dtype=object), name=layer)
         return [all_outputs.map_blocks(_pick, k, dtype=t.numpy_dtype, meta=meta)
                 for k, (t, meta) in enumerate(zip(out_types, metas))]
 
