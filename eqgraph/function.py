@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from eqgraph import egraph
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.exec.backends import get_backend
+from eqgraph.exec.dask_backend import DaskBackend
 from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
 from eqgraph.exec.fusion import fuse
@@ -69,7 +70,8 @@ class Stages:
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
-             exact_extraction=False, no_default_updates=False, mode=None, fusion=True) -> Function:
+             exact_extraction=False, no_default_updates=False, mode=None, fusion=True,
+             chunks=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -81,7 +83,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
     profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
-    backend : "numpy" or "cupy".
+    backend : "numpy", "cupy" or "dask" (Dask arguments give lazy Dask results; NumPy ones are
+        chunked by ``chunks`` and give NumPy results; ``exec/dask_backend.py``).
     rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
     limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation; ``seconds`` bounds
         saturation and the search for a cheaper graph together (the cheapest-first choice is
@@ -98,6 +101,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         naming the rule behind it (``eqgraph/exec/debugmode.py``).
     fusion : fuse connected elementwise nodes into one ``Composite`` node each (``exec/fusion.py``);
         debug mode runs the nodes unfused, each with its own ``debug_perform``.
+    chunks : with ``backend="dask"``, how NumPy arguments and shared values are split into
+        chunks: None (one chunk each) or what ``dask.array.from_array`` takes; a tuple shorter
+        than an array's ndim chunks its leading axes (``(50_000,)``: blocks of rows).
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
@@ -112,7 +118,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
                      cost_model=cost_model, exact_extraction=exact_extraction,
-                     no_default_updates=no_default_updates, mode=mode, fusion=fusion)   # what pickling keeps
+                     no_default_updates=no_default_updates, mode=mode, fusion=fusion,
+                     chunks=chunks)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
@@ -128,7 +135,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
-    runtime = get_backend(backend)
+    runtime = _runtime(backend, chunks)
+    if cost_model is None and hasattr(runtime, "cost_model"):  # e.g. Dask weighs intermediates more
+        cost_model = runtime.cost_model()
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
@@ -143,7 +152,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         optimized = extraction.fgraph
         fused = fuse(optimized) if fusion and not debug else optimized  # exec/fusion.py
         # cells of its own for every input: a call reads the shared values into them
-        program = link(fused, allow_gc=allow_gc, profile=profile, transfer=runtime.to_device,
+        transfer = getattr(runtime, "constant_to_device", runtime.to_device)
+        program = link(fused, allow_gc=allow_gc, profile=profile, transfer=transfer,
                        impl="debug" if debug else runtime.name)  # "debug": ops run debug_perform
 
     stats = ProfileStats(program, name) if profile else None
@@ -154,6 +164,16 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                               profile=stats)
     compiled.compiled_from = (function, arguments)
     return compiled
+
+
+def _runtime(backend, chunks):
+    """The backend object for ``function(backend=..., chunks=...)``."""
+    if backend == "dask":
+        return DaskBackend(chunks)
+    runtime = get_backend(backend)
+    if chunks is not None and runtime.name != "dask":
+        raise ValueError(f'chunks={chunks!r} is for backend="dask"; backend is {runtime.name!r}')
+    return runtime
 
 
 @contextlib.contextmanager

@@ -13,23 +13,42 @@ _BY_TYPE: dict[type, object] = {}
 
 
 def array_namespace(*values):
-    """The namespace of the first array among ``values``; NumPy for Python scalars."""
+    """The namespace of the first non-NumPy array among ``values``; else NumPy.
+
+    NumPy values (constants, shapes) may sit beside another library's arrays: a
+    Dask array plus a NumPy constant is computed by Dask, lazily, not by NumPy
+    (which would bring the Dask array into memory)."""
     for value in values:
-        xp = _BY_TYPE.get(type(value))
-        if xp is not None:
+        xp = _BY_TYPE.get(type(value)) or _namespace_of(value)
+        if xp is not None and xp is not np:
             return xp
-        if is_array_api(value):
-            return _BY_TYPE.setdefault(type(value), _resolve(value))
     return np
 
 
-def is_array_api(value) -> bool:
-    """Whether ``value`` is an array of some array-API library (NumPy's, CuPy's, ...).
+def is_array(value) -> bool:
+    """Whether ``value`` is an array of some array library (not a NumPy scalar)."""
+    if isinstance(value, np.generic):
+        return False
+    return type(value) in _BY_TYPE or _namespace_of(value) is not None
 
-    CuPy 14's ndarray has no ``__array_namespace__`` (seen on an H100), so CuPy is
-    recognised by its module.
-    """
-    return hasattr(value, "__array_namespace__") or type(value).__module__.startswith("cupy")
+
+def _namespace_of(value):
+    """The namespace of an array of a type not seen before (then cached); None if not an array.
+
+    CuPy 14's and Dask's arrays have no ``__array_namespace__`` (CuPy's: seen on an H100), so
+    they are recognised by their modules."""
+    if hasattr(value, "__array_namespace__") or _is_dask_array(value) or _is_cupy_array(value):
+        return _BY_TYPE.setdefault(type(value), _resolve(value))
+    return None
+
+
+def _is_cupy_array(value) -> bool:
+    return type(value).__module__.startswith("cupy")
+
+
+def _is_dask_array(value) -> bool:
+    # Dask's arrays have no __array_namespace__; array-api-compat wraps dask.array
+    return type(value).__module__.startswith("dask.array") and hasattr(value, "chunks")
 
 
 def _resolve(value):
@@ -45,12 +64,67 @@ def _resolve(value):
             import cupy
 
             return cupy
+    if module == "dask":
+        try:
+            import array_api_compat.dask.array as compat
+        except ImportError as err:
+            raise ImportError('Dask arrays need array-api-compat: pip install "eqgraph[dask]"') from err
+        return ChunkedDask(compat)
     return value.__array_namespace__()
 
 
 def is_cupy_namespace(xp) -> bool:
     """Whether ``xp`` (from ``array_namespace``) is CuPy's, or the compat layer's over CuPy."""
     return xp is not np and "cupy" in getattr(xp, "__name__", "")
+
+
+class ChunkedOpError(NotImplementedError):
+    """An op cannot run on chunked Dask arrays: it would need a whole axis (or array) in one
+    chunk, and eqgraph never gathers a Dask array into one chunk silently."""
+
+
+class ChunkedDask:
+    """array-api-compat's ``dask.array`` namespace, less what would gather an axis into one
+    chunk behind the caller's back (its ``sort`` and ``argsort`` rechunk the axis to a single
+    chunk, which on data larger than a worker's memory fails late, or never ends)."""
+
+    def __init__(self, compat):
+        self._compat = compat
+        self.__name__ = compat.__name__
+
+    def __getattr__(self, name):
+        return getattr(self._compat, name)
+
+    def sort(self, x, /, *, axis=-1, **options):
+        _one_chunk_along(x, axis, "sort")
+        return self._compat.sort(x, axis=axis, **options)
+
+    def argsort(self, x, /, *, axis=-1, **options):
+        _one_chunk_along(x, axis, "argsort")
+        return self._compat.argsort(x, axis=axis, **options)
+
+
+def _one_chunk_along(x, axis: int, what: str) -> None:
+    if x.numblocks[axis] > 1:
+        raise ChunkedOpError(
+            f"{what} needs axis {axis} in one chunk, and this Dask array has {x.numblocks[axis]} "
+            f"chunks along it; eqgraph does not rechunk it silently: rechunk the input "
+            f"({{{axis}: -1}}) yourself if it fits in a worker's memory")
+
+
+def shape_array(value):
+    """``value``'s shape as an int64 array, in ``value``'s namespace; on the host (NumPy) for
+    a Dask array, whose shape is metadata: a Dask array of it would have to be computed
+    before a reshape or an alloc could read it."""
+    if not _is_dask_array(value):
+        xp = array_namespace(value)
+        return xp.asarray(tuple(value.shape), dtype=xp.int64)
+    unknown = [i for i, d in enumerate(value.shape) if d != d]  # NaN: chunk sizes not known yet
+    if unknown:
+        raise ValueError(f"the length of axis {unknown[0]} of this Dask array is unknown (NaN) until it "
+                         "is computed (it follows a boolean mask, say); call compute_chunk_sizes() "
+                         "on it, or avoid using its shape")
+    return np.asarray(value.shape, dtype=np.int64)
 
 
 def as_output(xp, value, ttype):
@@ -72,7 +146,7 @@ def copy_array(value):
     """A copy of any array (or of a Python value with a ``copy`` method)."""
     if isinstance(value, np.ndarray):
         return value.copy()
-    if is_array_api(value):
+    if is_array(value):
         return array_namespace(value).asarray(value, copy=True)
     copy = getattr(value, "copy", None)
     return copy() if callable(copy) else value

@@ -1,4 +1,5 @@
-"""Backends: where arrays live while a compiled function runs ("numpy" or "cupy")."""
+"""Backends: where arrays live while a compiled function runs ("numpy", "cupy"; "dask" is in
+``dask_backend.py``, built by ``eqgraph.function``)."""
 
 from __future__ import annotations
 
@@ -65,4 +66,4 @@ def get_backend(name):
         return NumpyBackend()
     if name == "cupy":
         return CupyBackend()
-    raise ValueError(f'Unknown backend {name!r}: use "numpy" or "cupy"')
+    raise ValueError(f'Unknown backend {name!r}: use "numpy", "cupy" or "dask"')

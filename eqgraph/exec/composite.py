@@ -7,7 +7,8 @@ The steps are the original ``Elemwise``/``Cast`` op values, so the reference
 ``perform`` runs exactly the NumPy calls the unfused graph ran, with the same
 dtypes at every step (results are bit-for-bit those of unfused execution, NaN
 and inf included).  ``make_thunk`` picks the kernel: generated NumPy (``kernels.py``),
-Numba once hot (``numba_kernels.py``) or one CuPy ElementwiseKernel (``cupy_kernels.py``).
+Numba once hot (``numba_kernels.py``), one CuPy ElementwiseKernel (``cupy_kernels.py``)
+or the NumPy kernel on each Dask chunk (``dask_backend.py``).
 
 It lives in ``exec`` rather than ``tensor`` because its VJP differentiates the
 scalar graph with ``eqgraph.grad`` (one layer below).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.cupy_kernels import cupy_kernel
+from eqgraph.exec.dask_backend import dask_kernel
 from eqgraph.exec.kernels import numpy_kernel
 from eqgraph.exec.numba_kernels import tiered
 from eqgraph.grad.driver import grad
@@ -157,6 +159,8 @@ class Composite(Op):
             return tiered(self, node, numpy_kernel(self, node, reusable))  # Numba once hot, if installed
         if impl == "cupy":
             return cupy_kernel(self, node)                       # one ElementwiseKernel
+        if impl == "dask":
+            return dask_kernel(self, node)                       # the NumPy kernel per chunk
         return None
 
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):

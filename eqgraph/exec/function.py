@@ -90,6 +90,10 @@ class Function:
         copies = _ResultCopies(program, self._n_inputs, n_outputs, self._updated)
         self._copy_outputs, self._copy_updates = copies.outputs, copies.updates
         self._on_device = backend.name != "numpy"
+        # optional backend hooks: Dask runs the program refusing to compute, and computes
+        # all results in one pass (exec/dask_backend.py)
+        self._run_program = getattr(backend, "run", None)
+        self._all_to_host = getattr(backend, "all_to_host", None)
         self._local = threading.local()
         self._local.storage = _Storage(program, self._n_inputs, n_outputs, self._containers)
         # no shared values read or updated, on the host, not profiled: run, return the outputs
@@ -156,7 +160,10 @@ class Function:
                     to_host = backend.to_host
                 for cell in storage.args:
                     cell[0] = backend.to_device(cell[0])
-            storage.run()
+            if self._run_program is not None:
+                self._run_program(storage.run)
+            else:
+                storage.run()
             outputs = self._outputs(storage, to_host)
             if storage.updates:
                 self._apply_updates(storage)
@@ -173,7 +180,7 @@ class Function:
         for i in self._copy_outputs:
             outputs[i] = copy_array(outputs[i])
         if to_host is not None:
-            outputs = [to_host(o) for o in outputs]
+            outputs = self._all_to_host(outputs) if self._all_to_host else [to_host(o) for o in outputs]
         return outputs
 
     def _apply_updates(self, storage: _Storage):

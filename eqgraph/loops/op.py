@@ -44,7 +44,7 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.graph import toposort
 from eqgraph.terms.op import Op
-from eqgraph.xp import is_array_api
+from eqgraph.xp import is_array
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def _stable(value) -> str:
 def _check_numpy(op, values) -> None:
     """The loop runs on NumPy (its buffers and its compiled step); other arrays are refused."""
     for value in values:  # arrays of another namespace; other values (a random generator) pass
-        if is_array_api(value) and not isinstance(value, (np.ndarray, np.generic)):
+        if is_array(value) and not isinstance(value, np.ndarray):
             raise TypeError(f"{op} runs on the NumPy backend only; one of its inputs is a "
                             f"{type(value).__module__}.{type(value).__name__}")
 

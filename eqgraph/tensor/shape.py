@@ -10,7 +10,7 @@ from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_shape_vars, cast, di
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.op import Op
-from eqgraph.xp import array_namespace, as_output
+from eqgraph.xp import array_namespace, as_output, shape_array
 
 
 class MakeVector(Op):
@@ -74,9 +74,7 @@ class Shape(Op):
         return Apply(self, [x], [TensorType("int64", (x.ndim,))()])
 
     def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        xp = array_namespace(x)
-        output_storage[0][0] = xp.asarray(tuple(x.shape), dtype=xp.int64)
+        output_storage[0][0] = shape_array(inputs[0])
 
     def infer_shape(self, fgraph, node, shapes):
         return [(int64_const(node.inputs[0].ndim),)]

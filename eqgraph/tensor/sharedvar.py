@@ -15,7 +15,7 @@ from eqgraph.tensor.rng_type import copy_generator, random_generator_type
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorVariable
 from eqgraph.terms.basic import Variable
-from eqgraph.xp import copy_array, is_array_api, to_numpy
+from eqgraph.xp import copy_array, is_array, to_numpy
 
 
 class Container(list):
@@ -97,7 +97,7 @@ def shared(value, name=None, borrow: bool = False, shape=None, strict: bool = Fa
         raise TypeError(f"shared() takes a value, not the symbolic variable {value}")
     if isinstance(value, np.random.Generator):  # a random state, for et.random's draws (rng=...)
         return SharedVariable(random_generator_type, value if borrow else copy_generator(value), name=name)
-    arr = value if is_array_api(value) and not isinstance(value, np.generic) else np.asarray(value)
+    arr = value if is_array(value) else np.asarray(value)
     if isinstance(arr, np.ndarray) and arr.dtype.kind in "OUSV":
         raise TypeError(f"shared() cannot hold {type(value).__name__} values")
     if not borrow and _is_callers(arr, value):

@@ -12,7 +12,7 @@ from eqgraph.settings import config
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type, describe_value
-from eqgraph.xp import array_namespace, is_array_api
+from eqgraph.xp import array_namespace, is_array
 
 FLOATX = "float64"  # the default of eqgraph.config.floatX, which is what "floatX" means
 
@@ -131,15 +131,15 @@ class TensorType(Type):
         return data
 
     def _shape_ok(self, shape) -> bool:
-        return all(s is None or s == d for s, d in zip(self.shape, shape))
+        # a Dask array's length along an axis may be unknown until computed: NaN (d != d)
+        return all(s is None or s == d or d != d for s, d in zip(self.shape, shape))
 
     def _shape_str(self) -> str:
         return "(" + ", ".join("?" if s is None else str(s) for s in self.shape) + ("," if self.ndim == 1 else "") + ")"
 
     def _convert(self, data, strict, allow_downcast):
         """Return ``data`` as an array of ``self.dtype``, casting only as far as allowed."""
-        is_array = is_array_api(data) and hasattr(data, "dtype") and not isinstance(data, np.generic)
-        if is_array:
+        if is_array(data) and hasattr(data, "dtype"):
             dtype_name = dtype_name_of(data)
             if dtype_name == self.dtype:
                 return data
