@@ -106,6 +106,10 @@ def _scalar_part(p, allow_array: bool = False):
 
 def _with_inputs(idx_list, inputs):
     """Pairs (entry, array input or None), for entries that read array inputs."""
+    wanted = sum(p in ("?", "a") for e in idx_list for p in (e[1:] if isinstance(e, tuple) else (e,)))
+    if len(inputs) != wanted:
+        raise TypeError(f"the index {{{format_index(idx_list)}}} reads {wanted} index input(s), "
+                        f"{len(inputs)} were given")
     it = iter(inputs)
     for e in idx_list:
         parts = e[1:] if isinstance(e, tuple) else (e,)
@@ -389,8 +393,10 @@ class IncSubtensor(Op):
         self.set_instead_of_inc = bool(set_instead_of_inc)
 
     def __str__(self):
-        kind = "Set" if self.set_instead_of_inc else "Inc"
-        return f"{kind}{type(self).__name__[3:]}{{{format_index(self.idx_list)}}}"
+        name = type(self).__name__  # IncSubtensor, AdvancedIncSubtensor
+        if self.set_instead_of_inc:
+            name = name.replace("Inc", "Set")
+        return f"{name}{{{format_index(self.idx_list)}}}"
 
     def make_node(self, x, y, *index_inputs):
         x, y = as_tensor_variable(x), as_tensor_variable(y)

@@ -66,3 +66,19 @@ def test_index_errors():
 def test_truth_value_of_symbolic_variable():
     with pytest.raises(TypeError, match="truth value"):
         bool(et.dscalar() > 0)
+
+
+def test_an_index_op_given_too_few_index_inputs_says_how_many_it_reads():
+    x = et.dmatrix("x")
+    with pytest.raises(TypeError, match=r"the index \{a\} reads 1 index input\(s\), 0 were given"):
+        et.AdvancedIncSubtensor(("a",), False).make_node(x, x[0])
+
+
+def test_increment_and_set_ops_print_their_names():
+    import numpy as np
+
+    rows = np.array([0, 1])
+    x = et.dmatrix("x")
+    assert str(et.inc_subtensor(x[rows], 1.0).owner.op) == "AdvancedIncSubtensor{a, :}"
+    assert str(et.set_subtensor(x[rows], 1.0).owner.op) == "AdvancedSetSubtensor{a, :}"
+    assert str(et.set_subtensor(x[0], 1.0).owner.op) == "SetSubtensor{0, :}"
