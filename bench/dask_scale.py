@@ -31,16 +31,15 @@ import numpy as np
 warnings.filterwarnings("ignore", "Sending large graph")  # the in-memory sample travels in the graph
 
 
-def start_peak_sampler(interval: float = 0.05) -> None:
+def start_peak_sampler(dask_worker, interval: float = 0.05) -> None:
     """On a worker: sample this process's resident memory every ``interval`` seconds,
     keeping the maximum (``ru_maxrss`` would not do: a spawned worker inherits its
     parent's peak)."""
     import threading
 
     import psutil
-    from distributed import get_worker
 
-    worker, process = get_worker(), psutil.Process()
+    worker, process = dask_worker, psutil.Process()   # client.run passes the worker by this name
     worker.eqgraph_peak_rss = process.memory_info().rss
 
     def sample():
@@ -51,12 +50,9 @@ def start_peak_sampler(interval: float = 0.05) -> None:
     threading.Thread(target=sample, daemon=True).start()
 
 
-def peak_rss_mb() -> float:
-    from distributed import get_worker
-
-    worker = get_worker()
-    worker.eqgraph_stop_sampling = True
-    return worker.eqgraph_peak_rss / 2**20
+def peak_rss_mb(dask_worker) -> float:
+    dask_worker.eqgraph_stop_sampling = True
+    return dask_worker.eqgraph_peak_rss / 2**20
 
 
 def model():
