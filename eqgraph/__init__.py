@@ -13,6 +13,7 @@ from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limit
 from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
+from eqgraph.exec.dask_backend import ChunkedOpError as ChunkedOpError, DaskCostModel as DaskCostModel
 from eqgraph.exec.debugmode import DebugModeError as DebugModeError
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.conditional import ifelse as ifelse
@@ -41,6 +42,7 @@ __all__ = [
     "tensor", "terms",
     # compiling and running
     "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
+    "ChunkedOpError", "DaskCostModel",
     "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # loops
     "scan",

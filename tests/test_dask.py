@@ -196,6 +196,20 @@ def test_the_refusing_scheduler_is_only_in_force_while_a_program_runs(client):
     assert da.ones(3, chunks=1).sum().compute() == 3  # computing works again
 
 
+def test_calls_from_several_threads_build_and_compute_their_own_graphs(client):
+    from concurrent.futures import ThreadPoolExecutor
+
+    x = et.vector("x")
+    f = eg.function([x], [et.exp(x).sum(), (x * 3).max()], backend="dask", chunks=(5,))
+    inputs = [np.arange(20.0) / (k + 1) for k in range(6)]
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(f, inputs))
+    for a, (total, largest) in zip(inputs, results):
+        np.testing.assert_allclose(total, np.exp(a).sum(), rtol=1e-13)
+        assert largest == (a * 3).max()
+    assert da.ones(3, chunks=1).sum().compute() == 3
+
+
 # -- shapes --------------------------------------------------------------------------------------
 def test_unknown_chunk_sizes_pass_filter_and_static_shape_checks():
     v = et.TensorType("float64", (4, 3))("v")   # static length 4; the Dask array's is NaN
