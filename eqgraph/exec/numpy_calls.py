@@ -13,7 +13,7 @@ compares them with the thunk loop on random graphs):
   or what it calls on an ndarray (``np.add.reduce`` for sum, the sum over the count for a
   float64 mean);
 - ``MatMul``: ``np.matmul(a, b)``;
-- ``Shape``: ``np.asarray(x.shape, dtype=int64)``.
+- ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``.
 
 An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
 ``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
@@ -25,7 +25,7 @@ import numpy as np
 
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce
-from eqgraph.tensor.shape import Shape
+from eqgraph.tensor.shape import Reshape, Shape
 
 
 def _index(items) -> str:
@@ -71,12 +71,17 @@ def _matmul(op, node, args, bind):
     return f"{bind('np_matmul', np.matmul)}({args[0]}, {args[1]})", True
 
 
+def _reshape(op, node, args, bind):
+    x, shape = args  # perform: np.reshape(x, the first ndim entries of the shape vector, as ints)
+    return f"{x}.reshape({shape}.tolist()[:{op.ndim}])", False
+
+
 def _shape(op, node, args, bind):
     return f"{bind('np_asarray', np.asarray)}({args[0]}.shape, dtype={bind('np_int64', np.int64)})", False
 
 
 #: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None
-NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape}
+NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape, Reshape: _reshape}
 
 
 def numpy_call(op, node, args, bind):
