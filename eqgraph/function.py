@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -141,12 +140,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         graph = FunctionGraph(inputs + shared_inputs, targets)
-        # profiling times each rule, which needs a session of its own (egraph/sessions.py)
-        with egraph.session(rulesets, time_rules=profile) as session:
-            encoded = session.encode(graph)                             # egraph/encode.py
-            deadline = time.perf_counter() + limits.seconds  # saturation and extraction together
-            report = session.saturate(limits)                           # egraph/saturate.py
-            snapshot = session.snapshot()                               # egraph/snapshot.py
+        # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
+        encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits, time_rules=profile)
+        deadline = started + limits.seconds  # saturation and extraction share the time limit
         # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
         extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph

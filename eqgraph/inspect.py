@@ -24,10 +24,9 @@ def _free_inputs(outputs) -> list:
 
 def _saturated(outputs, rulesets, limits):
     """Encode ``outputs`` over their free inputs, saturate, and snapshot the e-graph."""
-    with egraph.session(egraph.DEFAULT_RULESETS if rulesets is None else rulesets) as session:
-        session.encode(FunctionGraph(_free_inputs(outputs), outputs, clone=False))
-        session.saturate(limits or egraph.Limits())
-        return session.snapshot()
+    graph = FunctionGraph(_free_inputs(outputs), outputs, clone=False)
+    rulesets = egraph.DEFAULT_RULESETS if rulesets is None else rulesets
+    return egraph.optimize(graph, rulesets, limits or egraph.Limits()).snapshot
 
 
 def rewrite(outputs, rulesets=None, limits=None, cost_model=None):

@@ -7,7 +7,8 @@
     saturate.py  running rulesets within ``Limits``; the ``Report``
     snapshot.py  ``EGraphData``: a read-only view of the e-graph for extraction and inspection
 
-    sessions.py  ``session(rulesets)``: one graph's encode, saturate and snapshot, as a ``with`` scope
+    sessions.py  ``session(rulesets)``: one graph's encode, saturate and snapshot, as a ``with`` scope;
+                 ``optimize(graph, rulesets, limits)``: the three in one call
 
 Rules themselves (parsing, naming, file:line, soundness checks) are ``eqgraph.rules``.
 """
@@ -15,8 +16,8 @@ Rules themselves (parsing, naming, file:line, soundness checks) are ``eqgraph.ru
 from eqgraph.egraph.adapter import EgglogError, EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, Report, TypeContradiction
-from eqgraph.egraph.sessions import EGraphSession, session
+from eqgraph.egraph.sessions import EGraphSession, Optimized, optimize, session
 from eqgraph.egraph.snapshot import EGraphData
 
 __all__ = ["DEFAULT_RULESETS", "EGraphData", "EGraphSession", "EgglogError", "EgglogPanic", "EncodedGraph",
-           "Limits", "Report", "TypeContradiction", "session"]
+           "Limits", "Optimized", "Report", "TypeContradiction", "optimize", "session"]

@@ -15,6 +15,9 @@ as a ruleset of its own, which a shared session must not hold), get a fresh sess
 
 from __future__ import annotations
 
+import time
+from typing import NamedTuple
+
 from eqgraph.egraph import pool
 from eqgraph.egraph.encode import EncodedGraph, encode
 from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, Report, saturate
@@ -85,6 +88,26 @@ def session(rulesets=DEFAULT_RULESETS, *, time_rules: bool = False, reuse=None) 
     ``reuse``: which of them a pooled session is prepared with (default: the built-in ones).
     """
     return EGraphSession(rulesets, time_rules=time_rules, reuse=reuse)
+
+
+class Optimized(NamedTuple):
+    """What ``optimize`` leaves: the encoded graph, the saturation report, the snapshot, and
+    when saturation began (``time.perf_counter``; extraction shares saturation's time limit)."""
+
+    encoded: EncodedGraph
+    report: Report
+    snapshot: EGraphData
+    started: float
+
+
+def optimize(fgraph, rulesets=DEFAULT_RULESETS, limits: Limits = Limits(), *, time_rules: bool = False) -> Optimized:
+    """Encode ``fgraph``, saturate it within ``limits`` and snapshot the e-graph, in one session:
+    the e-graph half that ``eqgraph.function``, ``rewrite`` and ``equivalent`` share."""
+    with session(rulesets, time_rules=time_rules) as s:
+        encoded = s.encode(fgraph)
+        started = time.perf_counter()
+        report = s.saturate(limits)
+        return Optimized(encoded, report, s.snapshot(), started)
 
 
 class _ClosedSession:

@@ -60,3 +60,15 @@ def test_timing_rules_uses_a_session_of_its_own():
         report = s.saturate()
     assert pool.pooled() == before
     assert report.rule_seconds["algebra/mul-one"] > 0
+
+
+def test_optimize_is_the_scope_in_one_call_and_gives_the_session_back():
+    x = et.dvector("x")
+    y = x * 1.0
+    encoded, report, snapshot, started = egraph.optimize(FunctionGraph([x], [y], clone=False), BUILTINS,
+                                                         egraph.Limits(iterations=4))
+    assert idle()
+    assert report.matches["algebra/mul-one"] >= 1 and started > 0
+    assert snapshot.class_of(x) == snapshot.class_of(y)
+    with pytest.raises(RuntimeError, match="snapshot"):
+        encoded.session.sizes()
