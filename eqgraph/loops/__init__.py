@@ -6,11 +6,11 @@ in the layers), ``grad.py`` is the reverse mode through the loop, ``shorthands.p
 Aesara's ``map``, ``reduce``, ``foldl`` and ``foldr``.
 """
 
-from eqgraph.loops.build import scan
+from eqgraph.loops.build import scan, until
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.op import Layout, Scan
 from eqgraph.loops.shorthands import foldl, foldr, map, reduce
 
 # map, reduce, foldl and foldr (Aesara's names) stay here: in eqgraph's namespace, a star
 # import would shadow Python's built-in map
-__all__ = ["scan", "map", "reduce", "foldl", "foldr", "Scan", "ScanGrad", "Layout"]
+__all__ = ["scan", "until", "map", "reduce", "foldl", "foldr", "Scan", "ScanGrad", "Layout"]

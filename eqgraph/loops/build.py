@@ -68,7 +68,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
                   for init, taps in states if taps for tap in taps]
     _check_arity(fn, seqs, states, non_seqs)
     returned = fn(*seq_args, *state_args, *non_seqs)
-    outputs, updates = _split_result(returned)
+    outputs, updates, condition = _split_result(returned)
     if not outputs and not updates:
         raise ValueError("scan: fn returned no outputs and no updates, so the loop would compute nothing; "
                          "return the step's new values (and/or an updates dict)")
@@ -85,7 +85,8 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     updates.update(_default_updates(outputs + list(updates.values()), updates))
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
-    inner_outputs = outputs + list(updates.values())
+    # the stop condition travels with the outputs through the substitutions below, last
+    inner_outputs = outputs + list(updates.values()) + ([condition] if condition is not None else [])
     inner_outputs = clone_replace(inner_outputs, dict(zip(shared, shared_args)))
     step_args = seq_args + state_args + shared_args
     invariants = _loop_invariants(inner_outputs, step_args)
@@ -97,7 +98,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(taps for _, taps in states),
                     n_shared=len(shared), n_invariant=len(invariants), has_n_steps=n_steps is not None,
                     go_backwards=bool(go_backwards), truncate_gradient=truncate_gradient)
-    op = Scan(step_args + invariant_args, inner_outputs, layout, name=name)
+    if condition is not None:
+        inner_outputs, condition = inner_outputs[:-1], inner_outputs[-1]
+    op = Scan(step_args + invariant_args, inner_outputs, layout, name=name, until=condition)
     outer = ([n_steps] if n_steps is not None else []) + [x for x, _ in seqs]
     outer += [init for init, taps in states if taps] + shared + invariants
     results = op(*outer, return_list=True)
@@ -203,8 +206,25 @@ def _check_arity(fn, seqs, states, non_seqs) -> None:
         pass
 
 
-def _split_result(returned) -> tuple[list, OrderedDict]:
-    """fn's outputs and updates, from any of the forms Aesara accepts."""
+class until:
+    """``return outputs, eg.until(condition)`` from a scan's ``fn`` (also after the updates):
+    the loop stops after the first step whose ``condition``, a scalar, is true, as Aesara's
+    ``until``. The outputs then have one entry per step that ran; ``n_steps`` or the sequences
+    bound the loop. Gradients through such a loop are not implemented (as in PyTensor)."""
+
+    def __init__(self, condition):
+        self.condition = condition
+
+
+def _split_result(returned) -> tuple[list, OrderedDict, Variable | None]:
+    """fn's outputs, updates and stop condition (None without ``until``), from any of the
+    forms Aesara accepts."""
+    condition = None
+    if isinstance(returned, (tuple, list)) and returned and isinstance(returned[-1], until):
+        condition = _as_variable(returned[-1].condition, "the condition of until")
+        if condition.ndim != 0:
+            raise TypeError(f"scan: until takes a scalar condition, got {condition} of type {condition.type}")
+        returned = returned[0] if len(returned) == 2 else tuple(returned[:-1])
     updates = {}
     if isinstance(returned, dict):
         outputs, updates = [], returned
@@ -223,7 +243,7 @@ def _split_result(returned) -> tuple[list, OrderedDict]:
             checked[key] = key.type.filter_variable(_as_variable(value, f"the update of {key}"))
         except (TypeError, ValueError) as err:
             raise TypeError(f"scan: fn's update of {key} (type {key.type}) has the wrong type: {err}") from err
-    return outputs, checked
+    return outputs, checked, condition
 
 
 def _check_fed_back(o: int, out, init) -> None:

@@ -38,7 +38,7 @@ import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.function import function
-from eqgraph.grad.types import DisconnectedType, disconnected
+from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
@@ -139,9 +139,10 @@ class Scan(Op):
 
     __props__ = ("signature",)
 
-    def __init__(self, inner_inputs, inner_outputs, layout: Layout, name: str | None = None):
+    def __init__(self, inner_inputs, inner_outputs, layout: Layout, name: str | None = None, until=None):
         self.inner_inputs, self.inner_outputs = list(inner_inputs), list(inner_outputs)
         self.layout, self.name = layout, name
+        self.until = until  # the inner stop condition (eg.until), or None: a loop of fixed length
         self.signature = self._sign()
         self._slots = self._layout_slots()
         self._lock = threading.Lock()
@@ -161,7 +162,11 @@ class Scan(Op):
         self.signature = self._sign()
 
     def _sign(self) -> str:
-        return f"{self.name or 'scan'}-{graph_signature(self.inner_inputs, self.inner_outputs, self.layout)}"
+        return f"{self.name or 'scan'}-{graph_signature(self.inner_inputs, self._step_outputs(), self.layout)}"
+
+    def _step_outputs(self) -> list:
+        """What one step computes: the inner outputs, then the stop condition if there is one."""
+        return self.inner_outputs + ([self.until] if self.until is not None else [])
 
     # -- the inner graph, by role --------------------------------------------------------------
     def compiled(self, key: str, build):
@@ -172,7 +177,7 @@ class Scan(Op):
             return self._compiled[key]
 
     def step(self):
-        return self.compiled("step", lambda: function(self.inner_inputs, self.inner_outputs,
+        return self.compiled("step", lambda: function(self.inner_inputs, self._step_outputs(),
                                                       on_unused_input="ignore", name=f"{self.name or 'scan'} step"))
 
     def inner_slots(self) -> list[tuple]:
@@ -210,7 +215,7 @@ class Scan(Op):
             self._check_outer(f"shared variable {j}", value, by_slot[("shared", j, None)].type, leading=False)
         for j, value in enumerate(invariants):
             self._check_outer(f"non-sequence {j}", value, by_slot[("invariant", j, None)].type, leading=False)
-        outputs, steps = [], self._static_steps(n_steps, seqs)
+        outputs, steps = [], self._static_steps(n_steps, seqs) if self.until is None else None
         for o, out in enumerate(self.inner_outputs[:lay.n_outputs]):
             shape = out.type.shape
             if lay.out_taps[o]:
@@ -269,8 +274,11 @@ class Scan(Op):
             results = step(*args)
             for o in range(lay.n_outputs):
                 buffers[o] = self._store(buffers[o], o, lay.history(o) + t, results[o], n)
-            shared = results[lay.n_outputs:]
-        outputs = [self._finish(buffers[o], o) for o in range(lay.n_outputs)]
+            shared = results[lay.n_outputs:lay.n_outputs + lay.n_shared]
+            if self.until is not None and results[-1]:  # this step was the last
+                n = t + 1
+                break
+        outputs = [self._finish(buffers[o], o, n) for o in range(lay.n_outputs)]
         # after no step the final value is the initial one: a copy, never the caller's array
         outputs += [copy.deepcopy(value) if n == 0 else value for value in shared]
         return outputs, records
@@ -311,11 +319,13 @@ class Scan(Op):
         buffer[index] = value
         return buffer
 
-    def _finish(self, buffer, o: int):
+    def _finish(self, buffer, o: int, n: int):
+        """Output ``o``'s ``n`` step values (fewer than allocated where ``until`` stopped the loop)."""
         if buffer is None:  # no step: an empty array of the static shape (unknown axes 0)
             out = self.inner_outputs[o].type
             return np.empty((0, *(s or 0 for s in out.shape)), dtype=out.dtype)
-        return buffer[self.layout.history(o):]
+        start = self.layout.history(o)
+        return buffer[start:start + n]
 
     def perform(self, node, inputs, output_storage):
         outputs, _ = self.run(inputs)
@@ -331,6 +341,9 @@ class Scan(Op):
         return rows
 
     def L_op(self, inputs, outputs, output_grads):
+        if self.until is not None:  # how many steps ran depends on the values: as PyTensor, refused
+            return [grad_not_implemented(self, i, x, "gradients through a scan that stops early (until)")
+                    for i, x in enumerate(inputs)]
         from_outputs = [et.cast(g, o.dtype) if g is not None and isinstance(g.type, TensorType)
                         and isinstance(o.type, TensorType) and g.dtype != o.dtype else g
                         for g, o in zip(output_grads, outputs)]
