@@ -220,6 +220,16 @@ def test_unknown_chunk_sizes_pass_filter_and_static_shape_checks():
     np.testing.assert_array_equal(f(masked).compute(), (np.arange(24.0).reshape(8, 3)[4:] * 2).sum(axis=0))
 
 
+def test_fills_broadcast_to_chunks_of_unknown_size():
+    # second(x, 0) (zeros_like) broadcast with np.broadcast_shapes, which refused NaN lengths
+    x = et.dvector("x")
+    f = eg.function([x], [et.zeros_like(x), et.full_like(x, -0.0) + x * 0 + 2.5], backend="dask")
+    dv = da.from_array(np.arange(10.0), chunks=5)
+    zeros, filled = f(dv[dv > 3])
+    np.testing.assert_array_equal(zeros.compute(), np.zeros(6))
+    np.testing.assert_array_equal(filled.compute(), np.full(6, 2.5))
+
+
 def test_a_shape_that_is_unknown_until_computed_is_a_clear_error():
     x = et.matrix("x")
     f = eg.function([x], x.sum() / x.shape[0], backend="dask")

@@ -83,6 +83,8 @@ def _invert(xp, x):
 
 
 def _second(xp, x, y):
+    if any(d != d for d in (*x.shape, *y.shape)):  # Dask chunks of unknown (NaN) size: no shape to broadcast to
+        return xp.multiply(y, xp.ones_like(x, dtype=y.dtype))  # y * 1 is y, -0.0 and NaN included
     shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     return xp.asarray(xp.broadcast_to(y, shape), copy=True)
 
