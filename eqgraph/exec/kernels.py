@@ -66,7 +66,7 @@ def numpy_kernel(op, node, reusable=()):
     if ndim == 0:
         return whole
     blocked = []  # compiled on first use: most nodes never see a large array
-    depends = _input_dependencies(op.nin, steps, op.outs)
+    depends = op.inputs_read()
     out_dtypes = [steps[o - op.nin][2] for o in op.outs]
     kept = [None] * len(op.outs)              # last call's flat arrays of reusable outputs
     reuse = [k in set(reusable) for k in range(len(op.outs))]
@@ -192,14 +192,6 @@ def _compile(source: str, steps, constants=None):
     kernel = namespace["kernel"]
     kernel.source = source
     return kernel
-
-
-def _input_dependencies(nin, steps, outs) -> list:
-    """For each output, the inputs it reads (directly or through other steps)."""
-    reads = [{k} for k in range(nin)]
-    for _, args, _, _ in steps:
-        reads.append(set().union(*(reads[a] for a in args)))
-    return [reads[o] for o in outs]
 
 
 __all__ = ["BLOCK", "exact_ufunc", "numpy_kernel", "step_source"]
