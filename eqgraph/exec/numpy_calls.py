@@ -14,7 +14,7 @@ compares them with the thunk loop on random graphs):
   float64 mean);
 - ``MatMul``: ``np.matmul(a, b)``;
 - ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``;
-- ``SumToShape``: ``g`` itself where the shapes agree (as ``perform`` returns it), else ``perform``.
+- ``SumToShape``: ``g`` itself where the shapes agree (as ``perform`` returns it), else ``np.add.reduce``.
 
 An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
 ``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
@@ -26,7 +26,8 @@ import numpy as np
 
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce
-from eqgraph.tensor.shape import Reshape, Shape, SumToShape
+from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
+from eqgraph.xp import as_output
 
 
 def _index(items) -> str:
@@ -81,17 +82,15 @@ def _shape(op, node, args, bind):
     return f"{bind('np_asarray', np.asarray)}({args[0]}.shape, dtype={bind('np_int64', np.int64)})", False
 
 
-def _performed(node, *inputs):
-    """The value ``node``'s ``perform`` computes from ``inputs`` (an expression's rare branch)."""
-    cell = [None]
-    node.op.perform(node, list(inputs), [cell])
-    return cell[0]
+def _summed_to(g, like, out_type):
+    """``SumToShape.perform`` on NumPy where it sums: ``np.sum`` of an ndarray is ``np.add.reduce``."""
+    return as_output(np, np.add.reduce(g, axis=summed_axes(g.shape, like.shape), keepdims=True), out_type)
 
 
 def _sum_to_shape(op, node, args, bind):
     g, like = args  # the gradient of an operand that was not broadcast: no sum, no call
-    name = bind(f"node_{id(node):x}", node)
-    return f"{g} if {g}.shape == {like}.shape else {bind('performed', _performed)}({name}, {g}, {like})", False
+    out_type = bind(f"type_{id(node):x}", node.outputs[0].type)
+    return f"{g} if {g}.shape == {like}.shape else {bind('summed_to', _summed_to)}({g}, {like}, {out_type})", False
 
 
 #: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None
