@@ -154,7 +154,7 @@ class Composite(Op):
         return all(len(reads) == self.nin for reads in self.inputs_read())
 
     def make_call(self, node, no_recycling=(), impl=None):
-        """``run(*input values) -> list of output values`` on backend ``impl``, or None where
+        """``run(*input values) -> output values`` (a list or tuple) on backend ``impl``, or None where
         there is no kernel for it (then ``perform`` runs).  The linker's thunk and the
         straight-line program (``program.py``) both call it."""
         if impl in (None, "numpy"):

@@ -145,7 +145,7 @@ def load_kernel(source: str):
 
 
 def numba_kernel(op, node, numpy_run=None):
-    """``run(*inputs) -> outputs`` with Numba, or None where Numba is missing or the node
+    """``run(*inputs) -> tuple of outputs`` with Numba, or None where Numba is missing or the node
     is not supported.
 
     ``guvectorize`` gives every output the full broadcast shape of all the inputs.  An output
@@ -166,23 +166,25 @@ def numba_kernel(op, node, numpy_run=None):
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
-    single = len(op.outs) == 1
-    if not partial:
-        return (lambda *inputs: [kernel(*inputs)]) if single else (lambda *inputs: list(kernel(*inputs)))
+    return _caller(kernel, op.nin, len(op.outs) == 1, sorted(partial), numpy_run)
 
-    # fits(shape, *inputs): every such output has one of its inputs of the kernel's shape
-    # (generated: a loop over the outputs in Python costs more than the kernel on 10 elements)
-    params = ", ".join(f"i{k}" for k in range(op.nin))
-    test = " and ".join("(" + " or ".join(f"i{k}.shape == shape" for k in reads) + ")" for reads in sorted(partial))
-    fits = eval(f"lambda shape, {params}: {test}")  # noqa: S307 (our own source)
 
-    def run(*inputs):
-        outs = [kernel(*inputs)] if single else list(kernel(*inputs))
-        if fits(outs[0].shape, *inputs):
-            return outs
-        return numpy_run(*inputs)   # an output is smaller than the kernel made it
-
-    return run
+def _caller(kernel, nin: int, single: bool, partial: list, numpy_run):
+    """``run(*inputs) -> outputs`` calling ``kernel``, generated as one function: on 10 elements
+    a Python loop over the outputs (or a lambda more) costs as much as the kernel itself.
+    ``partial``: the input sets of outputs that read only some inputs; where none of an
+    output's inputs has the kernel's shape, ``numpy_run`` runs instead."""
+    params = ", ".join(f"i{k}" for k in range(nin))
+    lines = [f"def run({params}):", f"    outs = {'(kernel(' + params + '),)' if single else 'kernel(' + params + ')'}"]
+    if partial:
+        tests = ["(" + " or ".join(f"i{k}.shape == shape" for k in reads) + ")" for reads in partial]
+        lines += ["    shape = outs[0].shape",
+                  f"    if not ({' and '.join(tests)}):",
+                  f"        return numpy_run({params})  # an output is smaller than the kernel made it"]
+    lines.append("    return outs")
+    namespace = {"kernel": kernel, "numpy_run": numpy_run}
+    exec(compile("\n".join(lines) + "\n", "<eqgraph numba caller>", "exec"), namespace)  # noqa: S102 (our own source)
+    return namespace["run"]
 
 
 def tiered(op, node, numpy_run):
