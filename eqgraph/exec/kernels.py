@@ -72,7 +72,7 @@ def numpy_kernel(op, node, reusable=()):
     reuse = [k in set(reusable) for k in range(len(op.outs))]
 
     def run(*inputs):
-        n = max(x.size for x in inputs)
+        n = max([x.size for x in inputs])  # a list: a generator costs more on a few inputs
         if n < BLOCKED_FROM:
             return whole(*inputs)
         shape = np.broadcast_shapes(*[x.shape for x in inputs])
