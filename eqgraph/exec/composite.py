@@ -141,16 +141,20 @@ class Composite(Op):
             # an output never shares memory with an input (a Cast to the same dtype may return it)
             output_storage[k][0] = value.copy() if any(value is v for v in inputs) else value
 
-    def outputs_read_every_input(self) -> bool:
-        """Whether every output depends on every input (then all outputs have the inputs'
-        broadcast shape, as one-loop kernels make them)."""
+    def inputs_read(self) -> list[set]:
+        """For each output, the inputs it depends on (directly or through other steps)."""
         reads = [{k} for k in range(self.nin)]
         for _, args in self.steps:
             reads.append(set().union(*(reads[a] for a in args)))
-        return all(len(reads[o]) == self.nin for o in self.outs)
+        return [reads[o] for o in self.outs]
+
+    def outputs_read_every_input(self) -> bool:
+        """Whether every output depends on every input (then all outputs have the inputs'
+        broadcast shape, as one-loop kernels make them)."""
+        return all(len(reads) == self.nin for reads in self.inputs_read())
 
     def make_call(self, node, no_recycling=(), impl=None):
-        """``run(*input values) -> list of output values`` on backend ``impl``, or None where
+        """``run(*input values) -> output values`` (a list or tuple) on backend ``impl``, or None where
         there is no kernel for it (then ``perform`` runs).  The linker's thunk and the
         straight-line program (``program.py``) both call it."""
         if impl in (None, "numpy"):

@@ -66,13 +66,13 @@ def numpy_kernel(op, node, reusable=()):
     if ndim == 0:
         return whole
     blocked = []  # compiled on first use: most nodes never see a large array
-    depends = _input_dependencies(op.nin, steps, op.outs)
+    depends = op.inputs_read()
     out_dtypes = [steps[o - op.nin][2] for o in op.outs]
     kept = [None] * len(op.outs)              # last call's flat arrays of reusable outputs
     reuse = [k in set(reusable) for k in range(len(op.outs))]
 
     def run(*inputs):
-        n = max(x.size for x in inputs)
+        n = max([x.size for x in inputs])  # a list: a generator costs more on a few inputs
         if n < BLOCKED_FROM:
             return whole(*inputs)
         shape = np.broadcast_shapes(*[x.shape for x in inputs])
@@ -192,14 +192,6 @@ def _compile(source: str, steps, constants=None):
     kernel = namespace["kernel"]
     kernel.source = source
     return kernel
-
-
-def _input_dependencies(nin, steps, outs) -> list:
-    """For each output, the inputs it reads (directly or through other steps)."""
-    reads = [{k} for k in range(nin)]
-    for _, args, _, _ in steps:
-        reads.append(set().union(*(reads[a] for a in args)))
-    return [reads[o] for o in outs]
 
 
 __all__ = ["BLOCK", "exact_ufunc", "numpy_kernel", "step_source"]

@@ -77,7 +77,7 @@ FORMS = {
     "gt": "({0} > {1})", "ge": "({0} >= {1})",
     "and_": "({0} and {1})", "or_": "({0} or {1})", "xor": "({0} != {1})", "invert": "(not {0})",
     "isnan": "math.isnan({0})", "isinf": "math.isinf({0})",
-    "cast_float64": "float({0})", "cast_bool": "({0} != 0)",
+    "cast_float64": "(1.0 * {0})", "cast_bool": "({0} != 0)",  # Numba has no float(bool); 1.0 * x is x
 }
 # fmt: on
 NUMBA_TYPES = {"float64": "float64", "bool": "boolean"}
@@ -144,14 +144,19 @@ def load_kernel(source: str):
         return kernel
 
 
-def numba_kernel(op, node):
-    """``run(*inputs) -> outputs`` with Numba, or None where Numba is missing or the node
-    is not supported; outputs that depend on only some inputs must broadcast to the same
-    shape as the others (``guvectorize`` gives every output the full broadcast shape)."""
+def numba_kernel(op, node, numpy_run=None):
+    """``run(*inputs) -> tuple of outputs`` with Numba, or None where Numba is missing or the node
+    is not supported.
+
+    ``guvectorize`` gives every output the full broadcast shape of all the inputs.  An output
+    that reads only some inputs has that shape exactly when one of those inputs has it (its
+    own broadcast shape then contains the full one); on a call where none does, ``numpy_run``
+    computes the outputs instead.  Without ``numpy_run``, such nodes get no kernel."""
     if numba is None:
         return None
     source = kernel_source(op, node)
-    if source is None or not op.outputs_read_every_input():
+    partial = {tuple(sorted(reads)) for reads in op.inputs_read() if len(reads) < op.nin}
+    if source is None or (partial and numpy_run is None):
         return None
     try:
         loaded = load_kernel(source)
@@ -161,30 +166,44 @@ def numba_kernel(op, node):
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
-    nout = len(op.outs)
-    if nout == 1:
-        return lambda *inputs: [kernel(*inputs)]
-    return lambda *inputs: list(kernel(*inputs))
+    return _caller(kernel, op.nin, len(op.outs) == 1, sorted(partial), numpy_run)
+
+
+def _caller(kernel, nin: int, single: bool, partial: list, numpy_run):
+    """``run(*inputs) -> outputs`` calling ``kernel``, generated as one function: on 10 elements
+    a Python loop over the outputs (or a lambda more) costs as much as the kernel itself.
+    ``partial``: the input sets of outputs that read only some inputs; where none of an
+    output's inputs has the kernel's shape, ``numpy_run`` runs instead."""
+    params = ", ".join(f"i{k}" for k in range(nin))
+    lines = [f"def run({params}):", f"    outs = {'(kernel(' + params + '),)' if single else 'kernel(' + params + ')'}"]
+    if partial:
+        tests = ["(" + " or ".join(f"i{k}.shape == shape" for k in reads) + ")" for reads in partial]
+        lines += ["    shape = outs[0].shape",
+                  f"    if not ({' and '.join(tests)}):",
+                  f"        return numpy_run({params})  # an output is smaller than the kernel made it"]
+    lines.append("    return outs")
+    namespace = {"kernel": kernel, "numpy_run": numpy_run}
+    exec(compile("\n".join(lines) + "\n", "<eqgraph numba caller>", "exec"), namespace)  # noqa: S102 (our own source)
+    return namespace["run"]
 
 
 def tiered(op, node, numpy_run):
     """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
     ``numba_below(op)``, then the Numba kernel for such arrays; ``numpy_run`` itself where
     Numba is missing or cannot compile the node."""
-    if numba is None or node.outputs[0].ndim == 0 or kernel_source(op, node) is None \
-            or not op.outputs_read_every_input():
+    if numba is None or any(o.ndim == 0 for o in node.outputs) or kernel_source(op, node) is None:
         return numpy_run
     calls, fast, below = 0, None, numba_below(op)
 
     def run(*inputs):
         nonlocal calls, fast
-        if below != math.inf and max(x.size for x in inputs) >= below:
+        if below != math.inf and max([x.size for x in inputs]) >= below:
             return numpy_run(*inputs)
         if fast is not None:
             return fast(*inputs)
         calls += 1
         if calls == HOT_CALLS:
-            fast = numba_kernel(op, node)   # None where it failed: NumPy for good
+            fast = numba_kernel(op, node, numpy_run)   # None where it failed: NumPy for good
         return numpy_run(*inputs)
 
     return run

@@ -13,7 +13,8 @@ compares them with the thunk loop on random graphs):
   or what it calls on an ndarray (``np.add.reduce`` for sum, the sum over the count for a
   float64 mean);
 - ``MatMul``: ``np.matmul(a, b)``;
-- ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``.
+- ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``;
+- ``SumToShape``: ``g`` itself where the shapes agree (as ``perform`` returns it), else ``np.add.reduce``.
 
 An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
 ``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
@@ -25,7 +26,8 @@ import numpy as np
 
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce
-from eqgraph.tensor.shape import Reshape, Shape
+from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
+from eqgraph.xp import as_output
 
 
 def _index(items) -> str:
@@ -80,8 +82,20 @@ def _shape(op, node, args, bind):
     return f"{bind('np_asarray', np.asarray)}({args[0]}.shape, dtype={bind('np_int64', np.int64)})", False
 
 
+def _summed_to(g, like, out_type):
+    """``SumToShape.perform`` on NumPy where it sums: ``np.sum`` of an ndarray is ``np.add.reduce``."""
+    return as_output(np, np.add.reduce(g, axis=summed_axes(g.shape, like.shape), keepdims=True), out_type)
+
+
+def _sum_to_shape(op, node, args, bind):
+    g, like = args  # the gradient of an operand that was not broadcast: no sum, no call
+    out_type = bind(f"type_{id(node):x}", node.outputs[0].type)
+    return f"{g} if {g}.shape == {like}.shape else {bind('summed_to', _summed_to)}({g}, {like}, {out_type})", False
+
+
 #: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None
-NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape, Reshape: _reshape}
+NUMPY_CALLS = {DimShuffle: _dimshuffle, Reduce: _reduce, MatMul: _matmul, Shape: _shape, Reshape: _reshape,
+               SumToShape: _sum_to_shape}
 
 
 def numpy_call(op, node, args, bind):

@@ -300,14 +300,19 @@ class SumToShape(Op):
             output_storage[0][0] = g
             return
         xp = array_namespace(g)
-        axes = tuple(i for i, (a, b) in enumerate(zip(g.shape, like.shape)) if b == 1 and a != 1)
-        output_storage[0][0] = as_output(xp, xp.sum(g, axis=axes, keepdims=True), node.outputs[0].type)
+        output_storage[0][0] = as_output(xp, xp.sum(g, axis=summed_axes(g.shape, like.shape), keepdims=True),
+                                         node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
         return [shapes[1]]
 
     def connection_pattern(self, node):
         return [[True], [False]]
+
+
+def summed_axes(g_shape, like_shape) -> tuple:
+    """The axes ``SumToShape`` sums: where ``like`` has size 1 and ``g`` does not."""
+    return tuple(i for i, (a, b) in enumerate(zip(g_shape, like_shape)) if b == 1 and a != 1)
 
 
 def sum_to_shape(g, like):

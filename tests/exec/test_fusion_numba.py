@@ -2,6 +2,8 @@
 the NumPy fallback when Numba is missing, agreement with NumPy on NaN/inf/broadcasting,
 and the on-disk kernel cache (hit and miss).  Tests that compile skip without Numba."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,44 @@ def test_a_new_process_loads_the_cached_kernel(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
             for _ in range(2)]
     assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
+
+
+@needs_numba
+def test_outputs_reading_some_inputs_keep_their_own_shape(tmp_path, monkeypatch):
+    """A fused node whose outputs read different inputs runs with Numba too; where an output's
+    inputs are smaller than the kernel's broadcast shape, that call runs the NumPy kernel."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x, y = et.dvector("x"), et.dvector("y")
+    e = et.exp(x)
+    f = eg.function([x, y], [e + 1, e * y], rulesets=[])
+    g = eg.function([x, y], [e + 1, e * y], rulesets=[], fusion=False)
+    [node] = _composite_nodes(f)
+    assert not node.op.outputs_read_every_input()
+    rng = np.random.default_rng(0)
+    for n, m in [(3, 3), (1, 3), (3, 1), (1, 1), (3, 3)]:
+        a, b = rng.normal(size=n), rng.normal(size=m)
+        for _ in range(4):
+            got = f(a, b)
+        for u, w in zip(got, g(a, b)):
+            assert u.shape == w.shape
+            np.testing.assert_allclose(u, w, rtol=1e-13)
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+
+
+@needs_numba
+def test_a_cast_of_a_comparison_compiles(tmp_path, monkeypatch):
+    """Numba has no float(bool): the cast is written 1.0 * x (the logistic-regression gradient
+    fuses one); before, the kernel failed to compile and warned."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x = et.dvector("x")
+    f = eg.function([x], et.cast(x > 0, "float64") * x, rulesets=[])
+    v = np.array([-1.0, 0.0, 2.0, np.nan])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="eqgraph: Numba could not build")
+        for _ in range(4):
+            with np.errstate(invalid="ignore"):
+                got = f(v)
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+    np.testing.assert_array_equal(got, np.array([-0.0, 0.0, 2.0, np.nan]))

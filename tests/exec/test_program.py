@@ -71,11 +71,13 @@ def test_numpy_calls_give_what_perform_gives_on_views_scalars_and_reductions():
     x3, v, s = et.dtensor3("x3"), et.lvector("v"), et.dscalar("s")
     outs = [x3.dimshuffle(2, "x", 0, 1), et.specify_shape(x3[:, :1, :], (None, 1, None)).dimshuffle(0, 2), s.dimshuffle("x", "x"),
             x3.sum(axis=(0, 2)), x3.max(axis=1, keepdims=True), v.sum(), v.prod(), x3.mean(), x3.mean(axis=(0, 2), keepdims=True), x3.min(axis=2), (v > 0).any(),
-            x3.shape, x3[0] @ x3[1].T, x3[0, 0] @ x3[1, 1], x3.reshape((4, -1)), v.reshape(v.shape)]
+            x3.shape, x3[0] @ x3[1].T, x3[0, 0] @ x3[1, 1], x3.reshape((4, -1)), v.reshape(v.shape),
+            et.sum_to_shape(x3 * 2, x3), et.sum_to_shape(x3 * 3, x3[:, :1, :]),  # as it is, and summed
+            et.sum_to_shape(et.cast(x3, "int8") * 2, x3[:, :1, :])]  # NumPy sums int8 to int64: cast back
     f = eg.function([x3, v, s], outs, rulesets=[], fusion=False)
     source = f.program.source
     assert "np_add_reduce(" in source and "np_max_reduce(" in source and "[None, None, ...]" in source
-    assert ".reshape(" in source
+    assert ".reshape(" in source and "summed_to(" in source
     values = (np.arange(24.0).reshape(2, 3, 4) - 5, np.array([3, -2, 7]), np.float64(1.5))
     got = f(*[np.asarray(value) for value in values])
     assert_bitwise_equal(got, thunk_loop(f, *[np.asarray(value) for value in values]))
