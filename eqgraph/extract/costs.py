@@ -72,7 +72,7 @@ class CostModel:
         self.ns_per_byte = ns_per_byte
         #: the length of every unknown axis, set by ``for_graph``; None prices each value
         #: as if it were the graph's only one (``unknown_size`` elements over its unknown axes)
-        self.axis_length: float | None = None
+        self.unknown_axis: float | None = None
 
     def for_graph(self, types) -> "CostModel":
         """A copy of this model that gives every unknown axis of a graph (``types``: its
@@ -84,20 +84,20 @@ class CostModel:
         with the types of the user's graph, which rewrites do not change."""
         most = max((sum(s is None for s in getattr(t, "shape", None) or ()) for t in types), default=0)
         fitted = copy.copy(self)
-        fitted.axis_length = self.unknown_size ** (1 / most) if most else self.unknown_size
+        fitted.unknown_axis = self.unknown_size ** (1 / most) if most else self.unknown_size
         return fitted
 
     def size(self, ttype) -> float:
         return math.prod(self.shape(ttype))
 
     def shape(self, ttype) -> tuple:
-        """Static shape with unknown axes filled in: each ``axis_length`` long (see
+        """Static shape with unknown axes filled in: each ``unknown_axis`` long (see
         ``for_graph``; unset, ``unknown_size`` elements split evenly among them), and no
         longer than its upper bounds, if it has any (``Bounded``)."""
         dims = getattr(ttype, "shape", ())
         limits = getattr(ttype, "bounds", None) or ((),) * len(dims)
         unknown = sum(s is None for s in dims)
-        each = self.axis_length or (self.unknown_size ** (1 / unknown) if unknown else 1)
+        each = self.unknown_axis or (self.unknown_size ** (1 / unknown) if unknown else 1)
         return tuple(s if s is not None else min([each, *map(self._limit, lims)]) for s, lims in zip(dims, limits))
 
     def _limit(self, limit) -> float:

@@ -8,6 +8,7 @@ import numpy as np
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.exec.dask_backend import DaskCostModel
 from eqgraph.extract.costs import Bounded, CostModel
 
 A, B, m = et.dmatrix("A"), et.dmatrix("B"), et.dmatrix("m")
@@ -70,3 +71,8 @@ def test_a_custom_cost_model_without_for_graph_still_prices_nodes():
     rng = np.random.default_rng(1)
     a, b, x = rng.normal(size=(2, 2)), rng.normal(size=(2, 3)), rng.normal(size=3)
     np.testing.assert_allclose(f(a, b, x), (a @ b) @ x, rtol=1e-12)
+
+
+def test_a_subclass_with_its_own_axis_length_keeps_it():
+    # DaskCostModel sets every unknown axis to its own axis_length: fitting must not reset it
+    assert DaskCostModel(axis_length=1_000).for_graph([A.type, v.type]).shape(v.type) == (1_000,)
