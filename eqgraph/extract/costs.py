@@ -4,14 +4,20 @@ cost = dispatch (Python calls one thunk per node) + work, where work is per
 element of the output for elementwise ops, ``Op.flops`` for matmul and
 reductions, and nothing for views.  Elementwise ops are fused after extraction
 (``exec/fusion.py``), so they pay ``step`` (one more op inside a fused node)
-instead of a dispatch each.  An array with unknown axes is assumed to hold
-``unknown_size`` elements, split evenly among those axes: 10,000 on the machine
-calibrated, ten times the size where an add's work equals a dispatch, so
-elementwise choices (``x**10`` as a pow or as multiplications) are made as for
-large arrays, where they matter.  An unknown axis with known upper bounds (a
-``Bounded`` type: ``x[:10]`` holds at most 10, ``m[0]`` no more than a row of
-``m``) is assumed no larger than they are, so ``exp(x)[:10]`` costs more than
-``exp(x[:10])``, and ``(A @ B)[0]`` more than ``A[0] @ B``, whatever the sizes.  The constants come from ``bench/calibrate.py``
+instead of a dispatch each.  Every unknown axis of one graph is assumed to have
+the same length (``for_graph``), the one at which the values with the most unknown
+axes hold ``unknown_size`` elements: 10,000 on the machine calibrated, ten times the
+size where an add's work equals a dispatch, so elementwise choices (``x**10`` as a
+pow or as multiplications) are made as for large arrays, where they matter.  Beside
+100 x 100 matrices a vector is then 100 long, as long as the rows it meets, so
+``(A @ B) @ v`` costs an n x n product more than ``A @ (B @ v)`` and
+``sum(m * s, axis=1)`` n*n multiplications more than ``s * sum(m, axis=1)``.  (An
+earlier guess spread 10,000 elements over each value's own unknown axes: a vector
+then weighed as much as a matrix and both forms cost the same.)  An unknown axis
+with known upper bounds (a ``Bounded`` type: ``x[:10]`` holds at most 10, ``m[0]``
+no more than a row of ``m``) is assumed no larger than they are, so ``exp(x)[:10]``
+costs more than ``exp(x[:10])``, and ``(A @ B)[0]`` more than ``A[0] @ B``, whatever
+the sizes.  The constants come from ``bench/calibrate.py``
 (``calibrated.py``).  Numerical stability is not priced here: the rule files
 declare the unstable compositions, and extraction ranks terms by them before
 cost (extract/unstable.py, extract/extraction.py).
@@ -22,6 +28,7 @@ child_ops)`` to ``eqgraph.function(..., cost_model=...)``.
 
 from __future__ import annotations
 
+import copy
 import math
 
 from eqgraph.egraph.snapshot import LEAVES
@@ -63,18 +70,34 @@ class CostModel:
         self.unknown_size = unknown_size
         self.ns_per_flop = ns_per_flop
         self.ns_per_byte = ns_per_byte
+        #: the length of every unknown axis, set by ``for_graph``; None prices each value
+        #: as if it were the graph's only one (``unknown_size`` elements over its unknown axes)
+        self.unknown_axis: float | None = None
+
+    def for_graph(self, types) -> "CostModel":
+        """A copy of this model that gives every unknown axis of a graph (``types``: its
+        values' types) one length: the one at which the values with the most unknown axes
+        hold ``unknown_size`` elements (100 where there are matrices, 10,000 where there are
+        only vectors).  Why one length per graph and not one for all graphs: elementwise
+        choices were calibrated at ``unknown_size`` elements, and a fixed 100 would price a
+        graph of vectors as tiny ones.  Extraction calls it, when a cost model has it,
+        with the types of the user's graph, which rewrites do not change."""
+        most = max((sum(s is None for s in getattr(t, "shape", None) or ()) for t in types), default=0)
+        fitted = copy.copy(self)
+        fitted.unknown_axis = self.unknown_size ** (1 / most) if most else self.unknown_size
+        return fitted
 
     def size(self, ttype) -> float:
         return math.prod(self.shape(ttype))
 
     def shape(self, ttype) -> tuple:
-        """Static shape with unknown axes filled in: ``unknown_size`` elements split evenly
-        among them (a ``(None,)`` vector holds 10,000, a ``(None, None)`` matrix 100 x 100),
-        each no more than its upper bounds, if it has any (``Bounded``)."""
+        """Static shape with unknown axes filled in: each ``unknown_axis`` long (see
+        ``for_graph``; unset, ``unknown_size`` elements split evenly among them), and no
+        longer than its upper bounds, if it has any (``Bounded``)."""
         dims = getattr(ttype, "shape", ())
         limits = getattr(ttype, "bounds", None) or ((),) * len(dims)
         unknown = sum(s is None for s in dims)
-        each = self.unknown_size ** (1 / unknown) if unknown else 1
+        each = self.unknown_axis or (self.unknown_size ** (1 / unknown) if unknown else 1)
         return tuple(s if s is not None else min([each, *map(self._limit, lims)]) for s, lims in zip(dims, limits))
 
     def _limit(self, limit) -> float:

@@ -220,8 +220,11 @@ class _Pricer:
     """
 
     def __init__(self, data: EGraphData, decoder: _Decoder, cost_model, unstable: dict):
-        self.data, self.decoder, self.cost_model = data, decoder, cost_model
+        self.data, self.decoder = data, decoder
         self.types, self.node_types = infer_types(data, decoder)
+        # one guess for the unknown sizes of the whole graph (costs.CostModel.for_graph)
+        fit = getattr(cost_model, "for_graph", None)
+        self.cost_model = fit([var.type for var in data.fgraph.variables]) if callable(fit) else cost_model
         self.priced = priced_types(data, self.types)
         self.unstable: dict[str, UnstablePattern] = unstable  # e-node id -> the pattern it matches
         self.weight = 0.0  # the cheapest-first pass ranks by unstable count itself
