@@ -20,7 +20,7 @@ from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, broadcast_static_shapes
 from eqgraph.tensor.extra_ops import eye, tril, triu
 from eqgraph.tensor.math import matmul, matmul_op, max as max_, min as min_, sum as sum_
 from eqgraph.tensor.products import kron
-from eqgraph.tensor.shape import dimshuffle, shape_of
+from eqgraph.tensor.shape import dimshuffle, expand_dims, shape_of, squeeze
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -344,7 +344,12 @@ class Solve(Op):
     def flops(self, inputs, outputs):
         n = int(inputs[0][-1])
         cols = int(inputs[1][-1]) if len(inputs[1]) > 1 else 1
-        systems = _batch_count(outputs[0] if len(inputs[1]) > 1 else (*outputs[0], 1))  # the batch of x
+        # the systems solved: A's and b's batch axes broadcast, read off the inputs (the cost
+        # model guesses unknown sizes of each term on its own: x's guess need not match)
+        batch_a, batch_b = inputs[0][:-2], inputs[1][:-2]
+        width = max(len(batch_a), len(batch_b))
+        padded = [(1,) * (width - len(batch)) + tuple(batch) for batch in (batch_a, batch_b)]
+        systems = int(np.prod([max(int(x), int(y)) for x, y in zip(*padded)], dtype=np.int64))
         return systems * ((n ** 2 if self.triangular else 2 * n ** 3 // 3) + 2 * n * n * cols)
 
 
@@ -418,8 +423,13 @@ def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False):
 def cho_solve(c_and_lower, b):
     """SciPy's ``cho_solve((c, lower), b)``: solve ``A x = b`` from the Cholesky factor ``c`` of ``A``."""
     c, lower = c_and_lower
-    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1)
-    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0)
+    c, b = as_tensor_variable(c), as_tensor_variable(b)
+    # a vector b and a stack of factors: the first solve gives a vector per matrix, (..., M),
+    # which the second would read as one matrix; solve b as a column instead
+    column = b.ndim == 1 and c.ndim > 2
+    y = solve_triangular(c, expand_dims(b, -1) if column else b, lower=lower, trans=0 if lower else 1)
+    x = solve_triangular(c, y, lower=lower, trans=1 if lower else 0)
+    return squeeze(x, axis=-1) if column else x
 
 
 def matrix_power(a, n: int):
