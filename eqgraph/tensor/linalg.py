@@ -408,16 +408,32 @@ def pinv(a):
     return Pinv()(a)
 
 
-def solve(a, b, assume_a="gen", lower=False):
-    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos")."""
-    return Solve(assume_a, lower)(a, b)
+def solve(a, b, assume_a="gen", lower=False, b_ndim=None):
+    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos").
+
+    ``a`` may be a stack of matrices; ``b`` is read as NumPy 2 and PyTensor do: a vector if it
+    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``."""
+    return _solve_with(Solve(assume_a, lower), a, b, b_ndim)
 
 
-def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False):
-    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read."""
+def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None):
+    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``b`` and
+    ``b_ndim`` as in ``solve``."""
     if trans not in (0, 1, "N", "T"):
         raise ValueError(f"solve_triangular: trans must be 0/'N' or 1/'T' for real matrices, not {trans!r}")
-    return Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)(a, b)
+    op = Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)
+    return _solve_with(op, a, b, b_ndim)
+
+
+def _solve_with(op, a, b, b_ndim):
+    """``op(a, b)`` with ``b``'s core a vector (``b_ndim=1``) or a matrix (2; None: 1 for a 1-d b)."""
+    b = as_tensor_variable(b)
+    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
+        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
+                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
+    if b_ndim == 1 and b.ndim > 1:  # a stack of vectors: solve each as a column
+        return squeeze(op(a, expand_dims(b, -1)), axis=-1)
+    return op(a, b)
 
 
 def cho_solve(c_and_lower, b):
@@ -425,11 +441,10 @@ def cho_solve(c_and_lower, b):
     c, lower = c_and_lower
     c, b = as_tensor_variable(c), as_tensor_variable(b)
     # a vector b and a stack of factors: the first solve gives a vector per matrix, (..., M),
-    # which the second would read as one matrix; solve b as a column instead
-    column = b.ndim == 1 and c.ndim > 2
-    y = solve_triangular(c, expand_dims(b, -1) if column else b, lower=lower, trans=0 if lower else 1)
-    x = solve_triangular(c, y, lower=lower, trans=1 if lower else 0)
-    return squeeze(x, axis=-1) if column else x
+    # which the second must read as vectors too, not as one matrix
+    b_ndim = 1 if b.ndim == 1 and c.ndim > 2 else None
+    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1, b_ndim=b_ndim)
+    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0, b_ndim=b_ndim)
 
 
 def matrix_power(a, n: int):
