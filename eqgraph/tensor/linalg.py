@@ -325,7 +325,7 @@ class Solve(Op):
             raise ValueError(f"{self}: A of shape {a.shape} must be square with as many rows as b {b.shape}")
         # SciPy where it exploits the structure; a general system goes to NumPy, whose solve skips
         # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500).  Stacks go
-        # to NumPy too: SciPy reads a 2-d b of a stack of A as a stack of vectors, NumPy 2 as a matrix
+        # to NumPy too, whose broadcasting rules for b (NumPy 2's) this op's types follow
         one_system = a.ndim == 2 and b.ndim <= 2
         if xp is np and _scipy_linalg is not None and one_system and (self.triangular or self.assume_a != "gen"):
             if self.triangular:
