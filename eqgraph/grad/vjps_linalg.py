@@ -4,6 +4,10 @@ Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetri
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
 folded onto that triangle.  Formulas: Murray 2016 (Cholesky), Townsend 2016 (SVD), Seeger et al.
 2017 (QR), Golub & Pereyra 1973 (pseudo-inverse).
+
+Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
+last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
+cotangent whose batch axes were broadcast (a solve's ``A`` and ``b``) is summed back.
 """
 
 from __future__ import annotations
@@ -16,13 +20,50 @@ from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
 E = et.ELEMWISE_OPS
 
 
-def _T(x):
-    return et.transpose(x)
+_T = et.matrix_transpose
+
+
+def _eye_like(x, dtype=None):
+    """The identity matrix of the size of ``x``'s last axis (it broadcasts against a stack)."""
+    return et.eye(et.shape_of(x)[-1], dtype=dtype or x.dtype)
+
+
+def _on_diagonal(x, like):
+    """``x`` (broadcast) on the diagonal of each matrix, zeros elsewhere; a switch, not a product
+    with the identity, so that an infinite ``x`` leaves no NaN off the diagonal."""
+    return E["switch"](_eye_like(like, "bool"), x, et.zeros_like(x))
 
 
 def _diag_of(x):
-    """``x``'s diagonal as a diagonal matrix."""
-    return et.diag(et.diagonal(x))
+    """``x``'s diagonal as a diagonal matrix (per matrix of a stack)."""
+    return _on_diagonal(x, x)
+
+
+def _diag(v):
+    """The diagonal matrix of the vector ``v`` (per vector of a stack)."""
+    return _on_diagonal(_column(v), v)
+
+
+def _row(v):
+    """``v[..., None, :]``: the last axis of ``v`` as a row."""
+    return et.expand_dims(v, -2)
+
+
+def _column(v):
+    """``v[..., :, None]``: the last axis of ``v`` as a column."""
+    return et.expand_dims(v, -1)
+
+
+def _scalar_per_matrix(g):
+    """``g[..., None, None]``: one value per matrix of a stack, broadcast over its matrix."""
+    return _column(_column(g))
+
+
+def _sum_to(g, like):
+    """The cotangent ``g`` of a value broadcast from ``like``'s shape, summed back to it."""
+    if g.ndim > like.ndim:
+        g = et.sum(g, axis=tuple(range(g.ndim - like.ndim)))
+    return et.sum_to_shape(g, like) if like.ndim > 2 else g
 
 
 def _fold(g, lower: bool):
@@ -41,13 +82,13 @@ def _inverse(g, out, a):
 
 @entry("Det", 1)
 def _det(g, out, a):
-    return [g * out * _T(inv(a))]
+    return [_scalar_per_matrix(g * out) * _T(inv(a))]
 
 
 @entry("SlogDet", 1, all_outputs=True)
 def _slogdet(gs, outs, a):
     _, g_log = gs  # the sign is piecewise constant
-    return [None if g_log is None else g_log * _T(inv(a))]
+    return [None if g_log is None else _scalar_per_matrix(g_log) * _T(inv(a))]
 
 
 @entry("Cholesky", 1)
@@ -68,10 +109,10 @@ def _eigh(gs, outs, a, uplo):
     g_w, g_v = gs
     w, v = outs
     # G = V (diag(g_w) + E * (V^T g_v)) V^T with E_ij = 1 / (w_j - w_i) off the diagonal
-    middle = et.zeros_like(v) if g_w is None else et.diag(g_w)
+    middle = et.zeros_like(v) if g_w is None else _diag(g_w)
     if g_v is not None:
-        eye = et.identity_like(v)
-        gaps = et.dimshuffle(w, ("x", 0)) - et.dimshuffle(w, (0, "x"))
+        eye = _eye_like(v)
+        gaps = _row(w) - _column(w)
         middle = middle + (1 - eye) / (gaps + eye) * (_T(v) @ g_v)
     return [_fold(v @ middle @ _T(v), uplo == "L")]
 
@@ -80,19 +121,19 @@ def _eigh(gs, outs, a, uplo):
 def _svd(gs, outs, a, full_matrices, compute_uv):
     if not compute_uv:
         u, s, vh = SVD(False, True)(a)
-        return [(u * et.dimshuffle(gs[0], ("x", 0))) @ vh]
+        return [(u * _row(gs[0])) @ vh]
     g_u, g_s, g_vh = gs
     u, s, vh = outs
-    m, n = a.type.shape
+    m, n = a.type.shape[-2:]
     if full_matrices and (g_u is not None or g_vh is not None) and (m is None or m != n):
         return [grad_not_implemented(SVD(full_matrices, compute_uv), 0, a,
                                      "U and Vh of svd(full_matrices=True) of a matrix that may not be square; "
                                      "use full_matrices=False")]
     v = _T(vh)
-    s_row, s_col = et.dimshuffle(s, ("x", 0)), et.dimshuffle(s, (0, "x"))
-    eye = et.identity_like(et.diag(s))
+    s_row, s_col = _row(s), _column(s)
+    eye = _eye_like(s)
     f = (1 - eye) / (s_row * s_row - s_col * s_col + eye)  # F_ij = 1 / (s_j^2 - s_i^2)
-    middle = et.zeros_like(eye) if g_s is None else et.diag(g_s)
+    middle = et.zeros_like(f) if g_s is None else _diag(g_s)
     result = None
     if g_u is not None:
         middle = middle + (f * (_T(u) @ g_u - _T(g_u) @ u)) * s_row
@@ -110,7 +151,7 @@ def _svd(gs, outs, a, full_matrices, compute_uv):
 def _qr(gs, outs, a, mode):
     q, r = (None, outs[0]) if mode == "r" else outs
     g_q, g_r = (None, gs[0]) if mode == "r" else gs
-    m, n = a.type.shape
+    m, n = a.type.shape[-2:]
     if m is None or n is None or m < n or (mode == "complete" and m != n) or (mode == "r" and m != n):
         return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix whose static shape "
                                      f"{a.type.shape} is not known to be square or tall (reduced)")]
@@ -126,25 +167,29 @@ def _qr(gs, outs, a, mode):
 @entry("Pinv", 1)
 def _pinv(g, out, a):
     p = out
-    left = et.identity_like(a @ p) - a @ p     # I - A A+
-    right = et.identity_like(p @ a) - p @ a    # I - A+ A
+    left = _eye_like(a @ p) - a @ p     # I - A A+
+    right = _eye_like(p @ a) - p @ a    # I - A+ A
     return [-(_T(p) @ g @ _T(p)) + left @ _T(g) @ p @ _T(p) + _T(p) @ p @ _T(g) @ right]
 
 
 @entry("Solve", 2)
 def _solve(g, out, a, b, assume_a, lower, triangular, trans, unit_diagonal):
+    # with a vector b, x and its cotangent are a vector per matrix of A: solve them as columns
+    x, g = (_column(out), _column(g)) if b.ndim == 1 else (out, g)
     if triangular:
         g_b = Solve(assume_a, lower, True, not trans, unit_diagonal)(a, g)
     elif assume_a == "gen":
         g_b = Solve("gen")(_T(a), g)
     else:  # the symmetric matrix solved with is its own transpose
         g_b = Solve(assume_a, lower)(a, g)
-    x, gb2 = (et.dimshuffle(out, (0, "x")), et.dimshuffle(g_b, (0, "x"))) if out.ndim == 1 else (out, g_b)
-    g_used = -(gb2 @ _T(x))  # the cotangent of the matrix the system was solved with
+    g_used = -(g_b @ _T(x))  # the cotangent of the matrix the system was solved with
+    g_b = _sum_to(et.squeeze(g_b, axis=-1) if b.ndim == 1 else g_b, b)
     if triangular:
         g_used = _T(g_used) if trans else g_used
         g_a = (et.tril if lower else et.triu)(g_used)
-        return [g_a - _diag_of(g_a) if unit_diagonal else g_a, g_b]
-    if assume_a in ("sym", "pos"):
-        return [_fold(g_used, lower), g_b]
-    return [g_used, g_b]
+        g_a = g_a - _diag_of(g_a) if unit_diagonal else g_a
+    elif assume_a in ("sym", "pos"):
+        g_a = _fold(g_used, lower)
+    else:
+        g_a = g_used
+    return [_sum_to(g_a, a), g_b]

@@ -26,7 +26,7 @@ from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
-    shape_padright, specify_shape, squeeze, transpose,
+    shape_padright, specify_shape, squeeze, transpose, matrix_transpose,
 )
 from eqgraph.tensor.join import Join, MakeVector, concatenate, make_vector, stack
 from eqgraph.tensor.alloc import (
@@ -144,7 +144,7 @@ __all__ = [
     # shapes
     "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",
-    "transpose",
+    "transpose", "matrix_transpose",
     # joining
     "Join", "MakeVector", "concatenate", "make_vector", "stack",
     # allocation

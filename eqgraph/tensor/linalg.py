@@ -1,8 +1,9 @@
 """Linear algebra, like ``numpy.linalg`` / ``pytensor.tensor.linalg``: ``import eqgraph.tensor as et;
 et.linalg.solve(A, b)``.
 
-Each decomposition or solve is one op on a matrix (2-d; stacks of matrices are not supported
-yet) computed by NumPy; ``solve_triangular`` and ``solve(assume_a=...)`` use SciPy when it is
+Each decomposition or solve is one op on a matrix or a stack of matrices (``(..., M, N)``: the
+last two axes are the matrix, the leading ones a batch, as in NumPy and PyTensor's Blockwise)
+computed by NumPy; ``solve_triangular`` and ``solve(assume_a=...)`` use SciPy when it is
 installed (the ``exact`` extra) and otherwise NumPy on the matrix's triangle, which gives the same
 result.  Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is
 written with these and the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
@@ -14,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
-from eqgraph.tensor.elemwise import ELEMWISE_OPS as E
-from eqgraph.tensor.extra_ops import identity_like, tril, triu
-from eqgraph.tensor.math import matmul, max as max_, min as min_, sum as sum_
+from eqgraph.tensor.alloc import alloc
+from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, broadcast_static_shapes
+from eqgraph.tensor.extra_ops import eye, tril, triu
+from eqgraph.tensor.math import matmul, matmul_op, max as max_, min as min_, sum as sum_
 from eqgraph.tensor.products import kron
-from eqgraph.tensor.shape import transpose
+from eqgraph.tensor.shape import dimshuffle, expand_dims, shape_of, squeeze
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -37,15 +39,31 @@ def float_dtype(dtype: str) -> str:
 
 def _matrix(op, a, square=True):
     a = as_tensor_variable(a)
-    if a.ndim != 2:
-        raise TypeError(f"{op} needs a matrix (2-d), got {a} with {a.ndim} dimensions"
-                        + ("; stacks of matrices are not supported yet" if a.ndim > 2 else ""))
+    if a.ndim < 2:
+        raise TypeError(f"{op} needs a matrix or a stack of matrices (at least 2-d), got {a} with "
+                        f"{a.ndim} dimensions")
     if a.dtype in ("complex64", "complex128"):
         raise TypeError(f"{op}: complex matrices are not supported yet ({a} is {a.dtype})")
-    rows, cols = a.type.shape
+    rows, cols = a.type.shape[-2:]
     if square and rows is not None and cols is not None and rows != cols:
-        raise ValueError(f"{op} needs a square matrix, got {a} of static shape {a.type.shape}")
+        raise ValueError(f"{op} needs square matrices (its last two axes), got {a} of static shape {a.type.shape}")
     return a
+
+
+def _check_square(op, a):
+    """At run time: the last two axes of the array ``a`` are square."""
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{op} needs square matrices (its last two axes), got shape {a.shape}")
+
+
+def _batch(a) -> tuple:
+    """The static sizes of the leading (batch) axes of a stack of matrices; () for one matrix."""
+    return a.type.shape[:-2]
+
+
+def _batch_count(shape) -> int:
+    """How many matrices an input of ``shape`` (sizes, the cost model's guesses) holds."""
+    return int(np.prod([int(s) for s in shape[:-2]], dtype=np.int64))
 
 
 def symmetric_from(xp, a, lower: bool):
@@ -56,21 +74,23 @@ def symmetric_from(xp, a, lower: bool):
 
 
 def _square_size(a):
-    rows, cols = a.type.shape
+    rows, cols = a.type.shape[-2:]
     return rows if rows is not None else cols
 
 
 class LinalgOp(Op):
-    """A NumPy/SciPy function of one square matrix with one output of its own shape and float dtype.
+    """A NumPy/SciPy function of one square matrix (or a stack of them) with one output of its own
+    shape and float dtype.
 
-    Subclasses set ``compute(xp, a)``; this base class gives them ``make_node``, ``infer_shape`` and
-    the check that the matrix is square at run time."""
+    Subclasses set ``compute(xp, a)``, which NumPy's linalg computes for stacks as for one matrix;
+    this base class gives them ``make_node``, ``infer_shape`` and the check that the matrices are
+    square at run time.  Outputs keep the input's batch axes first."""
 
     __props__ = ()
     square = True
 
     def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), (_square_size(a),) * 2)]
+        return [TensorType(float_dtype(a.dtype), _batch(a) + (_square_size(a),) * 2)]
 
     def make_node(self, a):
         a = _matrix(self, a, self.square)
@@ -78,8 +98,8 @@ class LinalgOp(Op):
 
     def perform(self, node, inputs, output_storage):
         (a,) = inputs
-        if self.square and a.shape[0] != a.shape[1]:
-            raise ValueError(f"{self} needs a square matrix, got shape {a.shape}")
+        if self.square:
+            _check_square(self, a)
         xp = array_namespace(a)
         a = xp.astype(a, getattr(xp, float_dtype(node.inputs[0].dtype)))
         results = self.compute(xp, a)
@@ -88,11 +108,11 @@ class LinalgOp(Op):
             cell[0] = as_output(xp, xp.asarray(value, copy=True), out.type)
 
     def infer_shape(self, fgraph, node, shapes):
-        (n, _), = shapes
-        return [tuple(n for _ in range(out.ndim)) for out in node.outputs]
+        (*batch, n, _), = shapes  # each output: the batch axes, then square sizes (none for det)
+        return [(*batch, *(n for _ in range(out.ndim - len(batch)))) for out in node.outputs]
 
     def flops(self, inputs, outputs):
-        return int(inputs[0][0]) ** 3
+        return _batch_count(inputs[0]) * int(inputs[0][-1]) ** 3
 
 
 class MatrixInverse(LinalgOp):
@@ -106,27 +126,21 @@ class Det(LinalgOp):
     """``np.linalg.det``."""
 
     def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), ())]
+        return [TensorType(float_dtype(a.dtype), _batch(a))]
 
     def compute(self, xp, a):
         return xp.linalg.det(a)
-
-    def infer_shape(self, fgraph, node, shapes):
-        return [()]
 
 
 class SlogDet(LinalgOp):
     """``np.linalg.slogdet``: the determinant's sign and the log of its absolute value."""
 
     def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), ())] * 2
+        return [TensorType(float_dtype(a.dtype), _batch(a))] * 2
 
     def compute(self, xp, a):
         sign, logabsdet = xp.linalg.slogdet(a)
         return sign, logabsdet
-
-    def infer_shape(self, fgraph, node, shapes):
-        return [(), ()]
 
 
 class Cholesky(LinalgOp):
@@ -154,8 +168,8 @@ class Eigh(LinalgOp):
         self.UPLO = UPLO
 
     def output_types(self, a):
-        n, dtype = _square_size(a), float_dtype(a.dtype)
-        return [TensorType(dtype, (n,)), TensorType(dtype, (n, n))]
+        n, dtype, batch = _square_size(a), float_dtype(a.dtype), _batch(a)
+        return [TensorType(dtype, (*batch, n)), TensorType(dtype, (*batch, n, n))]
 
     def compute(self, xp, a):
         w, v = xp.linalg.eigh(symmetric_from(xp, a, self.UPLO == "L"))  # the array API's eigh has no UPLO
@@ -172,14 +186,14 @@ class SVD(LinalgOp):
         self.full_matrices, self.compute_uv = bool(full_matrices), bool(compute_uv)
 
     def output_types(self, a):
-        m, n = a.type.shape
+        (m, n), batch = a.type.shape[-2:], _batch(a)
         k = None if m is None or n is None else min(m, n)
         dtype = float_dtype(a.dtype)
-        s = TensorType(dtype, (k,))
+        s = TensorType(dtype, (*batch, k))
         if not self.compute_uv:
             return [s]
         u_cols, v_rows = (m, n) if self.full_matrices else (k, k)
-        return [TensorType(dtype, (m, u_cols)), s, TensorType(dtype, (v_rows, n))]
+        return [TensorType(dtype, (*batch, m, u_cols)), s, TensorType(dtype, (*batch, v_rows, n))]
 
     def compute(self, xp, a):
         if not self.compute_uv:
@@ -188,15 +202,15 @@ class SVD(LinalgOp):
         return u, s, vh
 
     def infer_shape(self, fgraph, node, shapes):
-        (m, n), = shapes
+        (*batch, m, n), = shapes
         k = E["minimum"](m, n)
         if not self.compute_uv:
-            return [(k,)]
-        return [(m, m if self.full_matrices else k), (k,), (n if self.full_matrices else k, n)]
+            return [(*batch, k)]
+        return [(*batch, m, m if self.full_matrices else k), (*batch, k), (*batch, n if self.full_matrices else k, n)]
 
     def flops(self, inputs, outputs):
-        m, n = inputs[0]
-        return 4 * int(m) * int(n) * min(int(m), int(n))
+        m, n = inputs[0][-2:]
+        return _batch_count(inputs[0]) * 4 * int(m) * int(n) * min(int(m), int(n))
 
 
 class QR(LinalgOp):
@@ -211,12 +225,12 @@ class QR(LinalgOp):
         self.mode = mode
 
     def output_types(self, a):
-        m, n = a.type.shape
+        (m, n), batch = a.type.shape[-2:], _batch(a)
         k = None if m is None or n is None else min(m, n)
         dtype = float_dtype(a.dtype)
         rows = m if self.mode == "complete" else k
-        r = TensorType(dtype, (rows, n))
-        return [r] if self.mode == "r" else [TensorType(dtype, (m, rows)), r]
+        r = TensorType(dtype, (*batch, rows, n))
+        return [r] if self.mode == "r" else [TensorType(dtype, (*batch, m, rows)), r]
 
     def compute(self, xp, a):
         if self.mode == "r":
@@ -225,13 +239,13 @@ class QR(LinalgOp):
         return q, r
 
     def infer_shape(self, fgraph, node, shapes):
-        (m, n), = shapes
+        (*batch, m, n), = shapes
         rows = m if self.mode == "complete" else E["minimum"](m, n)
-        return [(rows, n)] if self.mode == "r" else [(m, rows), (rows, n)]
+        return [(*batch, rows, n)] if self.mode == "r" else [(*batch, m, rows), (*batch, rows, n)]
 
     def flops(self, inputs, outputs):
-        m, n = inputs[0]
-        return 2 * int(m) * int(n) ** 2
+        m, n = inputs[0][-2:]
+        return _batch_count(inputs[0]) * 2 * int(m) * int(n) ** 2
 
 
 class Pinv(LinalgOp):
@@ -240,19 +254,22 @@ class Pinv(LinalgOp):
     square = False
 
     def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), a.type.shape[::-1])]
+        return [TensorType(float_dtype(a.dtype), _batch(a) + a.type.shape[:-3:-1])]
 
     def compute(self, xp, a):
         return xp.linalg.pinv(a)
 
     def infer_shape(self, fgraph, node, shapes):
-        (m, n), = shapes
-        return [(n, m)]
+        (*batch, m, n), = shapes
+        return [(*batch, n, m)]
 
 
 # -- solves ------------------------------------------------------------------------------------------
 class Solve(Op):
-    """``x`` with ``A @ x = b`` for a square ``A`` and a vector or matrix ``b``.
+    """``x`` with ``A @ x = b`` for a square ``A`` (or a stack of them) and ``b`` as in NumPy 2:
+    a vector ``(M,)``, solved with every matrix of ``A``, or matrices ``(..., M, K)`` whose batch
+    axes broadcast against ``A``'s.  (A stack of vectors is written ``b[..., None]``.)  ``x`` has
+    the shape of ``A @ b``.
 
     ``assume_a`` is SciPy's: "gen" (any), "sym" (symmetric), "pos" (symmetric positive definite);
     with "sym"/"pos" only the ``lower`` (or upper) triangle of ``A`` is read.  ``SolveTriangular``
@@ -274,23 +291,26 @@ class Solve(Op):
 
     def make_node(self, a, b):
         a, b = _matrix(self, a), as_tensor_variable(b)
-        if b.ndim not in (1, 2):
-            raise TypeError(f"{self}: b must be a vector or a matrix, got {b} with {b.ndim} dimensions")
+        if b.ndim == 0:
+            raise TypeError(f"{self}: b must be a vector (M,) or matrices (..., M, K), got the scalar {b}")
         if b.dtype in ("complex64", "complex128"):  # the float result would drop the imaginary part
             raise TypeError(f"{self}: complex right-hand sides are not supported yet ({b} is {b.dtype})")
-        n, rows = _square_size(a), b.type.shape[0]
+        n, rows = _square_size(a), b.type.shape[_rows_axis(b)]
         if n is not None and rows is not None and n != rows:
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and b {b} of shape {b.type.shape} do not "
                              "match (A's rows must equal b's)")
+        batch = _batch(a) if b.ndim == 1 else _broadcast_batches(self, a, b)
+        cols = () if b.ndim == 1 else (b.type.shape[-1],)
+        shape = (*batch, n if n is not None else rows, *cols)
         dtype = np.result_type(float_dtype(a.dtype), b.dtype).name
-        return Apply(self, [a, b], [TensorType(float_dtype(dtype), (n if n is not None else rows, *b.type.shape[1:]))()])
+        return Apply(self, [a, b], [TensorType(float_dtype(dtype), shape)()])
 
     def matrix(self, xp, a):
         """The matrix this solve really uses: the triangle it reads, symmetrized or transposed."""
         if self.triangular:
             a = xp.tril(a) if self.lower else xp.triu(a)
             if self.unit_diagonal:
-                a = a - (a - xp.tril(a, k=-1) - xp.triu(a, k=1)) + xp.eye(a.shape[0], dtype=a.dtype)
+                a = a - (a - xp.tril(a, k=-1) - xp.triu(a, k=1)) + xp.eye(a.shape[-1], dtype=a.dtype)
             return xp.matrix_transpose(a) if self.trans else a
         if self.assume_a in ("sym", "pos"):
             return symmetric_from(xp, a, self.lower)
@@ -301,11 +321,13 @@ class Solve(Op):
         xp = array_namespace(a, b)
         dtype = getattr(xp, node.outputs[0].type.dtype)
         a, b = xp.astype(a, dtype), xp.astype(b, dtype)
-        if a.shape[0] != a.shape[1] or a.shape[0] != b.shape[0]:
+        if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[_rows_axis(b)]:
             raise ValueError(f"{self}: A of shape {a.shape} must be square with as many rows as b {b.shape}")
         # SciPy where it exploits the structure; a general system goes to NumPy, whose solve skips
-        # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500)
-        if xp is np and _scipy_linalg is not None and (self.triangular or self.assume_a != "gen"):
+        # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500).  Stacks go
+        # to NumPy too, whose broadcasting rules for b (NumPy 2's) this op's types follow
+        one_system = a.ndim == 2 and b.ndim <= 2
+        if xp is np and _scipy_linalg is not None and one_system and (self.triangular or self.assume_a != "gen"):
             if self.triangular:
                 x = _scipy_linalg.solve_triangular(a, b, lower=self.lower, trans=int(self.trans),
                                                    unit_diagonal=self.unit_diagonal, check_finite=False)
@@ -316,13 +338,32 @@ class Solve(Op):
         output_storage[0][0] = as_output(xp, xp.asarray(x, copy=True), node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
-        sa, sb = shapes
-        return [(sa[0], *sb[1:])]
+        # the shape of A @ b (NumPy 2's rules for b are matmul's): matmul works it out
+        return matmul_op.infer_shape(fgraph, node, shapes)
 
     def flops(self, inputs, outputs):
-        n = int(inputs[0][0])
-        cols = int(inputs[1][1]) if len(inputs[1]) > 1 else 1
-        return (n ** 2 if self.triangular else 2 * n ** 3 // 3) + 2 * n * n * cols
+        n = int(inputs[0][-1])
+        cols = int(inputs[1][-1]) if len(inputs[1]) > 1 else 1
+        # the systems solved: A's and b's batch axes broadcast, read off the inputs (the cost
+        # model guesses unknown sizes of each term on its own: x's guess need not match)
+        batch_a, batch_b = inputs[0][:-2], inputs[1][:-2]
+        width = max(len(batch_a), len(batch_b))
+        padded = [(1,) * (width - len(batch)) + tuple(batch) for batch in (batch_a, batch_b)]
+        systems = int(np.prod([max(int(x), int(y)) for x, y in zip(*padded)], dtype=np.int64))
+        return systems * ((n ** 2 if self.triangular else 2 * n ** 3 // 3) + 2 * n * n * cols)
+
+
+def _rows_axis(b) -> int:
+    """The axis of ``b`` that ``A``'s rows meet: a vector's only one, else the second to last."""
+    return 0 if b.ndim == 1 else b.ndim - 2
+
+
+def _broadcast_batches(op, a, b) -> tuple:
+    """The static batch sizes of ``a`` and ``b``'s batch axes broadcast (right-aligned, as matmul)."""
+    batch_a, batch_b = _batch(a), _batch(b)
+    n = max(len(batch_a), len(batch_b))
+    padded = [TensorType(x.dtype, (1,) * (n - len(batch)) + batch)() for x, batch in ((a, batch_a), (b, batch_b))]
+    return broadcast_static_shapes(op, padded) if n else ()
 
 
 # -- the user's functions --------------------------------------------------------------------------------
@@ -367,23 +408,43 @@ def pinv(a):
     return Pinv()(a)
 
 
-def solve(a, b, assume_a="gen", lower=False):
-    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos")."""
-    return Solve(assume_a, lower)(a, b)
+def solve(a, b, assume_a="gen", lower=False, b_ndim=None):
+    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos").
+
+    ``a`` may be a stack of matrices; ``b`` is read as NumPy 2 and PyTensor do: a vector if it
+    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``."""
+    return _solve_with(Solve(assume_a, lower), a, b, b_ndim)
 
 
-def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False):
-    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read."""
+def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None):
+    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``b`` and
+    ``b_ndim`` as in ``solve``."""
     if trans not in (0, 1, "N", "T"):
         raise ValueError(f"solve_triangular: trans must be 0/'N' or 1/'T' for real matrices, not {trans!r}")
-    return Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)(a, b)
+    op = Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)
+    return _solve_with(op, a, b, b_ndim)
+
+
+def _solve_with(op, a, b, b_ndim):
+    """``op(a, b)`` with ``b``'s core a vector (``b_ndim=1``) or a matrix (2; None: 1 for a 1-d b)."""
+    b = as_tensor_variable(b)
+    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
+        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
+                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
+    if b_ndim == 1 and b.ndim > 1:  # a stack of vectors: solve each as a column
+        return squeeze(op(a, expand_dims(b, -1)), axis=-1)
+    return op(a, b)
 
 
 def cho_solve(c_and_lower, b):
     """SciPy's ``cho_solve((c, lower), b)``: solve ``A x = b`` from the Cholesky factor ``c`` of ``A``."""
     c, lower = c_and_lower
-    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1)
-    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0)
+    c, b = as_tensor_variable(c), as_tensor_variable(b)
+    # a vector b and a stack of factors: the first solve gives a vector per matrix, (..., M),
+    # which the second must read as vectors too, not as one matrix
+    b_ndim = 1 if b.ndim == 1 and c.ndim > 2 else None
+    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1, b_ndim=b_ndim)
+    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0, b_ndim=b_ndim)
 
 
 def matrix_power(a, n: int):
@@ -391,8 +452,10 @@ def matrix_power(a, n: int):
     a = _matrix("matrix_power", a)
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"matrix_power: n must be a Python int, not {n!r}")
-    if n == 0:
-        return identity_like(a, dtype=a.dtype)
+    if n == 0:  # an identity matrix per matrix of the stack
+        *batch, rows, cols = shape_of(a)
+        identity = eye(rows, cols, dtype=a.dtype)
+        return alloc(identity, *batch, rows, cols) if batch else identity
     if n < 0:
         a, n = inv(a), -n
     result, square = None, a
@@ -455,12 +518,14 @@ def _matrix_norm(x, ord, axes, keepdims):
     elif ord in (np.inf, -np.inf):  # largest (smallest) row sum
         sums = sum_(a, axis=col_axis, keepdims=True)
         out = (max_ if ord == np.inf else min_)(sums, axis=row_axis, keepdims=True)
-    elif ord in (2, -2, "nuc"):
-        if x.ndim != 2:
-            raise ValueError(f"norm(ord={ord!r}) of the stack {x} is not supported yet: the SVD takes one matrix")
-        s = svd(x if axes == (0, 1) else transpose(x), compute_uv=False)
-        out = sum_(s) if ord == "nuc" else (max_ if ord == 2 else min_)(s)
-        return out.dimshuffle("x", "x") if keepdims else out
+    elif ord in (2, -2, "nuc"):  # from the singular values of each matrix: its axes moved last
+        others = [i for i in range(x.ndim) if i not in axes]
+        s = svd(dimshuffle(x, (*others, row_axis, col_axis)), compute_uv=False)
+        out = sum_(s, axis=-1) if ord == "nuc" else (max_ if ord == 2 else min_)(s, axis=-1)
+        if not keepdims:
+            return out
+        kept = iter(range(len(others)))
+        return dimshuffle(out, ["x" if i in axes else next(kept) for i in range(x.ndim)])
     else:
         raise ValueError(f"norm: ord={ord!r} is not a matrix norm (None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
     if keepdims:

@@ -244,6 +244,15 @@ def transpose(x, axes=None):
     return dimshuffle(x, axes)
 
 
+def matrix_transpose(x):
+    """The transpose of each matrix of ``x``: its last two axes swapped (``np.matrix_transpose``,
+    PyTensor's ``matrix_transpose``); the leading axes of a stack of matrices stay."""
+    x = as_tensor_variable(x)
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose needs at least 2 dimensions, got {x} ({x.ndim}-d)")
+    return dimshuffle(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
 def squeeze(x, axis=None):
     """Drop axes of static size 1 (all of them, or those in ``axis``)."""
     x = as_tensor_variable(x)

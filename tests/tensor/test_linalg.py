@@ -179,13 +179,18 @@ def _graph_text(f) -> str:
 
 @pytest.mark.parametrize("build, error, match", [
     (lambda: linalg.inv(et.TensorType("float64", (2, 3))("a")), ValueError, "square"),
-    (lambda: linalg.det(et.dtensor3("a")), TypeError, "stacks of matrices are not supported"),
-    (lambda: linalg.solve(et.dmatrix("a"), et.dtensor3("b")), TypeError, "vector or a matrix"),
+    (lambda: linalg.det(et.dvector("a")), TypeError, "at least 2-d"),
+    (lambda: linalg.inv(et.TensorType("float64", (4, 2, 3))("a")), ValueError, r"MatrixInverse.*\(4, 2, 3\)"),
+    (lambda: linalg.cholesky(et.TensorType("float64", (None, 2, 3))("a")), ValueError, "square matrices"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dscalar("b")), TypeError, r"vector \(M,\) or matrices"),
+    (lambda: linalg.solve(et.TensorType("float64", (2, 3, 3))("a"), et.TensorType("float64", (3, 3, 1))("b")),
+     ValueError, "cannot broadcast"),
     (lambda: linalg.solve(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2,))("b")),
      ValueError, "do not match"),
     (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="banded"), ValueError, "assume_a"),
     (lambda: linalg.solve(et.dmatrix("a"), et.zvector("b")), TypeError, "complex right-hand sides"),
     (lambda: linalg.solve_triangular(et.dmatrix("a"), et.dvector("b"), trans="C"), ValueError, "trans"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), b_ndim=2), ValueError, "b_ndim"),
     (lambda: linalg.qr(et.dmatrix("a"), mode="raw"), ValueError, "mode"),
     (lambda: linalg.norm(et.dmatrix("a"), "bogus"), ValueError, "not a matrix norm"),
     (lambda: linalg.norm(et.dvector("v"), "fro", axis=0), ValueError, "matrix norm"),
@@ -202,6 +207,11 @@ def test_run_time_errors_name_the_op():
         eg.function([a], linalg.inv(a))(np.ones((2, 3)))
     with pytest.raises(np.linalg.LinAlgError, match="Cholesky"):
         eg.function([a], linalg.cholesky(a))(-np.eye(2))
+    stack = et.dtensor3("stack")
+    with pytest.raises(ValueError, match=r"Det.*square.*\(2, 2, 3\)"):
+        eg.function([stack], linalg.det(stack))(np.ones((2, 2, 3)))
+    with pytest.raises(ValueError, match=r"Solve.*\(2, 3, 3\).*\(2, 3\)"):  # NumPy 2: a 2-d b is a matrix
+        eg.function([stack, a], linalg.solve(stack, a))(np.ones((2, 3, 3)), np.ones((2, 3)))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "bool"])
@@ -218,3 +228,144 @@ def test_the_type_rules_derive_what_make_node_computes(dtype):
             *[linalg.solve(sq, r) for r in rhs], et.diagonal(a, 1), et.diagonal(sq, -2, 1, 0),
             et.diagonal(wide, 1), et.diagonal(wide, -2, 1, 0), et.diagonal(wide, 5)]
     check_exact([a, sq, v, m, wide, *rhs], outs)
+
+
+# -- stacks of matrices (..., M, N): NumPy's linalg, batch axes first --------------------------------
+STACK = RNG.random((2, 3, 3)) + 2 * np.eye(3)
+SPD_STACK = STACK @ np.swapaxes(STACK, -1, -2)
+TALL_STACK = RNG.random((2, 1, 4, 3))
+B_STACK = RNG.random((5, 1, 3, 2))   # its batch axes broadcast against STACK's
+STACK_CASES = {  # name: (eqgraph function, reference, arguments)
+    "inv": (linalg.inv, np.linalg.inv, [STACK]),
+    "det": (linalg.det, np.linalg.det, [STACK]),
+    "slogdet": (lambda a: linalg.slogdet(-a)[0] * linalg.slogdet(a)[1],
+                lambda a: np.linalg.slogdet(-a)[0] * np.linalg.slogdet(a)[1], [STACK]),
+    "cholesky-upper": (lambda a: linalg.cholesky(a, lower=False),
+                       lambda a: np.swapaxes(np.linalg.cholesky(a), -1, -2), [SPD_STACK]),
+    "eigh-upper": (lambda a: linalg.eigh(a, "U")[0], lambda a: np.linalg.eigh(a, "U")[0], [STACK]),
+    "svd": (lambda a: linalg.svd(a)[1], lambda a: np.linalg.svd(a)[1], [TALL_STACK]),
+    "svd-u": (lambda a: et.abs(linalg.svd(a, full_matrices=False)[0]),
+              lambda a: np.abs(np.linalg.svd(a, full_matrices=False)[0]), [TALL_STACK]),
+    "qr-complete": (lambda a: et.abs(linalg.qr(a, mode="complete")[0]),
+                    lambda a: np.abs(np.linalg.qr(a, mode="complete")[0]), [TALL_STACK]),
+    "qr-r": (lambda a: et.abs(linalg.qr(a, mode="r")), lambda a: np.abs(np.linalg.qr(a, mode="r")), [TALL_STACK]),
+    "pinv": (linalg.pinv, np.linalg.pinv, [TALL_STACK]),
+    "solve-vector": (linalg.solve, np.linalg.solve, [STACK, b[:3]]),
+    "solve-matrix": (linalg.solve, np.linalg.solve, [STACK, B[:3]]),
+    "solve-stacks-broadcast": (linalg.solve, np.linalg.solve, [STACK, B_STACK]),
+    "solve-one-matrix-many-b": (linalg.solve, np.linalg.solve, [STACK[0], B_STACK]),
+    "solve-pos": (lambda a, c: linalg.solve(a, c, assume_a="pos"), np.linalg.solve, [SPD_STACK, B_STACK]),
+    "solve-sym-lower": (lambda a, c: linalg.solve(a, c, assume_a="sym", lower=True),
+                        lambda a, c: np.linalg.solve(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2), c), [STACK, b[:3]]),
+    "solve_triangular-trans-unit": (
+        lambda a, c: linalg.solve_triangular(a, c, trans=1, unit_diagonal=True),
+        lambda a, c: np.linalg.solve(np.swapaxes(np.triu(a, 1) + np.eye(3), -1, -2), c), [STACK, B_STACK]),
+    "cho_solve": (lambda a, c: linalg.cho_solve((linalg.cholesky(a), True), c), np.linalg.solve, [SPD_STACK, B_STACK]),
+    "solve-stacked-vectors": (lambda a, c: linalg.solve(a, c, b_ndim=1),
+                              lambda a, c: np.linalg.solve(a, c[..., None])[..., 0], [STACK, B_STACK[..., 0]]),
+    "solve_triangular-stacked-vectors": (
+        lambda a, c: linalg.solve_triangular(a, c, lower=True, b_ndim=1),
+        lambda a, c: np.linalg.solve(np.tril(a), c[..., None])[..., 0], [STACK, B_STACK[0, :, :, 0]]),
+    "cho_solve-vector": (lambda a, c: linalg.cho_solve((linalg.cholesky(a, lower=False), False), c), np.linalg.solve,
+                         [SPD_STACK, b[:3]]),
+    "matrix_power-3": (lambda a: linalg.matrix_power(a, 3), lambda a: np.linalg.matrix_power(a, 3), [STACK]),
+    "matrix_power--2": (lambda a: linalg.matrix_power(a, -2), lambda a: np.linalg.matrix_power(a, -2), [STACK]),
+    "matrix_power-0": (lambda a: linalg.matrix_power(a, 0), lambda a: np.linalg.matrix_power(a, 0),
+                       [STACK.astype("float32")]),
+    "norm-2": (lambda a: linalg.norm(a, 2, axis=(-2, -1)), lambda a: np.linalg.norm(a, 2, axis=(-2, -1)), [TALL_STACK]),
+    "norm-nuc-keepdims": (lambda a: linalg.norm(a, "nuc", axis=(3, 1), keepdims=True),
+                          lambda a: np.linalg.norm(a, "nuc", axis=(3, 1), keepdims=True), [TALL_STACK]),
+    "norm--2-axes-first": (lambda a: linalg.norm(a, -2, axis=(0, 2)), lambda a: np.linalg.norm(a, -2, axis=(0, 2)),
+                           [TALL_STACK]),
+    "norm-inf": (lambda a: linalg.norm(a, np.inf, axis=(-2, -1)), lambda a: np.linalg.norm(a, np.inf, axis=(-2, -1)),
+                 [TALL_STACK]),
+}
+
+
+@pytest.mark.parametrize("name", list(STACK_CASES))
+def test_stacks_of_matrices_match_numpy(name):
+    """Static shapes equal NumPy's result's; with unknown shapes the values and infer_shape do."""
+    build, reference, args = STACK_CASES[name]
+    expected = np.asarray(reference(*args))
+    static = build(*[et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)])
+    assert static.type.shape == expected.shape and static.dtype == expected.dtype, (static.type, expected.shape)
+    inputs = [et.TensorType(a.dtype, (None,) * a.ndim)(f"a{i}") for i, a in enumerate(args)]
+    out = build(*inputs)
+    assert out.ndim == expected.ndim
+    inferred = out.owner.op.infer_shape(None, out.owner, [et.shape_of(i) for i in out.owner.inputs])
+    got, *dims = eg.function(inputs, [out, *inferred[out.owner.outputs.index(out)]], on_unused_input="ignore")(*args)
+    assert got.dtype == expected.dtype and got.shape == expected.shape == tuple(int(d) for d in dims)
+    tol = 1e-4 if got.dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def test_decompositions_of_a_stack_reconstruct_each_matrix():
+    a = et.dtensor4("a")
+    (u, s, vh), (q, r), (w, v) = linalg.svd(a, full_matrices=False), linalg.qr(a), linalg.eigh(a[:, :, :3])
+    u, s, vh, q, r, w, v = eg.function([a], [u, s, vh, q, r, w, v])(TALL_STACK)
+    np.testing.assert_allclose(u * s[..., None, :] @ vh, TALL_STACK)
+    np.testing.assert_allclose(q @ r, TALL_STACK)
+    sym = np.tril(TALL_STACK[:, :, :3]) + np.swapaxes(np.tril(TALL_STACK[:, :, :3], -1), -1, -2)  # eigh reads "L"
+    np.testing.assert_allclose(v * w[..., None, :] @ np.swapaxes(v, -1, -2), sym, atol=1e-12)
+
+
+TALL2 = RNG.random((2, 3, 2))
+STACK_GRADS = {  # gradients on (2, 3, 3) stacks, against finite differences
+    "inv": (linalg.inv, [STACK]),
+    "det": (linalg.det, [STACK]),
+    "slogdet": (lambda a: linalg.slogdet(a)[1], [STACK]),
+    "cholesky-upper": (lambda a: linalg.cholesky(a, lower=False), [SPD_STACK]),
+    "solve-vector": (linalg.solve, [STACK, b[:3]]),
+    "solve-stacked-vectors": (lambda a, c: linalg.solve(a, c, b_ndim=1), [STACK, B_STACK[:2, 0, :, 0]]),
+    "solve-broadcast": (linalg.solve, [STACK, B_STACK[:2, :, :, :1]]),
+    "solve-pos": (lambda a, c: linalg.solve(a, c, assume_a="pos"), [SPD_STACK, TALL2]),
+    "solve_triangular-trans-unit": (lambda a, c: linalg.solve_triangular(a, c, trans=1, unit_diagonal=True),
+                                    [STACK, b[:3]]),
+    "eigh": (lambda a: linalg.eigh(a)[0] + (linalg.eigh(a)[1] ** 2).sum(-1), [SPD_STACK]),
+    "svd-reduced": (lambda a: sum((o * o).sum() * k for k, o in enumerate(linalg.svd(a, full_matrices=False), 1)),
+                    [TALL2]),
+    "qr": (lambda a: linalg.qr(et.specify_shape(a, (2, 3, 2)))[0] ** 2, [TALL2]),
+    "pinv": (linalg.pinv, [TALL2]),
+}
+
+
+@pytest.mark.parametrize("name", list(STACK_GRADS))
+def test_gradient_of_a_stack_matches_finite_differences(name):
+    fn, pt = STACK_GRADS[name]
+    verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(2))
+
+
+def test_inv_times_b_becomes_a_solve_on_stacks():
+    # each on its own: an inverse shared by several products (or by b's broadcast batch) may
+    # rightly stay, as NumPy's solve factors A again for every system
+    a, v, m = et.dtensor3("a"), et.dvector("v"), et.dtensor3("m")
+    static_a, static_m = et.TensorType("float64", (2, 3, 3))("sa"), et.TensorType("float64", (3, 2))("sm")
+    ms = B_STACK[0]
+    for inputs, out, args, expected in [
+        ([a, v], linalg.inv(a) @ v, (STACK, b[:3]), np.linalg.solve(STACK, b[:3])),
+        ([a, m], linalg.inv(a) @ m, (STACK, ms), np.linalg.solve(STACK, ms)),
+        ([static_a, static_m], linalg.inv(static_a) @ static_m, (STACK, B[:3]), np.linalg.solve(STACK, B[:3])),
+    ]:
+        f = eg.function(inputs, out)
+        text = _graph_text(f)
+        assert "Solve{gen}" in text and "MatrixInverse" not in text, text
+        np.testing.assert_allclose(f(*args), expected)
+
+
+def test_det_of_a_stack_of_cholesky_factors_is_the_product_of_each_diagonal():
+    a = et.dtensor3("a")
+    factor = linalg.cholesky(a)
+    f = eg.function([a], [linalg.det(factor), linalg.det(factor @ et.matrix_transpose(factor))])
+    assert "Det" not in _graph_text(f)
+    got, squared = f(SPD_STACK)
+    np.testing.assert_allclose(got, np.linalg.det(np.linalg.cholesky(SPD_STACK)))
+    np.testing.assert_allclose(squared, np.linalg.det(SPD_STACK))
+
+
+def test_matrix_transpose_swaps_the_last_two_axes():
+    x = et.dtensor4("x")
+    assert et.matrix_transpose(et.TensorType("float64", (2, 1, 4, 3))("s")).type.shape == (2, 1, 3, 4)
+    np.testing.assert_array_equal(eg.function([x], et.matrix_transpose(x))(TALL_STACK),
+                                  np.matrix_transpose(TALL_STACK))
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        et.matrix_transpose(et.dvector("v"))
