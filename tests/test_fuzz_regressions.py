@@ -131,3 +131,13 @@ def test_the_generated_kernels_compute_sigmoid_per_sign():
 
     for form in (CUPY_FORMS["sigmoid"], NUMBA_FORMS["sigmoid"]):
         assert "exp({0})" in form and "exp(-{0})" in form  # one branch per sign of x
+
+
+def test_int_quotient_of_a_cancelled_sum_by_itself_compiles():
+    # fuzz graph 11697: x + -x is a fill of zeros for ints; the TrueDiv forms of gradclean's
+    # fill-same-shape rules merged a 0-d quotient into the vector's e-class (TypeContradiction)
+    x0 = et.tensor("x0", "int64", (None,))
+    total = et.add(x0, et.neg(x0))
+    f = eg.function([x0], et.true_div(total, total.dimshuffle(0)))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(f(np.array([-3, 1099511627776])), [np.nan, np.nan])
