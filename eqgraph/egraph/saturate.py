@@ -272,8 +272,12 @@ def _check_types(encoded: EncodedGraph, report: Report, label: str) -> dict[str,
     errors = data.type_errors()
     culprits = [r for r, n in report.matches.items() if n and not r.startswith(("types", "fold"))]
     eclass, axis = errors[0]
-    what = {-1: "dtype", -2: "number of dimensions"}.get(axis, f"size of axis {axis}")
+    if axis == -3:
+        problem = ("is an elementwise term whose operands differ in number of dimensions (make_node "
+                   "pads them to one): a rule built a term no graph can hold")
+    else:
+        what = {-1: "dtype", -2: "number of dimensions"}.get(axis, f"size of axis {axis}")
+        problem = f"has no possible {what}: terms of different static types were merged"
     raise TypeContradiction(
-        f"e-class {eclass} ({data.describe_class(eclass)}) has no possible {what}: terms of different "
-        f"static types were merged while running ruleset {label!r}. Rules that matched so far: "
-        f"{', '.join(culprits) or 'none'}")
+        f"e-class {eclass} ({data.describe_class(eclass)}) {problem} while running ruleset {label!r}. "
+        f"Rules that matched so far: {', '.join(culprits) or 'none'}")

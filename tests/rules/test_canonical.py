@@ -59,7 +59,7 @@ SECOND, MUL, ADD = "Elemwise{second}", "Elemwise{mul}", "Elemwise{add}"
     (lambda: et.switch(0, x, y), lambda: VALUES[y], [SECOND]),
     (lambda: et.switch(x > 0, y, y), lambda: VALUES[y], [SECOND, "Elemwise{gt}"]),
     (lambda: x * et.ones_like(x), lambda: VALUES[x], []),
-    (lambda: i - i, lambda: 0 * VALUES[i], [SECOND, "DimShuffle{x}"]),  # integers only: inf - inf is NaN
+    (lambda: i - i, lambda: 0 * VALUES[i], [SECOND]),  # integers only: inf - inf is NaN
     (lambda: i * 0, lambda: 0 * VALUES[i], [SECOND]),
     (lambda: i + et.zeros_like(j), lambda: VALUES[i], [SECOND]),
     (lambda: (i + j) - j, lambda: VALUES[i], [SECOND]),         # exact: integers wrap

@@ -375,3 +375,12 @@ def test_a_weak_constant_extracted_alone_keeps_its_dtype():
     x = et.fscalar("x")
     out = eg.function([x], -et.ones_like(x * 1.0))(np.float32(0.3))
     assert out.dtype == np.float32 and out == -1.0
+
+
+def test_a_rule_building_an_elementwise_term_of_mixed_ndim_is_named():
+    # elementwise operands share one ndim; sub-self once built Second(x, 0-d zero), and a
+    # later rule then put a 0-d quotient into a vector's e-class (fuzz graph 11697)
+    x = et.dvector("x")
+    bad = '(rewrite (Exp x) (Exp (Add x (Scalar 1.0 "float64" 0))) :name "zero-d-one")'
+    with pytest.raises(eg.TypeContradiction, match="operands differ in number of dimensions.*zero-d-one"):
+        eg.function([x], et.exp(x), rulesets=["types", bad])
