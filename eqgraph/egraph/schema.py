@@ -75,6 +75,7 @@ ANALYSES = """
 (function ndim (T) IntSet :merge (set-intersect old new))     ; {number of dimensions}
 (relation dim-at-most (T i64 i64))                           ; axis, a bound on its size where it is unknown
 (relation dim-within (T i64 T i64))                          ; axis j of a term is at most axis k of another
+(function shape-root (T) i64 :merge (min old new))            ; an encoded term of this shape at run time (types.egg)
 (relation type-error (T i64))                                ; axis with no possible value (-1: dtype, -2: ndim), or -3: elementwise operands of unequal ndim
 (function dtype-index (String) i64 :no-merge)                ; a dtype's position in DTYPES
 (function promotions (String) StrVec :no-merge)               ; a: NumPy's result dtype of a and each dtype
