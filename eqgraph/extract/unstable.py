@@ -134,7 +134,7 @@ def _match_children(data: EGraphData, commutative, subs, classes, bound: dict):
 
 
 def _match_class(data: EGraphData, commutative, sub, eclass: str, bound: dict):
-    if isinstance(sub, Var):
+    if type(sub) is Var:  # not isinstance: Var's metaclass hashes the whole subpattern to check
         result = _bind(sub, ("class", eclass), bound)
         if result is not None:
             yield result
@@ -144,7 +144,7 @@ def _match_class(data: EGraphData, commutative, sub, eclass: str, bound: dict):
 
 
 def _match_value(sub, value, bound: dict):
-    if isinstance(sub, Var):
+    if type(sub) is Var:
         return _bind(sub, ("value", repr(value)), bound)
     if isinstance(sub, tuple):
         return None  # egglog expressions over primitives ((vec-of 0)) are not patterns here
