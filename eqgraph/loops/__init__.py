@@ -8,7 +8,8 @@ Aesara's ``map``, ``reduce``, ``foldl`` and ``foldr``.
 
 from eqgraph.loops.build import scan, until
 from eqgraph.loops.grad import ScanGrad
-from eqgraph.loops.op import Layout, Scan
+from eqgraph.loops.layout import Layout
+from eqgraph.loops.op import Scan
 from eqgraph.loops.shorthands import foldl, foldr, map, reduce
 
 # map, reduce, foldl and foldr (Aesara's names) stay here: in eqgraph's namespace, a star

@@ -17,7 +17,8 @@ import inspect
 from collections import OrderedDict
 
 import eqgraph.tensor as et
-from eqgraph.loops.op import Layout, Scan
+from eqgraph.loops.layout import Layout
+from eqgraph.loops.op import Scan
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable

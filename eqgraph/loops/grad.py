@@ -11,8 +11,10 @@ compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
 laid out like the forward history, so a step's output cotangent is complete (its own
 cotangent plus what every later step that read it sent back) when the walk reaches it.
 
-``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
-Second derivatives through a scan are not implemented (a NullType gradient says so).
+``Scan.L_op`` uses this op only for loops that update shared variables and for
+``truncate_gradient=k`` (k > 0: walk back through the last k steps only, as in Theano); other
+loops get their backward pass as a scan (``backward.py``), which can be differentiated again.
+This op's own gradient is not implemented (a NullType gradient says why).
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ class ScanGrad(Op):
         return Apply(self, inputs, outputs)
 
     def grad(self, inputs, output_grads):
-        return [grad_not_implemented(self, i, x, "second derivatives through scan") for i, x in enumerate(inputs)]
+        why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
+               "(its gradient is a numeric walk, not a scan; eqgraph/loops/backward.py builds the others)")
+        return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
 
     # -- the inner graph's vector-Jacobian product -------------------------------------------
     def float_slots(self) -> list:

@@ -1,0 +1,165 @@
+"""Reverse mode through a scan, built as another scan.
+
+``Scan.L_op`` calls ``backward_scan``: the backward pass is a second ``Scan`` node that walks
+the forward steps from the last to the first. Because it is an ordinary scan whose inner
+graph is the step's vector-Jacobian product (derived by ``eqgraph.grad``), differentiating
+it again is the same construction one level up: ``grad`` of a gradient, ``hessian`` and
+``jacobian`` of a loss computed through a loop work to any order. (Aesara builds its scan
+gradient the same way.)
+
+The backward loop, at forward step t:
+
+- its sequences are what forward step t read (a slice of each sequence, or of the history
+  of each fed-back output: initial entries then the forward outputs, one entry per step),
+  and the cotangent of each output at step t;
+- per fed-back output with taps down to ``-h``, a state holds the ``h`` pending cotangents:
+  what later steps sent back to the values at steps t-h+1 .. t. The last of them completes
+  the cotangent of step t's output; the vector-Jacobian product adds step t's contributions
+  (its tap ``-k`` to entry ``h - k``) and the window moves down by one. After step 0 the
+  window holds the gradient of the initial entries;
+- per floating-point loop-invariant input, a state sums the gradient over the steps;
+- per floating-point sequence slot, an output (not fed back) is that step's gradient, which
+  the outer graph then adds into the sequence's gradient at the entries the step read.
+
+Loops that update shared variables (their values between steps are no outputs) and
+``truncate_gradient`` keep the numeric walk of ``ScanGrad`` (``grad.py``), which has no
+second derivatives.
+"""
+
+from __future__ import annotations
+
+import eqgraph.tensor as et
+from eqgraph.grad.driver import grad
+from eqgraph.loops.grad import is_float
+from eqgraph.loops.layout import Layout
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.graph import clone_replace
+
+
+def backward_scan(scan, inputs, outputs, cotangents) -> list:
+    """The gradient per outer input of the forward ``scan`` node (``inputs`` -> ``outputs``),
+    given a cotangent per output; None for an input with no gradient (n_steps, integers)."""
+    lay = scan.layout
+    _, seqs, inits, _, invariants = lay.split(inputs)
+    floats = [o for o, out in enumerate(scan.inner_outputs) if is_float(out.type)]
+    if not floats:  # nothing differentiable flows out of the loop
+        return [et.zeros_like(x) if is_float(x.type) else None for x in inputs]
+    n = et.shape_of(outputs[floats[0]])[0]
+    by_slot = list(zip(scan.inner_slots(), scan.inner_inputs))
+    step_slots = [(slot, var) for slot, var in by_slot if slot[0] in ("seq", "out")]
+    inv_vars = [var for slot, var in by_slot if slot[0] == "invariant"]
+    recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+    histories = {o: et.concatenate([init[:lay.history(o)], outputs[o]]) for o, init in zip(recurrent, inits)}
+    windowed = [o for o in floats if lay.out_taps[o]]
+    float_inv = [j for j, var in enumerate(inv_vars) if is_float(var.type)]
+    float_seq = [k for k, (slot, var) in enumerate(step_slots) if slot[0] == "seq" and is_float(var.type)]
+
+    # the backward step's inner inputs: sequences, then states, then invariants (Layout order)
+    b_step = [var.type(var.name) for _, var in step_slots]
+    b_ct = [scan.inner_outputs[o].type(f"d_{scan.inner_outputs[o].name or f'out{o}'}") for o in floats]
+    state_type = {o: dict(by_slot)[("out", o, lay.out_taps[o][0])].type for o in windowed}
+    b_window = [TensorType(state_type[o].dtype, (lay.history(o), *state_type[o].shape))(f"pending{o}")
+                for o in windowed]
+    b_acc = [inv_vars[j].type(f"sum_d_{inv_vars[j].name or j}") for j in float_inv]
+    b_inv = [var.type(var.name) for var in inv_vars]
+
+    step_outs = clone_replace(list(scan.inner_outputs),
+                              dict(zip([var for _, var in step_slots] + inv_vars, b_step + b_inv)))
+    pending = dict(zip(windowed, b_window))
+    cost = None
+    for o, ct in zip(floats, b_ct):
+        total = ct + pending[o][-1] if o in pending else ct
+        term = et.sum(step_outs[o] * total)
+        cost = term if cost is None else cost + term
+    wrt_step = [k for k, (_, var) in enumerate(step_slots) if is_float(var.type)]
+    wrt = [b_step[k] for k in wrt_step] + [b_inv[j] for j in float_inv]
+    grads = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero")
+    g_step = dict(zip(wrt_step, grads[:len(wrt_step)]))
+    g_inv = grads[len(wrt_step):]
+
+    new_windows = [_moved_window(lay, o, window, step_slots, g_step) for o, window in zip(windowed, b_window)]
+    new_accs = [acc + g for acc, g in zip(b_acc, g_inv)]
+    seq_grads = [g_step[k] for k in float_seq]
+
+    n_seq = len(b_step) + len(b_ct)
+    layout = Layout(seq_taps=((0,),) * n_seq, out_taps=((-1,),) * (len(b_window) + len(b_acc)) + ((),) * len(seq_grads),
+                    n_shared=0, n_invariant=len(b_inv), has_n_steps=False, go_backwards=True, truncate_gradient=-1)
+    # type(scan): the forward op's class, so that this module sits below op.py (which calls it)
+    backward = type(scan)(b_step + b_ct + b_window + b_acc + b_inv, new_windows + new_accs + seq_grads, layout,
+                          name=f"{scan.name or 'scan'}_grad")
+    window_inits = [et.zeros_like(histories[o][:lay.history(o)]) for o in windowed]
+    acc_inits = [et.zeros_like(invariants[j]) for j in float_inv]
+    per_step = [_per_step(lay, slot, seqs, histories, n) for slot, _ in step_slots]
+    results = backward(*per_step, *[cotangents[o] for o in floats],
+                       *[et.expand_dims(v, 0) for v in window_inits + acc_inits], *invariants, return_list=True)
+    windows_out, results = results[:len(b_window)], results[len(b_window):]
+    accs_out, seq_grads_out = results[:len(b_acc)], results[len(b_acc):]
+
+    # each state's last value; every state starts at zero, so the sum of the last (at most one)
+    # entry is also right after no step, where out[-1] would fail (and so would its gradient)
+    last = [et.sum(out[-1:], axis=0) for out in windows_out + accs_out]
+    init_grads = {o: et.set_subtensor(et.zeros_like(inits[recurrent.index(o)])[:lay.history(o)], g)
+                  for o, g in zip(windowed, last[:len(b_window)])}
+    inv_grads = dict(zip(float_inv, last[len(b_window):]))
+    seq_g = _sequence_grads(lay, seqs, [step_slots[k][0] for k in float_seq], seq_grads_out, n)
+
+    result = [None] if lay.has_n_steps else []
+    result += [seq_g.get(i, et.zeros_like(x) if is_float(x.type) else None) for i, x in enumerate(seqs)]
+    result += [init_grads.get(o, et.zeros_like(init) if is_float(init.type) else None)
+               for o, init in zip(recurrent, inits)]
+    result += [inv_grads.get(j) for j in range(len(invariants))]
+    # a gradient has its input's type: what the input's type knows statically (the one entry
+    # of an expanded initial state, say), the gradient's graph may not
+    return [g if g is None else et.specify_shape(g, x.type.shape) for g, x in zip(result, inputs)]
+
+
+def _moved_window(lay, o: int, window, step_slots, g_step):
+    """Output ``o``'s pending cotangents for the step before: each entry moves down by one
+    (the last was consumed by this step), plus this step's contributions at its taps."""
+    h = lay.history(o)
+    added = {}
+    for k, ((kind, i, tap), _) in enumerate(step_slots):
+        if kind == "out" and i == o and k in g_step:
+            j = h + tap
+            added[j] = g_step[k] if j not in added else added[j] + g_step[k]
+    entries = []
+    for j in range(h):
+        carried = window[j - 1] if j else None
+        if j in added:
+            entries.append(added[j] if carried is None else carried + added[j])
+        else:
+            entries.append(carried if carried is not None else et.zeros_like(window[0]))
+    return et.stack(entries)
+
+
+def _per_step(lay, slot, seqs, histories, n):
+    """What forward step t read at ``slot``, for t = 0 .. n-1, stacked along a first axis."""
+    kind, i, tap = slot
+    if kind == "out":
+        h = lay.history(i)
+        return histories[i][h + tap:h + tap + n]
+    if lay.go_backwards:  # step t read seq[len - 1 - top + tap - t]: a slice of the reversed sequence
+        top = max(max(lay.seq_taps[i]), 0)
+        return seqs[i][::-1][top - tap:top - tap + n]
+    start = tap - min(min(lay.seq_taps[i]), 0)
+    return seqs[i][start:start + n]
+
+
+def _sequence_grads(lay, seqs, slots, step_grads, n) -> dict:
+    """Per sequence, its gradient: each slot's per-step gradients added at the entries read."""
+    grads = {}
+    for slot, computed in zip(slots, step_grads):
+        _, i, tap = slot
+        # after no step an output not fed back has no known shape (Scan gives 0 for its unknown
+        # axes): give it the shape of what the steps read; the backward loop ran from the
+        # last step to the first
+        by_step = et.reshape(computed, et.shape_of(_per_step(lay, slot, seqs, {}, n)))[::-1]
+        g = grads.get(i, et.zeros_like(seqs[i]))
+        if lay.go_backwards:  # in the reversed frame of _per_step; turned back below
+            top = max(max(lay.seq_taps[i]), 0)
+            g = et.inc_subtensor(g[top - tap:top - tap + n], by_step)
+        else:
+            start = tap - min(min(lay.seq_taps[i]), 0)
+            g = et.inc_subtensor(g[start:start + n], by_step)
+        grads[i] = g
+    return {i: g[::-1] if lay.go_backwards else g for i, g in grads.items()}
