@@ -1,11 +1,15 @@
-"""Reverse mode through a scan, built as another scan.
+"""Reverse mode through a scan, written as another scan: what second derivatives differentiate.
 
-``Scan.L_op`` calls ``backward_scan``: the backward pass is a second ``Scan`` node that walks
-the forward steps from the last to the first. Because it is an ordinary scan whose inner
-graph is the step's vector-Jacobian product (derived by ``eqgraph.grad``), differentiating
-it again is the same construction one level up: ``grad`` of a gradient, ``hessian`` and
-``jacobian`` of a loss computed through a loop work to any order. (Aesara builds its scan
-gradient the same way.)
+A scan's gradient is computed by ``ScanGrad`` (``grad.py``), a numeric walk that keeps one
+accumulator per loop-invariant input. Its own gradient (``ScanGrad.L_op``) differentiates
+the same backward pass written symbolically by ``backward_scan``: a second ``Scan`` node that
+walks the forward steps from the last to the first. Because that is an ordinary scan whose
+inner graph is the step's vector-Jacobian product (derived by ``eqgraph.grad``),
+differentiating it again is the same construction one level up: ``grad`` of a gradient,
+``hessian`` and ``jacobian`` of a loss computed through a loop work to any order. (Aesara
+builds its scan gradient as a scan too.) The symbolic form is not the first derivative's
+own, because a scan keeps every step's value of its states: summing the gradient of a
+weight matrix as a state would store it once per step.
 
 The backward loop, at forward step t:
 
@@ -21,19 +25,21 @@ The backward loop, at forward step t:
 - per floating-point sequence slot, an output (not fed back) is that step's gradient, which
   the outer graph then adds into the sequence's gradient at the entries the step read.
 
-Loops that update shared variables (their values between steps are no outputs) and
-``truncate_gradient`` keep the numeric walk of ``ScanGrad`` (``grad.py``), which has no
-second derivatives.
+Not for loops that update shared variables (their values between steps are no outputs) or
+truncate their gradient: ``ScanGrad.L_op`` refuses those.
 """
 
 from __future__ import annotations
 
 import eqgraph.tensor as et
 from eqgraph.grad.driver import grad
-from eqgraph.loops.grad import is_float
 from eqgraph.loops.layout import Layout
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.graph import clone_replace
+
+
+def is_float(var_type) -> bool:
+    return isinstance(var_type, TensorType) and var_type.dtype.startswith(("float", "complex"))
 
 
 def backward_scan(scan, inputs, outputs, cotangents) -> list:

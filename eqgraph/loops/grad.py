@@ -11,10 +11,10 @@ compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
 laid out like the forward history, so a step's output cotangent is complete (its own
 cotangent plus what every later step that read it sent back) when the walk reaches it.
 
-``Scan.L_op`` uses this op only for loops that update shared variables and for
-``truncate_gradient=k`` (k > 0: walk back through the last k steps only, as in Theano); other
-loops get their backward pass as a scan (``backward.py``), which can be differentiated again.
-This op's own gradient is not implemented (a NullType gradient says why).
+``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
+Second derivatives: this op's own gradient differentiates the same backward pass written as
+a scan (``backward.py``); for loops that update shared variables or truncate their gradient
+it is not implemented (a NullType gradient says why).
 """
 
 from __future__ import annotations
@@ -24,14 +24,12 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.grad.driver import grad
-from eqgraph.grad.types import grad_not_implemented
+from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
+from eqgraph.loops.backward import backward_scan, is_float
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.graph import clone_replace
 from eqgraph.terms.op import Op
-
-
-def is_float(var_type) -> bool:
-    return isinstance(var_type, TensorType) and var_type.dtype.startswith(("float", "complex"))
 
 
 class ScanGrad(Op):
@@ -60,10 +58,32 @@ class ScanGrad(Op):
         outputs = [x.type() for i, x in enumerate(inputs[:n_outer]) if self.differentiable(i, x)]
         return Apply(self, inputs, outputs)
 
-    def grad(self, inputs, output_grads):
-        why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
-               "(its gradient is a numeric walk, not a scan; eqgraph/loops/backward.py builds the others)")
-        return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
+    def L_op(self, inputs, outputs, output_grads):
+        """Second derivatives: the gradient of the same backward pass written as a scan
+        (``backward.py``), whose outputs stand in for this op's."""
+        lay = self.scan.layout
+        if lay.n_shared or lay.truncate_gradient != -1:
+            why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
+                   "(its backward pass is a numeric walk only; eqgraph/loops/backward.py writes the others as a scan)")
+            return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
+        # stand-ins for the inputs: partial derivatives, as if the forward outputs did not
+        # depend on the forward inputs (the caller's walk adds that path through Scan.L_op)
+        stand_ins = [x.type(x.name) for x in inputs]
+        n_out = len(self.scan.inner_outputs)
+        outer, forward, cotangents = stand_ins[:-2 * n_out], stand_ins[-2 * n_out:-n_out], stand_ins[-n_out:]
+        symbolic = [g for i, (g, x) in enumerate(zip(backward_scan(self.scan, outer, forward, cotangents), outer))
+                    if self.differentiable(i, x)]
+        known = {s: g for s, g in zip(symbolic, output_grads)
+                 if g is not None and not isinstance(g.type, DisconnectedType)}
+        wrt = [i for i, x in enumerate(inputs) if is_float(x.type)]
+        if not known:
+            return [disconnected() for _ in inputs]
+        grads = grad(None, [stand_ins[i] for i in wrt], known_grads=known, disconnected_inputs="ignore",
+                     return_disconnected="none")
+        connected = [(i, g) for i, g in zip(wrt, grads) if g is not None]
+        actual = clone_replace([g for _, g in connected], dict(zip(stand_ins, inputs))) if connected else []
+        by_input = {i: g for (i, _), g in zip(connected, actual)}
+        return [by_input.get(i, disconnected()) for i in range(len(inputs))]
 
     # -- the inner graph's vector-Jacobian product -------------------------------------------
     def float_slots(self) -> list:

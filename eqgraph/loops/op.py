@@ -38,7 +38,6 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
-from eqgraph.loops.backward import backward_scan
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.layout import Layout
 from eqgraph.tensor.type import TensorType
@@ -308,13 +307,6 @@ class Scan(Op):
                       et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
                       for g, o in zip(from_outputs, outputs)]
         grad_op = ScanGrad(self)
-        if self.layout.n_shared == 0 and self.layout.truncate_gradient == -1:
-            # the backward pass as a scan: differentiable again (second derivatives)
-            grads = backward_scan(self, inputs, outputs, cotangents)
-            return [g if g is not None and grad_op.differentiable(i, x) else disconnected()
-                    for i, (g, x) in enumerate(zip(grads, inputs))]
-        # shared states between steps are no outputs, and truncation cuts the walk: the numeric
-        # walk of ScanGrad handles both, without second derivatives
         grads = iter(grad_op(*inputs, *outputs, *cotangents, return_list=True))
         return [next(grads) if grad_op.differentiable(i, x) else disconnected() for i, x in enumerate(inputs)]
 
