@@ -33,6 +33,7 @@ def test_rnn_second_derivatives_wrt_weights_inputs_and_initial_state():
                                   RNG.standard_normal(3) * 0.5])
 
 
+@pytest.mark.slow  # the default run keeps the RNN, 2-tap, hessian and closed-form checks
 def test_polynomial_accumulator():
     # Horner's scheme: acc_t = acc_{t-1} * z + c_t, a polynomial in z of degree len(c)
     def poly(z, c):
@@ -60,6 +61,7 @@ def test_two_tap_fibonacci_like_recurrence():
     check_second_order(fib, [RNG.standard_normal((2, 2)) * 0.5, np.array(0.7), np.array(-0.4)])
 
 
+@pytest.mark.slow  # the default run keeps the RNN, 2-tap, hessian and closed-form checks
 def test_sequence_taps_going_backwards_and_outputs_not_fed_back():
     def windowed(x, c):
         (acc, squares), _ = eg.scan(lambda before, after, acc, c: (acc * c + before * after, (acc * after) ** 2),
@@ -83,6 +85,7 @@ def test_hessian_through_scan_equals_finite_differences_of_the_gradient():
     np.testing.assert_allclose(h_value, h_value.T, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow  # the default run keeps the RNN, 2-tap, hessian and closed-form checks
 def test_third_derivative_of_a_product():
     # the gradient of the gradient of the gradient: scans all the way down
     x = et.dscalar("x")
