@@ -42,72 +42,83 @@ def is_float(var_type) -> bool:
     return isinstance(var_type, TensorType) and var_type.dtype.startswith(("float", "complex"))
 
 
+class BackwardStep:
+    """The backward loop's inner graph for the forward ``scan`` op: its inputs, outputs and
+    layout, and which forward slots and outputs they stand for."""
+
+    def __init__(self, scan):
+        lay = scan.layout
+        self.floats = [o for o, out in enumerate(scan.inner_outputs) if is_float(out.type)]
+        by_slot = list(zip(scan.inner_slots(), scan.inner_inputs))
+        # what each forward step reads from outside: a sequence entry or a past output
+        self.step_slots = [(slot, var) for slot, var in by_slot if slot[0] in ("seq", "out")]
+        inv_vars = [var for slot, var in by_slot if slot[0] == "invariant"]
+        self.windowed = [o for o in self.floats if lay.out_taps[o]]
+        self.float_inv = [j for j, var in enumerate(inv_vars) if is_float(var.type)]
+        self.float_seq = [k for k, (slot, var) in enumerate(self.step_slots)
+                          if slot[0] == "seq" and is_float(var.type)]
+
+        # inner inputs, in Layout order: sequences (step values, cotangents), states, invariants
+        b_step = [var.type(var.name) for _, var in self.step_slots]
+        b_ct = [scan.inner_outputs[o].type(f"d_{scan.inner_outputs[o].name or f'out{o}'}") for o in self.floats]
+        state_type = {o: dict(by_slot)[("out", o, lay.out_taps[o][0])].type for o in self.windowed}
+        b_window = [TensorType(state_type[o].dtype, (lay.history(o), *state_type[o].shape))(f"pending{o}")
+                    for o in self.windowed]
+        b_acc = [inv_vars[j].type(f"sum_d_{inv_vars[j].name or j}") for j in self.float_inv]
+        b_inv = [var.type(var.name) for var in inv_vars]
+
+        # the step's vector-Jacobian product, on the backward loop's own variables
+        step_outs = clone_replace(list(scan.inner_outputs),
+                                  dict(zip([var for _, var in self.step_slots] + inv_vars, b_step + b_inv)))
+        pending = dict(zip(self.windowed, b_window))
+        terms = [et.sum(step_outs[o] * (ct + pending[o][-1] if o in pending else ct))
+                 for o, ct in zip(self.floats, b_ct)]
+        cost = terms[0]
+        for term in terms[1:]:
+            cost = cost + term
+        wrt_step = [k for k, (_, var) in enumerate(self.step_slots) if is_float(var.type)]
+        grads = grad(cost, [b_step[k] for k in wrt_step] + [b_inv[j] for j in self.float_inv],
+                     disconnected_inputs="ignore", return_disconnected="zero")
+        g_step = dict(zip(wrt_step, grads[:len(wrt_step)]))
+
+        new_windows = [_moved_window(lay, o, window, self.step_slots, g_step)
+                       for o, window in zip(self.windowed, b_window)]
+        new_accs = [acc + g for acc, g in zip(b_acc, grads[len(wrt_step):])]
+        seq_grads = [g_step[k] for k in self.float_seq]
+        self.inputs = b_step + b_ct + b_window + b_acc + b_inv
+        self.outputs = new_windows + new_accs + seq_grads
+        n_states = len(b_window) + len(b_acc)
+        self.layout = Layout(seq_taps=((0,),) * (len(b_step) + len(b_ct)),
+                             out_taps=((-1,),) * n_states + ((),) * len(seq_grads), n_shared=0,
+                             n_invariant=len(b_inv), has_n_steps=False, go_backwards=True, truncate_gradient=-1)
+
+
 def backward_scan(scan, inputs, outputs, cotangents) -> list:
     """The gradient per outer input of the forward ``scan`` node (``inputs`` -> ``outputs``),
     given a cotangent per output; None for an input with no gradient (n_steps, integers)."""
     lay = scan.layout
     _, seqs, inits, _, invariants = lay.split(inputs)
-    floats = [o for o, out in enumerate(scan.inner_outputs) if is_float(out.type)]
-    if not floats:  # nothing differentiable flows out of the loop
+    if not any(is_float(out.type) for out in scan.inner_outputs):  # nothing differentiable flows out
         return [et.zeros_like(x) if is_float(x.type) else None for x in inputs]
-    n = et.shape_of(outputs[floats[0]])[0]
-    by_slot = list(zip(scan.inner_slots(), scan.inner_inputs))
-    step_slots = [(slot, var) for slot, var in by_slot if slot[0] in ("seq", "out")]
-    inv_vars = [var for slot, var in by_slot if slot[0] == "invariant"]
+    step = BackwardStep(scan)
+    n = et.shape_of(outputs[step.floats[0]])[0]
     recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
     histories = {o: et.concatenate([init[:lay.history(o)], outputs[o]]) for o, init in zip(recurrent, inits)}
-    windowed = [o for o in floats if lay.out_taps[o]]
-    float_inv = [j for j, var in enumerate(inv_vars) if is_float(var.type)]
-    float_seq = [k for k, (slot, var) in enumerate(step_slots) if slot[0] == "seq" and is_float(var.type)]
-
-    # the backward step's inner inputs: sequences, then states, then invariants (Layout order)
-    b_step = [var.type(var.name) for _, var in step_slots]
-    b_ct = [scan.inner_outputs[o].type(f"d_{scan.inner_outputs[o].name or f'out{o}'}") for o in floats]
-    state_type = {o: dict(by_slot)[("out", o, lay.out_taps[o][0])].type for o in windowed}
-    b_window = [TensorType(state_type[o].dtype, (lay.history(o), *state_type[o].shape))(f"pending{o}")
-                for o in windowed]
-    b_acc = [inv_vars[j].type(f"sum_d_{inv_vars[j].name or j}") for j in float_inv]
-    b_inv = [var.type(var.name) for var in inv_vars]
-
-    step_outs = clone_replace(list(scan.inner_outputs),
-                              dict(zip([var for _, var in step_slots] + inv_vars, b_step + b_inv)))
-    pending = dict(zip(windowed, b_window))
-    cost = None
-    for o, ct in zip(floats, b_ct):
-        total = ct + pending[o][-1] if o in pending else ct
-        term = et.sum(step_outs[o] * total)
-        cost = term if cost is None else cost + term
-    wrt_step = [k for k, (_, var) in enumerate(step_slots) if is_float(var.type)]
-    wrt = [b_step[k] for k in wrt_step] + [b_inv[j] for j in float_inv]
-    grads = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero")
-    g_step = dict(zip(wrt_step, grads[:len(wrt_step)]))
-    g_inv = grads[len(wrt_step):]
-
-    new_windows = [_moved_window(lay, o, window, step_slots, g_step) for o, window in zip(windowed, b_window)]
-    new_accs = [acc + g for acc, g in zip(b_acc, g_inv)]
-    seq_grads = [g_step[k] for k in float_seq]
-
-    n_seq = len(b_step) + len(b_ct)
-    layout = Layout(seq_taps=((0,),) * n_seq, out_taps=((-1,),) * (len(b_window) + len(b_acc)) + ((),) * len(seq_grads),
-                    n_shared=0, n_invariant=len(b_inv), has_n_steps=False, go_backwards=True, truncate_gradient=-1)
-    # type(scan): the forward op's class, so that this module sits below op.py (which calls it)
-    backward = type(scan)(b_step + b_ct + b_window + b_acc + b_inv, new_windows + new_accs + seq_grads, layout,
-                          name=f"{scan.name or 'scan'}_grad")
-    window_inits = [et.zeros_like(histories[o][:lay.history(o)]) for o in windowed]
-    acc_inits = [et.zeros_like(invariants[j]) for j in float_inv]
-    per_step = [_per_step(lay, slot, seqs, histories, n) for slot, _ in step_slots]
-    results = backward(*per_step, *[cotangents[o] for o in floats],
-                       *[et.expand_dims(v, 0) for v in window_inits + acc_inits], *invariants, return_list=True)
-    windows_out, results = results[:len(b_window)], results[len(b_window):]
-    accs_out, seq_grads_out = results[:len(b_acc)], results[len(b_acc):]
-
+    # type(scan): the forward op's class, so that this module sits below op.py
+    loop = type(scan)(step.inputs, step.outputs, step.layout, name=f"{scan.name or 'scan'}_grad")
+    state_inits = ([et.zeros_like(histories[o][:lay.history(o)]) for o in step.windowed]
+                   + [et.zeros_like(invariants[j]) for j in step.float_inv])
+    results = loop(*[_per_step(lay, slot, seqs, histories, n) for slot, _ in step.step_slots],
+                   *[cotangents[o] for o in step.floats], *[et.expand_dims(v, 0) for v in state_inits],
+                   *invariants, return_list=True)
+    n_states = len(state_inits)
     # each state's last value; every state starts at zero, so the sum of the last (at most one)
     # entry is also right after no step, where out[-1] would fail (and so would its gradient)
-    last = [et.sum(out[-1:], axis=0) for out in windows_out + accs_out]
+    last = [et.sum(out[-1:], axis=0) for out in results[:n_states]]
     init_grads = {o: et.set_subtensor(et.zeros_like(inits[recurrent.index(o)])[:lay.history(o)], g)
-                  for o, g in zip(windowed, last[:len(b_window)])}
-    inv_grads = dict(zip(float_inv, last[len(b_window):]))
-    seq_g = _sequence_grads(lay, seqs, [step_slots[k][0] for k in float_seq], seq_grads_out, n)
+                  for o, g in zip(step.windowed, last)}
+    inv_grads = dict(zip(step.float_inv, last[len(step.windowed):]))
+    seq_g = _sequence_grads(lay, seqs, [step.step_slots[k][0] for k in step.float_seq], results[n_states:], n)
 
     result = [None] if lay.has_n_steps else []
     result += [seq_g.get(i, et.zeros_like(x) if is_float(x.type) else None) for i, x in enumerate(seqs)]

@@ -15,7 +15,7 @@ is the last entry of the plain ``scan``; so is its gradient.
 from __future__ import annotations
 
 import eqgraph.tensor as et
-from eqgraph.loops.build import scan
+from eqgraph.loops.build import as_list, n_steps_variable, scan
 from eqgraph.terms.basic import Constant
 
 
@@ -38,9 +38,9 @@ def scan_checkpoints(fn, sequences=(), outputs_info=None, non_sequences=(), n_st
     """
     if not isinstance(save_every_N, int) or isinstance(save_every_N, bool) or save_every_N < 1:
         raise ValueError(f"scan_checkpoints: save_every_N must be a positive int, got {save_every_N!r}")
-    seqs = [_plain_sequence(s, i) for i, s in enumerate(_as_list(sequences))]
-    infos = [_plain_state(info, o) for o, info in enumerate(_as_list(outputs_info))]
-    non_seqs = _as_list(non_sequences)
+    seqs = [_plain_sequence(s, i) for i, s in enumerate(as_list(sequences))]
+    infos = [_plain_state(info, o) for o, info in enumerate(as_list(outputs_info))]
+    non_seqs = as_list(non_sequences)
     if n_steps is None and not seqs:
         raise ValueError("scan_checkpoints needs sequences or n_steps to know how many steps to run")
     n = _n_steps(n_steps, seqs)
@@ -68,12 +68,6 @@ def scan_checkpoints(fn, sequences=(), outputs_info=None, non_sequences=(), n_st
                 n_steps=n_blocks, name=f"{prefix}checkpoints")
 
 
-def _as_list(x) -> list:
-    if x is None:
-        return []
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
 def _plain_sequence(seq, i: int):
     if isinstance(seq, dict):
         taps = seq.get("taps", [0])
@@ -97,10 +91,7 @@ def _plain_state(info, o: int):
 def _n_steps(n_steps, seqs):
     """The number of steps, an int64 scalar: n_steps, else the shortest sequence's length."""
     if n_steps is not None:
-        n = et.as_tensor_variable(n_steps)
-        if n.ndim != 0 or n.dtype[:3] not in ("int", "uin"):
-            raise TypeError(f"scan_checkpoints: n_steps must be an integer scalar, got {n} of type {n.type}")
-        return et.cast(n, "int64")
+        return n_steps_variable(n_steps)
     lengths = [et.shape_of(et.as_tensor_variable(s))[0] for s in seqs]
     n = lengths[0]
     for length in lengths[1:]:
