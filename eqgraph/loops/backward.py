@@ -149,17 +149,22 @@ def _moved_window(lay, o: int, window, step_slots, g_step):
     return et.stack(entries)
 
 
+def _first_read(lay, i: int, tap: int) -> int:
+    """Step t reads sequence ``i`` at ``tap`` from entry ``first + t`` of the sequence, or of
+    the reversed sequence when the loop goes backwards (``Layout.seq_index``)."""
+    if lay.go_backwards:  # entry len - 1 - top + tap - t of the sequence as given
+        return max(max(lay.seq_taps[i]), 0) - tap
+    return tap - min(min(lay.seq_taps[i]), 0)
+
+
 def _per_step(lay, slot, seqs, histories, n):
     """What forward step t read at ``slot``, for t = 0 .. n-1, stacked along a first axis."""
     kind, i, tap = slot
     if kind == "out":
         h = lay.history(i)
         return histories[i][h + tap:h + tap + n]
-    if lay.go_backwards:  # step t read seq[len - 1 - top + tap - t]: a slice of the reversed sequence
-        top = max(max(lay.seq_taps[i]), 0)
-        return seqs[i][::-1][top - tap:top - tap + n]
-    start = tap - min(min(lay.seq_taps[i]), 0)
-    return seqs[i][start:start + n]
+    first = _first_read(lay, i, tap)
+    return (seqs[i][::-1] if lay.go_backwards else seqs[i])[first:first + n]
 
 
 def _sequence_grads(lay, seqs, slots, step_grads, n) -> dict:
@@ -171,12 +176,7 @@ def _sequence_grads(lay, seqs, slots, step_grads, n) -> dict:
         # axes): give it the shape of what the steps read; the backward loop ran from the
         # last step to the first
         by_step = et.reshape(computed, et.shape_of(_per_step(lay, slot, seqs, {}, n)))[::-1]
-        g = grads.get(i, et.zeros_like(seqs[i]))
-        if lay.go_backwards:  # in the reversed frame of _per_step; turned back below
-            top = max(max(lay.seq_taps[i]), 0)
-            g = et.inc_subtensor(g[top - tap:top - tap + n], by_step)
-        else:
-            start = tap - min(min(lay.seq_taps[i]), 0)
-            g = et.inc_subtensor(g[start:start + n], by_step)
-        grads[i] = g
+        first = _first_read(lay, i, tap)
+        g = grads.get(i, et.zeros_like(seqs[i]))  # reversed when going backwards: turned back below
+        grads[i] = et.inc_subtensor(g[first:first + n], by_step)
     return {i: g[::-1] if lay.go_backwards else g for i, g in grads.items()}
