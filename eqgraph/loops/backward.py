@@ -125,9 +125,10 @@ def backward_scan(scan, inputs, outputs, cotangents) -> list:
     result += [init_grads.get(o, et.zeros_like(init) if is_float(init.type) else None)
                for o, init in zip(recurrent, inits)]
     result += [inv_grads.get(j) for j in range(len(invariants))]
-    # a gradient has its input's type: what the input's type knows statically (the one entry
-    # of an expanded initial state, say), the gradient's graph may not
-    return [g if g is None else et.specify_shape(g, x.type.shape) for g, x in zip(result, inputs)]
+    # a gradient has its input's type: its dtype, and what the input's type knows statically
+    # (the one entry of an expanded initial state, say) that the gradient's graph may not
+    return [g if g is None else et.specify_shape(et.cast(g, x.dtype) if g.dtype != x.dtype else g, x.type.shape)
+            for g, x in zip(result, inputs)]
 
 
 def _moved_window(lay, o: int, window, step_slots, g_step):

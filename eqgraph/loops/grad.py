@@ -73,7 +73,7 @@ class ScanGrad(Op):
         outer, forward, cotangents = stand_ins[:-2 * n_out], stand_ins[-2 * n_out:-n_out], stand_ins[-n_out:]
         symbolic = [g for i, (g, x) in enumerate(zip(backward_scan(self.scan, outer, forward, cotangents), outer))
                     if self.differentiable(i, x)]
-        known = {s: g for s, g in zip(symbolic, output_grads)
+        known = {s: et.cast(g, s.dtype) if g.dtype != s.dtype else g for s, g in zip(symbolic, output_grads)
                  if g is not None and not isinstance(g.type, DisconnectedType)}
         wrt = [i for i, x in enumerate(inputs) if is_float(x.type)]
         if not known:

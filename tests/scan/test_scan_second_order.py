@@ -72,6 +72,21 @@ def test_sequence_taps_going_backwards_and_outputs_not_fed_back():
     check_second_order(windowed, [RNG.standard_normal((6, 2)), np.array(0.9)])
 
 
+def test_float32_with_an_integer_state_and_an_output_not_fed_back():
+    # the integer counter has no gradient but its values feed the step; float32 stays float32
+    # (verify_grad's float64 projection once reached ScanGrad.L_op's float32 backward loop
+    # uncast: a TypeError). h * h, not h ** 2: the second derivative of a float32 power fails
+    # outside scan too (pow's gradient computes in float64)
+    def loss(x, c):
+        (_, hs, squares), _ = eg.scan(lambda xt, k, h, c: (k + 1, et.tanh(h * c + xt * et.cast(k, "float32")), h * h),
+                                      sequences=x, outputs_info=[et.constant(np.int64(0)),
+                                                                 et.constant(np.float32(0.2)), None],
+                                      non_sequences=c)
+        return hs.sum() + squares.sum() * c
+
+    check_second_order(loss, [np.array([0.3, -0.2, 0.9], dtype="float32"), np.array(0.7, dtype="float32")])
+
+
 def test_hessian_through_scan_equals_finite_differences_of_the_gradient():
     x = et.dvector("x")
     out, _ = eg.scan(lambda xt, h: h * et.cos(xt) + xt ** 2, sequences=x, outputs_info=et.constant(1.0))
