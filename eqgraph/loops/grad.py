@@ -63,6 +63,9 @@ class ScanGrad(Op):
         (``backward.py``), whose outputs stand in for this op's."""
         lay = self.scan.layout
         if lay.n_shared or lay.truncate_gradient != -1:
+            # shared values between steps are no outputs, so backward.py cannot read them; a truncated
+            # gradient is no derivative, and differentiating it would truncate the walk through the
+            # forward loop again: a number that matches nothing
             why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
                    "(its backward pass is a numeric walk only; eqgraph/loops/backward.py writes the others as a scan)")
             return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
