@@ -123,32 +123,38 @@ class ScanGrad(Op):
         seq_g, init_g, shared_g, inv_g = grads
         n = scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
         float_out = [is_float(o.type) for o in scan.inner_outputs]
-        # per fed-back output, cotangents laid out like its history: initial entries, then steps
-        history = {o: np.zeros((lay.history(o) + n, *outputs[o].shape[1:]), dtype=outputs[o].dtype)
+        # per fed-back output with taps down to -h, the cotangents that later steps sent back
+        # to the values at history positions t+1 .. t+h (initial entries are positions 0 .. h-1,
+        # step t's output is h + t): the last completes step t's cotangent, and the window
+        # moves down by one per step, so the walk holds h values, not one per step
+        pending = {o: np.zeros((lay.history(o), *outputs[o].shape[1:]), dtype=outputs[o].dtype)
                    for o in range(lay.n_outputs) if lay.out_taps[o] and float_out[o]}
-        for o, buffer in history.items():
-            buffer[lay.history(o):] = cotangents[o]
         carried = {j: np.array(cotangents[lay.n_outputs + j]) for j in range(lay.n_shared)
                    if float_out[lay.n_outputs + j]}
         slots = self.float_slots()
         stop = 0 if lay.truncate_gradient == -1 else max(0, n - lay.truncate_gradient)
         for t in reversed(range(stop, n) if slots else ()):
-            out_cts = [history[o][lay.history(o) + t] if o in history else cotangents[o][t]
+            out_cts = [cotangents[o][t] + pending[o][-1] if o in pending else cotangents[o][t]
                        for o in range(lay.n_outputs) if float_out[o]]
             out_cts += [carried[j] for j in sorted(carried)]
-            for ((kind, i, tap), _), g in zip(slots, self.vjp()(*step_inputs(t), *out_cts)):
+            step_grads = self.vjp()(*step_inputs(t), *out_cts)
+            for window in pending.values():  # now positions t .. t+h-1
+                window[1:] = window[:-1]
+                window[0] = 0
+            for ((kind, i, tap), _), g in zip(slots, step_grads):
                 if kind == "seq":
                     seq_g[i][lay.seq_index(i, t, tap, len(seqs[i]))] += g
                 elif kind == "out":
-                    history[i][lay.history(i) + t + tap] += g
+                    pending[i][lay.history(i) + tap] += g
                 elif kind == "shared":
                     carried[i] = np.asarray(g)   # the state before step t: what step t - 1 produced
                 else:
                     inv_g[i] += g
         recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
         for r, o in enumerate(recurrent):
-            if o in history:
-                init_g[r][:lay.history(o)] = history[o][:lay.history(o)]
+            # the window now holds positions stop .. stop+h-1; those below h are initial entries
+            if o in pending and stop < lay.history(o):
+                init_g[r][stop:lay.history(o)] = pending[o][:lay.history(o) - stop]
         for j, value in carried.items():
             shared_g[j][...] = value
         flat = ([None] if lay.has_n_steps else []) + [g for group in grads for g in group]
@@ -166,5 +172,17 @@ class ScanGrad(Op):
         recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
         histories = [None] * lay.n_outputs
         for o, init in zip(recurrent, inits):
-            histories[o] = np.concatenate([init[:lay.history(o)], outputs[o]])
+            histories[o] = _History(init[:lay.history(o)], outputs[o])
         return lambda t: scan.step_inputs(t, seqs, histories, (), invariants)
+
+
+class _History:
+    """An output's initial entries, then its forward values, indexed as one array (by
+    ``Scan.step_inputs``) without copying them into one."""
+
+    def __init__(self, initial, steps):
+        self.initial, self.steps = initial, steps
+
+    def __getitem__(self, index: int):
+        k = len(self.initial)
+        return self.initial[index] if index < k else self.steps[index - k]
