@@ -7,9 +7,10 @@ shared values, non-sequences). Each step's inner arguments are read from the for
 variables runs forward once more, recording them, as their values between steps are not
 outputs. The walk then goes backwards over the steps calling the inner graph's
 vector-Jacobian product, itself derived by ``eqgraph.grad`` and compiled by the same e-graph
-compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
-laid out like the forward history, so a step's output cotangent is complete (its own
-cotangent plus what every later step that read it sent back) when the walk reaches it.
+compiler as the step. Per fed-back output with taps down to -h, a window of h cotangents
+holds what later steps sent back to the values they read, so a step's output cotangent is
+complete (its own cotangent plus what every later step that read it sent back) when the
+walk reaches it; the walk holds h values per output, not one per step.
 
 ``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
 Second derivatives: this op's own gradient differentiates the same backward pass written as
