@@ -27,7 +27,6 @@ from eqgraph.function import function
 from eqgraph.grad.driver import grad
 from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.loops.backward import backward_scan, is_float
-from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.graph import clone_replace
 from eqgraph.terms.op import Op
