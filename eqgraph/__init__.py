@@ -31,7 +31,7 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
 from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
-from eqgraph.loops import scan as scan, until as until
+from eqgraph.loops import scan as scan, scan_checkpoints as scan_checkpoints, until as until
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint, pprint as pprint
 from eqgraph.testing import verify_grad as verify_grad
@@ -45,7 +45,7 @@ __all__ = [
     "ChunkedOpError", "DaskCostModel",
     "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # loops
-    "scan", "until",
+    "scan", "scan_checkpoints", "until",
     # gradients
     "grad", "Lop", "Rop", "jacobian", "hessian", "verify_grad", "GradientError",
     "DisconnectedInputError", "DisconnectedType", "NullType", "NullTypeGradError",

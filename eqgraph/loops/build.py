@@ -17,7 +17,8 @@ import inspect
 from collections import OrderedDict
 
 import eqgraph.tensor as et
-from eqgraph.loops.op import Layout, Scan
+from eqgraph.loops.layout import Layout
+from eqgraph.loops.op import Scan
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
@@ -57,10 +58,10 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     if n_steps is None and not seqs:
         raise ValueError("scan needs sequences or n_steps to know how many steps to run")
     if n_steps is not None:
-        n_steps = _n_steps(n_steps)
+        n_steps = n_steps_variable(n_steps)
     if not isinstance(truncate_gradient, int) or not (truncate_gradient == -1 or truncate_gradient > 0):
         raise ValueError(f"scan: truncate_gradient must be -1 or a positive int, got {truncate_gradient!r}")
-    non_seqs = [_as_variable(v, f"non_sequences[{i}]") for i, v in enumerate(_as_list(non_sequences))]
+    non_seqs = [_as_variable(v, f"non_sequences[{i}]") for i, v in enumerate(as_list(non_sequences))]
 
     seq_args = [TensorType(x.dtype, x.type.shape[1:])(_tap_name(x, tap)) for x, taps in seqs for tap in taps]
     states = _outputs_info(outputs_info)
@@ -72,7 +73,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     if not outputs and not updates:
         raise ValueError("scan: fn returned no outputs and no updates, so the loop would compute nothing; "
                          "return the step's new values (and/or an updates dict)")
-    if outputs_info is None or (not _as_list(outputs_info) and outputs):
+    if outputs_info is None or (not as_list(outputs_info) and outputs):
         states = [(None, ())] * len(outputs)
     if len(outputs) != len(states):
         raise ValueError(f"scan: fn returned {len(outputs)} outputs but outputs_info describes {len(states)}; "
@@ -110,7 +111,8 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
 
 
 # -- arguments --------------------------------------------------------------------------------
-def _as_list(x) -> list:
+def as_list(x) -> list:
+    """None -> [], a list or tuple -> a list, anything else -> a list of it."""
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
@@ -141,7 +143,7 @@ def _taps(value, what: str, negative: bool) -> tuple:
 def _sequences(sequences) -> list:
     """(variable, taps) per sequence."""
     out = []
-    for i, seq in enumerate(_as_list(sequences)):
+    for i, seq in enumerate(as_list(sequences)):
         what = f"sequences[{i}]"
         if isinstance(seq, dict):
             unknown = set(seq) - {"input", "taps"}
@@ -160,7 +162,7 @@ def _sequences(sequences) -> list:
 def _outputs_info(outputs_info) -> list:
     """(initial states with a leading axis over the taps, taps) per output; (None, ()) if not fed back."""
     out = []
-    for o, info in enumerate(_as_list(outputs_info)):
+    for o, info in enumerate(as_list(outputs_info)):
         what = f"outputs_info[{o}]"
         if isinstance(info, dict):
             unknown = set(info) - {"initial", "taps"}
@@ -183,7 +185,8 @@ def _outputs_info(outputs_info) -> list:
     return out
 
 
-def _n_steps(n_steps):
+def n_steps_variable(n_steps):
+    """``n_steps`` as an int64 scalar variable; anything else is refused."""
     n = _as_variable(n_steps, "n_steps")
     if n.ndim != 0 or n.dtype[:3] not in ("int", "uin"):
         raise TypeError(f"scan: n_steps must be an integer scalar, got {n} of type {n.type}")
@@ -234,7 +237,7 @@ def _split_result(returned) -> tuple[list, OrderedDict, Variable | None]:
         updates, outputs = returned
     else:
         outputs = returned
-    outputs = [_as_variable(v, f"output {o} of fn") for o, v in enumerate(_as_list(outputs))]
+    outputs = [_as_variable(v, f"output {o} of fn") for o, v in enumerate(as_list(outputs))]
     checked = OrderedDict()
     for key, value in updates.items():
         if not isinstance(key, SharedVariable):

@@ -7,12 +7,15 @@ shared values, non-sequences). Each step's inner arguments are read from the for
 variables runs forward once more, recording them, as their values between steps are not
 outputs. The walk then goes backwards over the steps calling the inner graph's
 vector-Jacobian product, itself derived by ``eqgraph.grad`` and compiled by the same e-graph
-compiler as the step. Cotangents of fed-back outputs are accumulated in a buffer
-laid out like the forward history, so a step's output cotangent is complete (its own
-cotangent plus what every later step that read it sent back) when the walk reaches it.
+compiler as the step. Per fed-back output with taps down to -h, a window of h cotangents
+holds what later steps sent back to the values they read, so a step's output cotangent is
+complete (its own cotangent plus what every later step that read it sent back) when the
+walk reaches it; the walk holds h values per output, not one per step.
 
 ``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
-Second derivatives through a scan are not implemented (a NullType gradient says so).
+Second derivatives: this op's own gradient differentiates the same backward pass written as
+a scan (``backward.py``); for loops that update shared variables or truncate their gradient
+it is not implemented (a NullType gradient says why).
 """
 
 from __future__ import annotations
@@ -22,14 +25,11 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.grad.driver import grad
-from eqgraph.grad.types import grad_not_implemented
-from eqgraph.tensor.type import TensorType
+from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
+from eqgraph.loops.backward import backward_scan, is_float
 from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.graph import clone_replace
 from eqgraph.terms.op import Op
-
-
-def is_float(var_type) -> bool:
-    return isinstance(var_type, TensorType) and var_type.dtype.startswith(("float", "complex"))
 
 
 class ScanGrad(Op):
@@ -58,8 +58,35 @@ class ScanGrad(Op):
         outputs = [x.type() for i, x in enumerate(inputs[:n_outer]) if self.differentiable(i, x)]
         return Apply(self, inputs, outputs)
 
-    def grad(self, inputs, output_grads):
-        return [grad_not_implemented(self, i, x, "second derivatives through scan") for i, x in enumerate(inputs)]
+    def L_op(self, inputs, outputs, output_grads):
+        """Second derivatives: the gradient of the same backward pass written as a scan
+        (``backward.py``), whose outputs stand in for this op's."""
+        lay = self.scan.layout
+        if lay.n_shared or lay.truncate_gradient != -1:
+            # shared values between steps are no outputs, so backward.py cannot read them; a truncated
+            # gradient is no derivative, and differentiating it would truncate the walk through the
+            # forward loop again: a number that matches nothing
+            why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
+                   "(its backward pass is a numeric walk only; eqgraph/loops/backward.py writes the others as a scan)")
+            return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
+        # stand-ins for the inputs: partial derivatives, as if the forward outputs did not
+        # depend on the forward inputs (the caller's walk adds that path through Scan.L_op)
+        stand_ins = [x.type(x.name) for x in inputs]
+        n_out = len(self.scan.inner_outputs)
+        outer, forward, cotangents = stand_ins[:-2 * n_out], stand_ins[-2 * n_out:-n_out], stand_ins[-n_out:]
+        symbolic = [g for i, (g, x) in enumerate(zip(backward_scan(self.scan, outer, forward, cotangents), outer))
+                    if self.differentiable(i, x)]
+        known = {s: et.cast(g, s.dtype) if g.dtype != s.dtype else g for s, g in zip(symbolic, output_grads)
+                 if g is not None and not isinstance(g.type, DisconnectedType)}
+        wrt = [i for i, x in enumerate(inputs) if is_float(x.type)]
+        if not known:
+            return [disconnected() for _ in inputs]
+        grads = grad(None, [stand_ins[i] for i in wrt], known_grads=known, disconnected_inputs="ignore",
+                     return_disconnected="none")
+        connected = [(i, g) for i, g in zip(wrt, grads) if g is not None]
+        actual = clone_replace([g for _, g in connected], dict(zip(stand_ins, inputs))) if connected else []
+        by_input = {i: g for (i, _), g in zip(connected, actual)}
+        return [by_input.get(i, disconnected()) for i in range(len(inputs))]
 
     # -- the inner graph's vector-Jacobian product -------------------------------------------
     def float_slots(self) -> list:
@@ -96,32 +123,38 @@ class ScanGrad(Op):
         seq_g, init_g, shared_g, inv_g = grads
         n = scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
         float_out = [is_float(o.type) for o in scan.inner_outputs]
-        # per fed-back output, cotangents laid out like its history: initial entries, then steps
-        history = {o: np.zeros((lay.history(o) + n, *outputs[o].shape[1:]), dtype=outputs[o].dtype)
+        # per fed-back output with taps down to -h, the cotangents that later steps sent back
+        # to the values at history positions t+1 .. t+h (initial entries are positions 0 .. h-1,
+        # step t's output is h + t): the last completes step t's cotangent, and the window
+        # moves down by one per step, so the walk holds h values, not one per step
+        pending = {o: np.zeros((lay.history(o), *outputs[o].shape[1:]), dtype=outputs[o].dtype)
                    for o in range(lay.n_outputs) if lay.out_taps[o] and float_out[o]}
-        for o, buffer in history.items():
-            buffer[lay.history(o):] = cotangents[o]
         carried = {j: np.array(cotangents[lay.n_outputs + j]) for j in range(lay.n_shared)
                    if float_out[lay.n_outputs + j]}
         slots = self.float_slots()
         stop = 0 if lay.truncate_gradient == -1 else max(0, n - lay.truncate_gradient)
         for t in reversed(range(stop, n) if slots else ()):
-            out_cts = [history[o][lay.history(o) + t] if o in history else cotangents[o][t]
+            out_cts = [cotangents[o][t] + pending[o][-1] if o in pending else cotangents[o][t]
                        for o in range(lay.n_outputs) if float_out[o]]
             out_cts += [carried[j] for j in sorted(carried)]
-            for ((kind, i, tap), _), g in zip(slots, self.vjp()(*step_inputs(t), *out_cts)):
+            step_grads = self.vjp()(*step_inputs(t), *out_cts)
+            for window in pending.values():  # now positions t .. t+h-1
+                window[1:] = window[:-1]
+                window[0] = 0
+            for ((kind, i, tap), _), g in zip(slots, step_grads):
                 if kind == "seq":
                     seq_g[i][lay.seq_index(i, t, tap, len(seqs[i]))] += g
                 elif kind == "out":
-                    history[i][lay.history(i) + t + tap] += g
+                    pending[i][lay.history(i) + tap] += g
                 elif kind == "shared":
                     carried[i] = np.asarray(g)   # the state before step t: what step t - 1 produced
                 else:
                     inv_g[i] += g
         recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
         for r, o in enumerate(recurrent):
-            if o in history:
-                init_g[r][:lay.history(o)] = history[o][:lay.history(o)]
+            # the window now holds positions stop .. stop+h-1; those below h are initial entries
+            if o in pending and stop < lay.history(o):
+                init_g[r][stop:lay.history(o)] = pending[o][:lay.history(o) - stop]
         for j, value in carried.items():
             shared_g[j][...] = value
         flat = ([None] if lay.has_n_steps else []) + [g for group in grads for g in group]
@@ -139,5 +172,17 @@ class ScanGrad(Op):
         recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
         histories = [None] * lay.n_outputs
         for o, init in zip(recurrent, inits):
-            histories[o] = np.concatenate([init[:lay.history(o)], outputs[o]])
+            histories[o] = _History(init[:lay.history(o)], outputs[o])
         return lambda t: scan.step_inputs(t, seqs, histories, (), invariants)
+
+
+class _History:
+    """An output's initial entries, then its forward values, indexed as one array (by
+    ``Scan.step_inputs``) without copying them into one."""
+
+    def __init__(self, initial, steps):
+        self.initial, self.steps = initial, steps
+
+    def __getitem__(self, index: int):
+        k = len(self.initial)
+        return self.initial[index] if index < k else self.steps[index - k]

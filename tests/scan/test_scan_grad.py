@@ -125,14 +125,6 @@ def test_grad_with_symbolic_n_steps():
     assert eg.function([n, h0], g)(4, 2.0) == pytest.approx(1.5 ** 4)
 
 
-def test_second_derivatives_say_they_are_not_implemented():
-    x = et.dvector("x")
-    out, _ = eg.scan(lambda xt, h: h * xt, sequences=x, outputs_info=1.0)
-    g = eg.grad(out[-1], x)
-    with pytest.raises(eg.NullTypeGradError, match="not implemented: .*second derivatives through scan"):
-        eg.grad(g.sum(), x)
-
-
 def test_grad_inside_the_step_gives_a_jacobian_of_unknown_length():
     # the classic use: one row per step, the vector's length known only at run time
     x = et.dvector("x")

@@ -1,0 +1,53 @@
+"""``Layout``: how a scan's outer and inner inputs and outputs line up (taps, states,
+direction). A module of its own so that the forward op (``op.py``) and the backward pass
+built as a scan (``backward.py``) both read it without importing each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the outer and inner inputs and outputs of a scan line up."""
+
+    seq_taps: tuple      # per sequence, the taps it is read at (step t reads seq[t + tap - lowest])
+    out_taps: tuple      # per output, the (negative) taps it is fed back at; () if not fed back
+    n_shared: int        # shared variables updated in the loop (a state; the last value is returned)
+    n_invariant: int     # loop-invariant inputs (non_sequences and what was pulled out)
+    has_n_steps: bool    # whether n_steps is the first outer input
+    go_backwards: bool
+    truncate_gradient: int
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.out_taps)
+
+    def seq_span(self, i: int) -> int:
+        """Entries of sequence ``i`` beyond the number of steps."""
+        return max(max(self.seq_taps[i]), 0) - min(min(self.seq_taps[i]), 0)
+
+    def seq_index(self, i: int, t: int, tap: int, length: int) -> int:
+        """The entry of sequence ``i`` (of ``length`` entries) that step ``t`` reads at ``tap``.
+
+        As in Aesara and PyTensor: each tap's slice is cut from the sequence in its own order
+        (``x[tap - min(taps, 0):]``, cut to the same length), and going backwards reverses those
+        slices; so tap +1 is always the entry after tap 0 in the sequence as given.
+        """
+        if self.go_backwards:
+            return length - 1 - max(max(self.seq_taps[i]), 0) + tap - t
+        return t + tap - min(min(self.seq_taps[i]), 0)
+
+    def history(self, o: int) -> int:
+        """Initial entries that output ``o`` needs (0 if it is not fed back)."""
+        return -min(self.out_taps[o]) if self.out_taps[o] else 0
+
+    def split(self, outer: list) -> tuple:
+        """(n_steps or None, sequences, initial states, shared values, invariants)."""
+        outer = list(outer)
+        n_steps = outer.pop(0) if self.has_n_steps else None
+        n_seq, n_rec = len(self.seq_taps), sum(1 for taps in self.out_taps if taps)
+        seqs, outer = outer[:n_seq], outer[n_seq:]
+        inits, outer = outer[:n_rec], outer[n_rec:]
+        shared, invariants = outer[:self.n_shared], outer[self.n_shared:]
+        return n_steps, seqs, inits, shared, invariants
