@@ -284,6 +284,10 @@ class Elemwise(Op):
         promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
         strong = [inputs[i].dtype for i in promote if not getattr(inputs[i], "weak", False)]
         weak = [inputs[i].data.item() for i in promote if getattr(inputs[i], "weak", False)]
+        if not strong:  # Python numbers only: one that a partner already gave a dtype keeps it
+            given = [np.result_type(inputs[i].data.item()) != inputs[i].dtype for i in promote]
+            strong = [inputs[i].dtype for i, g in zip(promote, given) if g]
+            weak = [inputs[i].data.item() for i, g in zip(promote, given) if not g]
         try:
             common = np.result_type(*strong, *weak) if (strong or weak) else None
         except (TypeError, OverflowError) as err:

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.tensor import TensorType
 
@@ -118,3 +119,14 @@ def test_dtype_promotion_follows_numpy():
     assert (f32 * np.float64(2.0)).dtype == "float64"  # NumPy scalars are not weak
     with pytest.raises(TypeError, match="out of bounds"):
         i8 + 1000
+
+
+def test_a_weak_constant_keeps_the_dtype_its_partner_gave_it():
+    # the 2.0 of f32 ** 2 becomes a float32 weak constant; with another Python number it stays
+    # float32 (pow's gradient computes 2.0 - 1, and grad(v[-1] ** 2, v) raised in IncSubtensor)
+    two = (et.fscalar() ** 2).owner.inputs[1]
+    assert two.dtype == "float32" and (two - 1).dtype == "float32" and (two * 1.5).dtype == "float32"
+    assert (et.constant(2.0) - 1).dtype == "float64" and (et.constant(2) - 1).dtype == "int64"
+    assert (two + 1j).dtype == "complex64"  # a higher kind: NumPy's rule for a float32 and a Python complex
+    v = et.fvector("v")
+    assert eg.grad(v[-1] ** 2, v).dtype == "float32"
