@@ -117,3 +117,35 @@ def test_the_gradient_of_a_mean_reads_the_size_off_the_input():
     f = eg.function([x], eg.grad((x ** 2).mean(), x))
     assert "sqr" not in op_names(f), op_names(f)
     np.testing.assert_allclose(f(SPECIAL[3:]), 2 * SPECIAL[3:] / 4)
+
+
+def test_the_gradient_of_a_loss_of_two_inputs_computes_no_loss():
+    # naive binary cross-entropy: every un-broadcast of the gradient is to a term shaped like
+    # broadcast(z, y), so none needs the loss's softplus terms, only their shapes
+    z = et.dvector("z")
+    p = et.sigmoid(z)
+    loss = -(y * et.log(p) + (1 - y) * et.log(1 - p)).mean()
+    f = eg.function([z, y], eg.grad(loss, z))
+    assert "softplus" not in op_names(f), op_names(f)
+    reference = eg.function([z, y], eg.grad(loss, z), rulesets=[])
+    for zv, yv in [(SPECIAL[3:], np.array([0.0, 1.0, 1.0, 0.0])), (np.array([2.0]), np.array([0.0, 1.0, 1.0])),
+                   (np.array([-1.0, 0.5, 3.0]), np.array([1.0]))]:
+        np.testing.assert_allclose(f(zv, yv), reference(zv, yv), rtol=1e-14)   # the stable form: an ulp
+
+
+def test_an_un_broadcast_to_a_term_of_fewer_inputs_stays():
+    f = eg.function([x, y], et.sum_to_shape(x * y, et.exp(x)))
+    assert "SumToShape" in op_names(f)
+    np.testing.assert_array_equal(f(np.array([2.0]), np.array([1.0, 3.0])), [8.0])
+
+
+def test_the_gradient_of_a_cross_entropy_computes_one_softmax():
+    X, Y = et.dmatrix("X"), et.dmatrix("Y")
+    loss = -(Y * et.log(et.softmax(X, axis=-1))).sum()
+    f = eg.function([X, Y], eg.grad(loss, X))
+    softmaxes = [n.op for n in f.stages.optimized.toposort() if type(n.op).__name__ == "Softmax"]
+    assert len(softmaxes) == 1 and not softmaxes[0].log, softmaxes   # no log-softmax for a shape
+    xv, yv = np.array([[0.0, 120.0, -5.0], [3.0, 1.0, 2.0]]), np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    want = np.exp(xv - xv.max(1, keepdims=True))
+    want = want / want.sum(1, keepdims=True) * yv.sum(1, keepdims=True) - yv
+    np.testing.assert_allclose(f(xv, yv), want, rtol=1e-14, atol=1e-300)
