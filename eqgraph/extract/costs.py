@@ -2,7 +2,8 @@
 
 cost = dispatch (Python calls one thunk per node) + work, where work is per
 element of the output for elementwise ops, ``Op.flops`` for matmul and
-reductions, nothing for views, and a pass over the input for a reshape (it may copy).  Elementwise ops are fused after extraction
+reductions, nothing for views, and a pass over the input for a reshape (it may
+copy).  Elementwise ops are fused after extraction
 (``exec/fusion.py``), so they pay ``step`` (one more op inside a fused node)
 instead of a dispatch each.  Every unknown axis of one graph is assumed to have
 the same length (``for_graph``), the one at which the values with the most unknown

@@ -130,3 +130,10 @@ def test_the_size_of_a_flattened_result_does_not_compute_the_reshape(x, build, w
     f = eg.function([x], build())
     assert not any("Reshape" in op for op in ops_of(f))
     assert int(f(np.ones((2, 3, 4)[: x.ndim]))) == want
+
+
+def test_the_size_of_a_matrix_is_one_product_of_its_shape():
+    f = eg.function([m], [m.flatten().shape[0], m.T.flatten().shape[0], m.shape[0] * m.shape[1]])
+    assert sorted(ops_of(f)) == ["Prod{axis=(0,)}", "Shape"]
+    assert [int(v) for v in f(np.ones((2, 5)))] == [10, 10, 10]
+    assert [int(v) for v in f(np.ones((0, 5)))] == [0, 0, 0]
