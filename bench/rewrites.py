@@ -7,7 +7,9 @@ rewrite families of issue 11. Each is compiled by eqgraph (default rulesets) and
 default mode in one run, and one line is printed per expression:
 
 - ``key``: whether the key rewrite applied (a predicate over the compiled graph; the last
-  column says which), for eqgraph / PyTensor;
+  column says which), for eqgraph / PyTensor; ``ref`` where eqgraph refuses it on purpose,
+  as wrong for some values or shapes these inputs may have (the case's ``refused`` says
+  why; it counts as not applied);
 - ``nodes``: apply nodes in the compiled graph (PyTensor's ``f.maker.fgraph``, without its
   output ``DeepCopyOp``s; eqgraph's ``f.stages.fused``, or ``optimized`` before fusion existed),
   and in brackets the ops with fused elementwise kernels opened up (PyTensor's ``Composite``;
@@ -202,13 +204,13 @@ def worse(ours: dict, theirs: dict | None, eps: float) -> bool:
 
 # --- the table -------------------------------------------------------------------------------------------------
 
-def cell(result, field) -> str:
+def cell(result, field, refused=None) -> str:
     if result is None:
         return "-"
     if "error" in result:
         return "ERR"
     if field == "key":
-        return "yes" if result["key"] else "no"
+        return "yes" if result["key"] else "ref" if refused else "no"
     if field == "nodes":
         return f"{result['count']}({result['ops']})"
     mark = "!" if result["nonfinite"] else ""
@@ -220,7 +222,7 @@ def row(case, ours, theirs) -> str:
     ratio = "-"
     if theirs and "error" not in theirs and "error" not in ours and not math.isnan(ours["time"]):
         ratio = f"{ours['time'] / theirs['time']:.3g}"
-    return (f"{case.name:<32} {case.family:<11} {cell(ours, 'key'):>3}/{cell(theirs, 'key'):<3} "
+    return (f"{case.name:<32} {case.family:<11} {cell(ours, 'key', case.refused):>3}/{cell(theirs, 'key'):<3} "
             f"{cell(ours, 'nodes'):>7}/{cell(theirs, 'nodes'):<7} {extreme}{cell(ours, 'err'):>9} "
             f"{extreme}{cell(theirs, 'err'):>9} {ratio:>6}  {case.key.text}")
 
@@ -242,8 +244,11 @@ def summary(results) -> list[str]:
     if both:
         only_ours = [c.name for c, o, t in both if o.get("key") and not t.get("key")]
         only_theirs = [c.name for c, o, t in both if t.get("key") and not o.get("key")]
+        refused = [name for name in only_theirs if next(c for c, _, _ in both if c.name == name).refused]
         lines += [f"  only eqgraph: {len(only_ours)} {only_ours}",
-                  f"  only PyTensor: {len(only_theirs)} {only_theirs}"]
+                  f"  only PyTensor: {len(only_theirs)} {only_theirs}",
+                  f"    of which eqgraph refuses on purpose (wrong for some values or shapes of these inputs): "
+                  f"{len(refused)} {refused}"]
         pt_failed = [c.name for c, _, t in both if "error" in t]
         lines.append(f"PyTensor fails to compile or run: {len(pt_failed)} {pt_failed}")
     for family in dict.fromkeys(c.family for c, _, _ in results):

@@ -2,7 +2,8 @@
 
 cost = dispatch (Python calls one thunk per node) + work, where work is per
 element of the output for elementwise ops, ``Op.flops`` for matmul and
-reductions, and nothing for views.  Elementwise ops are fused after extraction
+reductions, nothing for views, and a pass over the input for a reshape (it may
+copy).  Elementwise ops are fused after extraction
 (``exec/fusion.py``), so they pay ``step`` (one more op inside a fused node)
 instead of a dispatch each.  Every unknown axis of one graph is assumed to have
 the same length (``for_graph``), the one at which the values with the most unknown
@@ -39,7 +40,12 @@ from eqgraph.extract.calibrated import MEASURED
 ELEMENT_COST = dict(MEASURED["element_ns"])
 # fmt: off
 #: ops that return views or metadata: dispatch only
-FREE = {"DimShuffle", "SpecifyShape", "Shape", "Reshape", "Out"}
+FREE = {"DimShuffle", "SpecifyShape", "Shape", "Out"}
+#: ops that may copy their first input whole: np.reshape copies an input whose layout allows
+#: no view (a transposed one), and nothing here knows the layout. Priced by the input's size,
+#: which the output has too (a flattened matrix is not one unknown axis long), so that
+#: ``x.flatten().shape[0]`` reads x's sizes rather than run the reshape
+MAY_COPY_INPUT = {"Reshape"}
 # fmt: on
 
 
@@ -114,6 +120,8 @@ class CostModel:
         cost = self.step if name in ELEMENT_COST else self.dispatch  # elementwise ops are fused
         if name in FREE:
             return cost
+        if name in MAY_COPY_INPUT and in_types:
+            return cost + self.size(in_types[0])
         out_size = self.size(out_type)
         if name in ELEMENT_COST:
             return cost + ELEMENT_COST[name] * out_size

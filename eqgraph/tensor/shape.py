@@ -159,8 +159,11 @@ def as_shape_vector(shape) -> Variable:
 
 
 def _product(dims):
-    total = int64_const(1)
-    for d in dims:
+    """The product of the int scalars ``dims``, with no ``1 *`` in front (the 1 of an empty
+    product only): a shape rule reads it, and every extra node is one more for extraction."""
+    dims = list(dims)
+    total = dims[0] if dims else int64_const(1)
+    for d in dims[1:]:
         total = total * d
     return total
 
@@ -209,8 +212,11 @@ class Reshape(Op):
             if s is not None:
                 dims.append(int64_const(s))
             elif requested[i] == -1:  # the size that makes the element counts match
-                dims.append(ELEMWISE_OPS["int_div"](_product(shapes[0]),
-                                                    _product(shp[j] for j in range(self.ndim) if j != i)))
+                others = [shp[j] for j in range(self.ndim) if j != i]
+                total = _product(shapes[0])
+                # a flatten's -1 is every size: dividing by the empty product would leave an
+                # int_div(total, 1) that costs more than the Reshape it stands for
+                dims.append(ELEMWISE_OPS["int_div"](total, _product(others)) if others else total)
             else:
                 dims.append(shp[i])
         return [tuple(dims)]

@@ -40,7 +40,9 @@ def test_canonical_order_keeps_values():
 
 i, j = et.lvector("i"), et.lvector("j")
 f32 = et.fvector("f32")
-VALUES = {x: np.array([1.5, -2.0, 0.25]), y: np.array([0.5, 3.0, -1.0]),
+i32, u8 = et.ivector("i32"), et.TensorType("uint8", (None,))("u8")
+VALUES = {i32: np.array([7, -2**31, 5], "int32"), u8: np.array([0, 255, 3], "uint8"),
+          x: np.array([1.5, -2.0, 0.25]), y: np.array([0.5, 3.0, -1.0]),
           i: np.array([3, -7, 2**62]), j: np.array([5, 1, 2**62]), f32: np.array([1.5, -2.0], "float32")}
 SECOND, MUL, ADD = "Elemwise{second}", "Elemwise{mul}", "Elemwise{add}"
 
@@ -57,10 +59,14 @@ SECOND, MUL, ADD = "Elemwise{second}", "Elemwise{mul}", "Elemwise{add}"
     (lambda: x ** 3.0, lambda: VALUES[x] ** 3, ["Elemwise{sqr}", MUL]),
     (lambda: et.switch(1, x, y), lambda: VALUES[x], [SECOND]),
     (lambda: et.switch(0, x, y), lambda: VALUES[y], [SECOND]),
-    (lambda: et.switch(x > 0, y, y), lambda: VALUES[y], [SECOND, "Elemwise{gt}"]),
+    (lambda: et.switch(x > 0, y, y), lambda: VALUES[y], [SECOND]),   # x > 0 has x's shape: not computed
     (lambda: x * et.ones_like(x), lambda: VALUES[x], []),
     (lambda: i - i, lambda: 0 * VALUES[i], [SECOND]),  # integers only: inf - inf is NaN
     (lambda: i * 0, lambda: 0 * VALUES[i], [SECOND]),
+    (lambda: i32 - i32, lambda: 0 * VALUES[i32], [SECOND, "DimShuffle{x}"]),   # every integer dtype
+    (lambda: u8 - u8, lambda: 0 * VALUES[u8], [SECOND, "DimShuffle{x}"]),
+    (lambda: i * et.zeros_like(j), lambda: 0 * VALUES[i], [SECOND, SECOND]),   # zeros of the broadcast shape
+    (lambda: et.zeros_like(i32) * i32, lambda: 0 * VALUES[i32], [SECOND]),
     (lambda: i + et.zeros_like(j), lambda: VALUES[i], [SECOND]),
     (lambda: (i + j) - j, lambda: VALUES[i], [SECOND]),         # exact: integers wrap
     (lambda: et.cast(et.cast(f32, "float64"), "float32"), lambda: VALUES[f32], []),

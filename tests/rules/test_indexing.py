@@ -189,3 +189,23 @@ def test_rows_of_a_binary_op_of_matrices():
     # row's unknown length and m's differ, so it may keep the sum whole)
     row = et.TensorType("float64", (1, None))("row")
     check([m, row], (m + row)[:2], (np.arange(12.0).reshape(3, 4), np.array([[1.0, 2.0, -0.0, 4.0]])))
+
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: (et.exp(x) + x)[2],          # any index, where both operands have one shape at run time
+    lambda x: (x * et.sqrt(et.abs(x)))[1:4],
+    lambda x: (et.tanh(x) - x)[-2],
+    lambda x: (x / et.exp(x))[3],
+])
+def test_any_index_moves_below_a_binary_op_of_one_run_time_shape(build):
+    f, reference = eg.function([v], build(v)), eg.function([v], build(v), rulesets=[])
+    assert ops_of(f)[-1].startswith("Elemwise"), ops_of(f)
+    for (values,) in vectors():
+        try:
+            want = reference(values)
+        except IndexError:   # out of range: on both sides
+            with pytest.raises(IndexError):
+                f(values)
+            continue
+        np.testing.assert_array_equal(f(values), want)

@@ -115,3 +115,25 @@ def test_dimshuffles_move_below_elementwise_ops():
     f = eg.function([m], et.tanh(m.T).T)
     assert ops_of(f) == ["Elemwise{tanh}"]
     np.testing.assert_allclose(f(M), np.tanh(M))
+
+
+t3 = et.tensor3("t3")
+
+
+@pytest.mark.parametrize("x, build, want", [
+    (m, lambda: m.flatten().shape[0], 6),
+    (m, lambda: m.reshape((-1,)).shape[0], 6),
+    (t3, lambda: et.flatten(t3, 2).shape[1], 12),
+])
+def test_the_size_of_a_flattened_result_does_not_compute_the_reshape(x, build, want):
+    # the -1 of a flatten is the product of all sizes: no int_div by the empty product 1
+    f = eg.function([x], build())
+    assert not any("Reshape" in op for op in ops_of(f))
+    assert int(f(np.ones((2, 3, 4)[: x.ndim]))) == want
+
+
+def test_the_size_of_a_matrix_is_one_product_of_its_shape():
+    f = eg.function([m], [m.flatten().shape[0], m.T.flatten().shape[0], m.shape[0] * m.shape[1]])
+    assert sorted(ops_of(f)) == ["Prod{axis=(0,)}", "Shape"]
+    assert [int(v) for v in f(np.ones((2, 5)))] == [10, 10, 10]
+    assert [int(v) for v in f(np.ones((0, 5)))] == [0, 0, 0]
