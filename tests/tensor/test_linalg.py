@@ -369,3 +369,19 @@ def test_matrix_transpose_swaps_the_last_two_axes():
                                   np.matrix_transpose(TALL_STACK))
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         et.matrix_transpose(et.dvector("v"))
+
+
+def test_solve_with_a_stack_of_cholesky_products_becomes_two_triangular_solves():
+    a, m, v = et.dtensor3("a"), et.dmatrix("m"), et.dvector("v")
+    factor = linalg.cholesky(a)
+    product = factor @ et.matrix_transpose(factor)
+    rhs = np.arange(6.0).reshape(SPD_STACK.shape[-1], -1)
+    for b in (m, m[None]):  # matrices, broadcast against the stack
+        f = eg.function([a, m], linalg.solve(product, b))
+        text = _graph_text(f)
+        assert "Solve{gen}" not in text and text.count("SolveTriangular") == 2, text
+        np.testing.assert_allclose(f(SPD_STACK, rhs), np.linalg.solve(SPD_STACK, rhs))
+    # a vector b is solved with each matrix, (..., M): the rule would read that as one matrix
+    g = eg.function([a, v], linalg.solve(product, v))
+    assert "Solve{gen}" in _graph_text(g)
+    np.testing.assert_allclose(g(SPD_STACK, rhs[:, 0]), np.linalg.solve(SPD_STACK, rhs[:, 0]))
