@@ -482,6 +482,8 @@ def matrix_power(a, n: int):
 def norm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm``: vector norms over one axis, matrix norms over two."""
     x = as_tensor_variable(x)
+    if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
+        x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
     if axis is None:
         axes = tuple(range(x.ndim))
         if ord is None or (ord in ("fro", "f") and x.ndim == 2):

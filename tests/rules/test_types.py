@@ -179,6 +179,10 @@ OTHER_OPS = {
                             *linalg.eigh(q), *linalg.slogdet(q), et.conv1d(v, k, "valid"), et.conv2d(x, k, "same"),
                             et.einsum("bij,bkj->bik", x, x), et.einsum("i,ni,ii->n", v[:4], k.dimshuffle(1, 0), q[0]),
                             et.einsum("i,->i", v, x[0, 0, 0])]),  # a 0-d operand (its term is "")
+    "norms-of-stacks": ([("float32", (2, None, 4)), ("int16", (3, 2, 2))],
+                        lambda x, i: [linalg.norm(t, o, axis=a, keepdims=k) for t in (x, i)
+                                      for o, a in [(None, (-2, -1)), ("nuc", (-2, -1)), (-2, (2, 0)), (np.inf, (-2, -1)),
+                                                   (1, (-2, -1)), (3, -1), (0, 0), (-np.inf, 1)] for k in (False, True)]),
 }
 
 
