@@ -30,7 +30,7 @@ of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
 (``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
-constructor, typed at any number of inputs. ``Join_<n>`` in a rule file is the old
+constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
 spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
 """
 
@@ -155,7 +155,8 @@ def type_rules() -> str:
     """The rules of types.egg that are one per op or per arity: each elementwise op and
     reduction hands its term to the general rules (``elemwise<n>``, ``reduction``); each join,
     alloc and vector of scalars names its inputs by position (``join-part``, ``alloc-size``,
-    ``vector-entry``); and each basic indexing op its input and layout. Inputs are ``x0``,
+    ``vector-entry``); each basic indexing op its input and layout; and each output of each
+    decomposition its layout (``linalg.LinalgOp.core_axes``, read by ``linalg-output``). Inputs are ``x0``,
     ``x1``...; props are ``p-`` and the prop's name (``p-axis``, ``p-slicing``)."""
     schema, rules = Schema(), []
 
