@@ -30,7 +30,7 @@ of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
 (``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
-constructor, typed at any number of inputs. ``Join_<n>`` in a rule file is the old
+constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
 spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
 """
 
@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import re
 import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -82,6 +83,7 @@ ANALYSES = """
 (function op-dtypes (String) StrVec :no-merge)                ; constructor: output dtype per input dtype
 (relation integer-dtype (String))                            ; the signed and unsigned integer dtypes
 (relation float-dtype (String))                              ; the real floating-point dtypes
+(function inexact (String) bool :no-merge)                   ; a float or complex dtype?
 """
 
 
@@ -99,6 +101,7 @@ def dtype_facts() -> str:
     rows = [f'(set (dtype-index "{d}") {i})' for i, d in enumerate(DTYPES)]
     rows += [f'(integer-dtype "{d}")' for d in DTYPES if np.dtype(d).kind in "iu"]
     rows += [f'(float-dtype "{d}")' for d in DTYPES if np.dtype(d).kind == "f"]
+    rows += [f'(set (inexact "{d}") {"true" if np.dtype(d).kind in "fc" else "false"})' for d in DTYPES]
     rows += [f'(set (promotions "{a}") (vec-of {_quoted(np.result_type(a, b).name for b in DTYPES)}))'
              for a in DTYPES]
     ops = [(camel(name), op, op.nin) for name, op in et.ELEMWISE_OPS.items()
@@ -109,6 +112,7 @@ def dtype_facts() -> str:
         tables = {ctor: [_output_dtype(op, nin, d) for d in DTYPES] for ctor, op, nin in ops}
     tables["promotion"] = list(DTYPES)                           # switch: its branches promoted
     tables["MatMul"] = ["" if d == "bool" else d for d in DTYPES]  # MatMul.make_node refuses bool
+    tables["Convolve"] = tables["MatMul"]                          # and so does Convolve.make_node
     rows += [f'(set (op-dtypes "{ctor}") (vec-of {_quoted(outs)}))' for ctor, outs in tables.items()]
     return "\n".join(rows) + "\n"
 
@@ -134,7 +138,7 @@ def send_prelude(session, schema: Schema) -> None:
 
 
 #: ops whose inputs are one vector child, ``(Join (vec-of a b c) axis)`` (module docstring)
-VECTOR_INPUTS = (et.Join,)
+VECTOR_INPUTS = (et.Join, et.Einsum)
 VARIADIC = (et.Alloc, et.MakeVector, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
             et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable)  # named Op_<inputs>, e.g. IfElse_3
 #: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
@@ -152,7 +156,8 @@ def type_rules() -> str:
     """The rules of types.egg that are one per op or per arity: each elementwise op and
     reduction hands its term to the general rules (``elemwise<n>``, ``reduction``); each join,
     alloc and vector of scalars names its inputs by position (``join-part``, ``alloc-size``,
-    ``vector-entry``); and each basic indexing op its input and layout. Inputs are ``x0``,
+    ``vector-entry``); each basic indexing op its input and layout; and each output of each
+    decomposition its layout (``linalg.LinalgOp.core_axes``, read by ``linalg-output``). Inputs are ``x0``,
     ``x1``...; props are ``p-`` and the prop's name (``p-axis``, ``p-slicing``)."""
     schema, rules = Schema(), []
 
@@ -179,7 +184,32 @@ def type_rules() -> str:
         if n > 1:  # x[...] += x1: shaped like x
             rule(f"same-type-inc-{n}", f"IncSubtensor_{n}", "(same-type e x0)")
             rule(f"same-type-advanced-inc-{n}", f"AdvancedIncSubtensor_{n}", "(same-type e x0)")
+    rules += [_linalg_rule(schema, op, j) for op in _linalg_ops() for j in range(len(op.core_axes()))]
     return "\n".join(rules) + "\n"
+
+
+def _linalg_ops() -> list:
+    """Every decomposition of eqgraph.tensor.linalg, once per value of its props."""
+    classes, found = [linalg.LinalgOp], []
+    while classes:
+        cls = classes.pop(0)
+        found += cls.instances() if cls is not linalg.LinalgOp else []
+        classes += [c for c in cls.__subclasses__() if c.__module__ == linalg.__name__]
+    return found
+
+
+def _linalg_rule(schema: Schema, op, j: int) -> str:
+    """The rule typing output ``j`` of ``op`` from its ``core_axes`` (types.egg's ``linalg-output``):
+    ``(Out (SVD x0 true true) 0)`` has core axes "mm", the rows of x0 twice."""
+    ctor, axes = schema.constructor(op, 1), op.core_axes()
+    term = f"({' '.join([ctor.name, 'x0', *ctor.encode_props(op)])})"
+    if len(axes) > 1:
+        term = f"(Out {term} {j})"
+    facts = " ".join([f"(linalg-output e x0 {len(axes[j])})"] + [f'(core-axis e {t} "{c}")' for t, c in enumerate(axes[j])])
+    variant = "-".join(_kebab(str(v)).lower() for v in ctor.encode_props(op)).replace('"', "")
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", "-", ctor.name).lower()  # SlogDet: slog-det
+    name = "-".join(p for p in ("linalg", words, variant, str(j) if len(axes) > 1 else "") if p)
+    return f'(rule ((= e {term})) ({facts}) :name "{name}")'
 
 
 def _kebab(name: str) -> str:
@@ -329,8 +359,9 @@ def _prototypes():
             (et.Reshape(1), 2), (et.ARange("int64"), 3), (et.SumToShape(), 2), (GradBlocker("zero"), 1),
             (et.IfElse(1), 3)]  # an ifelse of one output, for rulesets/ifelse.egg
     # the linear algebra that rulesets/linalg.egg names, and the ops that types.egg types
-    ops += [(linalg.MatrixInverse(), 1), (linalg.Det(), 1), (linalg.Cholesky(True), 1), (linalg.Solve(), 2),
-            (et.ExtractDiag(0, 0, 1), 1), (et.Sort(0, False), 1), (et.CumOp(0, "add"), 1)]
+    ops += [(op, 1) for op in _linalg_ops()]
+    ops += [(linalg.Solve(), 2), (et.ExtractDiag(0, 0, 1), 1), (et.Sort(0, False), 1), (et.CumOp(0, "add"), 1),
+            (et.Convolve(1, "full"), 2), (et.Einsum("ab,bc->ac"), 2)]  # one Einsum for any number of operands
     for n in range(1, MAX_INPUTS + 1):
         ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),  # one Join for all n
                 (et.Subtensor((FULL_SLICE,)), n)]

@@ -18,6 +18,12 @@ A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
 and the counterexample.  Drawn values are never zero (booleans are True): rules
 may assume that a divisor is nonzero (``x*y/y -> x``, like Aesara).  Draws come from
 ``numpy.random.default_rng``, seeded per rule, so a check is repeatable.
+
+A rule whose left side is defined only for some operands says so with ``:domain``
+(``:domain (positive-definite A)``: it takes a Cholesky factor of ``A``). Random values
+almost never land there (a stack of positive definite matrices), so every other binding draws
+those operands inside it (``DOMAIN_VALUES``: ``A`` square, ``R @ R.mT + n * I``); the other
+bindings are drawn as for any rule, so the domain only adds draws, it hides none.
 """
 
 from __future__ import annotations
@@ -52,6 +58,21 @@ SCHEMA = Schema()
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
 TRIES_PER_MIX = 3     # bindings drawn for one ndim mix before moving on to the next
 TRIES_PER_DRAW = 10   # bindings drawn per binding asked for, at most (most mixes may not type-check)
+
+
+def _positive_definite(rng, shape, dtype):
+    """A stack of symmetric positive definite matrices: ``R @ R.mT + n * I`` (the identity for bool)."""
+    n = shape[-1]
+    identity = np.broadcast_to(np.eye(n, dtype=dtype), shape)
+    if dtype == "bool":
+        return identity.copy()
+    r = rng.integers(-3, 4, size=shape) if dtype.startswith("int") else rng.uniform(-2.0, 2.0, size=shape)
+    return np.asarray(r @ np.swapaxes(r, -1, -2) + n * identity, dtype=dtype)
+
+
+#: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
+#: their last two axes are drawn equal
+DOMAIN_VALUES = {"positive-definite": _positive_definite}
 
 
 class UnsoundRuleError(ValueError):
@@ -119,10 +140,22 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     variables: dict = {}
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
+    domain = _domain(rule, variables, _variable_kinds(lhs))
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return sum(_check_direction(rule, alone, source, target, rng, draws) for source, target in directions)
+        return sum(_check_direction(rule, alone, source, target, rng, draws, domain) for source, target in directions)
+
+
+def _domain(rule: Rule, variables: dict, kinds: dict) -> dict:
+    """Pattern variable -> the kind of operand its ``:domain`` asks for."""
+    domain = {}
+    for kind, name in rule.domain:
+        if kinds.get(variables.get(name)) != "T":
+            raise ValueError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name}: :domain ({kind} {name}) names "
+                             f"{name}, which is no tensor of its left side")
+        domain[variables[name]] = kind
+    return domain
 
 
 class UnknownConstructor(ValueError):
@@ -140,7 +173,7 @@ class Draw:
     left: object     # the source's value
 
 
-def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
+def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
     typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
@@ -153,8 +186,8 @@ def _check_direction(rule, alone, source, target, rng, draws: int) -> int:
         ndims = dict(zip(tensors, next(mixes)))
         dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
-            tries += 1
-            draw = _draw(Binding(ndims, rng, dtypes), source, target)
+            tries += 1  # every other binding draws the :domain operands inside it
+            draw = _draw(Binding(ndims, rng, dtypes, domain if tries % 2 else {}), source, target)
             if draw is not None:
                 found.append(draw)
                 break
@@ -377,17 +410,22 @@ def _name(variable) -> str:
 class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
-    def __init__(self, ndims: dict, rng, dtypes: dict):
+    def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None):
         self.rng = rng
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
         self.tensors: dict = {}   # pattern variable -> input variable
         self.shapes: dict = {}    # input variable -> its runtime shape
+        self.domain: dict = {}    # input variable -> the kind of operand its rule's :domain asks for
         for v, ndim in ndims.items():
             dtype = dtypes[v]
             shape = tuple(1 if rng.random() < 0.25 else self.size for _ in range(ndim))
+            if v in (domain or {}) and ndim >= 2:  # square matrices, values drawn in arrays()
+                shape = shape[:-1] + shape[-2:-1]
             static = tuple(s if rng.random() < 0.5 else None for s in shape)
             self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
+            if v in (domain or {}) and ndim >= 2:
+                self.domain[self.tensors[v]] = domain[v]
         # the dtypes of constants and casts come from the mix too
         self.primitives: dict = {v: d for v, d in dtypes.items() if v not in ndims}
         self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
@@ -399,11 +437,14 @@ class Binding:
         return [(_name(v), p) for v, p in self.primitives.items()]
 
     def arrays(self) -> dict:
-        """Nonzero values of each tensor's runtime shape (which its static shape allows)."""
+        """Nonzero values of each tensor's runtime shape (which its static shape allows); a
+        ``:domain`` operand's values lie in its domain."""
         out = {}
         for t in self.tensors.values():
             shape, dtype = self.shapes[t], t.type.dtype
-            if dtype == "bool":  # nonzero, like every drawn value
+            if t in self.domain:
+                value = DOMAIN_VALUES[self.domain[t]](self.rng, shape, dtype)
+            elif dtype == "bool":  # nonzero, like every drawn value
                 value = np.ones(shape, dtype=bool)
             elif dtype.startswith("int"):
                 value = self.rng.integers(1, 4, size=shape) * self.rng.choice([-1, 1], size=shape)

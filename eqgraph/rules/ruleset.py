@@ -10,6 +10,11 @@ thin layer over egglog is only this:
 - ``:same-dtype x`` on a (bi)rewrite is short for the guard that the left side
   keeps ``x``'s dtype: it expands to ``(= (dtype LHS) (dtype x))``, added last to
   ``:when`` (``Rule.text``, ``lhs``, ``rhs`` and ``when`` hold the expanded rule);
+- ``:domain (positive-definite A)`` on a (bi)rewrite says where its left side is defined
+  (``Cholesky A`` runs only for positive definite matrices). egglog never sees it; the
+  soundness checker (``rules/check.py``) draws half of its operands inside that domain, where
+  random draws almost never land (a stack of positive definite matrices). ``DOMAINS`` lists
+  the kinds; the rule holds for every operand regardless, outside the domain both sides fail;
 - ``Join_<n>`` (a join of n inputs), the constructor's old name, still works with a
   DeprecationWarning: a join's inputs are now one vector child (egraph/schema.py), so it is
   rewritten to ``(Join (vec-of a b) axis)`` where a rule builds one, and where it matches one
@@ -52,6 +57,8 @@ RESERVED_RULESETS = ("encode", "encoded")
 MODES = ("saturate", "step")
 #: the guard a rule states with ``:same-dtype X`` (spelled as the built-in rules always wrote it)
 SAME_DTYPE_GUARD = "(= (dtype {lhs}) (dtype {term}))"
+#: what ``:domain (kind var ...)`` may name: operands the soundness checker knows how to draw
+DOMAINS = ("positive-definite",)
 
 
 class RuleFileError(ValueError):
@@ -68,6 +75,7 @@ class Rule:
     lhs: str | None = None    # the patterns of a (bi)rewrite, as written
     rhs: str | None = None
     when: str | None = None
+    domain: tuple = ()        # (kind, variable) pairs of its ``:domain``: where its left side is defined
 
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
@@ -228,6 +236,18 @@ def _expand_same_dtype(form: str, parts: list[str], source: str, line: int) -> s
     return re.sub(r"(:when\s+)" + re.escape(when), lambda m: m.group(1) + guards, form, count=1)
 
 
+def _take_domain(form: str, parts: list[str], source: str, line: int) -> tuple[str, tuple]:
+    """``form`` without its ``:domain (kind var ...)``, and the (kind, var) pairs it names."""
+    given = _option(parts, ":domain")
+    words = _subforms(given) if given and given.startswith("(") else []
+    if parts[0] not in ("rewrite", "birewrite") or len(words) < 2 or words[0] not in DOMAINS:
+        raise RuleFileError(f"{source}:{line}: :domain belongs to a rewrite or birewrite and names a kind of "
+                            f"{', '.join(DOMAINS)} and the variables in it, e.g. :domain (positive-definite A); "
+                            f"got {given!r} on ({parts[0]} ...)")
+    form = re.sub(r"\s*:domain\s+" + re.escape(given), "", form, count=1)
+    return form, tuple((words[0], v) for v in words[1:])
+
+
 _OLD_JOIN = re.compile(r"\(Join_(\d+)[\s)]")
 
 
@@ -314,6 +334,10 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         if ":same-dtype" in parts:
             form = _expand_same_dtype(form, parts, source, line)
             parts = _subforms(form)
+        domain = ()
+        if ":domain" in parts:
+            form, domain = _take_domain(form, parts, source, line)
+            parts = _subforms(form)
         forbidden = _forbidden_action(form)
         if forbidden:
             raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
@@ -330,7 +354,7 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         lhs = rhs = when = None
         if head in ("rewrite", "birewrite") and len(parts) >= 3:
             lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
-        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when))
+        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain))
         edits.append((written, egg + "\n" * (written.count("\n") - egg.count("\n"))))
     names = [r.name for r in rules]
     duplicates = {n for n in names if names.count(n) > 1}

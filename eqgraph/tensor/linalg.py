@@ -79,18 +79,33 @@ def _square_size(a):
 
 
 class LinalgOp(Op):
-    """A NumPy/SciPy function of one square matrix (or a stack of them) with one output of its own
-    shape and float dtype.
+    """A NumPy/SciPy function of one matrix (or a stack of them) with float outputs.
 
-    Subclasses set ``compute(xp, a)``, which NumPy's linalg computes for stacks as for one matrix;
-    this base class gives them ``make_node``, ``infer_shape`` and the check that the matrices are
-    square at run time.  Outputs keep the input's batch axes first."""
+    Subclasses set ``compute(xp, a)``, which NumPy's linalg computes for stacks as for one matrix,
+    and ``core_axes()``, the layout of each output; this base class gives them ``make_node``,
+    ``infer_shape`` and the check that the matrices are square at run time.  Outputs keep the
+    input's batch axes first."""
 
     __props__ = ()
     square = True
 
+    def core_axes(self) -> tuple[str, ...]:
+        """Per output, its axes after the batch axes, one letter each for the input matrix's
+        ``(M, N)``: ``m`` its rows, ``n`` its columns, ``k`` the smaller of the two and ``s`` a
+        square matrix's size.  The output types, ``infer_shape`` and the type rules generated
+        for rulesets/types.egg (``egraph/schema.py``) all read it: one statement of the shapes."""
+        return ("ss",)
+
+    @classmethod
+    def instances(cls) -> list:
+        """One op per value of the props (the type rules are generated for each)."""
+        return [cls()]
+
     def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), _batch(a) + (_square_size(a),) * 2)]
+        (m, n), k = a.type.shape[-2:], _smaller(*a.type.shape[-2:])
+        sizes = {"m": m, "n": n, "k": k, "s": _square_size(a)}
+        dtype, batch = float_dtype(a.dtype), _batch(a)
+        return [TensorType(dtype, batch + tuple(sizes[c] for c in axes)) for axes in self.core_axes()]
 
     def make_node(self, a):
         a = _matrix(self, a, self.square)
@@ -108,11 +123,16 @@ class LinalgOp(Op):
             cell[0] = as_output(xp, xp.asarray(value, copy=True), out.type)
 
     def infer_shape(self, fgraph, node, shapes):
-        (*batch, n, _), = shapes  # each output: the batch axes, then square sizes (none for det)
-        return [(*batch, *(n for _ in range(out.ndim - len(batch)))) for out in node.outputs]
+        (*batch, m, n), = shapes
+        sizes = {"m": m, "n": n, "k": E["minimum"](m, n), "s": m}
+        return [(*batch, *(sizes[c] for c in axes)) for axes in self.core_axes()]
 
     def flops(self, inputs, outputs):
         return _batch_count(inputs[0]) * int(inputs[0][-1]) ** 3
+
+
+def _smaller(m, n):
+    return None if m is None or n is None else min(m, n)
 
 
 class MatrixInverse(LinalgOp):
@@ -125,8 +145,8 @@ class MatrixInverse(LinalgOp):
 class Det(LinalgOp):
     """``np.linalg.det``."""
 
-    def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), _batch(a))]
+    def core_axes(self):
+        return ("",)
 
     def compute(self, xp, a):
         return xp.linalg.det(a)
@@ -135,8 +155,8 @@ class Det(LinalgOp):
 class SlogDet(LinalgOp):
     """``np.linalg.slogdet``: the determinant's sign and the log of its absolute value."""
 
-    def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), _batch(a))] * 2
+    def core_axes(self):
+        return ("", "")
 
     def compute(self, xp, a):
         sign, logabsdet = xp.linalg.slogdet(a)
@@ -150,6 +170,10 @@ class Cholesky(LinalgOp):
 
     def __init__(self, lower: bool = True):
         self.lower = bool(lower)
+
+    @classmethod
+    def instances(cls):
+        return [cls(True), cls(False)]
 
     def compute(self, xp, a):
         factor = xp.linalg.cholesky(a)
@@ -167,9 +191,12 @@ class Eigh(LinalgOp):
             raise ValueError(f"eigh: UPLO must be 'L' or 'U', not {UPLO!r}")
         self.UPLO = UPLO
 
-    def output_types(self, a):
-        n, dtype, batch = _square_size(a), float_dtype(a.dtype), _batch(a)
-        return [TensorType(dtype, (*batch, n)), TensorType(dtype, (*batch, n, n))]
+    @classmethod
+    def instances(cls):
+        return [cls("L"), cls("U")]
+
+    def core_axes(self):
+        return ("s", "ss")  # eigenvalues, eigenvectors
 
     def compute(self, xp, a):
         w, v = xp.linalg.eigh(symmetric_from(xp, a, self.UPLO == "L"))  # the array API's eigh has no UPLO
@@ -185,28 +212,20 @@ class SVD(LinalgOp):
     def __init__(self, full_matrices: bool = True, compute_uv: bool = True):
         self.full_matrices, self.compute_uv = bool(full_matrices), bool(compute_uv)
 
-    def output_types(self, a):
-        (m, n), batch = a.type.shape[-2:], _batch(a)
-        k = None if m is None or n is None else min(m, n)
-        dtype = float_dtype(a.dtype)
-        s = TensorType(dtype, (*batch, k))
+    @classmethod
+    def instances(cls):
+        return [cls(full, uv) for full in (True, False) for uv in (True, False)]
+
+    def core_axes(self):
         if not self.compute_uv:
-            return [s]
-        u_cols, v_rows = (m, n) if self.full_matrices else (k, k)
-        return [TensorType(dtype, (*batch, m, u_cols)), s, TensorType(dtype, (*batch, v_rows, n))]
+            return ("k",)
+        return ("mm", "k", "nn") if self.full_matrices else ("mk", "k", "kn")  # U, S, Vh
 
     def compute(self, xp, a):
         if not self.compute_uv:
             return xp.linalg.svdvals(a) if hasattr(xp.linalg, "svdvals") else xp.linalg.svd(a, compute_uv=False)
         u, s, vh = xp.linalg.svd(a, full_matrices=self.full_matrices)
         return u, s, vh
-
-    def infer_shape(self, fgraph, node, shapes):
-        (*batch, m, n), = shapes
-        k = E["minimum"](m, n)
-        if not self.compute_uv:
-            return [(*batch, k)]
-        return [(*batch, m, m if self.full_matrices else k), (*batch, k), (*batch, n if self.full_matrices else k, n)]
 
     def flops(self, inputs, outputs):
         m, n = inputs[0][-2:]
@@ -224,24 +243,20 @@ class QR(LinalgOp):
             raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', not {mode!r}")
         self.mode = mode
 
-    def output_types(self, a):
-        (m, n), batch = a.type.shape[-2:], _batch(a)
-        k = None if m is None or n is None else min(m, n)
-        dtype = float_dtype(a.dtype)
-        rows = m if self.mode == "complete" else k
-        r = TensorType(dtype, (*batch, rows, n))
-        return [r] if self.mode == "r" else [TensorType(dtype, (*batch, m, rows)), r]
+    @classmethod
+    def instances(cls):
+        return [cls(mode) for mode in ("reduced", "complete", "r")]
+
+    def core_axes(self):
+        if self.mode == "r":
+            return ("kn",)
+        return ("mm", "mn") if self.mode == "complete" else ("mk", "kn")  # Q, R
 
     def compute(self, xp, a):
         if self.mode == "r":
             return xp.linalg.qr(a, mode="r") if xp is np else xp.linalg.qr(a)[1]
         q, r = xp.linalg.qr(a, mode=self.mode)
         return q, r
-
-    def infer_shape(self, fgraph, node, shapes):
-        (*batch, m, n), = shapes
-        rows = m if self.mode == "complete" else E["minimum"](m, n)
-        return [(*batch, rows, n)] if self.mode == "r" else [(*batch, m, rows), (*batch, rows, n)]
 
     def flops(self, inputs, outputs):
         m, n = inputs[0][-2:]
@@ -253,15 +268,11 @@ class Pinv(LinalgOp):
 
     square = False
 
-    def output_types(self, a):
-        return [TensorType(float_dtype(a.dtype), _batch(a) + a.type.shape[:-3:-1])]
+    def core_axes(self):
+        return ("nm",)
 
     def compute(self, xp, a):
         return xp.linalg.pinv(a)
-
-    def infer_shape(self, fgraph, node, shapes):
-        (*batch, m, n), = shapes
-        return [(*batch, n, m)]
 
 
 # -- solves ------------------------------------------------------------------------------------------
@@ -471,6 +482,8 @@ def matrix_power(a, n: int):
 def norm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm``: vector norms over one axis, matrix norms over two."""
     x = as_tensor_variable(x)
+    if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
+        x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
     if axis is None:
         axes = tuple(range(x.ndim))
         if ord is None or (ord in ("fro", "f") and x.ndim == 2):

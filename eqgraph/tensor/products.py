@@ -41,7 +41,7 @@ def explicit_subscripts(subscripts: str, ndims) -> str:
         if "..." in term:
             n = nd - len(term.replace("...", ""))
             term = term.replace("...", fill[n_ellipsis - n:] if n else "")
-        if len(term) != nd or not term.isalpha():
+        if len(term) != nd or (term and not term.isalpha()):  # a 0-d operand has the term ""
             raise ValueError(f"einsum: the operand term {term!r} of {subscripts!r} does not fit a {nd}-d operand")
         expanded.append(term)
     if arrow:
@@ -56,11 +56,17 @@ class Einsum(Op):
     """``np.einsum(subscripts, *operands)`` for explicit subscripts (see ``explicit_subscripts``)."""
 
     __props__ = ("subscripts",)
+    #: for the type rules (rulesets/types.egg): the output's ndim, and where each output axis's
+    #: size comes from, (output axis, operand, its axis) per occurrence of the axis's letter
+    __egg_extras__ = ("out_ndim", "sources")
 
     def __init__(self, subscripts: str):
         self.subscripts = subscripts
         inputs, _, self.output = subscripts.partition("->")
         self.terms = tuple(inputs.split(","))
+        self.out_ndim = len(self.output)
+        self.sources = tuple(v for j, letter in enumerate(self.output) for i, term in enumerate(self.terms)
+                             for axis, other in enumerate(term) if other == letter for v in (j, i, axis))
 
     def make_node(self, *operands):
         operands = [as_tensor_variable(o) for o in operands]

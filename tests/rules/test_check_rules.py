@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 import eqgraph as eg
+from eqgraph.rules.check import DOMAIN_VALUES
+from eqgraph.rules.ruleset import DOMAINS, RuleFileError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,3 +114,43 @@ def test_the_dtypes_of_constants_in_a_pattern_are_drawn_with_the_operands():
     variables: dict = {}
     pattern = parse_pattern("(TrueDiv (Cast x e) (Scalar c d n))", variables)
     assert [str(v).lstrip("~") for v in _dtype_variables(pattern)] == ["e", "d"]
+
+
+# -- :domain: operands a rule's left side needs, drawn where random values almost never land ----
+CHOLESKY_STACK = """\
+(rewrite (Solve (MatMul (Cholesky A true) (DimShuffle (Cholesky A true) 3 (vec-of 0 2 1))) b "gen" lo false false false)
+         (Solve (Cholesky A true) (Solve (Cholesky A true) b "gen" true true false false) "gen" true true {trans} false)
+         :when ((= nb (ndim b)) (= 1 (set-length nb)) (>= (set-get nb 0) {min_b}))
+         {domain} :name "cholesky-stack")
+"""
+
+
+def _stack_rule(trans="true", min_b=2, domain=":domain (positive-definite A)"):
+    return CHOLESKY_STACK.format(trans=trans, min_b=min_b, domain=domain)
+
+
+def test_a_domain_makes_the_checker_draw_stacks_of_positive_definite_matrices():
+    [with_domain] = eg.check_rules(_stack_rule(), draws=60).checked.values()
+    [without] = eg.check_rules(_stack_rule(domain=""), draws=60).checked.values()
+    # random stacks are almost never positive definite: without it the rule is hardly compared
+    assert with_domain >= 10 and without <= 3, (with_domain, without)
+    # so a wrong stack rule (L.T @ L for L @ L.T) passed unseen without its domain
+    [wrong_compared] = eg.check_rules(_stack_rule(trans="false", domain=""), draws=60).checked.values()
+    assert wrong_compared == 0
+
+
+@pytest.mark.parametrize("wrong, why", [({"trans": "false"}, "L.T @ L instead of L @ L.T"),
+                                        ({"min_b": 1}, "a vector b: one vector per matrix, read as one matrix")])
+def test_a_wrong_cholesky_stack_rule_is_caught_with_its_domain(wrong, why):
+    with pytest.raises(eg.UnsoundRuleError, match="cholesky-stack"):
+        eg.check_rules(_stack_rule(**wrong), draws=60)
+
+
+def test_a_domain_names_a_known_kind_and_a_tensor_of_the_left_side():
+    assert set(DOMAIN_VALUES) == set(DOMAINS)  # every kind a rule may name is drawn
+    with pytest.raises(RuleFileError, match=":domain belongs to a rewrite"):
+        eg.check_rules('(rewrite (Cholesky A true) A :domain (invertible A) :name "d1")')
+    with pytest.raises(ValueError, match="no tensor of its left side"):
+        eg.check_rules('(rewrite (Cholesky A true) (Cholesky A true) :domain (positive-definite B) :name "d2")')
+    [rule] = eg.load_rules('(rewrite (Neg (Neg A)) A :domain (positive-definite A) :name "d3")').rules
+    assert rule.domain == (("positive-definite", "A"),) and ":domain" not in rule.text

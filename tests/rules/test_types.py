@@ -172,7 +172,111 @@ OTHER_OPS = {
                       lambda x, g: [et.specify_shape(x, (4, 7)), et.specify_shape(x, (None, 3)),
                                     et.sum_to_shape(x * g.sum(), g), GradBlocker("zero")(x),
                                     GradBlocker("disconnected")(g)]),
+    "decompositions-convolutions-einsum": (
+        [(F64, (2, 5, 3)), ("float32", (None, 4, 4)), ("int16", (6,)), ("int64", (None, 2)), ("uint8", (1, 3))],
+        lambda x, q, v, k, r: [et.einsum("ab,cb->ac", r, r), et.einsum("ab,b,cb->bca", r, x[0, 0], r),  # sizes 1
+                            *linalg.svd(x), linalg.svd(q, compute_uv=False), *linalg.qr(x, "complete"), linalg.pinv(x),
+                            *linalg.eigh(q), *linalg.slogdet(q), et.conv1d(v, k, "valid"), et.conv2d(x, k, "same"),
+                            et.einsum("bij,bkj->bik", x, x), et.einsum("i,ni,ii->n", v[:4], k.dimshuffle(1, 0), q[0]),
+                            et.einsum("i,->i", v, x[0, 0, 0])]),  # a 0-d operand (its term is "")
+    "norms-of-stacks": ([("float32", (2, None, 4)), ("int16", (3, 2, 2))],
+                        lambda x, i: [linalg.norm(t, o, axis=a, keepdims=k) for t in (x, i)
+                                      for o, a in [(None, (-2, -1)), ("nuc", (-2, -1)), (-2, (2, 0)), (np.inf, (-2, -1)),
+                                                   (1, (-2, -1)), (3, -1), (0, 0), (-np.inf, 1)] for k in (False, True)]),
 }
+
+
+# Decompositions, convolutions and einsum on drawn shapes: batch axes (stacks) of 0 to 2, every
+# size static or unknown, every prop (SVD's full_matrices and compute_uv, QR's modes, conv modes),
+# random subscripts: the types the rules derive (from LinalgOp.core_axes, Convolve, Einsum's
+# sources) equal make_node's
+DRAWN_DTYPES = ("float64", "float32", "int64", "int16", "uint8", "bool")
+
+
+def _maybe_unknown(data, sizes, label):
+    known = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)), label=label)
+    return tuple(s if k else None for s, k in zip(sizes, known))
+
+
+def _matrix_stack(data, name, square):
+    batch = data.draw(st.lists(st.integers(1, 3), max_size=2), label=f"{name} batch")
+    m = data.draw(st.integers(1, 4), label=f"{name} rows")
+    n = m if square else data.draw(st.integers(1, 4), label=f"{name} columns")
+    dtype = data.draw(st.sampled_from(DRAWN_DTYPES[:-1]), label=f"{name} dtype")
+    return et.tensor(name, dtype, _maybe_unknown(data, (*batch, m, n), f"{name} static"))
+
+
+def _decompositions(data):
+    x, q = _matrix_stack(data, "x", square=False), _matrix_stack(data, "q", square=True)
+    outs = [linalg.pinv(x), linalg.qr(x, "r"), *linalg.qr(x), *linalg.qr(x, "complete"), linalg.det(q), linalg.inv(q),
+            linalg.cholesky(q), linalg.cholesky(q, lower=False), *linalg.slogdet(q), *linalg.eigh(q),
+            *linalg.eigh(q, "U"), linalg.svd(x, compute_uv=False), linalg.svd(x, False, False)]
+    return [x, q], outs + [*linalg.svd(x), *linalg.svd(x, full_matrices=False)]
+
+
+def _convolutions(data):
+    core = data.draw(st.sampled_from((1, 2)), label="core axes")
+    batch = data.draw(st.lists(st.integers(1, 3), max_size=2), label="batch")
+    lengths = data.draw(st.lists(st.integers(1, 5), min_size=core, max_size=core), label="lengths")
+    kernel = data.draw(st.lists(st.integers(1, 5), min_size=core, max_size=core), label="kernel lengths")
+    kernel_batch = [1 if data.draw(st.booleans(), label="broadcast") else b
+                    for b in batch[data.draw(st.integers(0, len(batch)), label="kernel batch from"):]]
+    dtypes = data.draw(st.lists(st.sampled_from(DRAWN_DTYPES[:-1]), min_size=2, max_size=2), label="dtypes")
+    x = et.tensor("x", dtypes[0], _maybe_unknown(data, (*batch, *lengths), "x static"))
+    k = et.tensor("k", dtypes[1], _maybe_unknown(data, (*kernel_batch, *kernel), "kernel static"))
+    fits = all(b <= a for a, b in zip(lengths, kernel))  # 'valid' needs the kernel inside the input
+    return [x, k], [et.Convolve(core, mode)(x, k) for mode in ("full", "same", "valid") if fits or mode != "valid"]
+
+
+def _einsums(data):
+    sizes = dict(zip("abcd", data.draw(st.lists(st.integers(1, 4), min_size=4, max_size=4), label="sizes")))
+    terms = data.draw(st.lists(st.text("abcd", max_size=3), min_size=1, max_size=3), label="terms")
+    used = sorted(set("".join(terms)))
+    output = "".join(data.draw(st.permutations(used), label="output order")[:data.draw(
+        st.integers(0, len(used)), label="output ndim")])
+    operands = []
+    for i, term in enumerate(terms):
+        # a size of 1 broadcasts against the letter's size, as in np.einsum
+        shape = [1 if data.draw(st.integers(0, 4), label="broadcast") == 0 else sizes[c] for c in term]
+        dtype = data.draw(st.sampled_from(DRAWN_DTYPES), label="dtype")
+        operands.append(et.tensor(f"x{i}", dtype, _maybe_unknown(data, shape, "static")))
+    return operands, [et.einsum(f"{','.join(terms)}->{output}", *operands)]
+
+
+DRAWN = {"decompositions": _decompositions, "convolutions": _convolutions, "einsums": _einsums}
+
+
+@pytest.mark.parametrize("name", list(DRAWN))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_type_rules_equal_make_node_on_drawn_shapes(name, data):
+    check_exact(*DRAWN[name](data))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(DRAWN))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_type_rules_equal_make_node_on_many_drawn_shapes(name, data):
+    check_exact(*DRAWN[name](data))
+
+
+def saturated(inputs, outputs, rulesets):
+    """The e-graph of ``outputs`` after ``rulesets``, with only the inputs' types stated."""
+    encoded = encode(FunctionGraph(inputs, outputs, clone=False), facts="leaves")
+    saturate(encoded, rulesets)
+    data = EGraphData(encoded)
+    return data, [data.class_of_id[encoded.ids[o]] for o in outputs]
+
+
+def test_rules_guarded_on_types_fire_for_decompositions():
+    # the sizes and ndims the rules derive are what guards read: a size the analysis knows is
+    # a constant (shapes.egg static-size), inv(A) @ U is a solve once U's ndim and dtype are known
+    x, a = et.tensor("x", F64, (2, 5, 3)), et.tensor("a", F64, (None, 5, 5))
+    outs = [linalg.svd(x)[1].shape[-1], linalg.inv(a) @ linalg.svd(x)[0]]
+    data, (size, product) = saturated([x, a], outs, ["types", "shapes", "linalg"])
+    assert ("Scalar", (3.0, "int64", 0)) in {(data.nodes[i].op, data.nodes[i].args) for i in data.classes[size]}
+    assert "Solve" in {data.nodes[i].op for i in data.classes[product]}
 
 
 @pytest.mark.parametrize("name", list(VARIADIC_LAYOUTS) + list(OTHER_OPS))

@@ -369,3 +369,50 @@ def test_matrix_transpose_swaps_the_last_two_axes():
                                   np.matrix_transpose(TALL_STACK))
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         et.matrix_transpose(et.dvector("v"))
+
+
+def test_solve_with_a_stack_of_cholesky_products_becomes_two_triangular_solves():
+    a, m, v = et.dtensor3("a"), et.dmatrix("m"), et.dvector("v")
+    factor = linalg.cholesky(a)
+    product = factor @ et.matrix_transpose(factor)
+    rhs = np.arange(6.0).reshape(SPD_STACK.shape[-1], -1)
+    for b in (m, m[None]):  # matrices, broadcast against the stack
+        f = eg.function([a, m], linalg.solve(product, b))
+        text = _graph_text(f)
+        assert "Solve{gen}" not in text and text.count("SolveTriangular") == 2, text
+        np.testing.assert_allclose(f(SPD_STACK, rhs), np.linalg.solve(SPD_STACK, rhs))
+    # a vector b is solved with each matrix, (..., M): the rule would read that as one matrix
+    g = eg.function([a, v], linalg.solve(product, v))
+    assert "Solve{gen}" in _graph_text(g)
+    np.testing.assert_allclose(g(SPD_STACK, rhs[:, 0]), np.linalg.solve(SPD_STACK, rhs[:, 0]))
+
+
+# -- norm of every ord on stacks: NumPy's types and values, gradients by finite differences ------------
+MATRIX_ORDS = [None, "fro", 1, -1, 2, -2, np.inf, -np.inf, "nuc"]
+VECTOR_ORDS = [None, 2, np.inf, -np.inf, 0, 1, 3, -1, 0.5]
+NORMS = [(o, (-2, -1), k) for o in MATRIX_ORDS for k in (False, True)] + [(o, (2, 0), False) for o in MATRIX_ORDS] \
+    + [(o, -1, k) for o in VECTOR_ORDS for k in (False, True)] + [(o, 0, False) for o in VECTOR_ORDS]
+NORM_STACK = RNG.random((2, 3, 4)) + 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool"])
+def test_norm_of_every_ord_on_a_stack_has_numpys_type_and_value(dtype):
+    x = (NORM_STACK * 4).astype(dtype)
+    static, unknown = et.TensorType(dtype, x.shape)("s"), et.TensorType(dtype, (None,) * 3)("u")
+    outs = [linalg.norm(unknown, o, axis=a, keepdims=k) for o, a, k in NORMS]
+    for (o, a, k), got in zip(NORMS, eg.function([unknown], outs)(x)):
+        expected = np.linalg.norm(x, o, axis=a, keepdims=k)
+        assert linalg.norm(static, o, axis=a, keepdims=k).type == et.TensorType(expected.dtype, expected.shape)
+        assert got.dtype == expected.dtype, (o, a, k, got.dtype, expected.dtype)  # an integer x: float64
+        np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == "float32" else 1e-9, err_msg=f"{o}, {a}, {k}")
+
+
+@pytest.mark.parametrize("ord_, axis, keepdims", [n for n in NORMS if n[0] != 0], ids=str)
+def test_gradient_of_norm_of_every_ord_on_a_stack(ord_, axis, keepdims):
+    verify_grad(lambda a: linalg.norm(a, ord_, axis=axis, keepdims=keepdims), [NORM_STACK], n_tests=1,
+                rng=np.random.default_rng(1))
+
+
+def test_gradient_of_the_count_of_nonzeros_is_zero():
+    x = et.dtensor3("x")
+    assert not eg.function([x], eg.grad(linalg.norm(x, 0, axis=-1).sum(), x))(NORM_STACK).any()
