@@ -36,9 +36,15 @@ def test_kernel_source_is_one_scalar_function_with_numpy_semantics():
     f = eg.function(inputs, outputs[0], rulesets=[])
     [node] = _composite_nodes(f)
     source = numba_kernels.kernel_source(node.op, node)
-    assert "@numba.guvectorize(['void(float64, float64, float64, float64[:])'], '(),(),()->()'" in source
+    assert "@numba.vectorize(['float64(float64, float64, float64)']" in source   # one output: a plain loop
     assert "if (i0 >= i1 or i0 != i0) else i1" in source      # np.maximum: NaN propagates
-    assert "o0[0] = t" in source
+    assert "    return t" in source
+    f = eg.function(inputs, [outputs[0], outputs[0] * 2.0], rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)     # two outputs: guvectorize writes both
+    assert "@numba.guvectorize(['void(float64, float64, float64, float64, float64[:], float64[:])'], " \
+        "'(),(),(),()->(),()'" in source
+    assert "o0[0] = t" in source and "o1[0] = t" in source
 
 
 def test_kernel_source_refuses_integers():
