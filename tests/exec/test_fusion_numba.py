@@ -169,3 +169,21 @@ def test_a_cast_of_a_comparison_compiles(tmp_path, monkeypatch):
                 got = f(v)
     assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
     np.testing.assert_array_equal(got, np.array([-0.0, 0.0, 2.0, np.nan]))
+
+
+@needs_numba
+def test_square_roots_run_in_numba_at_every_size_bit_for_bit(tmp_path, monkeypatch):
+    """sqrt is one correctly rounded instruction (not a libm call): arithmetic for ``numba_below``."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x = et.dvector("x")
+    f = eg.function([x], et.sqrt(x * 3.0 + 1.0) * 2.0, rulesets=[])
+    [node] = _composite_nodes(f)
+    assert numba_kernels.numba_below(node.op) == float("inf")
+    values = np.concatenate([[np.nan, np.inf, -np.inf, -0.0, -1.0, 0.0], np.linspace(-1, 50, 20_000)])
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            got = f(values)
+        want = np.sqrt(values * 3.0 + 1.0) * 2.0
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+    np.testing.assert_array_equal(got, want)
