@@ -75,26 +75,35 @@ def shape_sources(order) -> dict:
 
 def drop_same_shape_sums(fgraph: FunctionGraph) -> FunctionGraph:
     """``fgraph`` with each ``SumToShape(g, like)`` whose operands provably share a shape
-    (``shape_sources``, same rank, same type) replaced by ``g``, what it returns then."""
+    (``shape_sources``, same rank, same type) replaced by ``g``, what it returns then; of the
+    others, a ``like`` computed elementwise from one variable of its own type reads that
+    variable's shape instead, so that ``like`` is not computed only to be measured."""
     order = fgraph.toposort()
     sources = shape_sources(order)
     outputs = set(fgraph.outputs)
-    same = {}
+    same, lighter = {}, {}
     for node in order:
         if type(node.op) is not SumToShape or node.outputs[0] in outputs:
             continue
         g, like = node.inputs
         if g.type == node.outputs[0].type and sources.get(g, {g}) == sources.get(like, {like}):
             same[node.outputs[0]] = g
-    if not same:
+        elif len(sources.get(like, ())) == 1:
+            (source,) = sources[like]
+            if source.type == like.type:
+                lighter[node] = source
+    if not same and not lighter:
         return fgraph
     replace: dict = {}
     for node in order:
         if node.outputs[0] in same:
             g = same[node.outputs[0]]
             replace[node.outputs[0]] = replace.get(g, g)
-        elif any(v in replace for v in node.inputs):
-            new = node.clone_with_new_inputs([replace.get(v, v) for v in node.inputs])
+        elif node in lighter or any(v in replace for v in node.inputs):
+            inputs = [replace.get(v, v) for v in node.inputs]
+            if node in lighter:
+                inputs[1] = replace.get(lighter[node], lighter[node])
+            new = node.clone_with_new_inputs(inputs)
             replace.update(zip(node.outputs, new.outputs))
     return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
 
