@@ -1,7 +1,7 @@
 """Numba kernels for hot ``Composite`` nodes (optional: ``pip install eqgraph[fast]``).
 
-A fused node's scalar graph becomes one ``numba.vectorize`` function over scalars
-(``numba.guvectorize`` with layout ``(),()->(),()`` where it has several outputs), a NumPy
+A fused node's scalar graph becomes one ``numba.guvectorize`` function over scalars
+(layout ``(),()->()``; ``numba.vectorize`` where it has one input and one output), a NumPy
 ufunc, so broadcasting comes with it: one call for the whole group instead of one NumPy
 call per step.  Measured on this project's 2-core machine,
 that wins where the NumPy calls' fixed cost dominates (small arrays, long groups) and
@@ -100,13 +100,15 @@ def kernel_source(op, node) -> str | None:
         body.append(f"    t{j} = {FORMS[key].format(*[names[a] for a in args])}")
         names.append(f"t{j}")
     in_types = ", ".join(NUMBA_TYPES[d] for d in dtypes[: op.nin])
-    if len(op.outs) == 1:
+    if len(op.outs) == 1 and op.nin == 1:
         # vectorize: Numba writes the loop, with the scalar function inlined, so LLVM can use SIMD
-        # (a + a**10 on 1e5 float64: 28 us, against 110 us for guvectorize's call per element)
+        # (a + a**10 on 1e5 float64: 28 us, against 109 us for guvectorize's call per element).
+        # Measured with more inputs (one run, interleaved, 1e5 float64), it was no faster or slower:
+        # 4 full inputs 300 vs 254 us, one input and 3 one-element constants 243 vs 179 us
         body.append(f"    return {names[op.outs[0]]}")
         decorator = f"@numba.vectorize(['{NUMBA_TYPES[dtypes[op.outs[0]]]}({in_types})'], nopython=True, cache=True)"
         params = names[: op.nin]
-    else:  # several outputs: only guvectorize has them
+    else:
         outs = [f"o{k}" for k in range(len(op.outs))]
         body += [f"    {o}[0] = {names[index]}" for o, index in zip(outs, op.outs)]
         out_types = ", ".join(f"{NUMBA_TYPES[dtypes[o]]}[:]" for o in op.outs)

@@ -36,9 +36,14 @@ def test_kernel_source_is_one_scalar_function_with_numpy_semantics():
     f = eg.function(inputs, outputs[0], rulesets=[])
     [node] = _composite_nodes(f)
     source = numba_kernels.kernel_source(node.op, node)
-    assert "@numba.vectorize(['float64(float64, float64, float64)']" in source   # one output: a plain loop
+    assert "@numba.guvectorize(['void(float64, float64, float64, float64[:])'], '(),(),()->()'" in source
     assert "if (i0 >= i1 or i0 != i0) else i1" in source      # np.maximum: NaN propagates
-    assert "    return t" in source
+    assert "o0[0] = t" in source
+    x = inputs[0]
+    f = eg.function([x], et.sqr(et.sqr(x)) * x + x, rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)     # one input, one output: a loop Numba writes
+    assert "@numba.vectorize(['float64(float64)']" in source and "    return t" in source
     f = eg.function(inputs, [outputs[0], outputs[0] * 2.0], rulesets=[])
     [node] = _composite_nodes(f)
     source = numba_kernels.kernel_source(node.op, node)     # two outputs: guvectorize writes both
