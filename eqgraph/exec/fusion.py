@@ -15,7 +15,7 @@ one bit per elementwise node that ``v`` depends on.  Nodes whose inputs are all
 constants are left alone: the linker folds them once (``link._fold_constants``).
 
 Before grouping, a gradient's ``SumToShape(g, like)`` is dropped where ``g`` and ``like``
-provably have one shape (``same_shape_sums``): it returns ``g`` itself then, and as a node
+provably have one shape (``drop_same_shape_sums``): it returns ``g`` itself then, and as a node
 it splits the elementwise group around it and makes ``like`` a value computed only for
 its shape (the logistic regression's gradient had four of them).
 """
