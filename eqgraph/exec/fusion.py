@@ -13,6 +13,11 @@ some path leaves a group and comes back into it (``x = f(group)`` computed outsi
 then ``g(x, group)`` inside).  Paths are tracked as bit masks: ``ancestors[v]`` has
 one bit per elementwise node that ``v`` depends on.  Nodes whose inputs are all
 constants are left alone: the linker folds them once (``link._fold_constants``).
+
+Before grouping, a gradient's ``SumToShape(g, like)`` is dropped where ``g`` and ``like``
+provably have one shape (``drop_same_shape_sums``): it returns ``g`` itself then, and as a node
+it splits the elementwise group around it and makes ``like`` a value computed only for
+its shape (the logistic regression's gradient had four of them).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
 
@@ -36,12 +42,70 @@ class _Group:
 def fuse(fgraph: FunctionGraph) -> FunctionGraph:
     """A new FunctionGraph (same inputs and outputs, in order) with every group of two or
     more connected elementwise nodes replaced by one ``Composite``; ``fgraph`` is unchanged."""
+    fgraph = drop_same_shape_sums(fgraph)
     order = fgraph.toposort()
     groups = _group(order)
     fused = [g for g in groups if len(g.nodes) > 1]
     if not fused:
         return fgraph
     return _rebuild(fgraph, order, fused)
+
+
+def shape_sources(order) -> dict:
+    """For each variable an elementwise node computes, the variables whose shapes broadcast
+    to its shape (a frozenset); any other variable is its own source.
+
+    An elementwise result has the broadcast shape of its inputs, so two results of one
+    rank with the same sources have the same shape.  Inputs whose every axis is statically
+    1, of a rank no higher than the result's, change nothing and are left out: so ``x * 2``
+    and ``exp(x) + b.dimshuffle('x')`` both have the sources ``{x}``."""
+    sources: dict = {}
+    for node in order:
+        if not is_fusable(node.op):
+            continue
+        out = node.outputs[0]
+        found: set = set()
+        for v in node.inputs:
+            if v.ndim <= out.ndim and all(s == 1 for s in v.type.shape):
+                continue
+            found |= sources.get(v, {v})
+        sources[out] = frozenset(found)
+    return sources
+
+
+def drop_same_shape_sums(fgraph: FunctionGraph) -> FunctionGraph:
+    """``fgraph`` with each ``SumToShape(g, like)`` whose operands provably share a shape
+    (``shape_sources``, same rank, same type) replaced by ``g``, what it returns then; of the
+    others, a ``like`` computed elementwise from one variable of its own type reads that
+    variable's shape instead, so that ``like`` is not computed only to be measured."""
+    order = fgraph.toposort()
+    sources = shape_sources(order)
+    outputs = set(fgraph.outputs)
+    same, lighter = {}, {}
+    for node in order:
+        if type(node.op) is not SumToShape or node.outputs[0] in outputs:
+            continue
+        g, like = node.inputs
+        if g.type == node.outputs[0].type and sources.get(g, {g}) == sources.get(like, {like}):
+            same[node.outputs[0]] = g
+        elif len(sources.get(like, ())) == 1:
+            (source,) = sources[like]
+            if source.type == like.type:
+                lighter[node] = source
+    if not same and not lighter:
+        return fgraph
+    replace: dict = {}
+    for node in order:
+        if node.outputs[0] in same:
+            g = same[node.outputs[0]]
+            replace[node.outputs[0]] = replace.get(g, g)
+        elif node in lighter or any(v in replace for v in node.inputs):
+            inputs = [replace.get(v, v) for v in node.inputs]
+            if node in lighter:
+                inputs[1] = replace.get(lighter[node], lighter[node])
+            new = node.clone_with_new_inputs(inputs)
+            replace.update(zip(node.outputs, new.outputs))
+    return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
 
 
 def _group(order) -> list[_Group]:
@@ -185,4 +249,4 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
         replace[old] = new
 
 
-__all__ = ["fuse"]
+__all__ = ["drop_same_shape_sums", "fuse", "shape_sources"]

@@ -27,6 +27,9 @@ path's to the last bit:
   emptied once read, as the thunk loop frees them.
 - anything else (a ``make_thunk`` of its own, a ``destroy_map`` copy): its thunk, with
   the inputs put in their cells first.
+- the count of a mean's gradient, ``Cast(DimShuffle{}(Shape(x)))`` (then maybe ``DimShuffle{x}``),
+  four nodes that each make a small array, is one line where ``Shape`` was:
+  ``array([x.shape[0]], dtype=float64)`` (``_count_chains``), the same value.
 
 A failure raises where it happened, and the line number of the generated frame says which
 node it was; its locals hold the node's inputs, so the error names the op, the inputs'
@@ -43,7 +46,8 @@ from eqgraph.exec.composite import Composite
 from eqgraph.exec.kernels import exact_ufunc, step_source
 from eqgraph.exec.node_errors import raise_with_node
 from eqgraph.exec.numpy_calls import numpy_call
-from eqgraph.tensor.elemwise import Cast, Elemwise
+from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.shape import Shape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.op import Op
 
@@ -68,12 +72,17 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
         writer.known[var] = storage_map[var][0]
         writer.names[var] = writer.bind(f"k{len(writer.names)}", storage_map[var][0])
     line_of_node: dict[int, int] = {}   # first line of each node in the source -> node position
+    counts, in_counts = _count_chains(fgraph, order, own_thunk)
     for i, node in enumerate(order):
         freed = freed_at.get(i, [])
         first = len(lines) + 1
         kind = "thunk" if i in own_thunk else _kind(node.op)
         writer.dead_here = {v for v in freed if v not in aliased and v not in constants}
-        for line in _node_lines(writer, i, node, kind, handed_out, freeable, thunk_of):
+        if i in counts:
+            kind, node_lines = "numpy", [_count_line(writer, node.inputs[0], *counts[i])]
+        else:
+            node_lines = [] if i in in_counts else _node_lines(writer, i, node, kind, handed_out, freeable, thunk_of)
+        for line in node_lines:
             lines.append("        " + line)
         writer.made_by.update((o, kind) for o in node.outputs)
         for lineno in range(first, len(lines) + 1):
@@ -181,6 +190,45 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
     for cell, o in zip(cells, node.outputs):
         lines.append(f"{w.local(o)} = {cell}[0]" + (f"; {cell}[0] = None" if o in freeable else ""))
     return lines
+
+
+def _count_chains(fgraph, order, own_thunk) -> tuple[dict, set]:
+    """``({position of a Shape node: (the chain's last variable, axes it adds)}, positions
+    of the chains' other nodes)`` for each ``Cast(DimShuffle{}(Shape(x)))`` of a vector ``x``
+    (a length, as a mean's gradient divides by), followed by ``DimShuffle{x,...}`` where that
+    is the cast's only reader, whose inner values have no other reader."""
+    position = {node: i for i, node in enumerate(order)}
+
+    def only_reader(var):
+        clients = fgraph.clients.get(var, [])
+        node = clients[0][0] if len(clients) == 1 else None
+        return node if node in position and position[node] not in own_thunk else None
+
+    counts, inner = {}, set()
+    for i, shape in enumerate(order):
+        if type(shape.op) is not Shape or i in own_thunk or shape.inputs[0].ndim != 1:
+            continue
+        pick = only_reader(shape.outputs[0])
+        if pick is None or type(pick.op) is not DimShuffle or pick.op.new_order != ():
+            continue
+        cast = only_reader(pick.outputs[0])
+        if cast is None or type(cast.op) is not Cast or cast.op.dtype not in ("float32", "float64"):
+            continue  # a length (below 2**53) is exact as a float64, and rounds once to a float32
+        chain = [pick, cast]
+        expand = only_reader(cast.outputs[0])
+        if (expand is not None and type(expand.op) is DimShuffle and expand.op.input_ndim == 0
+                and all(o == "x" for o in expand.op.new_order)):
+            chain.append(expand)
+        counts[i] = (chain[-1].outputs[0], len(chain[-1].outputs[0].type.shape))
+        inner.update(position[n] for n in chain)
+    return counts, inner
+
+
+def _count_line(w: _Writer, x, out, axes: int) -> str:
+    """``out`` (a length of vector ``x``, cast, with ``axes`` axes of length 1) in one call."""
+    w.bind(f"dtype_{w.count}", out.type.numpy_dtype)
+    dtype = f"dtype_{w.count}"
+    return f"{w.local(out)} = array({'[' * axes}{w.names[x]}.shape[0]{']' * axes}, dtype={dtype})"
 
 
 def _dead_buffer(w: _Writer, node):

@@ -10,6 +10,7 @@ import eqgraph.tensor as et
 from eqgraph.exec import kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.fusion import fuse
+from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.fgraph import FunctionGraph
 from fuzz_graphs import make_graph
 
@@ -129,6 +130,48 @@ def test_fuse_leaves_a_graph_without_groups_as_it_is():
     x = et.dmatrix("x")
     graph = FunctionGraph([x], [et.exp(x).sum()], clone=False)
     assert fuse(graph) is graph
+
+
+def test_a_sum_to_a_shape_provably_the_same_is_dropped_and_others_are_kept():
+    x, y, b = et.dvector("x"), et.dvector("y"), et.dscalar("b")
+    same = et.sum_to_shape(et.exp(x) * 2.0 + b.dimshuffle("x"), x * 3.0)   # both have x's shape
+    maybe = et.sum_to_shape(x * y, y + 1.0)        # x may be longer than y (y of length 1)
+    f = eg.function([x, y, b], [same * 5.0, maybe * 5.0], rulesets=[])
+    sums = [n for n in f.fgraph.toposort() if isinstance(n.op, SumToShape)]
+    assert len(sums) == 1 and sums[0].inputs[1] is f.fgraph.inputs[1]   # y + 1.0 has y's shape
+    (fused,) = composites(f)   # the dropped sum no longer splits exp(x) * 2 + b from * 5; x * 3 is gone
+    assert [op.name for op, _ in fused.op.steps] == ["exp", "mul", "add", "mul"]
+    plain = eg.function([x, y, b], [same * 5.0, maybe * 5.0], rulesets=[], fusion=False)
+    for xv, yv in ((np.arange(3.0), np.ones(3)), (np.arange(3.0), np.ones(1)), (np.ones(1), np.arange(3.0))):
+        assert_same_results(f(xv, yv, 0.5), plain(xv, yv, 0.5))
+    # where the shapes can differ the sum happens: x of length 3 against y of length 1
+    np.testing.assert_array_equal(f(np.arange(3.0), np.ones(1), 0.5)[1], [15.0])
+
+
+def test_a_like_computed_from_one_variable_reads_that_variables_shape_instead():
+    x, y = et.dvector("x"), et.dvector("y")
+    out = et.sum_to_shape(x * y, et.tanh(x) * 2.0) * 5.0     # tanh(x) * 2 is only measured
+    f = eg.function([x, y], out, rulesets=[])
+    (node,) = [n for n in f.fgraph.toposort() if isinstance(n.op, SumToShape)]
+    assert node.inputs[1] is f.fgraph.inputs[0]
+    assert all("tanh" not in str(n.op) for n in f.fgraph.toposort())
+    plain = eg.function([x, y], out, rulesets=[], fusion=False)
+    for xv, yv in ((np.arange(3.0), np.ones(3)), (np.ones(1), np.arange(3.0)), (np.arange(3.0), np.ones(1))):
+        assert_same_results([f(xv, yv)], [plain(xv, yv)])
+    np.testing.assert_array_equal(f(np.ones(1), np.arange(3.0)), [15.0])   # summed to x's length
+
+
+def test_logistic_regression_gradient_fuses_across_dropped_sums_and_keeps_its_values():
+    x, y, w = et.dmatrix("x"), et.dvector("y"), et.dvector("w")
+    p = et.sigmoid(x @ w)
+    loss = -(y * et.log(p) + (1 - y) * et.log(1 - p)).mean()
+    outs = [loss, eg.grad(loss, w)]
+    f, plain = eg.function([x, y, w], outs), eg.function([x, y, w], outs, fusion=False)
+    assert sum(isinstance(n.op, SumToShape) for n in f.fgraph.toposort()) < \
+        sum(isinstance(n.op, SumToShape) for n in plain.fgraph.toposort())
+    rng = np.random.default_rng(1)
+    values = (rng.normal(size=(6, 3)), (rng.uniform(size=6) > 0.5) * 1.0, rng.normal(size=3))
+    assert_same_results(f(*values), plain(*values))
 
 
 def _composite_of(x, w):

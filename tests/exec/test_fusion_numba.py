@@ -39,6 +39,17 @@ def test_kernel_source_is_one_scalar_function_with_numpy_semantics():
     assert "@numba.guvectorize(['void(float64, float64, float64, float64[:])'], '(),(),()->()'" in source
     assert "if (i0 >= i1 or i0 != i0) else i1" in source      # np.maximum: NaN propagates
     assert "o0[0] = t" in source
+    x = inputs[0]
+    f = eg.function([x], et.sqr(et.sqr(x)) * x + x, rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)     # one input, one output: a loop Numba writes
+    assert "@numba.vectorize(['float64(float64)']" in source and "    return t" in source
+    f = eg.function(inputs, [outputs[0], outputs[0] * 2.0], rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)     # two outputs: guvectorize writes both
+    assert "@numba.guvectorize(['void(float64, float64, float64, float64, float64[:], float64[:])'], " \
+        "'(),(),(),()->(),()'" in source
+    assert "o0[0] = t" in source and "o1[0] = t" in source
 
 
 def test_kernel_source_refuses_integers():
@@ -163,3 +174,50 @@ def test_a_cast_of_a_comparison_compiles(tmp_path, monkeypatch):
                 got = f(v)
     assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
     np.testing.assert_array_equal(got, np.array([-0.0, 0.0, 2.0, np.nan]))
+
+
+@needs_numba
+def test_square_roots_run_in_numba_at_every_size_bit_for_bit(tmp_path, monkeypatch):
+    """sqrt is one correctly rounded instruction (not a libm call): arithmetic for ``numba_below``."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x = et.dvector("x")
+    f = eg.function([x], et.sqrt(x * 3.0 + 1.0) * 2.0, rulesets=[])
+    [node] = _composite_nodes(f)
+    assert numba_kernels.numba_below(node.op) == float("inf")
+    values = np.concatenate([[np.nan, np.inf, -np.inf, -0.0, -1.0, 0.0], np.linspace(-1, 50, 20_000)])
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            got = f(values)
+        want = np.sqrt(values * 3.0 + 1.0) * 2.0
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+    np.testing.assert_array_equal(got, want)
+
+
+@needs_numba
+def test_one_element_constants_are_written_into_the_kernel(tmp_path, monkeypatch):
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x = et.dvector("x")
+    c = {v: et.constant(np.array([v])) for v in (3.0, 2.0, 1.0, 5.0, np.nan, -np.inf, -0.0)}
+    y = c[3.0] * x * x * x - c[2.0] * x * x + x - c[1.0] + c[np.nan] * (x > c[5.0]) \
+        + c[-np.inf] * (x > c[5.0]) + c[-0.0]
+    f = eg.function([x], y, rulesets=[])
+    [node] = _composite_nodes(f)
+    source = numba_kernels.kernel_source(node.op, node)
+    assert "@numba.vectorize(['float64(float64)']" in source   # x alone is passed
+    assert "math.nan" in source and "(-math.inf)" in source and "3.0" in source
+    values = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.0, 5.5, 7.0])
+    with np.errstate(all="ignore"):
+        want = eg.function([x], y, rulesets=[], fusion=False)(values)
+        for _ in range(3):
+            got = f(values)
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+    np.testing.assert_array_equal(got, want)   # the same operations on the same values
+    # a constant of higher rank than the array decides the output's shape: it is passed
+    op = Composite(2, [(et.ELEMWISE_OPS["mul"], (0, 1))], [2])
+    node = op.make_node(x, et.constant(np.array([[2.0]])))
+    assert numba_kernels.baked_constants(op, node) == {} and "i1" in numba_kernels.kernel_source(op, node)
+    run = numba_kernels.numba_kernel(op, node, numpy_run=lambda *a: None)
+    (out,) = run(np.arange(3.0), np.array([[2.0]]))
+    np.testing.assert_array_equal(out, [[0.0, 2.0, 4.0]])

@@ -84,6 +84,43 @@ def test_numpy_calls_give_what_perform_gives_on_views_scalars_and_reductions():
     assert all(type(g) is np.ndarray for g in got)
 
 
+def test_softmax_and_results_of_known_dtype_skip_perform_and_the_dtype_check():
+    m, i = et.dmatrix("m"), et.imatrix("i")
+    outs = [et.softmax(m), et.log_softmax(m, axis=0), et.softmax(i),   # an int input: perform casts
+            m @ m, m.sum(axis=1), i.sum(axis=1), (m > 0).max(axis=0), m.mean(axis=1), m[0] @ m[1]]
+    f = eg.function([m, i], outs, rulesets=[], fusion=False)
+    source = f.program.source
+    assert source.count("softmax_numpy(") == 2
+    matmul_line = next(line for line in source.splitlines() if "np_matmul(" in line and ".shape" not in line)
+    after = source.splitlines()[source.splitlines().index(matmul_line) + 1]
+    assert "asarray" not in after   # float64 @ float64 with axes: already an ndarray of float64
+    values = (np.arange(16.0).reshape(4, 4) - 5, np.arange(12, dtype=np.int32).reshape(3, 4) - 3)
+    with np.errstate(all="ignore"):
+        got = f(*values)
+        assert_bitwise_equal(got, thunk_loop(f, *values))
+    assert all(type(g) is np.ndarray for g in got)
+    np.testing.assert_allclose(got[0].sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_count_of_a_mean_is_one_line_with_the_thunk_loops_value(dtype):
+    x = et.vector("x", dtype=dtype)
+    cost = et.tanh(x).mean()
+    outs = [cost, eg.grad(cost, x), x.mean(axis=0, keepdims=True)]
+    f = eg.function([x], outs)
+    source = f.program.source
+    assert "Shape" not in source and "np_asarray(" not in source   # no shape vector, no pick, no cast
+    assert ".shape[0]], dtype=" in source
+    value = np.linspace(-2, 2, 7).astype(dtype)
+    got = f(value)
+    assert_bitwise_equal(got, thunk_loop(f, value))
+    np.testing.assert_allclose(got[1], (1 - np.tanh(value) ** 2) / 7, rtol=1e-6)
+    # a count read by something else as well, or handed out: the nodes run as they are
+    n = et.cast(x.shape[0], dtype)
+    g = eg.function([x], [x.sum() / n, n], rulesets=[])
+    assert_bitwise_equal(g(value), thunk_loop(g, value))
+
+
 def test_profiling_lazy_graphs_and_the_thunk_loop_option_keep_per_node_hooks():
     x = et.dvector("x")
     assert eg.function([x], x * 2.0, profile=True).program.source is None
