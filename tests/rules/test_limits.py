@@ -153,3 +153,18 @@ def test_saturation_leaves_the_time_extraction_needs_within_the_seconds_limit():
     assert report.stop_reason == "seconds"
     assert EXTRACTION_SECONDS_PER_ENODE * report.sizes[-1] <= limits.seconds
     assert_sums(f, xs)
+
+
+def test_the_node_budget_counts_constructor_terms_only():
+    # rows of a relation or an analysis add no e-node: counted as nodes, gradclean's
+    # input-roots rules were banned on a 20,000-node chain, which then stopped for "nodes"
+    from eqgraph.rules.ruleset import parse_rules
+
+    rules = parse_rules("""
+(relation seen (T))
+(rule ((= e (Exp x))) ((seen e) (set (ndim e) (set-of 1))) :name "rows")
+(rule ((= e (Exp x))) ((union e (Mul x (Scalar 1.0 "float64" 1)))) :name "terms")
+(rewrite (Log (Exp x)) (Add x (Scalar 0.0 "float64" 1)) :name "rhs")
+""", "budget", "<test>")
+    counts = {r.name.split("/")[-1]: r.max_new_nodes for r in rules}
+    assert counts == {"rows": 0, "terms": 2, "rhs": 2}
