@@ -153,7 +153,8 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
         nodes). An elementwise output has the shape of its inputs that are not all size 1."""
         if not isinstance(node.op, Elemwise):
             return k
-        shaped = {roots[v] for v in node.inputs if not _all_size_one(v.type)}
+        size_one = [isinstance(v.type, TensorType) and all(v.type.broadcastable) for v in node.inputs]
+        shaped = {roots[v] for v, ones in zip(node.inputs, size_one) if not ones}
         return shaped.pop() if len(shaped) == 1 else k
 
     def add_type_rows(k, ttype):
@@ -255,9 +256,3 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
             session.run(tables.program(Path(directory)))
     return EncodedGraph(session, schema, fgraph, ids, constants, ops,
                         n_rows=sum(len(r) for r in tables.rows.values()))
-
-
-def _all_size_one(ttype) -> bool:
-    """Whether every axis of a tensor type is statically 1: it broadcasts to any shape."""
-    shape = getattr(ttype, "shape", None)
-    return shape is not None and all(size == 1 for size in shape)
