@@ -59,3 +59,12 @@ f = eg.function([], rs.normal(0, 1, size=(10_000_000,)), backend="cupy")
 f_host = eg.function([], eg.RandomStream(0).normal(0, 1, size=(10_000_000,)))
 print(f"normal draw 1e7: GPU generator {best(lambda: f(), n=5)*1e3:.2f} ms (returned to host) vs host generator "
       f"{best(lambda: f_host(), n=3)*1e3:.1f} ms", flush=True)
+# every distribution drawn on the device (eqgraph.tensor.random_draws) against the host's NumPy draw
+DRAW_ROWS = [("integers", (0, 1000, (10_000_000,))), ("binomial", (20, 0.3, (10_000_000,))),
+             ("multinomial", (20, np.full(8, 1 / 8), (1_000_000,))), ("choice", (10_000_000, (1_000_000,), False)),
+             ("permutation", (10_000_000,))]
+for name, args in DRAW_ROWS:
+    f = eg.function([], getattr(eg.RandomStream(0), name)(*args), backend="cupy")
+    f_host = eg.function([], getattr(eg.RandomStream(0), name)(*args))
+    on_gpu, on_host = best(lambda: f(), n=5), best(lambda: f_host(), n=2)
+    print(f"{name} draw {args}: GPU {on_gpu*1e3:.2f} ms vs host {on_host*1e3:.1f} ms ({on_host/on_gpu:.0f}x)", flush=True)

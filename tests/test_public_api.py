@@ -32,7 +32,7 @@ atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy 
 conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
 horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
-trace tri tril triu vertical_stack vstack
+trace tri tril triu vertical_stack vstack random_draws
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by
@@ -70,7 +70,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
-                          "products", "sorting"}
+                          "products", "sorting", "random_draws"}
     assert set(et.__all__) == set(TENSOR_NAMES) - submodules
 
 

@@ -5,11 +5,10 @@
     f = eg.function([], w)                  # each call draws anew; the same seed, the same stream
 
 Where the parameters live on the host, NumPy's ``Generator`` draws. Where they live on a GPU
-(the CuPy backend), normal, uniform and Bernoulli draws are made there by a CuPy generator
+(the CuPy backend), every distribution is drawn there (``random_draws``) by a CuPy generator
 seeded from the stream's NumPy generator, so a large draw never crosses the bus: the same seed
 gives the same numbers on every call sequence, but other numbers than on the host (as JAX's
-numbers differ from NumPy's). The other distributions draw on the host and copy the result
-to the device.
+numbers differ from NumPy's).
 
 Every draw gets a generator of its own: a shared variable holding a NumPy ``Generator``
 seeded from the stream (``SeedSequence(seed).spawn``, one child per draw, in the order the
@@ -34,6 +33,7 @@ import functools
 import numpy as np
 
 from eqgraph.settings import config
+from eqgraph.tensor import random_draws
 from eqgraph.tensor.basic import as_tensor_variable, constant
 from eqgraph.tensor.shape import static_values
 from eqgraph.tensor.elemwise import cast
@@ -57,15 +57,6 @@ DISTRIBUTIONS = {
     "choice": ("choice", ("a", "p"), 0),
     "permutation": ("permutation", ("x",), 0),
 }
-
-#: distributions a CuPy generator draws on the device: (standard draw, its transform by the
-#: parameters); the rest draw on the host (CuPy has no multinomial/choice in its Generator)
-ON_DEVICE = {
-    "normal": ("standard_normal", lambda z, loc, scale: loc + scale * z),
-    "uniform": ("random", lambda u, low, high: low + (high - low) * u),
-    "bernoulli": ("random", lambda u, p: u < p),
-}
-
 
 class RandomVariable(Op):
     """``RandomVariable(distribution, dtype, sized, options)(rng, [size], *params) -> (new rng, draw)``.
@@ -110,7 +101,7 @@ class RandomVariable(Op):
     def perform(self, node, inputs, output_storage):
         rng = copy_generator(inputs[0])  # the input generator is never advanced: outputs own their state
         xp = array_namespace(*inputs[1:])  # the draw comes back where its parameters live
-        if self.distribution in ON_DEVICE and is_cupy_namespace(xp):
+        if is_cupy_namespace(xp):
             output_storage[0][0] = rng
             output_storage[1][0] = as_output(xp, self._draw_on_device(xp, rng, inputs[1:]), node.outputs[1].type)
             return
@@ -131,16 +122,15 @@ class RandomVariable(Op):
         output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
 
     def _draw_on_device(self, xp, rng, inputs):
-        """The draw made by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
+        """The draw made on the GPU by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
         import cupy  # only reached with CuPy arrays in hand
 
         size, params = (tuple(int(s) for s in to_numpy(inputs[0])), inputs[1:]) if self.sized else (None, inputs)
-        params = [xp.asarray(p) for p in params]
-        shape = size if size is not None else np.broadcast_shapes(*(p.shape for p in params))
-        standard, transform = ON_DEVICE[self.distribution]
+        params = [cupy.asarray(p) for p in params]
         float_dtype = self.dtype if self.dtype in ("float32", "float64") else "float64"
         device_rng = cupy.random.default_rng(int(rng.integers(2**63)))
-        return transform(getattr(device_rng, standard)(size=shape, dtype=float_dtype), *params)
+        return random_draws.DRAWS[self.distribution](cupy, device_rng, size, *params, float_dtype=float_dtype,
+                                                     **dict(self.options))
 
     def do_constant_folding(self, fgraph, node) -> bool:
         return False  # a draw is not a constant, whatever its parameters

@@ -87,7 +87,34 @@ def test_uniform_and_bernoulli_on_the_device_keep_their_ranges_and_dtypes():
     assert abs(b_val.mean() - 0.25) < 0.01
 
 
-def test_distributions_cupy_lacks_draw_on_the_host_and_come_back_to_the_device():
+DEVICE_DRAWS = [  # (distribution, arguments, a check of the values drawn)
+    ("integers", (0, 10, (1000,)), lambda v: v.min() >= 0 and v.max() < 10 and len(np.unique(v)) == 10),
+    ("binomial", (np.array([3, 9]), 0.5, (500, 2)), lambda v: v.min() >= 0 and (v.max(axis=0) <= [3, 9]).all()),
+    ("multinomial", (6, np.array([0.2, 0.3, 0.5]), (400,)), lambda v: (v.sum(axis=-1) == 6).all()),
+    ("choice", (np.arange(10.0), (10,), False), lambda v: sorted(v) == list(range(10))),
+    ("permutation", (50,), lambda v: sorted(v) == list(range(50))),
+]
+
+
+@pytest.mark.parametrize("name, args, check", DEVICE_DRAWS, ids=[d[0] for d in DEVICE_DRAWS])
+def test_every_distribution_is_drawn_on_the_device(monkeypatch, name, args, check):
+    from eqgraph.tensor import random_draws
+
+    made = []
+    device_draw = random_draws.DRAWS[name]
+    monkeypatch.setitem(random_draws.DRAWS, name, lambda xp, *a, **k: made.append(xp) or device_draw(xp, *a, **k))
+    f = eg.function([], getattr(eg.RandomStream(11), name)(*args), backend="cupy")
+    first, second = f(), f()  # drawn on the device; with no CuPy input, returned as NumPy
+    assert made == [cupy, cupy]
+    assert check(first)
+    assert not np.array_equal(first, second)  # a call moves the stream on
+    again = eg.function([], getattr(eg.RandomStream(11), name)(*args), backend="cupy")()
+    np.testing.assert_array_equal(first, again)  # the same seed, the same numbers
+    host = eg.function([], getattr(eg.RandomStream(11), name)(*args))()
+    assert not np.array_equal(first, host)  # CuPy's generator, not NumPy's
+
+
+def test_a_symbolic_size_draws_on_the_device():
     import eqgraph.tensor as et
 
     n = et.lscalar("n")
