@@ -3,7 +3,7 @@
 Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetric and triangular
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
 folded onto that triangle.  Formulas: Murray 2016 (Cholesky), Townsend 2016 (SVD), Seeger et al.
-2017 (QR), Golub & Pereyra 1973 (pseudo-inverse).
+2017 (QR; wide matrices split as Liao et al. 2019), Golub & Pereyra 1973 (pseudo-inverse).
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
 last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
@@ -152,16 +152,28 @@ def _qr(gs, outs, a, mode):
     q, r = (None, outs[0]) if mode == "r" else outs
     g_q, g_r = (None, gs[0]) if mode == "r" else gs
     m, n = a.type.shape[-2:]
-    if m is None or n is None or m < n or (mode == "complete" and m != n) or (mode == "r" and m != n):
-        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix whose static shape "
-                                     f"{a.type.shape} is not known to be square or tall (reduced)")]
-    if q is None:  # mode "r" of a square matrix: Q is needed by the formula
+    if m is None or n is None or (mode == "complete" and m > n):
+        why = ("the last m - n columns of Q are not unique" if m is not None and n is not None
+               else "its static shape does not say whether it is square, tall or wide")
+        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix of static shape "
+                                     f"{a.type.shape}: {why}; use mode='reduced'")]
+    if q is None:  # mode "r": Q is needed by the formula
         q = qr(a)[0]
     g_q, g_r = _or_zeros(g_q, q), _or_zeros(g_r, r)
+    if m >= n:
+        return [_qr_tall(q, r, g_q, g_r)]
+    # wide: A = [X | Y] with X square, R = [U | V], X = Q U and V = Q^T Y
+    y, g_u, g_v = a[..., m:], g_r[..., :m], g_r[..., m:]
+    g_x = _qr_tall(q, r[..., :m], g_q + y @ _T(g_v), g_u)
+    return [et.concatenate([g_x, q @ g_v], axis=-1)]
+
+
+def _qr_tall(q, r, g_q, g_r):
+    """The cotangent of A = Q R for a square or tall A of full rank (Q: m x n, R: n x n)."""
     m_ = r @ _T(g_r) - _T(g_q) @ q
     copyltu = et.tril(m_, -1) + _T(et.tril(m_, -1)) + _diag_of(m_)
     rhs = g_q + q @ copyltu  # gA = rhs R^-T
-    return [_T(solve_triangular(r, _T(rhs), lower=False))]
+    return _T(solve_triangular(r, _T(rhs), lower=False))
 
 
 @entry("Pinv", 1)

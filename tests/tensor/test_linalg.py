@@ -114,6 +114,13 @@ GRADS = {
     "svd-reduced": (lambda a: sum((o * o).sum() * k for k, o in enumerate(linalg.svd(a, full_matrices=False), 1)), [TALL3]),
     "qr": (lambda a: linalg.qr(et.specify_shape(a, (3, 2)))[0] ** 2, [TALL3]),
     "qr-r": (lambda a: linalg.qr(et.specify_shape(a, (3, 2)))[1], [TALL3]),
+    "qr-mode-r": (lambda a: linalg.qr(et.specify_shape(a, (3, 2)), mode="r"), [TALL3]),
+    "qr-wide-q": (lambda a: linalg.qr(et.specify_shape(a, (2, 3)))[0] ** 2, [TALL3.T]),
+    "qr-wide-r": (lambda a: linalg.qr(et.specify_shape(a, (2, 3)))[1], [TALL3.T]),
+    "qr-wide-complete": (lambda a: sum(o.sum() * k for k, o in
+                                       enumerate(linalg.qr(et.specify_shape(a, (2, 3)), mode="complete"), 1)),
+                         [TALL3.T]),
+    "qr-wide-mode-r": (lambda a: linalg.qr(et.specify_shape(a, (2, 3)), mode="r"), [TALL3.T]),
     "pinv": (linalg.pinv, [TALL3]),
     "norm-2": (lambda a: linalg.norm(a, 2), [S]),
     "norm-fro": (linalg.norm, [TALL3]),
@@ -125,6 +132,14 @@ GRADS = {
 def test_gradient_matches_finite_differences(name):
     fn, pt = GRADS[name]
     verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(2))
+
+
+@pytest.mark.parametrize("shape, mode, why", [((None, None), "reduced", "static shape"),
+                                               ((3, 2), "complete", "not unique")])
+def test_qr_gradients_that_do_not_exist_or_cannot_be_chosen_say_why(shape, mode, why):
+    a = et.TensorType("float64", shape)("a")
+    with pytest.raises(NullTypeGradError, match=why):
+        eg.grad(linalg.qr(a, mode=mode)[0].sum(), a)
 
 
 def test_svd_vectors_of_a_maybe_rectangular_matrix_have_no_gradient_yet():
@@ -325,6 +340,8 @@ STACK_GRADS = {  # gradients on (2, 3, 3) stacks, against finite differences
     "svd-reduced": (lambda a: sum((o * o).sum() * k for k, o in enumerate(linalg.svd(a, full_matrices=False), 1)),
                     [TALL2]),
     "qr": (lambda a: linalg.qr(et.specify_shape(a, (2, 3, 2)))[0] ** 2, [TALL2]),
+    "qr-wide": (lambda a: sum((o * o).sum() * k for k, o in enumerate(linalg.qr(et.specify_shape(a, (2, 2, 3))), 1)),
+                [TALL2.transpose(0, 2, 1)]),
     "pinv": (linalg.pinv, [TALL2]),
 }
 
