@@ -68,7 +68,9 @@ class Convolve(Op):
         n = max(len(batch_x), len(batch_k))
         batch = broadcast_static_shapes(self, [TensorType("float64", (1,) * (n - len(b)) + b)()
                                                for b in (batch_x, batch_k)]) if n else ()
-        core = tuple(None if n is None or k is None else output_size(self.mode, n, k) for n, k in zip(core_x, core_k))
+        # 'same' keeps the input's length whatever the kernel's; the other modes need both
+        core = tuple(n if self.mode == "same" else None if n is None or k is None else output_size(self.mode, n, k)
+                     for n, k in zip(core_x, core_k))
         dtype = np.result_type(x.dtype, kernel.dtype).name
         return Apply(self, [x, kernel], [TensorType(dtype, batch + core)()])
 
@@ -77,6 +79,9 @@ class Convolve(Op):
         xp = array_namespace(x, kernel)
         axes = tuple(range(-self.core, 0))
         k_sizes = kernel.shape[-self.core:]
+        for value, what in ((x, "input"), (kernel, "kernel")):  # as np.convolve: nothing to centre or slide
+            if 0 in value.shape[-self.core:]:
+                raise ValueError(f"{self}: the {what}'s shape {value.shape} is empty along a convolved axis")
         if self.mode == "valid" and any(k > n for n, k in zip(x.shape[-self.core:], k_sizes)):
             raise ValueError(f"{self}: the kernel's shape {kernel.shape} is larger than the input's {x.shape}")
         if self.mode != "valid":  # zeros around x: every overlap becomes a 'valid' position

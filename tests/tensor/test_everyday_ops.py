@@ -289,6 +289,26 @@ def test_conv_with_a_kernel_too_large_at_run_time():
         f(np.ones(2), np.ones(3))
 
 
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_conv_with_an_empty_kernel_or_input_is_refused_as_numpy_refuses_it(mode):
+    x, k = et.dvector("x"), et.dvector("k")
+    f = eg.function([x, k], et.conv1d(x, k, mode))
+    with pytest.raises(ValueError, match="kernel.*empty"):
+        f(np.ones(4), np.ones(0))
+    with pytest.raises(ValueError, match="input.*empty"):
+        f(np.ones(0), np.ones(2))
+    with pytest.raises(ValueError):
+        np.convolve(np.ones(4), np.ones(0), mode)
+
+
+def test_conv_same_has_the_input_length_whatever_the_kernel_length():
+    x, k = et.TensorType("float64", (None, 5))("x"), et.dvector("k")
+    assert et.conv1d(x, k, "same").type.shape == (None, 5)
+    assert et.conv1d(x, k, "full").type.shape == (None, None)
+    f = eg.function([x, k], et.conv1d(x, k, "same").shape)
+    np.testing.assert_array_equal(f(np.ones((2, 5)), np.ones(3)), [2, 5])
+
+
 PORTABLE = ["sort", "argsort", "cumsum-int8", "cumprod", "repeat-counts", "nonzero", "diagonal-3d", "trace",
             "conv1d-same", "conv1d-batched", "conv2d-valid", "conv2d-full", "isclose", "nan_to_num", "tril"]
 
