@@ -194,6 +194,7 @@ class Case:
     reference: Callable | None  # reference(*long double arrays) -> output(s); None: NUMPY in long double
     domain: tuple          # ordinary inputs are uniform in [lo, hi)
     refused: str | None = None  # why eqgraph refuses the key rewrite for these inputs' dtype and shapes
+    witness: tuple | None = None  # with ``refused``: one array per input on which the key rewrite changes the result
 
     def ordinary(self, size: str, seed: int = 0) -> list:
         rng = np.random.default_rng(seed)
@@ -204,6 +205,11 @@ class Case:
         if self.extreme is None:
             return None
         return [np.asarray(v, dtype=dtype) for v, (dtype, _) in zip(self.extreme, self.inputs)]
+
+    def witness_values(self) -> list | None:
+        if self.witness is None:
+            return None
+        return [np.asarray(v, dtype=dtype) for v, (dtype, _) in zip(self.witness, self.inputs)]
 
     def expected(self, values) -> list:
         """The reference outputs on ``values``, as a list."""
@@ -219,12 +225,23 @@ class Case:
 CASES: list[Case] = []
 
 
-def case(name, family, inputs, build, key, extreme=None, reference=None, domain=(-2.0, 2.0), refused=None):
+def case(name, family, inputs, build, key, extreme=None, reference=None, domain=(-2.0, 2.0), refused=None,
+         witness=None):
     """Add a case; ``inputs`` is a list of KINDS names or (dtype, shape template) pairs. ``refused``
     says why eqgraph does not apply the key rewrite on purpose for these inputs (it would be
-    wrong for some of their values or shapes); the case still counts as not applied."""
+    wrong for some of their values or shapes); the case still counts as not applied, and
+    ``witness`` gives inputs on which the rewritten graph would compute another result."""
+    if (refused is None) != (witness is None):
+        raise ValueError(f"case {name}: a refused rewrite needs a witness, and only a refused one has one")
     kinds = tuple(KINDS[i] if isinstance(i, str) else i for i in inputs)
-    CASES.append(Case(name, family, kinds, build, key, extreme, reference, domain, refused))
+    CASES.append(Case(name, family, kinds, build, key, extreme, reference, domain, refused, witness))
+
+
+def same_result(got, want) -> bool:
+    """Bit-for-bit the same meaning: shape, values (NaN equal to NaN) and the sign of zeros."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    return (got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+            and np.array_equal(np.signbit(got), np.signbit(want)))
 
 
 # why eqgraph refuses a key rewrite that PyTensor applies (tests/bench/ checks that it does not apply)
@@ -349,12 +366,16 @@ case("categorical-cross-entropy-naive", S, ["m", "m"],
 
 # --- canonical algebra: forms that cancel, fold or merge ---------------------------------------------
 C = "canonical"
-case("x-minus-x", C, ["v"], lambda T, x: x - x, lacks("sub"), refused=NAN_INF)
-case("x-div-x", C, ["v"], lambda T, x: x / x, lacks("div"), domain=POSITIVE, refused=NAN_ZERO)
-case("x-times-0", C, ["v"], lambda T, x: x * 0, lacks("mul"), refused=NAN_INF)
+case("x-minus-x", C, ["v"], lambda T, x: x - x, lacks("sub"), refused=NAN_INF,
+     witness=([np.inf, np.nan, 1.0],))
+case("x-div-x", C, ["v"], lambda T, x: x / x, lacks("div"), domain=POSITIVE, refused=NAN_ZERO,
+     witness=([0.0, np.inf, np.nan, 2.0],))
+case("x-times-0", C, ["v"], lambda T, x: x * 0, lacks("mul"), refused=NAN_INF,
+     witness=([np.inf, np.nan, 1.0],))
 case("add-then-sub", C, ["v", "v"], lambda T, x, y: (x + y) - y, lacks("sub"),
      ([1.0, 3.0], [1e16, -1e17]), lambda x, y: x)
-case("commuted-add-cancels", C, ["v", "v"], lambda T, x, y: (x + y) - (y + x), lacks("sub"), refused=NAN_INF)
+case("commuted-add-cancels", C, ["v", "v"], lambda T, x, y: (x + y) - (y + x), lacks("sub"), refused=NAN_INF,
+     witness=([np.inf, 1.0], [1.0, 2.0]))
 case("commuted-mul-cancels", C, ["v", "v"], lambda T, x, y: x * y - y * x, lacks("sub"))
 case("mul-constants", C, ["v"], lambda T, x: (x * 2) * 3, at_most("mul", 1))
 case("add-constants", C, ["v"], lambda T, x: (x + 2) + 3, at_most("add", 1))
@@ -372,7 +393,8 @@ case("log-of-exp", C, ["v"], lambda T, x: T.log(T.exp(x)), no_chain("log", "exp"
      lambda x: x)
 case("cast-of-cast", C, ["v32"], lambda T, x: T.cast(T.cast(x, "float64"), "float32"), lacks("cast"))
 case("neg-neg", C, ["v"], lambda T, x: -(-x), lacks("neg"))
-case("identities", C, ["v"], lambda T, x: (x * 1 + 0) / 1, lacks("mul", "add", "div"), refused=SIGNED_ZERO)
+case("identities", C, ["v"], lambda T, x: (x * 1 + 0) / 1, lacks("mul", "add", "div"), refused=SIGNED_ZERO,
+     witness=([-0.0, 1.0],))
 case("sub-of-neg", C, ["v", "v"], lambda T, x, y: x - (-y), lacks("neg"))
 case("div-then-mul", C, ["v", "v"], lambda T, x, y: (x / y) * y, lacks("div"), domain=POSITIVE)
 case("sqrt-of-square", C, ["v"], lambda T, x: T.sqrt(x * x), lacks("sqrt"), ([1e200, -1e200, 3.0],), np.abs)
@@ -436,7 +458,8 @@ case("slice-of-exp", IX, ["v"], lambda T, x: T.exp(x)[:10], no_chain("subtensor"
 case("index-of-exp", IX, ["v"], lambda T, x: T.exp(x)[3], no_chain("subtensor", "exp"))
 case("row-of-matmul", IX, ["m", "mt"], lambda T, A, B: (A @ B)[0], no_chain("subtensor", DOTS))
 case("column-of-matmul", IX, ["m", "mt"], lambda T, A, B: (A @ B)[:, 0], no_chain("subtensor", DOTS))
-case("index-of-add", IX, ["v", "v"], lambda T, x, y: (x + y)[2], no_chain("subtensor", "add"), refused=BROADCAST)
+case("index-of-add", IX, ["v", "v"], lambda T, x, y: (x + y)[2], no_chain("subtensor", "add"), refused=BROADCAST,
+     witness=([1.0], [1.0, 2.0, 3.0]))
 case("slice-of-neg-matrix", IX, ["m"], lambda T, X: (-X)[:, 1:3], no_chain("subtensor", "neg"))
 case("slice-of-sigmoid", IX, ["m"], lambda T, X: T.sigmoid(X)[:2], no_chain("subtensor", "sigmoid"))
 case("take-of-exp", IX, ["v"], lambda T, x: T.exp(x)[[0, 2, 5]], no_chain("subtensor", "exp"))
@@ -446,7 +469,7 @@ case("index-of-transpose", IX, ["m"], lambda T, X: X.T[0] * 2, lacks("dimshuffle
 case("read-after-write", IX, ["v", ("float64", (2,))], lambda T, x, y: T.setsub(x, slice(1, 3), y)[1:3] * 2,
      lacks("incsubtensor"))
 case("inc-by-zero", IX, ["v"], lambda T, x: T.incsub(x, slice(0, 2), 0.0) * 2, lacks("incsubtensor"),
-     refused=SIGNED_ZERO)
+     refused=SIGNED_ZERO, witness=([-0.0, -0.0, 1.0],))
 case("set-to-itself", IX, ["v"], lambda T, x: T.setsub(x, slice(1, 3), x[1:3]) * 2, lacks("incsubtensor"))
 case("index-of-alloc", IX, ["v"], lambda T, x: T.alloc(x, 5, x.shape[0])[2] * 2, lacks("alloc"))
 
@@ -467,17 +490,18 @@ case("sum-of-square-of-neg", R, ["v"], lambda T, x: ((-x) ** 2).sum(), lacks("ne
 # --- alloc and fill -------------------------------------------------------------------------------------------------
 A = "alloc"
 case("plus-zeros-like", A, ["v"], lambda T, x: x + T.zeros_like(x), lacks("add", "alloc", "second"),
-     refused=SIGNED_ZERO)
+     refused=SIGNED_ZERO, witness=([-0.0, 1.0],))
 case("minus-zeros-like", A, ["v"], lambda T, x: x - T.zeros_like(x), lacks("sub", "alloc", "second"))
 case("times-ones-like", A, ["v"], lambda T, x: x * T.ones_like(x), lacks("mul", "alloc", "second"))
-case("zeros-like-times", A, ["v", "v"], lambda T, x, y: T.zeros_like(x) * y, lacks("mul"), refused=NAN_INF)
+case("zeros-like-times", A, ["v", "v"], lambda T, x, y: T.zeros_like(x) * y, lacks("mul"), refused=NAN_INF,
+     witness=([1.0, 1.0], [np.inf, np.nan]))
 case("full-like-times", A, ["v", "v"], lambda T, x, y: T.full_like(x, 2.0) * y, lacks("alloc", "second"),
-     refused=BROADCAST)
+     refused=BROADCAST, witness=([1.0, 1.0, 1.0], [1.0]))
 case("fill-plus", A, ["v"], lambda T, x: T.fill(x, 3.0) + x, lacks("alloc", "second"))
 case("alloc-same-shape", A, ["v"], lambda T, x: T.alloc(x, x.shape[0]) * 2, lacks("alloc"))
 case("alloc-broadcast-add", A, ["m", "s"], lambda T, X, s: T.alloc(s, X.shape[0], X.shape[1]) + X, lacks("alloc"))
 case("zeros-plus-static", A, [("float64", (3,))], lambda T, x: x + T.zeros((3,)), lacks("alloc", "add"),
-     refused=SIGNED_ZERO)
+     refused=SIGNED_ZERO, witness=([-0.0, 1.0, 2.0],))
 case("alloc-of-alloc", A, ["s"], lambda T, s: T.alloc(T.alloc(s, 3), 2, 3), at_most("alloc", 1))
 case("ones-alloc-times", A, ["v"], lambda T, x: T.alloc(1.0, x.shape[0]) * x, lacks("alloc", "mul"))
 
@@ -492,4 +516,5 @@ case("scaled-matmul", D, ["m", "mt"], lambda T, A, B: 2 * (A @ B), no_chain("mul
 case("matmul-chain-vector", D, [(F64, (200, 300)), (F64, (300, 200)), (F64, (200,))],
      lambda T, A, B, v: A @ B @ v, no_matrix_product())
 case("matmul-of-negs", D, ["m", "mt"], lambda T, A, B: (-A) @ (-B), lacks("neg"))
-case("matmul-of-zeros", D, ["m", "mt"], lambda T, A, B: A @ T.zeros_like(B), lacks(*DOTS), refused=NAN_INF)
+case("matmul-of-zeros", D, ["m", "mt"], lambda T, A, B: A @ T.zeros_like(B), lacks(*DOTS), refused=NAN_INF,
+     witness=([[np.inf, 1.0], [1.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]]))

@@ -35,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from rewrite_corpus import CASES, GraphNode, eqgraph_namespace, namespace, normalize, static_shape
+from rewrite_corpus import CASES, GraphNode, eqgraph_namespace, namespace, normalize, same_result, static_shape
 
 
 # --- the two libraries ------------------------------------------------------------------------------------
@@ -185,7 +185,23 @@ def measure(lib, case, repeat: int) -> dict:
     medium = case.ordinary("medium", seed=1)
     seconds = per_call(lambda: f(*medium), repeat) if repeat else math.nan
     return {"key": bool(case.key.holds(nodes)), "count": count, "ops": len(nodes),
-            "err": max(e for e, _ in errors), "nonfinite": any(bad for _, bad in errors), "time": seconds}
+            "err": max(e for e, _ in errors), "nonfinite": any(bad for _, bad in errors), "time": seconds,
+            "witness": on_witness(case, f)}
+
+
+def on_witness(case, f) -> str | None:
+    """What the compiled ``f`` gives on the inputs where the case's refused rewrite changes the
+    result: "same" (as the reference), "changed", or "raises"; None for a case with no witness."""
+    values = case.witness_values()
+    if values is None:
+        return None
+    with np.errstate(all="ignore"):
+        try:
+            got = f(*values)
+        except Exception:  # noqa: BLE001  (PyTensor refuses a length-1 operand broadcast at run time)
+            return "raises"
+        same = all(same_result(g, w) for g, w in zip(got, case.expected(values), strict=True))
+    return "same" if same else "changed"
 
 
 def eps_of(case) -> float:
@@ -249,6 +265,13 @@ def summary(results) -> list[str]:
                   f"  only PyTensor: {len(only_theirs)} {only_theirs}",
                   f"    of which eqgraph refuses on purpose (wrong for some values or shapes of these inputs): "
                   f"{len(refused)} {refused}"]
+        witnessed = [(c.name, o.get("witness"), t.get("witness")) for c, o, t in both if c.witness is not None]
+        changed = [name for name, _, theirs in witnessed if theirs == "changed"]
+        lines += [f"  refused rewrites on their witness inputs (eqgraph / PyTensor): "
+                  + ", ".join(f"{name} {ours}/{theirs}" for name, ours, theirs in witnessed),
+                  f"  key rewrites applied without changing a result on a witness: eqgraph "
+                  f"{ours_keys - sum(1 for _, o, _ in both if o.get('key') and o.get('witness') == 'changed')}, "
+                  f"PyTensor {theirs_keys - sum(1 for c, _, t in both if t.get('key') and c.name in changed)}"]
         pt_failed = [c.name for c, _, t in both if "error" in t]
         lines.append(f"PyTensor fails to compile or run: {len(pt_failed)} {pt_failed}")
     for family in dict.fromkeys(c.family for c, _, _ in results):

@@ -5,8 +5,8 @@ inputs is the benchmark itself, run by hand."""
 
 import numpy as np
 import pytest
-from rewrite_corpus import CASES, NUMPY, GraphNode, NoGradient, all_of, at_most, has, lacks, no_chain
-from rewrites import Eqgraph, relative_error
+from rewrite_corpus import CASES, NUMPY, GraphNode, NoGradient, all_of, at_most, has, lacks, no_chain, same_result
+from rewrites import Eqgraph, on_witness, relative_error
 
 EQGRAPH = Eqgraph()
 
@@ -86,3 +86,22 @@ def test_a_case_marked_refused_is_not_rewritten(case):
     out = case.build(EQGRAPH.T, *xs)
     f = EQGRAPH.compile(xs, list(out) if isinstance(out, tuple) else [out])
     assert not case.key.holds(EQGRAPH.nodes(f)[1])
+    # and on its witness inputs eqgraph computes what the formula means, sign of zero and NaN included
+    assert on_witness(case, f) == "same"
+
+
+def test_a_witness_tells_apart_what_the_refused_rewrite_would_compute():
+    # the rewritten forms, as PyTensor compiles them, on the witness inputs: each changes the result
+    rewritten = {"x-minus-x": lambda x: np.zeros_like(x), "x-times-0": lambda x: np.zeros_like(x),
+                 "x-div-x": lambda x: np.ones_like(x), "identities": lambda x: x,
+                 "plus-zeros-like": lambda x: x, "zeros-plus-static": lambda x: x,
+                 "zeros-like-times": lambda x, y: np.zeros_like(y), "full-like-times": lambda x, y: 2.0 * y,
+                 "commuted-add-cancels": lambda x, y: np.zeros_like(x),
+                 "inc-by-zero": lambda x: x * 2, "matmul-of-zeros": lambda a, b: np.zeros((2, 2))}
+    for c in CASES:
+        if c.name in rewritten:
+            values = c.witness_values()
+            with np.errstate(all="ignore"):
+                assert not same_result(rewritten[c.name](*values), c.expected(values)[0]), c.name
+    assert same_result(np.array([np.nan, 0.0]), np.array([np.nan, 0.0]))
+    assert not same_result(np.array([-0.0]), np.array([0.0])) and not same_result(np.ones(2), np.ones(1))
