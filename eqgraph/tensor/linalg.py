@@ -361,7 +361,8 @@ class Solve(Op):
         width = max(len(batch_a), len(batch_b))
         padded = [(1,) * (width - len(batch)) + tuple(batch) for batch in (batch_a, batch_b)]
         systems = int(np.prod([max(int(x), int(y)) for x, y in zip(*padded)], dtype=np.int64))
-        return systems * ((n ** 2 if self.triangular else 2 * n ** 3 // 3) + 2 * n * n * cols)
+        # a triangular system: one substitution, n^2 per column; a general one: LU, then two
+        return systems * (n * n * cols if self.triangular else 2 * n ** 3 // 3 + 2 * n * n * cols)
 
 
 def _rows_axis(b) -> int:

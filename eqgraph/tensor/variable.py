@@ -45,6 +45,11 @@ class _TensorOperators:
     def T(self):
         return et.transpose(self)
 
+    @property
+    def mT(self):
+        """The transpose of each matrix: the last two axes swapped (NumPy's and PyTensor's ``mT``)."""
+        return et.matrix_transpose(self)
+
     # -- arithmetic -------------------------------------------------------------
     def __add__(self, other): return et.add(self, other)
     def __radd__(self, other): return et.add(other, self)

@@ -384,6 +384,7 @@ def test_matrix_transpose_swaps_the_last_two_axes():
     assert et.matrix_transpose(et.TensorType("float64", (2, 1, 4, 3))("s")).type.shape == (2, 1, 3, 4)
     np.testing.assert_array_equal(eg.function([x], et.matrix_transpose(x))(TALL_STACK),
                                   np.matrix_transpose(TALL_STACK))
+    np.testing.assert_array_equal(eg.function([x], x.mT)(TALL_STACK), TALL_STACK.mT)  # NumPy's and PyTensor's name
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         et.matrix_transpose(et.dvector("v"))
 
@@ -398,6 +399,11 @@ def test_solve_with_a_stack_of_cholesky_products_becomes_two_triangular_solves()
         text = _graph_text(f)
         assert "Solve{gen}" not in text and text.count("SolveTriangular") == 2, text
         np.testing.assert_allclose(f(SPD_STACK, rhs), np.linalg.solve(SPD_STACK, rhs))
+    # both at once: the product is shared, yet two general solves (a factorization each) still
+    # cost more than four triangular ones (a triangular solve was priced at 2n^2 per column, not n^2)
+    both = eg.function([a, m], [linalg.solve(product, m), linalg.solve(product, m[None])])
+    text = _graph_text(both)
+    assert "Solve{gen}" not in text and text.count("SolveTriangular") == 4, text
     # a vector b is solved with each matrix, (..., M): the rule would read that as one matrix
     g = eg.function([a, v], linalg.solve(product, v))
     assert "Solve{gen}" in _graph_text(g)
