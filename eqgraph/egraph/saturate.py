@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
+from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
@@ -102,9 +103,6 @@ class TypeContradiction(TypeError):
 def _rule_name(egglog_name: str) -> str:
     """egglog reports the two directions of a birewrite as "name=>" and "name<="."""
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
-
-
-BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Ints", "Out"}
 
 
 def enode_count(sizes: dict[str, int], constructors) -> int:
