@@ -26,6 +26,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
@@ -55,21 +56,17 @@ def shape_sources(order) -> dict:
     """For each variable an elementwise node computes, the variables whose shapes broadcast
     to its shape (a frozenset); any other variable is its own source.
 
-    An elementwise result has the broadcast shape of its inputs, so two results of one
-    rank with the same sources have the same shape.  Inputs whose every axis is statically
-    1, of a rank no higher than the result's, change nothing and are left out: so ``x * 2``
-    and ``exp(x) + b.dimshuffle('x')`` both have the sources ``{x}``."""
+    An elementwise result has the broadcast shape of the inputs ``shape_inputs`` names
+    (tensor/elemwise.py), so two results of one rank with the same sources have the same
+    shape: ``x * 2`` and ``exp(x) + b.dimshuffle('x')`` both have the sources ``{x}``."""
     sources: dict = {}
     for node in order:
         if not is_fusable(node.op):
             continue
-        out = node.outputs[0]
         found: set = set()
-        for v in node.inputs:
-            if v.ndim <= out.ndim and all(s == 1 for s in v.type.shape):
-                continue
+        for v in shape_inputs(node):
             found |= sources.get(v, {v})
-        sources[out] = frozenset(found)
+        sources[node.outputs[0]] = frozenset(found)
     return sources
 
 
