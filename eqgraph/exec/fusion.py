@@ -43,8 +43,10 @@ class _Group:
 def fuse(fgraph: FunctionGraph) -> FunctionGraph:
     """A new FunctionGraph (same inputs and outputs, in order) with every group of two or
     more connected elementwise nodes replaced by one ``Composite``; ``fgraph`` is unchanged."""
-    fgraph = drop_same_shape_sums(fgraph)
     order = fgraph.toposort()
+    dropped = drop_same_shape_sums(fgraph, order)
+    if dropped is not fgraph:
+        fgraph, order = dropped, dropped.toposort()
     groups = _group(order)
     fused = [g for g in groups if len(g.nodes) > 1]
     if not fused:
@@ -70,12 +72,15 @@ def shape_sources(order) -> dict:
     return sources
 
 
-def drop_same_shape_sums(fgraph: FunctionGraph) -> FunctionGraph:
+def drop_same_shape_sums(fgraph: FunctionGraph, order=None) -> FunctionGraph:
     """``fgraph`` with each ``SumToShape(g, like)`` whose operands provably share a shape
     (``shape_sources``, same rank, same type) replaced by ``g``, what it returns then; of the
     others, a ``like`` computed elementwise from one variable of its own type reads that
-    variable's shape instead, so that ``like`` is not computed only to be measured."""
-    order = fgraph.toposort()
+    variable's shape instead, so that ``like`` is not computed only to be measured.
+    ``fgraph`` itself when there is nothing to change; ``order``: its toposort, if known."""
+    order = fgraph.toposort() if order is None else order
+    if not any(type(node.op) is SumToShape for node in order):
+        return fgraph  # no gradient's un-broadcast: no shape sources to trace
     sources = shape_sources(order)
     outputs = set(fgraph.outputs)
     same, lighter = {}, {}
