@@ -204,9 +204,13 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     shapes = shape_equalities(fgraph, nodes)
     if shapes:
         nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+    encoded_ops: dict = {}  # (id(op), number of inputs) -> (constructor, props): most nodes share a few ops
     for node in nodes:
-        ctor = schema.constructor(node.op, len(node.inputs))
-        props = tuple(ctor.encode_props(node.op))
+        found = encoded_ops.get((id(node.op), len(node.inputs)))
+        if found is None:
+            ctor = schema.constructor(node.op, len(node.inputs))
+            found = encoded_ops[id(node.op), len(node.inputs)] = (ctor, tuple(ctor.encode_props(node.op)))
+        ctor, props = found
         ops.setdefault((ctor.name, props), node.op)
         key = (ctor.name, props)
         relation_key = (*key, len(node.inputs))  # a join's relation per number of inputs
