@@ -128,17 +128,16 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
-        per_rule = time_rules and ruleset.mode == "step"
-        if per_rule or not any(ruleset is held for held in sent):  # a reused session has it
-            rs.send(session, ruleset, per_rule=per_rule)
+        if not any(ruleset is held for held in sent):  # a reused session has it
+            rs.send(session, ruleset)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.mode == "saturate"]
-    # (ruleset to run, rule timed, ruleset reported, e-nodes one match of each rule may add)
-    steps = [(r.name, None, r.name, r.max_new_nodes) for r in loaded if r.mode == "step"]
+    # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)
+    steps = [(r.name, list(zip(r.rule_rulesets(), r.rules)), False) for r in loaded if r.mode == "step"]
     if time_rules:
-        steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if r.mode == "step"
-                 for step, rule in zip(r.rule_rulesets(), r.rules)]
+        steps = [(r.name, [pair], True) for r in loaded if r.mode == "step" for pair in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
+    combined: dict[tuple, str] = {}  # the rules a step may run -> the ruleset of just those
     new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
     start = time.perf_counter()
 
@@ -212,7 +211,17 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             break
         t = time.perf_counter()
         changed, banned, held_back = False, False, None  # held back: by which budget
-        for step, rule_name, ruleset_name, new_per_match in steps:
+        for ruleset_name, rules, timed in steps:
+            empty = {name for name, rows in sizes.items() if not rows}
+            # a rule whose query names a constructor with no e-node cannot match: leave it out
+            # of the step (a step searches the whole e-graph for every rule it runs); profiling
+            # times every rule
+            alive = [(step, rule) for step, rule in rules if timed or rule.may_match(empty)]
+            if not alive:
+                continue
+            step = _ruleset_of(session, ruleset_name, alive, len(rules), combined)
+            rule_name = alive[0][1].name if timed else None
+            new_per_match = sum(rule.max_new_nodes for _, rule in alive)
             started = time.perf_counter()
             # Limits.seconds covers extraction, whose first pass cannot be cut short and
             # takes time in proportion to the e-nodes: the time left caps them too
@@ -226,7 +235,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
                 report.rule_seconds[rule_name] += time.perf_counter() - started
             if step_changed:  # else the analyses are still at their fixed point: nothing to run
                 changed |= analyse()
-                sizes = _check_types(encoded, report, rule_name or step)
+                sizes = _check_types(encoded, report, rule_name or ruleset_name)
                 size = enode_count(sizes, encoded.schema.by_name)
         last_seconds = time.perf_counter() - t
         growth = max(size / max(report.sizes[-1], 1), 1.0)
@@ -236,6 +245,22 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             break
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict) -> str:
+    """The egglog ruleset that runs just the rules ``alive`` ((one-rule ruleset, rule) pairs
+    of ``ruleset``, which has ``n_rules``): the ruleset itself when all are, one rule's own
+    ruleset, or their union, declared once per saturation (a pooled session forgets it when
+    the compile's snapshot is popped)."""
+    if len(alive) == n_rules:
+        return ruleset
+    if len(alive) == 1:
+        return alive[0][0]
+    key = tuple(step for step, _ in alive)
+    if key not in combined:
+        combined[key] = f"{ruleset}__some{len(combined)}"
+        session.run(f"(unstable-combined-ruleset {combined[key]} {' '.join(key)})")
+    return combined[key]
 
 
 def _changed_and_matches(run_report) -> tuple[bool, dict[str, int]]:

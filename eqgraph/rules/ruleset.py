@@ -94,6 +94,12 @@ class Rule:
         """At most how many e-nodes one match of each of its directions adds, together."""
         return sum(self.new_nodes_per_match().values())
 
+    def may_match(self, empty) -> bool:
+        """False only where no match can exist: each direction's query names a constructor
+        of ``empty`` (those with no e-node). A query's every constructor term must exist for
+        it to match (egglog looks terms up in a query; it never builds them)."""
+        return any(not (needed & empty) for needed in _query_constructors(self))
+
 
 @functools.cache  # saturate asks on every compile: parsing 600 rules again took 25 ms
 def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
@@ -104,6 +110,18 @@ def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
     if rule.kind == "birewrite":
         return {f"{rule.name}=>": built, f"{rule.name}<=": _constructor_terms(rule.lhs or "")}
     return {rule.name: built}
+
+
+@functools.cache
+def _query_constructors(rule: Rule) -> tuple[frozenset, ...]:
+    """Per direction of ``rule`` (a birewrite has two), the constructors its query names."""
+    if rule.kind == "rule":
+        parts = _subforms(rule.text)
+        queries = [parts[1] if len(parts) > 1 else ""]
+    else:
+        sides = [rule.lhs] + ([rule.rhs] if rule.kind == "birewrite" else [])
+        queries = [f"{side or ''} {rule.when or ''}" for side in sides]
+    return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", query)) for query in queries)
 
 
 def _constructor_terms(text: str) -> int:
@@ -132,17 +150,30 @@ class Ruleset:
         return sum(rule.max_new_nodes for rule in self.rules)
 
     def rule_rulesets(self) -> list[str]:
-        """The names of one-rule rulesets, as declared by ``per_rule_program``."""
+        """The names of one-rule rulesets, as declared by ``split_program``."""
         return [f"{self.name}__{k}" for k in range(len(self.rules))]
 
-    def per_rule_program(self) -> str:
-        """The program with each rule in a ruleset of its own (to time rules one by one)."""
-        program = self.program
+    def split_program(self) -> str:
+        """The program with each rule in a ruleset of its own (``rule_rulesets``) and the
+        ruleset itself their union (egglog's ``unstable-combined-ruleset``), line for line.
+
+        Why: every saturation step runs a fresh back-off scheduler, which searches the whole
+        e-graph for every rule of the ruleset, also for rules that cannot match (their
+        constructors have no e-node yet), about 0.1 ms each on a 13,000-e-node graph. Split,
+        a step runs the union of only the rules that may match (``Rule.may_match``;
+        egraph/saturate.py), and profiling times one rule at a time."""
+        if not self.rules:
+            return self.program
+        declaration = f"(ruleset {self.name})"
+        if not self.program.startswith(declaration):
+            raise ValueError(f"{self.source}: the program does not start by declaring its ruleset")
+        program = " ".join(f"(ruleset {name})" for name in self.rule_rulesets()) + self.program[len(declaration):]
         for k, rule in enumerate(self.rules):
-            program = program.replace(f':ruleset {self.name} :name "{rule.name}"',
-                                      f':ruleset {self.name}__{k} :name "{rule.name}"', 1)
-        declarations = " ".join(f"(ruleset {name})" for name in self.rule_rulesets())
-        return declarations + " " + program
+            mine = f':ruleset {self.name} :name "{rule.name}"'
+            if mine not in program:
+                raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
+            program = program.replace(mine, f':ruleset {self.name}__{k} :name "{rule.name}"', 1)
+        return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
 
 
 # -- reading s-expressions with line numbers ----------------------------------------------------
@@ -445,13 +476,14 @@ def check_unique(rulesets: list[Ruleset]) -> None:
                              "file names, must be unique in one compile)")
 
 
-def send(session, ruleset: Ruleset, per_rule: bool = False) -> None:
-    """Declare ``ruleset`` and its rules in an egglog session, with errors located.
+def send(session, ruleset: Ruleset) -> None:
+    """Declare ``ruleset`` and its rules in an egglog session, with errors located; a
+    rewrite ruleset with each rule in a ruleset of its own as well (``split_program``).
 
     The program goes a few forms at a time (``adapter.FORMS_PER_RUN``), each chunk
     padded with newlines so that egglog's line numbers are the file's.
     """
-    program = ruleset.per_rule_program() if per_rule else ruleset.program
+    program = ruleset.split_program() if ruleset.mode == "step" else ruleset.program
     forms, position = [], 0
     for form, line in split_forms(program, ruleset.source):
         start = program.index(form, position)
