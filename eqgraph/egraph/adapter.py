@@ -8,6 +8,7 @@ inspection.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 
@@ -118,8 +119,8 @@ class Session:
         decoder = _Decoder(self._egraph, containers)
         for name, function in self._egraph.freeze().functions.items():
             if name in wanted:
-                sorts = [*function.input_sorts, function.output_sort]
-                found[name] = [tuple(decoder.decode(sort, v) for sort, v in zip(sorts, [*row.inputs, row.output]))
+                readers = [decoder.reader(sort) for sort in [*function.input_sorts, function.output_sort]]
+                found[name] = [tuple(read(v) for read, v in zip(readers, [*row.inputs, row.output]))
                                for row in function.rows]
         return found
 
@@ -143,28 +144,32 @@ class _Decoder:
         self.containers = containers
         self.caches: dict[str, dict] = {}  # sort -> value -> decoded: analyses share a few set values
 
+    def reader(self, sort: str):
+        """A function from a value of ``sort`` to Python (a row's column, read many times)."""
+        egraph = self.egraph
+        primitive = {"i64": egraph.value_to_i64, "f64": egraph.value_to_f64, "String": egraph.value_to_string,
+                     "bool": egraph.value_to_bool}
+        if sort in primitive:
+            return primitive[sort]
+        if sort in self.containers:  # analyses share a few set values: decoded once each
+            return functools.partial(self.decode, sort)
+        if sort.startswith("@"):  # a relation's Unit
+            return _unit
+        return egraph.value_to_i64  # an e-class: its id
+
     def decode(self, sort: str, value):
         cache = self.caches.setdefault(sort, {})
         decoded = cache.get(value, _MISSING)
         if decoded is _MISSING:
-            decoded = cache[value] = self._read(sort, value)
+            kind, element = self.containers[sort]
+            read = self.reader(element)
+            if kind == "vec":
+                decoded = tuple(read(v) for v in self.egraph.value_to_vec(value))
+            else:
+                decoded = frozenset(read(v) for v in self.egraph.value_to_set(value))
+            cache[value] = decoded
         return decoded
 
-    def _read(self, sort: str, value):
-        egraph = self.egraph
-        if sort == "i64":
-            return egraph.value_to_i64(value)
-        if sort == "f64":
-            return egraph.value_to_f64(value)
-        if sort == "String":
-            return egraph.value_to_string(value)
-        if sort == "bool":
-            return egraph.value_to_bool(value)
-        if sort in self.containers:
-            kind, element = self.containers[sort]
-            if kind == "vec":
-                return tuple(self.decode(element, v) for v in egraph.value_to_vec(value))
-            return frozenset(self.decode(element, v) for v in egraph.value_to_set(value))
-        if sort.startswith("@"):  # a relation's Unit
-            return None
-        return egraph.value_to_i64(value)  # an e-class: its id
+
+def _unit(value) -> None:
+    return None
