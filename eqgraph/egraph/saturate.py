@@ -12,6 +12,7 @@ term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -101,8 +102,15 @@ class TypeContradiction(TypeError):
 
 
 def _rule_name(egglog_name: str) -> str:
-    """egglog reports the two directions of a birewrite as "name=>" and "name<="."""
+    """egglog reports the two directions of a birewrite as "name=>" and "name<="; a rule
+    sent again with other operand orders is "name~k" (rules/ruleset.py ``operand_orders``)."""
+    egglog_name = _written(egglog_name)
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
+
+
+def _written(egglog_name: str) -> str:
+    """The rule (or birewrite direction) that ``egglog_name`` was sent for."""
+    return re.sub(r"~\d+$", "", egglog_name)
 
 
 def enode_count(sizes: dict[str, int], constructors) -> int:
@@ -283,8 +291,8 @@ def _fitting_match_limit(found: dict[str, int], new_nodes: dict[str, int], room:
     """The largest match limit (at most ``match_limit``) under which the rules it lets
     through, ``found[rule]`` matches each adding ``new_nodes[rule]`` e-nodes, fit in ``room``."""
     added: dict[int, int] = defaultdict(int)  # match count -> e-nodes the rules with that count add
-    for rule, n in found.items():
-        added[n] += n * new_nodes.get(rule, max(new_nodes.values(), default=1))
+    for rule, n in found.items():  # a rule sent in another operand order adds what the rule does
+        added[n] += n * new_nodes.get(_written(rule), max(new_nodes.values(), default=1))
     limit, used = 0, 0
     for n in sorted(added):
         used += added[n]

@@ -15,9 +15,10 @@ DAGs by how many unstable e-nodes they hold before their run time (see
 ``extraction._Pricer``).
 
 The operands of a commutative op (add, mul: ``ScalarOp.commutative``) match in
-either order: ``y * x`` computes the same bits as ``x * y``, and commute.egg puts
-both orders in the e-graph, so a pattern written for one order must not let
-extraction keep the other (``s * (g/s + c)`` escaped ``(Mul (Add (TrueDiv g s) c) s)``).
+either order: ``y * x`` computes the same bits as ``x * y``, and the e-graph holds a
+product in whichever order the encoder or a rule wrote it, so a pattern written for one
+order must not let extraction keep the other (``s * (g/s + c)`` escaped
+``(Mul (Add (TrueDiv g s) c) s)``).
 """
 
 from __future__ import annotations
