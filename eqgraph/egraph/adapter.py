@@ -2,11 +2,13 @@
 
 Everything goes through egglog's own text language on the low-level
 bindings: commands are sent in small batches, outputs are read back, and the
-e-graph is serialized to JSON for extraction and inspection.
+e-graph's tables are read back as Python values (``tables``) for extraction and
+inspection.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 
@@ -21,6 +23,7 @@ FORMS_PER_RUN = 10
 #: e-graphs whose last Python reference died on a thread other than their own: pyo3 may not
 #: free them there (it reports an error and leaks them), so they are kept, on purpose
 _ORPHANS: list = []
+_MISSING = object()
 
 
 class EgglogError(RuntimeError):
@@ -100,6 +103,27 @@ class Session:
         self.run("(pop)")
         self.depth -= 1
 
+    def tables(self, names, containers: dict[str, tuple[str, str]]) -> dict[str, list[tuple]]:
+        """The rows of the functions and constructors ``names``, in the order egglog declared
+        them: name -> [(input, ..., output)], each value decoded to Python.
+
+        Primitives become int, float, str or bool; an e-class becomes its id (an int, the
+        same as the ``T-<id>`` of ``serialize``); ``containers`` names the container sorts:
+        sort -> ("vec" | "set", the element sort), a vec read as a tuple, a set as a frozenset.
+        A relation's output (its Unit) is None. This reads egglog's frozen tables directly:
+        on a 5,000-node graph's 42,000 rows, serializing to JSON and parsing it took 0.2 s,
+        reading only the tables asked for about a tenth of that.
+        """
+        self._check_usable()
+        wanted, found = set(names), {}
+        decoder = _Decoder(self._egraph, containers)
+        for name, function in self._egraph.freeze().functions.items():
+            if name in wanted:
+                readers = [decoder.reader(sort) for sort in [*function.input_sorts, function.output_sort]]
+                found[name] = [tuple(read(v) for read, v in zip(readers, [*row.inputs, row.output]))
+                               for row in function.rows]
+        return found
+
     def serialize(self) -> dict:
         """The e-graph as egraph-serialize JSON: ``{"nodes": ..., "class_data": ...}``."""
         self._check_usable()
@@ -108,3 +132,44 @@ class Session:
     def to_dot(self) -> str:
         self._check_usable()
         return self._egraph.serialize([]).to_dot()
+
+
+class _Decoder:
+    """Egglog values to Python values (``Session.tables``). It keeps no bound method of the
+    e-graph: a reference cycle through one would free the e-graph in whichever thread the
+    garbage collector next runs, and egglog refuses that."""
+
+    def __init__(self, egraph, containers: dict[str, tuple[str, str]]):
+        self.egraph = egraph
+        self.containers = containers
+        self.caches: dict[str, dict] = {}  # sort -> value -> decoded: analyses share a few set values
+
+    def reader(self, sort: str):
+        """A function from a value of ``sort`` to Python (a row's column, read many times)."""
+        egraph = self.egraph
+        primitive = {"i64": egraph.value_to_i64, "f64": egraph.value_to_f64, "String": egraph.value_to_string,
+                     "bool": egraph.value_to_bool}
+        if sort in primitive:
+            return primitive[sort]
+        if sort in self.containers:  # analyses share a few set values: decoded once each
+            return functools.partial(self.decode, sort)
+        if sort.startswith("@"):  # a relation's Unit
+            return _unit
+        return egraph.value_to_i64  # an e-class: its id
+
+    def decode(self, sort: str, value):
+        cache = self.caches.setdefault(sort, {})
+        decoded = cache.get(value, _MISSING)
+        if decoded is _MISSING:
+            kind, element = self.containers[sort]
+            read = self.reader(element)
+            if kind == "vec":
+                decoded = tuple(read(v) for v in self.egraph.value_to_vec(value))
+            else:
+                decoded = frozenset(read(v) for v in self.egraph.value_to_set(value))
+            cache[value] = decoded
+        return decoded
+
+
+def _unit(value) -> None:
+    return None

@@ -39,7 +39,7 @@ from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
 from eqgraph.egraph.shapes import shape_equalities
-from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.elemwise import Elemwise, shape_inputs
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -150,11 +150,10 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     def shape_root(node, k) -> int:
         """types.egg's shape-root of an encoded term, stated here rather than derived: the rules
         would carry a root up a chain one term per iteration (0.4 s of saturation at 5,000
-        nodes). An elementwise output has the shape of its inputs that are not all size 1."""
+        nodes). An elementwise output has the shape of the inputs ``shape_inputs`` names."""
         if not isinstance(node.op, Elemwise):
             return k
-        size_one = [isinstance(v.type, TensorType) and all(v.type.broadcastable) for v in node.inputs]
-        shaped = {roots[v] for v, ones in zip(node.inputs, size_one) if not ones}
+        shaped = {roots[v] for v in shape_inputs(node)}
         return shaped.pop() if len(shaped) == 1 else k
 
     def add_type_rows(k, ttype):
@@ -205,9 +204,13 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     shapes = shape_equalities(fgraph, nodes)
     if shapes:
         nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+    encoded_ops: dict = {}  # (id(op), number of inputs) -> (constructor, props): most nodes share a few ops
     for node in nodes:
-        ctor = schema.constructor(node.op, len(node.inputs))
-        props = tuple(ctor.encode_props(node.op))
+        found = encoded_ops.get((id(node.op), len(node.inputs)))
+        if found is None:
+            ctor = schema.constructor(node.op, len(node.inputs))
+            found = encoded_ops[id(node.op), len(node.inputs)] = (ctor, tuple(ctor.encode_props(node.op)))
+        ctor, props = found
         ops.setdefault((ctor.name, props), node.op)
         key = (ctor.name, props)
         relation_key = (*key, len(node.inputs))  # a join's relation per number of inputs

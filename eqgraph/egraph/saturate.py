@@ -12,12 +12,14 @@ term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
+from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
@@ -100,11 +102,15 @@ class TypeContradiction(TypeError):
 
 
 def _rule_name(egglog_name: str) -> str:
-    """egglog reports the two directions of a birewrite as "name=>" and "name<="."""
+    """egglog reports the two directions of a birewrite as "name=>" and "name<="; a rule
+    sent again with other operand orders is "name~k" (rules/ruleset.py ``operand_orders``)."""
+    egglog_name = _written(egglog_name)
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
 
 
-BASE_CONSTRUCTORS = {"N", "Var", "Scalar", "Array", "Ints", "Out"}
+def _written(egglog_name: str) -> str:
+    """The rule (or birewrite direction) that ``egglog_name`` was sent for."""
+    return re.sub(r"~\d+$", "", egglog_name)
 
 
 def enode_count(sizes: dict[str, int], constructors) -> int:
@@ -130,17 +136,16 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     session, report = encoded.session, Report()
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
-        per_rule = time_rules and ruleset.mode == "step"
-        if per_rule or not any(ruleset is held for held in sent):  # a reused session has it
-            rs.send(session, ruleset, per_rule=per_rule)
+        if not any(ruleset is held for held in sent):  # a reused session has it
+            rs.send(session, ruleset)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.mode == "saturate"]
-    # (ruleset to run, rule timed, ruleset reported, e-nodes one match of each rule may add)
-    steps = [(r.name, None, r.name, r.max_new_nodes) for r in loaded if r.mode == "step"]
+    # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)
+    steps = [(r.name, list(zip(r.rule_rulesets(), r.rules)), False) for r in loaded if r.mode == "step"]
     if time_rules:
-        steps = [(step, rule.name, r.name, rule.max_new_nodes) for r in loaded if r.mode == "step"
-                 for step, rule in zip(r.rule_rulesets(), r.rules)]
+        steps = [(r.name, [pair], True) for r in loaded if r.mode == "step" for pair in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
+    combined: dict[tuple, str] = {}  # the rules a step may run -> the ruleset of just those
     new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
     start = time.perf_counter()
 
@@ -175,22 +180,30 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         room = cap - size
         worst_case_fits = new_per_match * match_limit <= room
         limit = match_limit if worst_case_fits else room // max(new_per_match, 1)
-        changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
-        over = any(n > limit for n in found.values())
-        if worst_case_fits or (limit > 0 and not over):
-            return changed, over, False
+        changed, ran = False, 0  # ran: the limit a run of this step already applied
+        if worst_case_fits or step not in count_first:
+            changed, found = run_step(step, label, limit) if limit > 0 else (False, {})
+            ran = limit
+            over = any(n > limit for n in found.values())
+            if worst_case_fits or (limit > 0 and not over):
+                return changed, over, False
+            # every step searches the whole e-graph (a fresh scheduler), so a step whose
+            # lowered limit banned a rule once counts first from now on: one search fewer
+            # (gradclean's relation rules, 4,001 matches and no e-node, on the compile_time chain)
+            count_first.add(step)
         # the worst-case bound banned a rule: count each rule's matches now (with limit 0,
         # egglog searches, bans every rule and applies nothing), then let in the rules
         # whose matches fit in the room left, fewest matches first
         _, found = run_step(step, label, 0)
         room = cap - enode_count(session.sizes(), encoded.schema.by_name)
         fitted = _fitting_match_limit(found, new_nodes, room, match_limit)
-        if fitted > limit:
+        if fitted > ran:
             more, _ = run_step(step, label, fitted)
             changed |= more
         budget_bans = any(fitted < n <= match_limit for n in found.values())
         return changed, budget_bans or any(n > match_limit for n in found.values()), budget_bans
 
+    count_first: set[str] = set()  # steps that count their matches before running (bounded_step)
     analyse()
     sizes = _check_types(encoded, report, "the encoded graph")
     size = enode_count(sizes, encoded.schema.by_name)
@@ -206,7 +219,17 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             break
         t = time.perf_counter()
         changed, banned, held_back = False, False, None  # held back: by which budget
-        for step, rule_name, ruleset_name, new_per_match in steps:
+        for ruleset_name, rules, timed in steps:
+            empty = {name for name, rows in sizes.items() if not rows}
+            # a rule whose query names a constructor with no e-node cannot match: leave it out
+            # of the step (a step searches the whole e-graph for every rule it runs); profiling
+            # times every rule
+            alive = [(step, rule) for step, rule in rules if timed or rule.may_match(empty)]
+            if not alive:
+                continue
+            step = _ruleset_of(session, ruleset_name, alive, len(rules), combined)
+            rule_name = alive[0][1].name if timed else None
+            new_per_match = sum(rule.max_new_nodes for _, rule in alive)
             started = time.perf_counter()
             # Limits.seconds covers extraction, whose first pass cannot be cut short and
             # takes time in proportion to the e-nodes: the time left caps them too
@@ -218,9 +241,10 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             held_back = budget if step_held_back else held_back
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
-            changed |= analyse()
-            sizes = _check_types(encoded, report, rule_name or step)
-            size = enode_count(sizes, encoded.schema.by_name)
+            if step_changed:  # else the analyses are still at their fixed point: nothing to run
+                changed |= analyse()
+                sizes = _check_types(encoded, report, rule_name or ruleset_name)
+                size = enode_count(sizes, encoded.schema.by_name)
         last_seconds = time.perf_counter() - t
         growth = max(size / max(report.sizes[-1], 1), 1.0)
         report.sizes.append(size)
@@ -229,6 +253,22 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             break
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict) -> str:
+    """The egglog ruleset that runs just the rules ``alive`` ((one-rule ruleset, rule) pairs
+    of ``ruleset``, which has ``n_rules``): the ruleset itself when all are, one rule's own
+    ruleset, or their union, declared once per saturation (a pooled session forgets it when
+    the compile's snapshot is popped)."""
+    if len(alive) == n_rules:
+        return ruleset
+    if len(alive) == 1:
+        return alive[0][0]
+    key = tuple(step for step, _ in alive)
+    if key not in combined:
+        combined[key] = f"{ruleset}__some{len(combined)}"
+        session.run(f"(unstable-combined-ruleset {combined[key]} {' '.join(key)})")
+    return combined[key]
 
 
 def _changed_and_matches(run_report) -> tuple[bool, dict[str, int]]:
@@ -251,8 +291,8 @@ def _fitting_match_limit(found: dict[str, int], new_nodes: dict[str, int], room:
     """The largest match limit (at most ``match_limit``) under which the rules it lets
     through, ``found[rule]`` matches each adding ``new_nodes[rule]`` e-nodes, fit in ``room``."""
     added: dict[int, int] = defaultdict(int)  # match count -> e-nodes the rules with that count add
-    for rule, n in found.items():
-        added[n] += n * new_nodes.get(rule, max(new_nodes.values(), default=1))
+    for rule, n in found.items():  # a rule sent in another operand order adds what the rule does
+        added[n] += n * new_nodes.get(_written(rule), max(new_nodes.values(), default=1))
     limit, used = 0, 0
     for n in sorted(added):
         used += added[n]

@@ -70,6 +70,12 @@ SORTS = """
 (constructor Out (T i64) T)                ; output i of a node with several outputs
 """
 
+#: the constructors SORTS declares (every other one comes from an op: Schema.by_name)
+BASE_CONSTRUCTORS = frozenset({"N", "Var", "Scalar", "Array", "Ints", "Out"})
+#: SORTS' container sorts: sort -> (vec or set, the element sort), for reading tables back
+CONTAINER_SORTS = {"IntVec": ("vec", "i64"), "IntSet": ("set", "i64"), "StrSet": ("set", "String"),
+                   "StrVec": ("vec", "String"), "TVec": ("vec", "T")}
+
 ANALYSES = """
 (function dtype (T) StrSet :merge (set-intersect old new))   ; {dtype}; {} is a contradiction
 (function dim (T i64) IntSet :merge (set-intersect old new)) ; {size} per known axis

@@ -1,7 +1,7 @@
 """A snapshot of an e-graph: its e-classes, e-nodes and analysis values, read-only and
 self-contained.
 
-Built once from egglog's serialized JSON when a compile's saturation is done
+Built once from egglog's tables when a compile's saturation is done
 (``egraph.session(...).snapshot()``). It copies everything extraction, inspection and
 debug mode read: the e-nodes, the static types the analyses derived, and, from the encoded
 graph, the user's graph, the id of each of its variables, the constants kept on the Python
@@ -18,16 +18,15 @@ attributes cannot be rebound.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from eqgraph.egraph.encode import EncodedGraph
+from eqgraph.egraph.schema import BASE_CONSTRUCTORS, CONTAINER_SORTS
 
 LEAVES = ("Var", "Scalar", "Array", "Ints")  # the constructors of inputs and constants
 ANALYSES = frozenset({"dtype", "ndim", "dim", "dim-at-most", "dim-within", "type-error"})
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -48,32 +47,32 @@ class EGraphData:
     e-graph, which must still be open, and keeps copies only."""
 
     def __init__(self, encoded: EncodedGraph):
-        raw = encoded.session.serialize()["nodes"]
-        reader = _Reader(raw)
+        by_name = encoded.schema.by_name
+        tables = encoded.session.tables([*BASE_CONSTRUCTORS, *by_name, *ANALYSES], CONTAINER_SORTS)
         nodes: dict[str, ENode] = {}
         classes: dict[str, list[str]] = defaultdict(list)
         class_of_id: dict[int, str] = {}
-        for node_id, node in raw.items():
-            op, eclass = node["op"], node["eclass"]
-            if op in ANALYSES:
-                reader.analysis(op, node)
-            elif not eclass.startswith("T-"):
-                continue
-            elif op == "N":
-                class_of_id[reader.value(node["children"][0])] = eclass
+        analyses = _Analyses()
+        for name, rows in tables.items():
+            if name in ANALYSES:
+                analyses.read(name, rows)
+            elif name == "N":
+                class_of_id.update((k, f"T-{eclass}") for k, eclass in rows)
             else:
-                children, args = [], []
-                for c in node["children"]:
-                    child = raw[c]["eclass"]
-                    if child.startswith("T-"):
-                        children.append(child)
-                    elif child.startswith("TVec-"):  # a join's vector of inputs: its entries are children
-                        children.extend(raw[g]["eclass"] for g in raw[c]["children"])
-                    else:
-                        args.append(reader.value(c))
-                children, args = tuple(children), tuple(args)
-                nodes[node_id] = ENode(node_id, op, children, args, eclass)
-                classes[eclass].append(node_id)
+                # which inputs are e-classes, a vector of them (a join's inputs), or primitives
+                kinds = _input_kinds(name, by_name)
+                for i, row in enumerate(rows):
+                    children, args = [], []
+                    for kind, value in zip(kinds, row):
+                        if kind == "T":
+                            children.append(f"T-{value}")
+                        elif kind == "TVec":  # its entries are children
+                            children.extend(f"T-{v}" for v in value)
+                        else:
+                            args.append(value)
+                    node_id, eclass = f"function-{i}-{name}", f"T-{row[-1]}"  # the ids egglog serializes
+                    nodes[node_id] = ENode(node_id, name, tuple(children), tuple(args), eclass)
+                    classes[eclass].append(node_id)
         parents: dict[str, list[str]] = {c: [] for c in classes}
         for node in nodes.values():
             for c in set(node.children):
@@ -84,13 +83,13 @@ class EGraphData:
         #: e-class -> the e-nodes that use it (once each); every e-class has an entry
         set_(self, "parents", MappingProxyType({c: tuple(ids) for c, ids in parents.items()}))
         set_(self, "class_of_id", MappingProxyType(class_of_id))
-        set_(self, "dtype", MappingProxyType(reader.dtype))
-        set_(self, "ndim", MappingProxyType(reader.ndim))
-        set_(self, "dims", MappingProxyType({c: MappingProxyType(d) for c, d in reader.dims.items()}))
-        set_(self, "errors", tuple(reader.errors))
-        set_(self, "bounds", MappingProxyType({c: MappingProxyType(d) for c, d in reader.bounds.items()}))
+        set_(self, "dtype", MappingProxyType(analyses.dtype))
+        set_(self, "ndim", MappingProxyType(analyses.ndim))
+        set_(self, "dims", MappingProxyType({c: MappingProxyType(d) for c, d in analyses.dims.items()}))
+        set_(self, "errors", tuple(analyses.errors))
+        set_(self, "bounds", MappingProxyType({c: MappingProxyType(d) for c, d in analyses.bounds.items()}))
         set_(self, "within", MappingProxyType({c: MappingProxyType({a: tuple(w) for a, w in d.items()})
-                                               for c, d in reader.within.items()}))
+                                               for c, d in analyses.within.items()}))
         # what the encoded graph knew, copied (the encoded graph and its session are not kept)
         set_(self, "fgraph", encoded.fgraph)                      # the user's graph, as encoded
         set_(self, "ids", _frozen(encoded.ids))                   # its variables -> k of (N k)
@@ -157,61 +156,46 @@ class EGraphData:
         return self.describe_node(self.nodes[leaf], depth)
 
 
-class _Reader:
-    """Decodes the serialized e-graph's primitive values and analysis rows (construction only)."""
+#: the input sorts of the constructors that SORTS declares (schema.py)
+_BASE_INPUTS = {"N": ("i64",), "Var": ("i64",), "Scalar": ("f64", "String", "i64"), "Ints": ("IntVec", "String"),
+                "Array": ("i64", "String", "String"), "Out": ("T", "i64")}
 
-    def __init__(self, raw: dict):
-        self.raw = raw
-        self.values: dict = {}
+
+def _input_kinds(name: str, by_name) -> tuple:
+    """Per input of constructor ``name``'s rows: "T" (an e-class), "TVec" (a vector of them)
+    or "value" (a primitive: a prop or a constant's value)."""
+    if name in _BASE_INPUTS:
+        return tuple(kind if kind == "T" else "value" for kind in _BASE_INPUTS[name])
+    ctor = by_name[name]
+    inputs = ("TVec",) if ctor.vector else ("T",) * ctor.n_inputs
+    return inputs + ("value",) * len(ctor.codecs)
+
+
+class _Analyses:
+    """The static types and size bounds, from the analyses' rows (construction only)."""
+
+    def __init__(self):
         self.dtype: dict[str, frozenset] = {}
         self.ndim: dict[str, int] = {}
         self.dims: dict[str, dict[int, frozenset]] = defaultdict(dict)
         self.errors: list[tuple[str, int]] = []
         self.bounds: dict[str, dict[int, int]] = defaultdict(dict)  # e-class -> axis -> at most this size
         self.within: dict[str, dict[int, list]] = defaultdict(dict)  # e-class -> axis -> [(e-class, its axis)]
-        # the node holding each primitive value (analysis rows point at these classes)
-        self.primitive = {n["eclass"]: i for i, n in raw.items()
-                          if n["op"] not in ANALYSES and not n["eclass"].startswith("T-")}
 
-    def value(self, node_id: str):
-        """The Python value of a primitive node (i64, f64, String, bool; a Vec or Set is a tuple)."""
-        cached = self.values.get(node_id, _MISSING)
-        if cached is _MISSING:
-            cached = self.values[node_id] = self._read(node_id)
-        return cached
-
-    def _read(self, node_id: str):
-        node = self.raw[node_id]
-        sort, op = node["eclass"].split("-", 1)[0], node["op"]
-        if sort == "i64":
-            return int(op)
-        if sort == "f64":
-            return float(op)
-        if sort == "String":
-            return json.loads(op)
-        if sort == "bool":
-            return op == "true"
-        return tuple(self.value(c) for c in node["children"])
-
-    def analysis(self, op: str, node) -> None:
-        children = node["children"]
-        eclass = self.raw[children[0]]["eclass"]
-        if op == "type-error":
-            self.errors.append((eclass, self.value(children[1])))
-            return
-        if op == "dim-at-most":  # a relation: several bounds may be known, the least counts
-            axis, bound = self.value(children[1]), self.value(children[2])
-            self.bounds[eclass][axis] = min(bound, self.bounds[eclass].get(axis, bound))
-            return
-        if op == "dim-within":  # axis j is at most as long as axis k of another e-class
-            j, other, k = self.value(children[1]), self.raw[children[2]]["eclass"], self.value(children[3])
-            self.within[eclass].setdefault(j, []).append((other, k))
-            return
-        result = self.value(self.primitive[node["eclass"]])
-        if op == "dtype":
-            self.dtype[eclass] = frozenset(result)
-        elif op == "ndim":
-            if len(result) == 1:
-                self.ndim[eclass] = result[0]
-        else:
-            self.dims[eclass][self.value(children[1])] = frozenset(result)
+    def read(self, op: str, rows) -> None:
+        for row in rows:
+            eclass = f"T-{row[0]}"
+            if op == "type-error":
+                self.errors.append((eclass, row[1]))
+            elif op == "dim-at-most":  # a relation: several bounds may be known, the least counts
+                axis, bound = row[1], row[2]
+                self.bounds[eclass][axis] = min(bound, self.bounds[eclass].get(axis, bound))
+            elif op == "dim-within":  # axis j is at most as long as axis k of another e-class
+                self.within[eclass].setdefault(row[1], []).append((f"T-{row[2]}", row[3]))
+            elif op == "dtype":
+                self.dtype[eclass] = row[1]
+            elif op == "ndim":
+                if len(row[1]) == 1:
+                    self.ndim[eclass] = next(iter(row[1]))
+            else:
+                self.dims[eclass][row[1]] = row[2]

@@ -26,6 +26,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
@@ -42,8 +43,10 @@ class _Group:
 def fuse(fgraph: FunctionGraph) -> FunctionGraph:
     """A new FunctionGraph (same inputs and outputs, in order) with every group of two or
     more connected elementwise nodes replaced by one ``Composite``; ``fgraph`` is unchanged."""
-    fgraph = drop_same_shape_sums(fgraph)
     order = fgraph.toposort()
+    dropped = drop_same_shape_sums(fgraph, order)
+    if dropped is not fgraph:
+        fgraph, order = dropped, dropped.toposort()
     groups = _group(order)
     fused = [g for g in groups if len(g.nodes) > 1]
     if not fused:
@@ -55,30 +58,29 @@ def shape_sources(order) -> dict:
     """For each variable an elementwise node computes, the variables whose shapes broadcast
     to its shape (a frozenset); any other variable is its own source.
 
-    An elementwise result has the broadcast shape of its inputs, so two results of one
-    rank with the same sources have the same shape.  Inputs whose every axis is statically
-    1, of a rank no higher than the result's, change nothing and are left out: so ``x * 2``
-    and ``exp(x) + b.dimshuffle('x')`` both have the sources ``{x}``."""
+    An elementwise result has the broadcast shape of the inputs ``shape_inputs`` names
+    (tensor/elemwise.py), so two results of one rank with the same sources have the same
+    shape: ``x * 2`` and ``exp(x) + b.dimshuffle('x')`` both have the sources ``{x}``."""
     sources: dict = {}
     for node in order:
         if not is_fusable(node.op):
             continue
-        out = node.outputs[0]
         found: set = set()
-        for v in node.inputs:
-            if v.ndim <= out.ndim and all(s == 1 for s in v.type.shape):
-                continue
+        for v in shape_inputs(node):
             found |= sources.get(v, {v})
-        sources[out] = frozenset(found)
+        sources[node.outputs[0]] = frozenset(found)
     return sources
 
 
-def drop_same_shape_sums(fgraph: FunctionGraph) -> FunctionGraph:
+def drop_same_shape_sums(fgraph: FunctionGraph, order=None) -> FunctionGraph:
     """``fgraph`` with each ``SumToShape(g, like)`` whose operands provably share a shape
     (``shape_sources``, same rank, same type) replaced by ``g``, what it returns then; of the
     others, a ``like`` computed elementwise from one variable of its own type reads that
-    variable's shape instead, so that ``like`` is not computed only to be measured."""
-    order = fgraph.toposort()
+    variable's shape instead, so that ``like`` is not computed only to be measured.
+    ``fgraph`` itself when there is nothing to change; ``order``: its toposort, if known."""
+    order = fgraph.toposort() if order is None else order
+    if not any(type(node.op) is SumToShape for node in order):
+        return fgraph  # no gradient's un-broadcast: no shape sources to trace
     sources = shape_sources(order)
     outputs = set(fgraph.outputs)
     same, lighter = {}, {}

@@ -34,6 +34,7 @@ import math
 
 from eqgraph.egraph.snapshot import LEAVES
 from eqgraph.extract.calibrated import MEASURED
+from eqgraph.tensor.type import TensorType
 
 #: nanoseconds per output element of each elementwise op, measured by bench/calibrate.py
 #: (NumPy on one core, 100k float64 elements; ``calibrated.py`` is data that script writes)
@@ -90,11 +91,20 @@ class CostModel:
         with the types of the user's graph, which rewrites do not change."""
         most = max((sum(s is None for s in getattr(t, "shape", None) or ()) for t in types), default=0)
         fitted = copy.copy(self)
+        fitted._sizes = {}  # its own: a copy would share the dict
         fitted.unknown_axis = self.unknown_size ** (1 / most) if most else self.unknown_size
         return fitted
 
     def size(self, ttype) -> float:
-        return math.prod(self.shape(ttype))
+        if type(ttype) is not TensorType or type(self).shape is not CostModel.shape:
+            # a Bounded, or a shape rule of a subclass that may read more than the key does
+            return math.prod(self.shape(ttype))
+        sizes = self.__dict__.setdefault("_sizes", {})  # a graph prices few types, many times
+        key = (ttype, self.unknown_axis, self.unknown_size)  # what shape() reads besides the type
+        found = sizes.get(key)
+        if found is None:
+            found = sizes[key] = math.prod(self.shape(ttype))
+        return found
 
     def shape(self, ttype) -> tuple:
         """Static shape with unknown axes filled in: each ``unknown_axis`` long (see

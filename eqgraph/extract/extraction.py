@@ -50,6 +50,7 @@ from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 
 INF = math.inf
+_MISSING = object()
 clock = time.perf_counter  # the deadline's clock (tests replace it to run out of time)
 EXACT_SECONDS = 10.0       # the integer program's own limit, when Limits.seconds leaves more
 
@@ -80,7 +81,8 @@ class _Decoder:
     def __init__(self, data: EGraphData):
         self.data = data
         self.fgraph = data.fgraph
-        self._ops: dict = {}
+        self._ops: dict = {}       # (constructor, props) -> op
+        self._node_ops: dict = {}  # e-node id -> op
         self._original = {}  # e-class -> an encoded variable of the user's graph
         for var, k in data.ids.items():
             eclass = data.class_of_id.get(k)
@@ -88,6 +90,12 @@ class _Decoder:
                 self._original.setdefault(eclass, var)
 
     def op(self, enode: ENode):
+        op = self._node_ops.get(enode.id, _MISSING)  # asked for again and again while pricing
+        if op is _MISSING:
+            op = self._node_ops[enode.id] = self._op(enode)
+        return op
+
+    def _op(self, enode: ENode):
         ctor = self.data.constructors.get(enode.op)
         if ctor is None:
             return None
@@ -159,7 +167,7 @@ def _node_type(node: ENode, data, decoder, types, cache):
     if op is None:
         return None
     child_types = tuple(types[c] for c in node.children)
-    key = (node.op, tuple(map(repr, node.args)), child_types)
+    key = (id(op), child_types)  # the decoder keeps one op per constructor and props, alive
     if key not in cache:
         try:
             out = op.make_node(*[t() for t in child_types])
@@ -170,12 +178,10 @@ def _node_type(node: ENode, data, decoder, types, cache):
         except Exception:  # noqa: BLE001  (a term make_node rejects is simply not extractable)
             cache[key] = None
     result = cache[key]
-    if result == "node":
-        return "node"
-    if result is None:
-        return None
+    if result is None or isinstance(result, str):  # rejected, or "node"
+        return result
     known = types.get(node.eclass)
-    if known is not None and isinstance(known, TensorType) and isinstance(result, TensorType):
+    if known is not None and known != result and isinstance(known, TensorType) and isinstance(result, TensorType):
         if known.meet(result) is None:
             return None  # this term does not have the class's type: never extract it
     return result
@@ -304,8 +310,9 @@ class _SharingRefiner:
         self.x, self.pricer, self.budget, self.deadline = extraction, pricer, budget, deadline
         self.nodes, self.choice, self.own = extraction.data.nodes, extraction.choice, extraction.node_cost
         self.alternatives: dict[str, list] = defaultdict(list)  # e-class -> its priced e-nodes
-        # one e-node per operand order: commute.egg adds y * x beside x * y, which costs the
-        # same and would double the tries (3,001 instead of 389 on the 5,000-node compile_time chain)
+        # one e-node per operand order: a commutativity rule adds y * x beside x * y, which costs
+        # the same and would double the tries (3,001 instead of 389 on the 5,000-node compile_time
+        # chain when commute.egg made them)
         chosen = set(self.choice.values())
         forms = {_unordered(self.nodes[node_id]) for node_id in chosen}
         for node_id in sorted(self.own):

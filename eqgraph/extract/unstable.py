@@ -15,14 +15,16 @@ DAGs by how many unstable e-nodes they hold before their run time (see
 ``extraction._Pricer``).
 
 The operands of a commutative op (add, mul: ``ScalarOp.commutative``) match in
-either order: ``y * x`` computes the same bits as ``x * y``, and commute.egg puts
-both orders in the e-graph, so a pattern written for one order must not let
-extraction keep the other (``s * (g/s + c)`` escaped ``(Mul (Add (TrueDiv g s) c) s)``).
+either order: ``y * x`` computes the same bits as ``x * y``, and the e-graph holds a
+product in whichever order the encoder or a rule wrote it, so a pattern written for one
+order must not let extraction keep the other (``s * (g/s + c)`` escaped
+``(Mul (Add (TrueDiv g s) c) s)``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 from unification import Var
@@ -95,12 +97,37 @@ def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[st
         by_op.setdefault(tree[0], []).append((tree, p))
     commutative = _commutative_constructors(data)
     found = {}
-    for node in data.nodes.values():
-        for tree, p in by_op.get(node.op, ()):
+    for node_id in _candidates(data, by_op):
+        node = data.nodes[node_id]
+        for tree, p in by_op[node.op]:
             if next(_match_node(data, commutative, tree, node, {}), None) is not None:
                 found[node.id] = p
                 break
     return found
+
+
+def _candidates(data: EGraphData, by_op: dict) -> list[str]:
+    """The e-nodes that may match a pattern of ``by_op``, in e-graph order: those of a pattern's
+    root constructor whose children hold the constructor of one of its sub-patterns. They are
+    found from that constructor's e-nodes upwards, which are few, rather than by trying every
+    e-node (on the 5,000-node compile_time chain that took 62 ms for 8,000 e-nodes and found
+    none)."""
+    needs: dict[str, set] = defaultdict(set)   # constructor -> roots of patterns with it as a child
+    anywhere = set()                            # roots of patterns whose operands are all variables
+    for root, trees in by_op.items():
+        for tree, _ in trees:
+            inner = [sub[0] for sub in tree[1:] if isinstance(sub, tuple)]
+            if inner:
+                needs[inner[0]].add(root)
+            else:
+                anywhere.add(root)
+    wanted = set()
+    for node in data.nodes.values():
+        if node.op in anywhere:
+            wanted.add(node.id)
+        for root in needs.get(node.op, ()):
+            wanted.update(p for p in data.parents.get(node.eclass, ()) if data.nodes[p].op == root)
+    return [node_id for node_id in data.nodes if node_id in wanted]
 
 
 def _commutative_constructors(data: EGraphData) -> frozenset[str]:

@@ -310,8 +310,8 @@ def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
 
 def _saturate(alone: Ruleset, inputs: list, outputs: list):
     """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
-    # commute.egg too: the encoder puts commutative operands in its own order, so a rule's
-    # pattern meets its operands in the order it was written only once both orders are there
+    # commute.egg too: it unites y * x with x * y where the rule builds one beside the other
+    # (the rule itself matches either operand order: rules/ruleset.py operand_orders)
     helpers = ["types"] + ([("commute", "saturate")] if alone.name != "commute" else [])
     with egraph.session([*helpers, alone], reuse=helpers) as session:  # a pooled session holds them
         session.encode(FunctionGraph(inputs, outputs, clone=False))

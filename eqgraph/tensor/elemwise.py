@@ -237,6 +237,17 @@ def broadcast_static_shapes(op, inputs) -> tuple:
     return tuple(shape)
 
 
+def shape_inputs(node) -> list:
+    """The inputs of an elementwise node (an ``Elemwise`` or a ``Cast``) that its output's shape
+    comes from: the output has their broadcast shape. An input whose every axis is statically 1
+    changes nothing and is left out, so ``x * 2`` and ``exp(x) + b.dimshuffle('x')`` both have
+    the shape of ``x`` alone. The one statement of this fact: the encoder's shape roots
+    (egraph/encode.py) and fusion's shape sources (exec/fusion.py) both read it."""
+    ndim = node.outputs[0].ndim
+    return [v for v in node.inputs
+            if not (isinstance(v.type, TensorType) and v.type.ndim <= ndim and all(v.type.broadcastable))]
+
+
 def _probe(value_dtype):
     return np.ones((), dtype=value_dtype)
 

@@ -18,6 +18,8 @@ FLOATX = "float64"  # the default of eqgraph.config.floatX, which is what "float
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")
+#: np.dtype of each name in DTYPES: np.dtype(name).name took a third of making a TensorType
+_NUMPY_DTYPES = {name: np.dtype(name) for name in DTYPES}
 FLOAT_DTYPES = ("float16", "float32", "float64")
 COMPLEX_DTYPES = ("complex64", "complex128")
 INT_DTYPES = tuple(d for d in DTYPES if "int" in d)
@@ -35,6 +37,8 @@ def _normalize_shape(shape) -> tuple:
             out.append(None)
         elif s is True:
             out.append(1)
+        elif type(s) is int and s >= 0:  # the common case, checked without NumPy
+            out.append(s)
         else:
             if isinstance(s, (float, np.floating)) or int(s) != s or int(s) < 0:
                 raise ValueError(f"static shape entries must be non-negative ints or None, not {s!r}")
@@ -86,12 +90,15 @@ class TensorType(Type):
             if broadcastable is None:
                 raise TypeError("TensorType needs a shape (use None for unknown sizes)")
             shape = [1 if b else None for b in broadcastable]
-        self.dtype = np.dtype(dtype).name if str(dtype) != "floatX" else config.floatX
+        if type(dtype) is str and dtype in _NUMPY_DTYPES:  # a dtype's name: most types a compile makes
+            self.dtype = dtype
+        else:
+            self.dtype = np.dtype(dtype).name if str(dtype) != "floatX" else config.floatX
         if self.dtype not in DTYPES:
             raise TypeError(f"Unsupported dtype for TensorType: {dtype!r}")
         self.shape = _normalize_shape(shape)
         self.name = name
-        self.numpy_dtype = np.dtype(self.dtype)
+        self.numpy_dtype = _NUMPY_DTYPES[self.dtype]
         self._all_unknown = all(s is None for s in self.shape)
 
     # -- properties ---------------------------------------------------------

@@ -67,3 +67,40 @@ def test_the_snapshot_is_read_only():
     with pytest.raises(KeyError, match="no constructor"):
         snapshot.schema.constructor(et.Alloc(), 99)
     assert dict(snapshot.constructors) == before
+
+
+def test_the_snapshot_holds_what_egglog_serializes():
+    """The snapshot reads egglog's tables directly; egglog's own JSON serialization, read
+    independently here, must show the same e-nodes (constructor, e-class, children) and
+    dtypes. The graph has a join (a vector of inputs), an integer vector, an Array constant
+    and a slice, so every kind of constructor input is read."""
+    import json
+
+    x, m = et.dvector("x"), et.dmatrix("m")
+    y = et.concatenate([x, x * 2.0, x[1:], np.arange(3.0)]) + m.reshape((2, -1))[0] * m.shape[0]
+    with egraph.session(RULES) as s:
+        s.encode(FunctionGraph([x, m], [y], clone=False))
+        s.saturate(egraph.Limits(iterations=4))
+        snapshot = s.snapshot()
+        raw = s.encoded.session.serialize()["nodes"]
+    # a dtype row's value is the set node of its output e-class, whose children are strings
+    value_of = {n["eclass"]: n for n in raw.values() if n["op"] != "dtype"}
+    expected, dtypes = set(), {}
+    for node in raw.values():
+        if node["op"] == "dtype":
+            strings = value_of[node["eclass"]]["children"]
+            dtypes[raw[node["children"][0]]["eclass"]] = frozenset(json.loads(raw[c]["op"]) for c in strings)
+        if not node["eclass"].startswith("T-") or node["op"] == "N":
+            continue
+        children = []
+        for c in node["children"]:
+            sort = raw[c]["eclass"].split("-")[0]
+            if sort == "T":
+                children.append(raw[c]["eclass"])
+            elif sort == "TVec":
+                children.extend(raw[g]["eclass"] for g in raw[c]["children"])
+        expected.add((node["op"], node["eclass"], tuple(children)))
+    got = {(n.op, n.eclass, n.children) for n in snapshot.nodes.values()}
+    assert got == expected
+    assert {"Join", "Ints", "Array", "Subtensor_1"} <= {op for op, _, _ in got}
+    assert dtypes == dict(snapshot.dtype)

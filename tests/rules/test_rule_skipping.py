@@ -1,0 +1,41 @@
+"""A saturation step runs only the rules that may match: a rule whose query names a
+constructor with no e-node yet is left out (``Rule.may_match``, egraph/saturate.py), since
+every step searches the whole e-graph for each rule it runs. Leaving rules out must never
+lose a match: a rule runs as soon as another step built what it needs."""
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.rules.ruleset import parse_rules
+
+
+def _rules(text):
+    return {rule.name.split("/", 1)[1]: rule for rule in parse_rules(text, "mine", "<test>").rules}
+
+
+def test_a_rule_may_match_only_where_every_constructor_of_its_query_has_an_e_node():
+    rules = _rules('(rewrite (Log (Add x (Scalar 1.0 d n))) (Log1p x) :name "log1p")\n'
+                   '(birewrite (Exp (Log x)) (Sqr x) :name "both")\n'
+                   '(rule ((= e (Mul a b)) (= b (Exp c))) ((union e a)) :name "query")\n'
+                   '(rewrite (Neg x) x :when ((= (dtype x) (dtype (Sqrt x)))) :name "guarded")\n')
+    assert rules["log1p"].may_match(set()) and rules["log1p"].may_match({"Exp", "Log1p"})
+    assert not rules["log1p"].may_match({"Scalar"}) and not rules["log1p"].may_match({"Log"})
+    assert rules["both"].may_match({"Sqr"}) and rules["both"].may_match({"Exp"})  # one direction is enough
+    assert not rules["both"].may_match({"Log", "Sqr"})
+    assert not rules["query"].may_match({"Exp"}) and rules["query"].may_match({"Add"})
+    assert not rules["guarded"].may_match({"Sqrt"})  # the guard's term is looked up, not built
+
+
+def test_a_ruleset_whose_rules_cannot_match_is_not_run():
+    x = et.dvector("x")
+    report = eg.function([x], x * 2.0, rulesets=["types", "matmul", "algebra"]).stages.report
+    assert "algebra" in report.ruleset_seconds and "matmul" not in report.ruleset_seconds
+
+
+def test_a_rule_runs_once_another_step_built_what_it_needs(tmp_path):
+    (tmp_path / "make.egg").write_text('(rewrite (Neg (Neg x)) (Exp x) :name "make-exp")\n')
+    (tmp_path / "use.egg").write_text('(rewrite (Exp x) (Sqr x) :name "use-exp")\n')
+    x = et.dvector("x")
+    for order in (["make", "use"], ["use", "make"]):  # later in the same iteration, or the next one
+        rulesets = ["types"] + [str(tmp_path / f"{name}.egg") for name in order]
+        report = eg.function([x], -(-x), rulesets=rulesets).stages.report
+        assert report.matches["make/make-exp"] >= 1 and report.matches["use/use-exp"] >= 1, order
