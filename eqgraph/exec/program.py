@@ -162,8 +162,10 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
     if kind == "cast":
         return _step(w, i, node, None, node.outputs[0].type.numpy_dtype, False)
     if kind == "call":
-        run = op.make_call(node, [o for o in node.outputs if o in handed_out])
-        call = f"{w.bind(f'g{i}', run)}({w.args(node)})"
+        name = f"g{i}"   # the program reads it from its globals on each call, so rebinding it takes effect
+        run = op.make_call(node, [o for o in node.outputs if o in handed_out],
+                           rebind=lambda fast: w.bind(name, fast))
+        call = f"{w.bind(name, run)}({w.args(node)})"
         return [f"{', '.join(w.local(o) for o in node.outputs)}, = {call}"]
     if kind == "perform" and len(node.outputs) == 1:
         numpy = numpy_call(op, node, [w.names[v] for v in node.inputs], w.bind)

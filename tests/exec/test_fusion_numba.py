@@ -221,3 +221,33 @@ def test_one_element_constants_are_written_into_the_kernel(tmp_path, monkeypatch
     run = numba_kernels.numba_kernel(op, node, numpy_run=lambda *a: None)
     (out,) = run(np.arange(3.0), np.array([[2.0]]))
     np.testing.assert_array_equal(out, [[0.0, 2.0, 4.0]])
+
+
+@needs_numba
+def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_run_numpy(tmp_path, monkeypatch):
+    """The program rebinds a hot node's name to the Numba caller (no tier between them); that
+    caller itself sends arrays of ``numba_below`` elements or more to NumPy's SIMD loops."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x, y = et.dvector("x"), et.dvector("y")
+    e = et.exp(x)
+    outputs = [e * y + 1.0, et.tanh(e) - y]
+    f = eg.function([x, y], outputs, rulesets=[])
+    g = eg.function([x, y], outputs, rulesets=[], fusion=False)
+    [node] = _composite_nodes(f)
+    below = numba_kernels.numba_below(node.op)
+    assert below != float("inf")
+    program = f.stages.program.run
+    name = next(k for k, v in program.__globals__.items() if k.startswith("g") and callable(v))
+    tier = program.__globals__[name]
+    small = np.array([0.5, -1.0, 2.0])
+    for _ in range(3):
+        f(small, small)
+    direct = program.__globals__[name]
+    assert direct is not tier and direct.__code__.co_filename == "<eqgraph numba caller>"
+    rng = np.random.default_rng(1)
+    long = [rng.normal(size=int(below) + 1) for _ in range(2)]
+    for a, b in zip(f(*long), g(*long)):
+        np.testing.assert_array_equal(a, b)   # NumPy's loops, bit for bit
+    for a, b in zip(f(small, small), g(small, small)):
+        np.testing.assert_allclose(a, b, rtol=1e-14)
