@@ -56,7 +56,7 @@ def test_the_source_calls_each_kind_of_node_as_its_thunk_would():
     y = (et.exp(x) * 2.0 + 1.0).sum() + Double()(m @ x).sum() + m.T[0, 0]
     f = eg.function([x, m], [y, x.astype("float32")], rulesets=[])
     source = f.program.source
-    assert source.startswith("def program():")
+    assert source.startswith("def program(v0, v1):")  # the arguments, x and m
     assert "= g" in source                   # a fused node: its kernel
     assert "np_matmul(" in source and "np_sum_reduce(" in source and ".transpose((1, 0))" in source  # NumPy calls
     assert "(n" in source and "c" in source  # a node with perform: perform and its output cells
@@ -216,3 +216,28 @@ def test_elementwise_results_reuse_dead_intermediates_and_never_protected_memory
     m, v = et.dmatrix("m"), et.dvector("v")
     g = eg.function([m, v], et.exp(v) + m, fusion=False, rulesets=[])
     np.testing.assert_array_equal(g(np.zeros((2, 3)), np.zeros(3)), np.ones((2, 3)))
+
+
+def test_a_call_passes_arguments_and_results_without_cells_and_copies_what_would_alias():
+    """Without shared values, ``Function`` calls the program with its arguments and takes its
+    results (``program.call``); the cell-based ``run`` gives the same.  An output that is an
+    argument, a constant or another output still comes back as memory of its own."""
+    x, y = et.dvector("x"), et.dvector("y")
+    c = et.constant(np.array([1.0, 2.0]))
+    s = et.exp(x) * y + 1.0
+    f = eg.function([x, y], [s, x, c, s, (x * y).sum()], rulesets=[])
+    assert f.program.call is not None and f._direct
+    a, b = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    got = f(a, b)
+    assert_bitwise_equal(got, thunk_loop(f, a, b))
+    assert not any(np.shares_memory(r, v) for r in got for v in (a, b, c.data))
+    assert not np.shares_memory(got[0], got[3])
+    for cell, value in zip(f.program.input_cells, (a, b)):
+        cell[0] = value
+    f.program.run()
+    assert_bitwise_equal([cell[0] for cell in f.program.output_cells], got)
+    with pytest.raises(TypeError, match="Bad argument #1"):
+        f(a, "text")
+    g = eg.function([x, y], [s, x], rulesets=[], trust_input=True)
+    first, same = g(a, b)
+    assert_bitwise_equal([first], [got[0]]) and same is not a and np.array_equal(same, a)
