@@ -44,20 +44,25 @@ except ImportError:  # the NumPy kernels (kernels.py) run instead
 #: calls after which a fused node is compiled with Numba
 HOT_CALLS = 50
 #: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
-#: STEP_NS however small the array; Numba's scalar libm calls (exp, log, tanh, ...) cost
-#: LIBM_NS per element, where NumPy's SIMD loops cost under 1 ns.  Arithmetic and
-#: comparisons are faster in Numba's single loop at every size (3-20x at 1e5 elements).
-STEP_NS, LIBM_NS = 500.0, 45.0
+#: STEP_NS however small the array.  Arithmetic and comparisons are faster in Numba's single loop at every
+#: size (3-20x at 1e5 elements); Numba's scalar libm calls are slower than NumPy's SIMD loops by
+#: LIBM_EXTRA_NS[name] per element (Numba minus NumPy, 1,000 float64, best of 5, one run:
+#: tanh 13.0 - 2.0, exp 7.0 - 1.1, log 6.6 - 1.4).  sin, cos, erf, sigmoid and softplus were no
+#: faster in NumPy (sigmoid 7.3 vs 6.2): they are priced at 1 ns, so long arrays keep NumPy's loops.
 #: (sqrt is not one: it is an instruction, vectorized like arithmetic; sqrt(x)**2 on 1e5
 #: float64 took 103 us with Numba against 179 us with NumPy's two passes, both correctly rounded)
-TRANSCENDENTAL = {"exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "erf", "sigmoid",
-                  "softplus", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh", "pow"}
+STEP_NS = 500.0
+LIBM_EXTRA_NS = {"exp": 6.0, "expm1": 7.0, "exp2": 3.0, "log": 5.0, "log2": 3.0, "log10": 8.0, "log1p": 8.0,
+                 "pow": 10.0, "tan": 6.0, "arctan": 6.0, "sinh": 11.0, "cosh": 7.0, "tanh": 11.0,
+                 "sin": 1.0, "cos": 1.0, "erf": 1.0, "sigmoid": 1.0, "softplus": 1.0}
+TRANSCENDENTAL = frozenset(LIBM_EXTRA_NS)
 
 
 def numba_below(op) -> float:
-    """The array size under which Numba's one loop beats NumPy's calls for ``op``."""
-    slow = sum(getattr(step, "name", "") in TRANSCENDENTAL for step, _ in op.steps)
-    return math.inf if not slow else STEP_NS * len(op.steps) / (LIBM_NS * slow)
+    """The array size under which Numba's one loop beats NumPy's calls for ``op``: NumPy pays
+    ``STEP_NS`` a step, Numba ``LIBM_EXTRA_NS`` more per element for each libm step."""
+    extra = sum(LIBM_EXTRA_NS.get(getattr(step, "name", ""), 0.0) for step, _ in op.steps)
+    return math.inf if not extra else STEP_NS * len(op.steps) / extra
 
 _NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
 _NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
