@@ -237,7 +237,7 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
     [node] = _composite_nodes(f)
     below = numba_kernels.numba_below(node.op)
     assert below != float("inf")
-    program = f.stages.program.run
+    program = f.stages.program.call
     name = next(k for k, v in program.__globals__.items() if k.startswith("g") and callable(v))
     tier = program.__globals__[name]
     small = np.array([0.5, -1.0, 2.0])
