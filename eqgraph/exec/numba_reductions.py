@@ -1,5 +1,5 @@
-"""Small float64 sums and means in Numba, adding in NumPy's own order (optional, like
-``numba_kernels.py``).
+"""Small float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional,
+like ``numba_kernels.py``).
 
 On 10 elements ``np.add.reduce(x, axis=(0,)) / np.intp(n)`` costs about 1.4 us, nearly all
 of it NumPy's dispatch, and a gradient graph has several such reductions; one call of a
@@ -21,6 +21,8 @@ wait for Numba (compiled once per process, then read from Numba's disk cache).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from eqgraph.exec import numba_kernels
@@ -31,7 +33,7 @@ from eqgraph.exec.numba_kernels import numba
 #: Numba vs NumPy; matrices of 8 columns): over all axes 0.31 vs 0.90 at 10 elements, 0.83 vs
 #: 1.19 at 1,000, 2.22 vs 1.87 at 4,096; rows 1.13 vs 1.12 at 100, 5.35 vs 3.34 at 1,000;
 #: columns 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384
-SMALL = {"whole": 2048, "rows": 128, "columns": 1024}
+SMALL = {"whole": 2048, "rows": 128, "columns": 1024, "softmax": 512}
 
 
 def _block(a, start, n):
@@ -103,10 +105,10 @@ def _whole(x, mean):
 
 
 def _rows(x, mean):
-    out = np.empty(x.shape[0])
+    out, flat, n = np.empty(x.shape[0]), x.reshape(-1), x.shape[1]
     for i in range(x.shape[0]):
-        out[i] = pairwise(x[i], 0, x.shape[1])
-    return out / x.shape[1] if mean else out
+        out[i] = pairwise(flat, i * n, n)   # not x[i]: a view per row costs as much as its sum
+    return out / n if mean else out
 
 
 def _columns(x, mean):
@@ -129,13 +131,42 @@ def _columns_kept(x, mean):
     return columns(x, mean).reshape((1, x.shape[1]))
 
 
+def _softmax_rows(x, log):
+    """``Softmax.perform`` (or its log) along the rows of a float64 matrix: the row's maximum
+    (NaN if any is), subtracted; the exponentials summed in NumPy's order.  ``math.exp`` and
+    ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal."""
+    out = np.empty(x.shape)
+    for i in range(x.shape[0]):
+        top = x[i, 0]
+        for j in range(1, x.shape[1]):
+            v = x[i, j]
+            if not (top >= v or top != top):   # np.maximum: NaN wins
+                top = v
+        for j in range(x.shape[1]):
+            out[i, j] = math.exp(x[i, j] - top)
+        total = pairwise(out.reshape(-1), i * x.shape[1], x.shape[1])
+        if log:
+            shift = math.log(total)
+            for j in range(x.shape[1]):
+                out[i, j] = (x[i, j] - top) - shift
+        else:
+            for j in range(x.shape[1]):
+                out[i, j] = out[i, j] / total
+    return out
+
+
+def _softmax_vector(x, log):
+    return softmax_rows(x.reshape((1, x.shape[0])), log).reshape(x.shape[0])
+
+
 if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
     _njit = numba.njit(cache=True, error_model="numpy")   # 0/0 is NaN, as NumPy's
     block = _njit(_block)
     pairwise = _njit(_pairwise)
-    rows, columns = _njit(_rows), _njit(_columns)
+    rows, columns, softmax_rows = _njit(_rows), _njit(_columns), _njit(_softmax_rows)
     KERNELS = {("whole", False): _njit(_whole), ("rows", False): rows, ("rows", True): _njit(_rows_kept),
-               ("columns", False): columns, ("columns", True): _njit(_columns_kept)}
+               ("columns", False): columns, ("columns", True): _njit(_columns_kept),
+               ("softmax", 2): softmax_rows, ("softmax", 1): _njit(_softmax_vector)}
 else:
     KERNELS = {}
 
@@ -154,6 +185,13 @@ def reduction_kind(name: str, in_dtype: str, out_dtype: str, ndim: int, axis, ke
     return None
 
 
+def softmax_kind(in_dtype: str, out_dtype: str, ndim: int, axis: int):
+    """The key in ``KERNELS`` of the kernel computing ``Softmax{axis}`` (or its log), or None."""
+    if numba is None or in_dtype != "float64" or out_dtype != "float64" or axis != ndim - 1 or ndim not in (1, 2):
+        return None
+    return ("softmax", ndim)
+
+
 def tiered_reduction(kind, numpy_run, rebind):
     """``run(x, mean)``: ``numpy_run(x)`` for the first ``numba_kernels.HOT_CALLS`` calls; then ``rebind``
     gets the kernel (same arguments), which the program calls from then on."""
@@ -169,4 +207,4 @@ def tiered_reduction(kind, numpy_run, rebind):
     return run
 
 
-__all__ = ["KERNELS", "SMALL", "reduction_kind", "tiered_reduction"]
+__all__ = ["KERNELS", "SMALL", "reduction_kind", "softmax_kind", "tiered_reduction"]

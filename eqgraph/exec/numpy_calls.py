@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from eqgraph.exec.numba_reductions import SMALL, reduction_kind, tiered_reduction
+from eqgraph.exec.numba_reductions import SMALL, reduction_kind, softmax_kind, tiered_reduction
 
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce, Softmax
@@ -95,15 +95,22 @@ def _small_in_numba(op, node, x: str, expr: str, bind) -> str:
                           op.axis, op.keepdims)
     if kind is None:
         return expr
-    name, axis, keepdims, mean = f"reduce_{id(node):x}", op.axis, op.keepdims, op.name == "mean"
+    axis, keepdims, mean = op.axis, op.keepdims, op.name == "mean"
 
     def numpy_run(v):  # what ``expr`` computes, for the node's first calls
         total = np.add.reduce(v, axis=axis, keepdims=keepdims)
         return total / np.intp(math.prod(v.shape[a] for a in axis)) if mean else total
 
+    return _once_hot(node, kind, x, mean, numpy_run, expr, bind)
+
+
+def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind) -> str:
+    """``kernel(x, flag)`` of ``numba_reductions.KERNELS[kind]`` where ``x`` is small and
+    C-contiguous, else ``expr``; the kernel is bound once the node is hot (``numpy_run``,
+    what ``expr`` computes, until then)."""
+    name = f"numba_{id(node):x}"
     bind(name, tiered_reduction(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
-    return (f"({name}({x}, {mean}) if 0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous "
-            f"else {expr})")
+    return f"({name}({x}, {flag}) if 0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous else {expr})"
 
 
 def _matmul(op, node, args, bind):
@@ -122,7 +129,11 @@ def softmax_numpy(x, axis: int, log: bool):
 def _softmax(op, node, args, bind):
     if node.inputs[0].dtype != node.outputs[0].dtype:
         return None  # perform casts first
-    return f"{bind('softmax_numpy', softmax_numpy)}({args[0]}, {op.axis}, {op.log})", False
+    (x,), axis, log = args, op.axis, op.log
+    expr = f"{bind('softmax_numpy', softmax_numpy)}({x}, {axis}, {log})"
+    kind = softmax_kind(node.inputs[0].dtype, node.outputs[0].dtype, node.inputs[0].ndim, axis)
+    return (expr if kind is None else _once_hot(node, kind, x, log, lambda v: softmax_numpy(v, axis, log), expr, bind)), \
+        False
 
 
 def _reshape(op, node, args, bind):
