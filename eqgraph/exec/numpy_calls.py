@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from eqgraph.exec import numba_reductions
 from eqgraph.exec.numba_reductions import SMALL, reduction_kind, softmax_kind, tiered_reduction
 
 from eqgraph.tensor.elemwise import DimShuffle
@@ -104,13 +105,14 @@ def _small_in_numba(op, node, x: str, expr: str, bind) -> str:
     return _once_hot(node, kind, x, mean, numpy_run, expr, bind)
 
 
-def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind) -> str:
-    """``kernel(x, flag)`` of ``numba_reductions.KERNELS[kind]`` where ``x`` is small and
-    C-contiguous, else ``expr``; the kernel is bound once the node is hot (``numpy_run``,
-    what ``expr`` computes, until then)."""
+def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind, test: str = "") -> str:
+    """``kernel(x, flag)`` of ``numba_reductions.KERNELS[kind]`` where ``test`` holds and ``x``
+    is small and C-contiguous, else ``expr``; the kernel is bound once the node is hot
+    (``numpy_run``, what ``expr`` computes there, until then)."""
     name = f"numba_{id(node):x}"
     bind(name, tiered_reduction(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
-    return f"({name}({x}, {flag}) if 0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous else {expr})"
+    return (f"({name}({x}, {flag}) if {test}0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous "
+            f"else {expr})")
 
 
 def _matmul(op, node, args, bind):
@@ -153,7 +155,26 @@ def _summed_to(g, like, out_type):
 def _sum_to_shape(op, node, args, bind):
     g, like = args  # the gradient of an operand that was not broadcast: no sum, no call
     out_type = bind(f"type_{id(node):x}", node.outputs[0].type)
-    return f"{g} if {g}.shape == {like}.shape else {bind('summed_to', _summed_to)}({g}, {like}, {out_type})", False
+    general = f"{bind('summed_to', _summed_to)}({g}, {like}, {out_type})"
+    return f"{g} if {g}.shape == {like}.shape else {_one_row_or_column(node, g, like, general, bind)}", False
+
+
+def _one_row_or_column(node, g: str, like: str, general: str, bind) -> str:
+    """``general``, or where a float64 matrix is summed to one row (or one column) of a ``like``
+    whose type says so (a broadcast bias's gradient), the Numba loop of that sum once hot:
+    ``np.add.reduce(g, axis, keepdims=True)`` is what ``summed_to`` computes then."""
+    g_var, like_var = node.inputs
+    if g_var.ndim != 2 or like_var.ndim != 2 or g_var.dtype != "float64" or node.outputs[0].dtype != "float64":
+        return general
+    for axis, kind in ((0, ("columns", True)), (1, ("rows", True))):
+        other = 1 - axis
+        if like_var.type.shape[axis] == 1 and numba_reductions.numba is not None:
+            def numpy_run(v, axis=axis):
+                return np.add.reduce(v, axis=(axis,), keepdims=True)
+
+            return _once_hot(node, kind, g, False, numpy_run, general, bind,
+                             test=f"{g}.shape[{other}] == {like}.shape[{other}] and ")
+    return general
 
 
 #: op class -> entry (op, node, argument expressions, bind(name, value) -> name) -> (expression, cast) or None

@@ -128,3 +128,27 @@ def test_hot_softmaxes_agree_with_perform_to_an_ulp_and_keep_its_nans(monkeypatc
             assert type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"output {k}, {shape}")
             np.testing.assert_allclose(a, b, rtol=4e-16 * 8, atol=0, err_msg=f"output {k}, {shape}")
+
+
+@needs_numba
+def test_hot_sums_to_one_row_or_column_give_summed_tos_values(monkeypatch):
+    """``SumToShape`` of a matrix to a ``like`` typed with one row (or column), as a broadcast
+    bias's gradient is: the Numba loop where the other axis matches, ``summed_to`` elsewhere."""
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    g, b = et.dmatrix("g"), et.dmatrix("b")
+    row, column = et.specify_shape(b, (1, None)), et.specify_shape(b.T, (None, 1))
+    outs = [et.sum_to_shape(g * 2.0, row), et.sum_to_shape(g * 3.0, column)]
+    f = eg.function([g, b], outs, rulesets=[], on_unused_input="ignore")
+    assert f.program.source.count("numba_") == 2
+    rng = np.random.default_rng(3)
+    for g_shape, b_shape in [((10, 16), (1, 16)), ((16, 10), (1, 16)), ((5, 1), (1, 1)), ((1, 7), (1, 7)),
+                             ((4, 6), (1, 1)), ((300, 8), (1, 8))]:
+        args = (_values(rng, g_shape), _values(rng, b_shape))
+        if g_shape[1] != b_shape[1] and g_shape[0] != b_shape[1] and b_shape[1] != 1:
+            continue
+        for _ in range(3):
+            got = f(*args)
+        want = _thunk_loop(f, *args)
+        for a, w in zip(got, want):
+            assert a.shape == w.shape and a.dtype == w.dtype
+            np.testing.assert_array_equal(a, w)
