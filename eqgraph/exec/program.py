@@ -167,6 +167,21 @@ class _Writer:
     def args(self, node) -> str:
         return ", ".join(self.names[v] for v in node.inputs)
 
+    def broadcast_args(self, node) -> str:
+        """``args``, with each constant of one element that another input's rank covers bound
+        as a 0-d array: NumPy broadcasts a 0-d operand by its scalar path, where a ``(1,)``
+        array costs a broadcast (``x + 1`` on 10 elements: 0.73 -> 0.43 us), and the result
+        and the loop are the same (same dtype, same value, the shape set by the other input)."""
+        names = []
+        for v in node.inputs:
+            value = self.known.get(v)
+            if (value is not None and np.ndim(value) > 0 and np.size(value) == 1 and isinstance(value, np.ndarray)
+                    and any(u is not v and u.ndim >= v.ndim for u in node.inputs)):
+                names.append(self.bind(f"{self.names[v]}_0d", value.reshape(())))
+            else:
+                names.append(self.names[v])
+        return ", ".join(names)
+
 
 def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> list[str]:
     op = node.op
@@ -176,9 +191,9 @@ def _node_lines(w: _Writer, i, node, kind, handed_out, freeable, thunk_of) -> li
         exact = node.outputs[0].ndim > 0 and exact_ufunc(fn, tuple(v.type.numpy_dtype for v in node.inputs), dtype)
         reuse = _dead_buffer(w, node) if exact else None
         if reuse is None:
-            return _step(w, i, node, fn, dtype, exact)
+            return _step(w, i, node, fn, dtype, exact, w.broadcast_args(node))
         buffer, same_shape = reuse  # in place: a dead intermediate's array holds the result
-        call, target = f"{w.bind(f'f{i}', fn)}({w.args(node)}", w.local(node.outputs[0])
+        call, target = f"{w.bind(f'f{i}', fn)}({w.broadcast_args(node)}", w.local(node.outputs[0])
         if not same_shape:
             return [f"{target} = {call}, out={buffer})"]
         return [f"{target} = {call}, out={buffer}) if {same_shape} else {call})"]
@@ -285,11 +300,10 @@ def _dead_buffer(w: _Writer, node):
     return None
 
 
-def _step(w: _Writer, i, node, fn, dtype, exact) -> list[str]:
+def _step(w: _Writer, i, node, fn, dtype, exact, args=None) -> list[str]:
     w.bind(f"f{i}", fn)
     w.bind(f"d{i}", dtype)
-    call = w.args(node)
-    return step_source(w.local(node.outputs[0]), i, call, fn is None, exact)
+    return step_source(w.local(node.outputs[0]), i, args or w.args(node), fn is None, exact)
 
 
 def _kind(op) -> str:

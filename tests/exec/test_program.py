@@ -241,3 +241,17 @@ def test_a_call_passes_arguments_and_results_without_cells_and_copies_what_would
     g = eg.function([x, y], [s, x], rulesets=[], trust_input=True)
     first, same = g(a, b)
     assert_bitwise_equal([first], [got[0]]) and same is not a and np.array_equal(same, a)
+
+
+def test_one_element_constants_are_passed_as_0d_arrays_only_where_the_shape_stays_the_same():
+    x = et.dvector("x")
+    c, cc = et.constant(np.array([2.0])), et.constant(np.array([[3.0]]))
+    i = et.constant(np.array([2], dtype=np.int8))
+    outs = [x + c, x * cc, x - i, et.maximum(x, c)]
+    f = eg.function([x], outs, rulesets=[], fusion=False)
+    assert f.program.source.count("_0d)") == 4    # x * cc: make_node gave x the constant's rank first
+    for n in (0, 1, 5):
+        value = np.linspace(-1.0, 1.0, n)
+        got = f(value)
+        assert_bitwise_equal(got, thunk_loop(f, value))
+        assert got[1].shape == (1, n)
