@@ -45,15 +45,26 @@ def _index(items) -> str:
     return "[" + ", ".join(list(items) + ["..."]) + "]"
 
 
+def _short_index(items) -> str:
+    """``[None, :, :]`` as ``[None]``: trailing full slices are implied, and each written item
+    costs NumPy's indexing time (``v[None]`` 0.26 us, ``v[None, :, ...]`` 0.42 us).  Only for
+    results with axes: an index that leaves none needs the Ellipsis to give a 0-d array."""
+    items = list(items)
+    while items and items[-1] == ":":
+        items.pop()
+    return "[" + ", ".join(items) + "]" if items else ""
+
+
 def _dimshuffle(op, node, args, bind):
     (x,) = args
     expr = x
     if op.drop:
-        expr += _index("0" if i in op.drop else ":" for i in range(op.input_ndim))
+        drop = ["0" if i in op.drop else ":" for i in range(op.input_ndim)]
+        expr += _index(drop) if node.outputs[0].ndim == 0 else _short_index(drop)
     if op.permutation != tuple(sorted(op.permutation)):
-        expr += f".transpose({op.permutation})"
+        expr += ".T" if op.permutation == (1, 0) else f".transpose({op.permutation})"
     if "x" in op.new_order:
-        expr += _index("None" if o == "x" else ":" for o in op.new_order)
+        expr += _short_index("None" if o == "x" else ":" for o in op.new_order)
     return expr, False
 
 

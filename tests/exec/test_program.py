@@ -58,7 +58,7 @@ def test_the_source_calls_each_kind_of_node_as_its_thunk_would():
     source = f.program.source
     assert source.startswith("def program(v0, v1):")  # the arguments, x and m
     assert "= g" in source                   # a fused node: its kernel
-    assert "np_matmul(" in source and "np_sum_reduce(" in source and ".transpose((1, 0))" in source  # NumPy calls
+    assert "np_matmul(" in source and "np_sum_reduce(" in source and ".T" in source  # NumPy calls
     assert "(n" in source and "c" in source  # a node with perform: perform and its output cells
     assert "array(" in source                 # the cast: one copy
     assert "del " in source                   # intermediates freed at their last reader
@@ -76,7 +76,7 @@ def test_numpy_calls_give_what_perform_gives_on_views_scalars_and_reductions():
             et.sum_to_shape(et.cast(x3, "int8") * 2, x3[:, :1, :])]  # NumPy sums int8 to int64: cast back
     f = eg.function([x3, v, s], outs, rulesets=[], fusion=False)
     source = f.program.source
-    assert "np_add_reduce(" in source and "np_max_reduce(" in source and "[None, None, ...]" in source
+    assert "np_add_reduce(" in source and "np_max_reduce(" in source and "[None, None]" in source
     assert ".reshape(" in source and "summed_to(" in source
     values = (np.arange(24.0).reshape(2, 3, 4) - 5, np.array([3, -2, 7]), np.float64(1.5))
     got = f(*[np.asarray(value) for value in values])
