@@ -211,30 +211,35 @@ def numba_kernel(op, node, numpy_run=None, below=math.inf):
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
-    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run, below)
+    scalar = all(o.ndim == 0 for o in node.outputs)   # a ufunc returns NumPy scalars then: made 0-d arrays
+    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run, below, scalar)
 
 
-def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run, below=math.inf):
+def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run, below=math.inf, scalar=False):
     """``run(*inputs) -> outputs`` calling ``kernel`` on the inputs ``kept`` (not baked into it),
     generated as one function: on 10 elements a Python loop over the outputs (or a lambda
     more) costs as much as the kernel itself.  ``partial``: the input sets of outputs that
     read only some inputs; where none of an output's inputs has the kernel's shape,
     ``numpy_run`` runs instead, as it does where an input has ``below`` elements or more
-    (baked inputs are constants of one element, below any ``numba_below``)."""
+    (baked inputs are constants of one element, below any ``numba_below``).  ``scalar``: the
+    outputs have no axes, and each is returned as a 0-d array, as NumPy's kernel returns it."""
     params = ", ".join(f"i{k}" for k in range(nin))
     call = f"kernel({', '.join(f'i{k}' for k in kept)})"
     lines = [f"def run({params}):"]
     if below != math.inf:
         lines += [f"    if {' or '.join(f'i{k}.size >= below' for k in kept)}:",
                   f"        return numpy_run({params})  # NumPy's SIMD loops win on long arrays"]
-    lines.append(f"    outs = {'(' + call + ',)' if single else call}")
+    if scalar:
+        lines.append(f"    outs = {'(asarray(' + call + '),)' if single else 'tuple(map(asarray, ' + call + '))'}")
+    else:
+        lines.append(f"    outs = {'(' + call + ',)' if single else call}")
     if partial:
         tests = ["(" + " or ".join(f"i{k}.shape == shape" for k in reads) + ")" for reads in partial]
         lines += ["    shape = outs[0].shape",
                   f"    if not ({' and '.join(tests)}):",
                   f"        return numpy_run({params})  # an output is smaller than the kernel made it"]
     lines.append("    return outs")
-    namespace = {"kernel": kernel, "numpy_run": numpy_run, "below": below}
+    namespace = {"kernel": kernel, "numpy_run": numpy_run, "below": below, "asarray": np.asarray}
     exec(compile("\n".join(lines) + "\n", "<eqgraph numba caller>", "exec"), namespace)  # noqa: S102 (our own source)
     return namespace["run"]
 
@@ -247,8 +252,9 @@ def tiered(op, node, numpy_run, rebind=None):
     ``rebind(fast)``, if given, is called once the kernel is compiled, with a ``run`` that
     needs no tier above it (it tests the sizes itself): the generated program puts it where it
     called this one, which saves two Python calls of about 0.4 us on every later call."""
-    if numba is None or any(o.ndim == 0 for o in node.outputs) or kernel_source(op, node) is None:
-        return numpy_run
+    ranks = {o.ndim for o in node.outputs}
+    if numba is None or (0 in ranks and len(ranks) > 1) or kernel_source(op, node) is None:
+        return numpy_run   # (outputs of no axes beside others: the kernel would broadcast them)
     calls, fast, below = 0, None, numba_below(op)
 
     def run(*inputs):

@@ -251,3 +251,25 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
         np.testing.assert_array_equal(a, b)   # NumPy's loops, bit for bit
     for a, b in zip(f(small, small), g(small, small)):
         np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+@needs_numba
+def test_a_fused_node_of_no_axes_runs_in_numba_and_returns_0d_arrays(tmp_path, monkeypatch):
+    """NumPy's kernel pays a call per step on 0-d values (a standardize's sqrt(var + eps) after
+    its mean); the Numba ufunc returns NumPy scalars there, which the caller makes 0-d arrays."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    s, t = et.dscalar("s"), et.dscalar("t")
+    outs = [et.sqrt(s * 2.0 + 1e-8) / t, et.maximum(s, t) - 1.0]
+    f = eg.function([s, t], outs, rulesets=[])
+    g = eg.function([s, t], outs, rulesets=[], fusion=False)
+    assert _composite_nodes(f)
+    for a, b in [(2.0, 3.0), (-1.0, 0.0), (np.nan, 1.0), (np.inf, -np.inf)]:
+        with np.errstate(all="ignore"):
+            for _ in range(3):
+                got = f(a, b)
+            want = g(a, b)
+        for u, w in zip(got, want):
+            assert type(u) is np.ndarray and u.shape == () and u.dtype == w.dtype
+            np.testing.assert_allclose(u, w, rtol=1e-15)
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
