@@ -153,14 +153,15 @@ class Composite(Op):
         broadcast shape, as one-loop kernels make them)."""
         return all(len(reads) == self.nin for reads in self.inputs_read())
 
-    def make_call(self, node, no_recycling=(), impl=None):
+    def make_call(self, node, no_recycling=(), impl=None, rebind=None):
         """``run(*input values) -> output values`` (a list or tuple) on backend ``impl``, or None where
         there is no kernel for it (then ``perform`` runs).  The linker's thunk and the
-        straight-line program (``program.py``) both call it."""
+        straight-line program (``program.py``) both call it; ``rebind(run)`` is called where
+        a faster ``run`` replaces the first one (the Numba kernel, once hot: ``tiered``)."""
         if impl in (None, "numpy"):
             handed_out = set(no_recycling or ())  # outputs a call returns: fresh memory each call
             reusable = [k for k, out in enumerate(node.outputs) if out not in handed_out]
-            return tiered(self, node, numpy_kernel(self, node, reusable))  # Numba once hot, if installed
+            return tiered(self, node, numpy_kernel(self, node, reusable), rebind)  # Numba once hot, if installed
         if impl == "cupy":
             return cupy_kernel(self, node)                       # one ElementwiseKernel
         if impl == "dask":

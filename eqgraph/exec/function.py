@@ -35,11 +35,12 @@ def _expected(var) -> str:
 class _Storage:
     """One thread's view of a program: its cells for arguments, shared values and results."""
 
-    __slots__ = ("program", "run", "args", "shared", "outputs", "updates")
+    __slots__ = ("program", "run", "call", "args", "shared", "outputs", "updates")
 
     def __init__(self, program: Program, n_inputs: int, n_outputs: int, containers):
         self.program = program
         self.run = program.run
+        self.call = program.call     # the generated program without cells, or None
         self.args = program.input_cells[:n_inputs]
         self.shared = list(zip(program.input_cells[n_inputs:], containers))  # (cell, container)
         self.outputs = program.output_cells[:n_outputs]
@@ -99,6 +100,8 @@ class Function:
         # no shared values read or updated, on the host, not profiled: run, return the outputs
         self._plain = not (self._containers or self._updated or self._on_device or profile is not None)
         self._simple = self._plain and single_output and n_outputs == 1 and not self._copy_outputs
+        # the generated program takes the arguments and returns the outputs: no cells in between
+        self._direct = self._plain and program.call is not None
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -108,20 +111,15 @@ class Function:
             storage = self._new_thread_storage()
         if kwargs or len(args) != self._n_inputs:
             args = self._merge_keywords(args, kwargs)
-        cells = storage.args
-        if self.trust_input:
-            if self._n_inputs == 1:
-                cells[0][0] = args[0]
-            else:
-                for cell, value in zip(cells, args):
-                    cell[0] = value
-        else:
-            downcast = self._downcast
-            try:
-                for cell, filt, value in zip(cells, self._filters, args):
-                    cell[0] = filt(value, False, downcast)
-            except (TypeError, ValueError) as err:
-                raise self._bad_argument(args, err) from None
+        if self._direct:  # the common case: arguments in, outputs out
+            if not self.trust_input:
+                args = self._filtered(args)
+            outputs = storage.call(*args)
+            for i in self._copy_outputs:
+                outputs[i] = copy_array(outputs[i])
+            return outputs[0] if self._single else outputs
+        for cell, value in zip(storage.args, args if self.trust_input else self._filtered(args)):
+            cell[0] = value
         if self._simple:  # one output, nothing to copy, read or update
             storage.run()
             return storage.outputs[0][0]
@@ -130,6 +128,14 @@ class Function:
             outputs = self._outputs(storage)
             return outputs[0] if self._single else outputs
         return self._call(storage, args)
+
+    def _filtered(self, args) -> list:
+        """The arguments as the inputs' types take them (``filter``), or a TypeError naming the bad one."""
+        downcast = self._downcast
+        try:
+            return [filt(value, False, downcast) for filt, value in zip(self._filters, args)]
+        except (TypeError, ValueError) as err:
+            raise self._bad_argument(args, err) from None
 
     def _new_thread_storage(self) -> _Storage:
         program = self.program.relink()

@@ -53,6 +53,7 @@ class Program:
     copies: list = field(default_factory=list)  # human-readable list of destroy_map copies
     options: dict = field(default_factory=dict)  # link()'s keyword arguments, for relink
     source: str | None = None        # the generated program's source (program.py), if it runs one
+    call: object = None              # that program without cells: call(*input values) -> [output values]
 
     def __post_init__(self):
         flags, thunks = self.reset_flags, self.thunks
@@ -172,7 +173,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
         program.run = straight_line(fgraph, order, storage_map, known_at_link_time(fgraph, folded), freed_at,
                                     handed_out, thunk_of, with_copies,
                                     aliased={roots[v] for v in fgraph.variables if roots[v] is not v})
-        program.source = program.run.source
+        program.source, program.call = program.run.source, program.run.call
     return program
 
 

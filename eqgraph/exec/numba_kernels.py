@@ -44,20 +44,25 @@ except ImportError:  # the NumPy kernels (kernels.py) run instead
 #: calls after which a fused node is compiled with Numba
 HOT_CALLS = 50
 #: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
-#: STEP_NS however small the array; Numba's scalar libm calls (exp, log, tanh, ...) cost
-#: LIBM_NS per element, where NumPy's SIMD loops cost under 1 ns.  Arithmetic and
-#: comparisons are faster in Numba's single loop at every size (3-20x at 1e5 elements).
-STEP_NS, LIBM_NS = 500.0, 45.0
+#: STEP_NS however small the array.  Arithmetic and comparisons are faster in Numba's single loop at every
+#: size (3-20x at 1e5 elements); Numba's scalar libm calls are slower than NumPy's SIMD loops by
+#: LIBM_EXTRA_NS[name] per element (Numba minus NumPy, 1,000 float64, best of 5, one run:
+#: tanh 13.0 - 2.0, exp 7.0 - 1.1, log 6.6 - 1.4).  sin, cos, erf, sigmoid and softplus were no
+#: faster in NumPy (sigmoid 7.3 vs 6.2): they are priced at 1 ns, so long arrays keep NumPy's loops.
 #: (sqrt is not one: it is an instruction, vectorized like arithmetic; sqrt(x)**2 on 1e5
 #: float64 took 103 us with Numba against 179 us with NumPy's two passes, both correctly rounded)
-TRANSCENDENTAL = {"exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "erf", "sigmoid",
-                  "softplus", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh", "pow"}
+STEP_NS = 500.0
+LIBM_EXTRA_NS = {"exp": 6.0, "expm1": 7.0, "exp2": 3.0, "log": 5.0, "log2": 3.0, "log10": 8.0, "log1p": 8.0,
+                 "pow": 10.0, "tan": 6.0, "arctan": 6.0, "sinh": 11.0, "cosh": 7.0, "tanh": 11.0,
+                 "sin": 1.0, "cos": 1.0, "erf": 1.0, "sigmoid": 1.0, "softplus": 1.0}
+TRANSCENDENTAL = frozenset(LIBM_EXTRA_NS)
 
 
 def numba_below(op) -> float:
-    """The array size under which Numba's one loop beats NumPy's calls for ``op``."""
-    slow = sum(getattr(step, "name", "") in TRANSCENDENTAL for step, _ in op.steps)
-    return math.inf if not slow else STEP_NS * len(op.steps) / (LIBM_NS * slow)
+    """The array size under which Numba's one loop beats NumPy's calls for ``op``: NumPy pays
+    ``STEP_NS`` a step, Numba ``LIBM_EXTRA_NS`` more per element for each libm step."""
+    extra = sum(LIBM_EXTRA_NS.get(getattr(step, "name", ""), 0.0) for step, _ in op.steps)
+    return math.inf if not extra else STEP_NS * len(op.steps) / extra
 
 _NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
 _NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
@@ -181,21 +186,22 @@ def load_kernel(source: str):
         return kernel
 
 
-def numba_kernel(op, node, numpy_run=None):
+def numba_kernel(op, node, numpy_run=None, below=math.inf):
     """``run(*inputs) -> tuple of outputs`` with Numba, or None where Numba is missing or the node
     is not supported.
 
     ``guvectorize`` gives every output the full broadcast shape of all the inputs.  An output
     that reads only some inputs has that shape exactly when one of those inputs has it (its
     own broadcast shape then contains the full one); on a call where none does, ``numpy_run``
-    computes the outputs instead.  Without ``numpy_run``, such nodes get no kernel."""
+    computes the outputs instead.  Without ``numpy_run``, such nodes get no kernel.  So does
+    a call with an input of ``below`` elements or more (``numba_below``)."""
     if numba is None:
         return None
     source = kernel_source(op, node)
     baked = set(baked_constants(op, node))   # not passed; they never change the output's shape
     kept = [k for k in range(op.nin) if k not in baked]
     partial = {tuple(sorted(reads - baked)) for reads in op.inputs_read() if len(reads - baked) < len(kept)}
-    if source is None or (partial and numpy_run is None):
+    if source is None or ((partial or below != math.inf) and numpy_run is None):
         return None
     try:
         loaded = load_kernel(source)
@@ -205,46 +211,65 @@ def numba_kernel(op, node, numpy_run=None):
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
-    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run)
+    scalar = all(o.ndim == 0 for o in node.outputs)   # a ufunc returns NumPy scalars then: made 0-d arrays
+    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run, below, scalar)
 
 
-def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run):
+def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run, below=math.inf, scalar=False):
     """``run(*inputs) -> outputs`` calling ``kernel`` on the inputs ``kept`` (not baked into it),
     generated as one function: on 10 elements a Python loop over the outputs (or a lambda
     more) costs as much as the kernel itself.  ``partial``: the input sets of outputs that
     read only some inputs; where none of an output's inputs has the kernel's shape,
-    ``numpy_run`` runs instead."""
+    ``numpy_run`` runs instead, as it does where an input has ``below`` elements or more
+    (baked inputs are constants of one element, below any ``numba_below``).  ``scalar``: the
+    outputs have no axes, and each is returned as a 0-d array, as NumPy's kernel returns it."""
     params = ", ".join(f"i{k}" for k in range(nin))
     call = f"kernel({', '.join(f'i{k}' for k in kept)})"
-    lines = [f"def run({params}):", f"    outs = {'(' + call + ',)' if single else call}"]
+    lines = [f"def run({params}):"]
+    if below != math.inf:
+        lines += [f"    if {' or '.join(f'i{k}.size >= below' for k in kept)}:",
+                  f"        return numpy_run({params})  # NumPy's SIMD loops win on long arrays"]
+    if scalar:
+        lines.append(f"    outs = {'(asarray(' + call + '),)' if single else 'tuple(map(asarray, ' + call + '))'}")
+    else:
+        lines.append(f"    outs = {'(' + call + ',)' if single else call}")
     if partial:
         tests = ["(" + " or ".join(f"i{k}.shape == shape" for k in reads) + ")" for reads in partial]
         lines += ["    shape = outs[0].shape",
                   f"    if not ({' and '.join(tests)}):",
                   f"        return numpy_run({params})  # an output is smaller than the kernel made it"]
     lines.append("    return outs")
-    namespace = {"kernel": kernel, "numpy_run": numpy_run}
+    namespace = {"kernel": kernel, "numpy_run": numpy_run, "below": below, "asarray": np.asarray}
     exec(compile("\n".join(lines) + "\n", "<eqgraph numba caller>", "exec"), namespace)  # noqa: S102 (our own source)
     return namespace["run"]
 
 
-def tiered(op, node, numpy_run):
+def tiered(op, node, numpy_run, rebind=None):
     """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
     ``numba_below(op)``, then the Numba kernel for such arrays; ``numpy_run`` itself where
-    Numba is missing or cannot compile the node."""
-    if numba is None or any(o.ndim == 0 for o in node.outputs) or kernel_source(op, node) is None:
-        return numpy_run
+    Numba is missing or cannot compile the node.
+
+    ``rebind(fast)``, if given, is called once the kernel is compiled, with a ``run`` that
+    needs no tier above it (it tests the sizes itself): the generated program puts it where it
+    called this one, which saves two Python calls of about 0.4 us on every later call."""
+    ranks = {o.ndim for o in node.outputs}
+    if numba is None or (0 in ranks and len(ranks) > 1) or kernel_source(op, node) is None:
+        return numpy_run   # (outputs of no axes beside others: the kernel would broadcast them)
     calls, fast, below = 0, None, numba_below(op)
 
     def run(*inputs):
         nonlocal calls, fast
-        if below != math.inf and max([x.size for x in inputs]) >= below:
-            return numpy_run(*inputs)
         if fast is not None:
             return fast(*inputs)
+        if below != math.inf and max([x.size for x in inputs]) >= below:
+            return numpy_run(*inputs)
         calls += 1
         if calls == HOT_CALLS:
-            fast = numba_kernel(op, node, numpy_run)   # None where it failed: NumPy for good
+            fast = numba_kernel(op, node, numpy_run, below)   # None where it failed: NumPy for good
+            if fast is None:
+                fast = numpy_run
+            if rebind is not None:
+                rebind(fast)
         return numpy_run(*inputs)
 
     return run

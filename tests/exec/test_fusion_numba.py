@@ -221,3 +221,55 @@ def test_one_element_constants_are_written_into_the_kernel(tmp_path, monkeypatch
     run = numba_kernels.numba_kernel(op, node, numpy_run=lambda *a: None)
     (out,) = run(np.arange(3.0), np.array([[2.0]]))
     np.testing.assert_array_equal(out, [[0.0, 2.0, 4.0]])
+
+
+@needs_numba
+def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_run_numpy(tmp_path, monkeypatch):
+    """The program rebinds a hot node's name to the Numba caller (no tier between them); that
+    caller itself sends arrays of ``numba_below`` elements or more to NumPy's SIMD loops."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x, y = et.dvector("x"), et.dvector("y")
+    e = et.exp(x)
+    outputs = [e * y + 1.0, et.tanh(e) - y]
+    f = eg.function([x, y], outputs, rulesets=[])
+    g = eg.function([x, y], outputs, rulesets=[], fusion=False)
+    [node] = _composite_nodes(f)
+    below = numba_kernels.numba_below(node.op)
+    assert below != float("inf")
+    program = f.stages.program.call
+    name = next(k for k, v in program.__globals__.items() if k.startswith("g") and callable(v))
+    tier = program.__globals__[name]
+    small = np.array([0.5, -1.0, 2.0])
+    for _ in range(3):
+        f(small, small)
+    direct = program.__globals__[name]
+    assert direct is not tier and direct.__code__.co_filename == "<eqgraph numba caller>"
+    rng = np.random.default_rng(1)
+    long = [rng.normal(size=int(below) + 1) for _ in range(2)]
+    for a, b in zip(f(*long), g(*long)):
+        np.testing.assert_array_equal(a, b)   # NumPy's loops, bit for bit
+    for a, b in zip(f(small, small), g(small, small)):
+        np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+@needs_numba
+def test_a_fused_node_of_no_axes_runs_in_numba_and_returns_0d_arrays(tmp_path, monkeypatch):
+    """NumPy's kernel pays a call per step on 0-d values (a standardize's sqrt(var + eps) after
+    its mean); the Numba ufunc returns NumPy scalars there, which the caller makes 0-d arrays."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    s, t = et.dscalar("s"), et.dscalar("t")
+    outs = [et.sqrt(s * 2.0 + 1e-8) / t, et.maximum(s, t) - 1.0]
+    f = eg.function([s, t], outs, rulesets=[])
+    g = eg.function([s, t], outs, rulesets=[], fusion=False)
+    assert _composite_nodes(f)
+    for a, b in [(2.0, 3.0), (-1.0, 0.0), (np.nan, 1.0), (np.inf, -np.inf)]:
+        with np.errstate(all="ignore"):
+            for _ in range(3):
+                got = f(a, b)
+            want = g(a, b)
+        for u, w in zip(got, want):
+            assert type(u) is np.ndarray and u.shape == () and u.dtype == w.dtype
+            np.testing.assert_allclose(u, w, rtol=1e-15)
+    assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
