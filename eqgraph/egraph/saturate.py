@@ -12,6 +12,7 @@ term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections import defaultdict
@@ -255,6 +256,9 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     return report
 
 
+_UNIONS = itertools.count()  # numbers the unions of some rules: a name is never declared twice
+
+
 def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict) -> str:
     """The egglog ruleset that runs just the rules ``alive`` ((one-rule ruleset, rule) pairs
     of ``ruleset``, which has ``n_rules``): the ruleset itself when all are, one rule's own
@@ -266,7 +270,7 @@ def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict
         return alive[0][0]
     key = tuple(step for step, _ in alive)
     if key not in combined:
-        combined[key] = f"{ruleset}__some{len(combined)}"
+        combined[key] = f"{ruleset}__some{next(_UNIONS)}"  # new in this session, however often it saturates
         session.run(f"(unstable-combined-ruleset {combined[key]} {' '.join(key)})")
     return combined[key]
 

@@ -150,6 +150,14 @@ class Ruleset:
         """At most how many e-nodes one step of this ruleset adds per match its rules may apply."""
         return sum(rule.max_new_nodes for rule in self.rules)
 
+    def egglog_program(self) -> str:
+        """What ``send`` sends (``split_program`` or ``program_with_orders``), made once: 45 ms."""
+        made = self.__dict__.get("_egglog_program")
+        if made is None or made[0] != self.mode:
+            made = self.__dict__["_egglog_program"] = (
+                self.mode, self.split_program() if self.mode == "step" else self.program_with_orders())
+        return made[1]
+
     def rule_rulesets(self) -> list[str]:
         """The names of one-rule rulesets, as declared by ``split_program``."""
         return [f"{self.name}__{k}" for k in range(len(self.rules))]
@@ -181,9 +189,9 @@ class Ruleset:
 
     def program_with_orders(self) -> str:
         """The program with each rule's ``operand_orders`` beside it (an analysis's program)."""
-        program, swapped = self.program, self.swapped_ops()
+        program, ops = self.program, self.swapped_ops()
         for rule in self.rules:
-            program = program.replace(rule.text, " ".join([rule.text, *operand_orders(rule, rule.text, swapped)]), 1)
+            program = program.replace(rule.text, " ".join([rule.text, *operand_orders(rule, rule.text, ops)]), 1)
         return program
 
     def swapped_ops(self) -> tuple:
@@ -195,13 +203,10 @@ class Ruleset:
 
 
 # -- both operand orders of Add and Mul -------------------------------------------------------------
-#: constructors whose two operands may be swapped. The encoder writes their operands in one
-#: canonical order (egraph/encode.py) and no rule makes the swapped e-node; instead a rule's
-#: query is sent once per order of the operands of each of these it names (``operand_orders``),
-#: so that it matches a term whichever order the term was built in. commute.egg unions two
-#: terms that are one another swapped. Why not make the swapped e-node of every sum and product
-#: (commute.egg did): on the 5,000-node compile_time chain that added 3,000 e-nodes to 10,000,
-#: whose typing, snapshot and extraction took 0.1 s of a 0.6 s compile.
+#: constructors whose operands may be swapped: a rule's query is sent once per order of the
+#: operands of each it names (``operand_orders``), so that it matches a term in whichever order
+#: the encoder or a rule wrote it. Making the swapped e-node of every term instead (commute.egg
+#: did) added 3,000 e-nodes to the 5,000-node compile_time chain's 10,000: 0.1 s of 0.6.
 COMMUTATIVE = ("Add", "Mul")
 
 
@@ -260,8 +265,7 @@ def _commutative_terms(form: str) -> list[tuple]:
 
 
 def _swapped(form: str) -> str | None:
-    """``(Op a b)`` as ``(Op b a)``; None for any other form."""
-    parts = _subforms(form) if form.startswith("(") else []
+    parts = _subforms(form) if form.startswith("(") else []  # (Op a b) as (Op b a)
     return f"({parts[0]} {parts[2]} {parts[1]})" if len(parts) == 3 else None
 
 
@@ -577,7 +581,7 @@ def send(session, ruleset: Ruleset) -> None:
     The program goes a few forms at a time (``adapter.FORMS_PER_RUN``), each chunk
     padded with newlines so that egglog's line numbers are the file's.
     """
-    program = ruleset.split_program() if ruleset.mode == "step" else ruleset.program_with_orders()
+    program = ruleset.egglog_program()
     forms, position = [], 0
     for form, line in split_forms(program, ruleset.source):
         start = program.index(form, position)

@@ -5,7 +5,9 @@ lose a match: a rule runs as soon as another step built what it needs."""
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph import egraph
 from eqgraph.rules.ruleset import parse_rules
+from eqgraph.terms.fgraph import FunctionGraph
 
 
 def _rules(text):
@@ -39,3 +41,11 @@ def test_a_rule_runs_once_another_step_built_what_it_needs(tmp_path):
         rulesets = ["types"] + [str(tmp_path / f"{name}.egg") for name in order]
         report = eg.function([x], -(-x), rulesets=rulesets).stages.report
         assert report.matches["make/make-exp"] >= 1 and report.matches["use/use-exp"] >= 1, order
+
+
+def test_a_session_may_saturate_again_with_the_same_rules_left_out():
+    x = et.dvector("x")
+    with egraph.session() as s:  # the default schedule: some rules of its rulesets cannot match here
+        s.encode(FunctionGraph([x], [et.log(1 + x * 1.0) * 2.0]))
+        first, again = s.saturate(), s.saturate()
+    assert first.stop_reason == again.stop_reason == "saturated" and again.sizes == [first.sizes[-1]] * 2
