@@ -192,7 +192,7 @@ def softmax_kind(in_dtype: str, out_dtype: str, ndim: int, axis: int):
     return ("softmax", ndim)
 
 
-def tiered_reduction(kind, numpy_run, rebind):
+def tiered_loop(kind, numpy_run, rebind):
     """``run(x, mean)``: ``numpy_run(x)`` for the first ``numba_kernels.HOT_CALLS`` calls; then ``rebind``
     gets the kernel (same arguments), which the program calls from then on."""
     calls = 0
@@ -207,4 +207,4 @@ def tiered_reduction(kind, numpy_run, rebind):
     return run
 
 
-__all__ = ["KERNELS", "SMALL", "reduction_kind", "softmax_kind", "tiered_reduction"]
+__all__ = ["KERNELS", "SMALL", "reduction_kind", "softmax_kind", "tiered_loop"]

@@ -32,8 +32,7 @@ import math
 import numpy as np
 
 from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_reductions import SMALL, reduction_kind, softmax_kind, tiered_reduction
-
+from eqgraph.exec.numba_reductions import SMALL, reduction_kind, softmax_kind, tiered_loop
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
@@ -121,7 +120,7 @@ def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind, test: 
     is small and C-contiguous, else ``expr``; the kernel is bound once the node is hot
     (``numpy_run``, what ``expr`` computes there, until then)."""
     name = f"numba_{id(node):x}"
-    bind(name, tiered_reduction(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
+    bind(name, tiered_loop(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
     return (f"({name}({x}, {flag}) if {test}0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous "
             f"else {expr})")
 
