@@ -8,7 +8,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels, numba_reductions
-from eqgraph.exec.link import link
+from test_program import thunk_loop
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 
@@ -60,14 +60,6 @@ def test_only_float64_sums_and_means_over_all_axes_or_one_axis_of_a_matrix_have_
         assert kind(*refused) is None, refused
 
 
-def _thunk_loop(f, *args):
-    program = link(f.fgraph, straight=False)
-    for cell, value in zip(program.input_cells, args):
-        cell[0] = value
-    program.run()
-    return [cell[0] for cell in program.output_cells]
-
-
 @needs_numba
 def test_hot_programs_give_the_thunk_loops_values_on_every_kind_of_reduction(monkeypatch):
     monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
@@ -86,7 +78,7 @@ def test_hot_programs_give_the_thunk_loops_values_on_every_kind_of_reduction(mon
             with np.errstate(all="ignore"):
                 got = f(*args)
         with np.errstate(all="ignore"):
-            want = _thunk_loop(f, *args)
+            want = thunk_loop(f, *args)
         for k, (a, b) in enumerate(zip(got, want)):
             assert type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape, (k, shape)
             np.testing.assert_array_equal(a, b, err_msg=f"output {k}, shapes {n}, {shape}")
@@ -123,7 +115,7 @@ def test_hot_softmaxes_agree_with_perform_to_an_ulp_and_keep_its_nans(monkeypatc
             with np.errstate(all="ignore"):
                 got = f(x, y)
         with np.errstate(all="ignore"):
-            want = _thunk_loop(f, x, y)
+            want = thunk_loop(f, x, y)
         for k, (a, b) in enumerate(zip(got, want)):
             assert type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"output {k}, {shape}")
@@ -148,7 +140,7 @@ def test_hot_sums_to_one_row_or_column_give_summed_tos_values(monkeypatch):
             continue
         for _ in range(3):
             got = f(*args)
-        want = _thunk_loop(f, *args)
+        want = thunk_loop(f, *args)
         for a, w in zip(got, want):
             assert a.shape == w.shape and a.dtype == w.dtype
             np.testing.assert_array_equal(a, w)
