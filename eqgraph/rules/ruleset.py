@@ -315,47 +315,33 @@ def split_forms(text: str, source: str) -> list[tuple[str, int]]:
     return forms
 
 
+#: an s-expression's tokens: a string (escapes kept; an unclosed one runs to the end), a
+#: parenthesis, or an atom. A regular expression, not a loop over characters: rule files are
+#: parsed on every process's first compile (15,000 calls, 0.3 s as a loop)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[()]|[^\s()"]+')
+
+
 def _subforms(form: str) -> list[str]:
     """The direct children of one s-expression, as text."""
-    inner, parts, depth, start, i = form[1:-1], [], 0, None, 0
-    while i < len(inner):
-        c = inner[i]
-        if c == '"':
-            j = i + 1
-            while j < len(inner) and inner[j] != '"':
-                j += 2 if inner[j] == "\\" else 1
-            if depth == 0:
-                parts.append(inner[i:j + 1])
-            i = j + 1
-            continue
-        if c == "(":
-            if depth == 0:
-                start = i
+    inner, parts, depth, start = form[1:-1], [], 0, 0
+    for token in _TOKEN.finditer(inner):
+        text = token.group()
+        if text == "(":
+            start = token.start() if depth == 0 else start
             depth += 1
-        elif c == ")":
+        elif text == ")":
             depth -= 1
             if depth == 0:
-                parts.append(inner[start:i + 1])
-        elif depth == 0 and not c.isspace():
-            j = i
-            while j < len(inner) and not inner[j].isspace() and inner[j] not in "()":
-                j += 1
-            parts.append(inner[i:j])
-            i = j
-            continue
-        i += 1
+                parts.append(inner[start:token.end()])
+        elif depth == 0:
+            parts.append(text)
     return parts
 
 
 def _forbidden_action(form: str) -> str | None:
     """The first of FORBIDDEN_ACTIONS used anywhere in ``form`` (outside strings), if any."""
-    stack = [form]
-    while stack:
-        parts = _subforms(stack.pop())
-        if parts and parts[0] in FORBIDDEN_ACTIONS:
-            return parts[0]
-        stack.extend(p for p in parts if p.startswith("("))
-    return None
+    tokens = [t.group() for t in _TOKEN.finditer(form)]
+    return next((t for before, t in zip(tokens, tokens[1:]) if before == "(" and t in FORBIDDEN_ACTIONS), None)
 
 
 def _expand_same_dtype(form: str, parts: list[str], source: str, line: int) -> str:
