@@ -323,6 +323,11 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[()]|[^\s()"]+')
 
 def _subforms(form: str) -> list[str]:
     """The direct children of one s-expression, as text."""
+    return list(_children(form))
+
+
+@functools.lru_cache(maxsize=4096)  # a rule's query is read again for each operand order and check
+def _children(form: str) -> tuple:
     inner, parts, depth, start = form[1:-1], [], 0, 0
     for token in _TOKEN.finditer(inner):
         text = token.group()
@@ -335,7 +340,7 @@ def _subforms(form: str) -> list[str]:
                 parts.append(inner[start:token.end()])
         elif depth == 0:
             parts.append(text)
-    return parts
+    return tuple(parts)
 
 
 def _forbidden_action(form: str) -> str | None:

@@ -64,9 +64,23 @@ def _sigmoid(xp, x):
             if tail.any():
                 out = np.where(tail, np.exp(np.minimum(x, 0)), out)
             return out
+    return _sigmoid_by_sign(xp, x)
+
+
+def _sigmoid_by_sign(xp, x):
     # exp of a non-positive number never overflows: pick the form per sign
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+# the output dtypes of sigmoid and erf, without probing SciPy's functions: importing SciPy took
+# 0.2 s of a process's first compile, which lists every op's output dtypes (egraph/schema.py)
+def _sigmoid_dtype(dtype):
+    return _sigmoid_by_sign(np, _probe(dtype)).dtype  # expit keeps a float's dtype, as this form does
+
+
+def _erf_dtype(dtype):
+    return dtype if np.dtype(dtype).kind == "f" else "float64"
 
 
 def _exp2(xp, x):
@@ -183,11 +197,11 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "log10":    ScalarOp(1, "log10"),
     "log1p":    ScalarOp(1, "log1p"),
     "sqrt":     ScalarOp(1, "sqrt"),
-    "sigmoid":  ScalarOp(1, _sigmoid),
+    "sigmoid":  ScalarOp(1, _sigmoid, dtype=_sigmoid_dtype),
     "softplus": ScalarOp(1, _softplus),
     "log1mexp": ScalarOp(1, _log1mexp),   # log(1 - exp(x)), stable for x <= 0
     "logaddexp": ScalarOp(2, "logaddexp"),  # log(exp(a) + exp(b)), stable
-    "erf":      ScalarOp(1, _erf),
+    "erf":      ScalarOp(1, _erf, dtype=_erf_dtype),
     # trigonometry
     "sin":      ScalarOp(1, "sin"),
     "cos":      ScalarOp(1, "cos"),

@@ -12,6 +12,8 @@ the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rules
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
@@ -26,10 +28,15 @@ from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
 
-try:  # an optional extra: NumPy computes the same results without it
-    import scipy.linalg as _scipy_linalg
-except ImportError:  # pragma: no cover - depends on the environment
-    _scipy_linalg = None
+@functools.cache
+def _scipy_linalg():
+    """``scipy.linalg``, or None: an optional extra (NumPy computes the same results without it),
+    imported at the first solve that uses it, not with eqgraph (0.19 s of a 0.7 s import)."""
+    try:
+        import scipy.linalg
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return scipy.linalg
 
 
 def float_dtype(dtype: str) -> str:
@@ -338,12 +345,13 @@ class Solve(Op):
         # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500).  Stacks go
         # to NumPy too, whose broadcasting rules for b (NumPy 2's) this op's types follow
         one_system = a.ndim == 2 and b.ndim <= 2
-        if xp is np and _scipy_linalg is not None and one_system and (self.triangular or self.assume_a != "gen"):
+        scipy_linalg = _scipy_linalg() if xp is np and one_system else None
+        if scipy_linalg is not None and (self.triangular or self.assume_a != "gen"):
             if self.triangular:
-                x = _scipy_linalg.solve_triangular(a, b, lower=self.lower, trans=int(self.trans),
+                x = scipy_linalg.solve_triangular(a, b, lower=self.lower, trans=int(self.trans),
                                                    unit_diagonal=self.unit_diagonal, check_finite=False)
             else:
-                x = _scipy_linalg.solve(a, b, assume_a=self.assume_a, lower=self.lower, check_finite=False)
+                x = scipy_linalg.solve(a, b, assume_a=self.assume_a, lower=self.lower, check_finite=False)
         else:  # NumPy: the same system, built explicitly
             x = xp.linalg.solve(self.matrix(xp, a), b)
         output_storage[0][0] = as_output(xp, xp.asarray(x, copy=True), node.outputs[0].type)
