@@ -245,7 +245,7 @@ def row(case, ours, theirs) -> str:
 
 def summary(results) -> list[str]:
     both = [(c, o, t) for c, o, t in results if t is not None]
-    failed = [c.name for c, o, _ in results if "error" in o]
+    failed = [f"{c.name}: {o['error']}" for c, o, _ in results if "error" in o]  # the error, to find it again
     nonfinite = [c.name for c, o, _ in results if "error" not in o and o["nonfinite"]]
     less = [c.name for c, o, t in results if "error" not in o and worse(o, t, eps_of(c))]
     ours_keys = sum(1 for _, o, _ in results if o.get("key"))
