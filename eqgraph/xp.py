@@ -7,9 +7,24 @@ on NumPy, on CuPy, and under ``array_api_strict`` in the tests.
 
 from __future__ import annotations
 
+import functools
+import importlib
+
 import numpy as np
 
 _BY_TYPE: dict[type, object] = {}
+
+
+@functools.cache
+def optional_module(name: str):
+    """The module ``name`` of an optional extra (``"scipy.special"``, ``"scipy.linalg"``), or
+    None where it is not installed; imported at its first use, not with eqgraph (SciPy took
+    0.2 s of eqgraph's import), and looked up once (an ``import`` statement costs a
+    microsecond even when the module is loaded)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def array_namespace(*values):

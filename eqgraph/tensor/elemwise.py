@@ -22,18 +22,14 @@ from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
-from eqgraph.xp import array_namespace, as_output, copy_array
+from eqgraph.xp import array_namespace, as_output, copy_array, optional_module
 
 
 @functools.cache
 def _scipy_special(name: str):
-    """SciPy's special function ``name``, or None (SciPy is optional); looked up once, not on
-    every call: an ``import`` statement costs a microsecond even when the module is loaded."""
-    try:
-        import scipy.special
-    except ImportError:
-        return None
-    return getattr(scipy.special, name)
+    """SciPy's special function ``name``, or None (SciPy is optional)."""
+    special = optional_module("scipy.special")
+    return None if special is None else getattr(special, name)
 
 
 _MATH_ERF = np.frompyfunc(math.erf, 1, 1)

@@ -12,8 +12,6 @@ the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rules
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
@@ -26,17 +24,7 @@ from eqgraph.tensor.shape import dimshuffle, expand_dims, shape_of, squeeze
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
-from eqgraph.xp import array_namespace, as_output
-
-@functools.cache
-def _scipy_linalg():
-    """``scipy.linalg``, or None: an optional extra (NumPy computes the same results without it),
-    imported at the first solve that uses it, not with eqgraph (0.19 s of a 0.7 s import)."""
-    try:
-        import scipy.linalg
-    except ImportError:  # pragma: no cover - depends on the environment
-        return None
-    return scipy.linalg
+from eqgraph.xp import array_namespace, as_output, optional_module
 
 
 def float_dtype(dtype: str) -> str:
@@ -345,7 +333,8 @@ class Solve(Op):
         # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500).  Stacks go
         # to NumPy too, whose broadcasting rules for b (NumPy 2's) this op's types follow
         one_system = a.ndim == 2 and b.ndim <= 2
-        scipy_linalg = _scipy_linalg() if xp is np and one_system else None
+        # SciPy is an optional extra: NumPy computes the same results without it
+        scipy_linalg = optional_module("scipy.linalg") if xp is np and one_system else None
         if scipy_linalg is not None and (self.triangular or self.assume_a != "gen"):
             if self.triangular:
                 x = scipy_linalg.solve_triangular(a, b, lower=self.lower, trans=int(self.trans),

@@ -103,7 +103,7 @@ class RandomVariable(Op):
         xp = array_namespace(*inputs[1:])  # the draw comes back where its parameters live
         if is_cupy_namespace(xp):
             output_storage[0][0] = rng
-            output_storage[1][0] = as_output(xp, self._draw_on_device(xp, rng, inputs[1:]), node.outputs[1].type)
+            output_storage[1][0] = as_output(xp, self._draw_on_device(rng, inputs[1:]), node.outputs[1].type)
             return
         inputs = [inputs[0], *(to_numpy(v) for v in inputs[1:])]  # NumPy's Generator draws on the host
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
@@ -121,7 +121,7 @@ class RandomVariable(Op):
         output_storage[0][0] = rng
         output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
 
-    def _draw_on_device(self, xp, rng, inputs):
+    def _draw_on_device(self, rng, inputs):
         """The draw made on the GPU by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
         import cupy  # only reached with CuPy arrays in hand
 
