@@ -1,6 +1,7 @@
 """Measure the cost model's constants on this machine and keep them as data.
 
     python bench/calibrate.py            # prints them; --write saves eqgraph/extract/calibrated.py
+    python bench/calibrate.py --kernels-only --write     # only the Numba loop's costs (needs numba)
 
 What it measures (medians of repeated timings, float64):
 
@@ -9,6 +10,12 @@ What it measures (medians of repeated timings, float64):
 - ``step_ns``: the same for one more elementwise op inside a fused node (fusion on);
 - ``element_ns``: per output element of each elementwise op on 100k elements, values in
   [0.5, 1.5] (NumPy's fast paths for special values are not what graphs see);
+- ``kernel_element_ns``: per output element, what one more of each elementwise op adds inside a
+  fused Numba loop (``exec/numba_kernels.py``'s form of it, plus an add, against the add alone),
+  where the op has such a form and Numba is installed.  Arithmetic, comparisons and selects are
+  nearly free there (the loop's memory traffic is paid once), while NumPy pays a pass for each:
+  ``where`` costs 4.9 ns per element in NumPy and about 0.1 in the loop; ``kernel_stream_ns``:
+  what the loop pays per element for each array it reads;
 - ``unknown_size``: the size assumed for an axis of unknown length.  It is not a timing
   but follows from two: ten times the break-even size where an add's work equals one
   dispatch.  Below that size every plan costs a few dispatches, so a wrong choice loses
@@ -19,6 +26,7 @@ What it measures (medians of repeated timings, float64):
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import pprint
 import re
@@ -30,6 +38,7 @@ import numpy as np
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.extract.calibrated import MEASURED
 from eqgraph.extract.costs import ELEMENT_COST
 from eqgraph.tensor.elemwise import ELEMWISE_OPS
 
@@ -90,6 +99,53 @@ def element_ns() -> dict:
     return out
 
 
+def kernel_costs() -> dict:
+    """``kernel_element_ns``: ``{op: ns per element}`` inside a Numba loop, and
+    ``kernel_stream_ns``: a third of the loop ``out[i] = x[i] + y[i]``'s time per element (the
+    cost of reading one more array, or of writing one); {} without Numba."""
+    try:
+        import numba
+    except ImportError:
+        return {}
+    from eqgraph.exec.numba_kernels import FORMS
+
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(0.5, 1.5, SIZE), rng.uniform(0.5, 1.5, SIZE)
+    b, c = x > 1.0, y > 1.0
+    out = np.empty(SIZE)
+
+    def loop(expression: str):
+        source = (f"def kernel(x, y, b, c, out):\n    for i in range(out.shape[0]):\n"
+                  f"        out[i] = {expression}\n")
+        namespace = {"math": math, "np": np}
+        exec(source, namespace)  # noqa: S102 (our own source)
+        kernel = numba.njit(namespace["kernel"])
+        return best_of(lambda: kernel(x, y, b, c, out), 50) / SIZE * 1e9
+
+    base = loop("x[i] + y[i]")
+    costs = {}
+    for name in ELEMENT_COST:
+        op = ELEMWISE_OPS.get(snake(name))
+        if op is None or op.name not in FORMS:
+            continue
+        if op.name in ("and_", "or_", "xor", "invert"):
+            args = ("b[i]", "c[i]")[: op.nin]
+        elif op.name == "switch":
+            args = ("b[i]", "x[i]", "y[i]")
+        elif op.name == "clip":
+            args = ("x[i]", "0.7", "1.3")
+        elif op.name == "pow":
+            args = ("x[i]", "10.0")
+        else:
+            args = ("x[i]", "y[i]")[: op.nin]
+        value = FORMS[op.name].format(*args)
+        boolean = op.name in ("eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor", "invert", "isnan", "isinf")
+        expression = f"(x[i] if {value} else y[i])" if boolean else f"{value} + y[i]"
+        with np.errstate(all="ignore"):
+            costs[name] = round(max(loop(expression) - base, 0.02), 2)
+    return {"kernel_element_ns": costs, "kernel_stream_ns": round(base / 3, 3)}
+
+
 def measure() -> dict:
     dispatch = per_node_ns(fusion=False)
     step = per_node_ns(fusion=True)
@@ -103,14 +159,17 @@ def measure() -> dict:
         "step_ns": round(max(step, 1.0), 1),
         "unknown_size": int(10 ** round(np.log10(10 * break_even))),
         "element_ns": elements,
+        **kernel_costs(),
     }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"save to {TARGET}")
+    parser.add_argument("--kernels-only", action="store_true",
+                        help="measure kernel_element_ns alone, keeping the other constants as they are")
     args = parser.parse_args()
-    data = measure()
+    data = {**MEASURED, **kernel_costs()} if args.kernels_only else measure()
     pprint.pprint(data, sort_dicts=False)
     if args.write:
         TARGET.write_text('"""The cost model\'s constants as measured by bench/calibrate.py (do not edit by hand:\n'

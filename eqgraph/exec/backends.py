@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from eqgraph.exec import numba_kernels
+from eqgraph.extract.costs import KERNEL_ELEMENT_COST, CostModel
+
 
 class BackendUnavailable(RuntimeError):
     """The requested backend cannot run on this machine."""
@@ -12,6 +15,11 @@ class BackendUnavailable(RuntimeError):
 
 class NumpyBackend:
     name = "numpy"
+
+    @staticmethod
+    def cost_model() -> CostModel:
+        """Fused nodes run in Numba loops where Numba is installed: extraction prices that."""
+        return CostModel(kernel_element_cost=KERNEL_ELEMENT_COST if numba_kernels.numba is not None else None)
 
     @staticmethod
     def to_device(value):

@@ -39,6 +39,13 @@ from eqgraph.tensor.type import TensorType
 #: nanoseconds per output element of each elementwise op, measured by bench/calibrate.py
 #: (NumPy on one core, 100k float64 elements; ``calibrated.py`` is data that script writes)
 ELEMENT_COST = dict(MEASURED["element_ns"])
+#: the same inside a fused Numba loop (exec/numba_kernels.py), where NumPy's pass per op is gone:
+#: ``where`` 4.9 ns per element in NumPy, 0.07 in the loop; libm calls are slower there
+KERNEL_ELEMENT_COST = dict(MEASURED.get("kernel_element_ns", {}))
+#: what such a loop pays per element for each array it reads from memory
+KERNEL_STREAM_COST = MEASURED.get("kernel_stream_ns", 0.2)
+#: the dtypes Numba's fused loops compute in; other values stay on NumPy's loops
+KERNEL_DTYPES = frozenset({"float64", "bool"})
 # fmt: off
 #: ops that return views or metadata: dispatch only
 FREE = {"DimShuffle", "SpecifyShape", "Shape", "Out"}
@@ -71,8 +78,16 @@ class CostModel:
     """Estimated run time in nanoseconds; monotone (a node costs at least its dispatch)."""
 
     def __init__(self, dispatch: float = MEASURED["dispatch_ns"], unknown_size: int = MEASURED["unknown_size"],
-                 ns_per_flop: float = 0.25, ns_per_byte: float = 0.1, step: float = MEASURED["step_ns"]):
+                 ns_per_flop: float = 0.25, ns_per_byte: float = 0.1, step: float = MEASURED["step_ns"],
+                 kernel_element_cost: dict | None = None):
         self.dispatch = dispatch
+        #: where fused nodes run in a compiled loop (the NumPy backend with Numba installed gives
+        #: ``KERNEL_ELEMENT_COST``), each elementwise op of float64/bool values costs the cheaper of
+        #: NumPy's pass and its share of the loop: its work, and a read of each operand that is
+        #: not computed in the same loop (``KERNEL_STREAM_COST``; without it, an add over a long
+        #: array looked free beside indexing its operands first). The kernels keep NumPy's loops
+        #: where those are faster (libm calls on long arrays, exec/numba_kernels.py ``numba_below``)
+        self.kernel_element_cost = kernel_element_cost or {}
         self.step = step
         self.unknown_size = unknown_size
         self.ns_per_flop = ns_per_flop
@@ -134,7 +149,7 @@ class CostModel:
             return cost + self.size(in_types[0])
         out_size = self.size(out_type)
         if name in ELEMENT_COST:
-            return cost + ELEMENT_COST[name] * out_size
+            return cost + self._element_cost(name, in_types, out_type, child_ops) * out_size
         flops = None
         if op is not None:
             try:
@@ -145,3 +160,11 @@ class CostModel:
             itemsize = getattr(getattr(out_type, "numpy_dtype", None), "itemsize", 8)
             return cost + flops * self.ns_per_flop + out_size * itemsize * self.ns_per_byte
         return cost + out_size  # a copy-like op: one pass over the output
+
+    def _element_cost(self, name, in_types, out_type, child_ops) -> float:
+        numpy = ELEMENT_COST[name]
+        looped = self.kernel_element_cost.get(name)
+        if looped is None or any(getattr(t, "dtype", None) not in KERNEL_DTYPES for t in (*in_types, out_type)):
+            return numpy
+        reads = sum(op not in ELEMENT_COST and op != "Scalar" for op in child_ops)   # a Scalar is one number
+        return min(numpy, looped + reads * KERNEL_STREAM_COST)

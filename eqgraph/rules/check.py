@@ -29,6 +29,7 @@ bindings are drawn as for any rule, so the domain only adds draws, it hides none
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -141,10 +142,29 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     domain = _domain(rule, variables, _variable_kinds(lhs))
+    derived = _derived_from_guards(rule.when, variables)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return sum(_check_direction(rule, alone, source, target, rng, draws, domain) for source, target in directions)
+        return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived)
+                   for source, target in directions)
+
+
+def _derived_from_guards(when: str | None, variables: dict) -> dict:
+    """Primitive variables a rewrite's guards read off an operand: ``(= ds (dtype x))`` then
+    ``(= d (set-get ds 0))`` makes ``d`` x's dtype (``ndim`` likewise), so that a right side may
+    build a constant of x's dtype and ndim (``(Scalar NaN d n)``).  Variable -> (prop, operand)."""
+    derived: dict = {}
+    facts = parse_pattern(f"(facts {when.strip()[1:-1]})", variables)[1:] if when else ()
+    for fact in facts:
+        if not (isinstance(fact, tuple) and fact[0] == "=" and isvar(fact[1]) and isinstance(fact[2], tuple)):
+            continue
+        head, *args = fact[2]
+        if head in ("dtype", "ndim") and isvar(args[0]):
+            derived[fact[1]] = (head, args[0])
+        elif head == "set-get" and args[0] in derived:
+            derived[fact[1]] = derived[args[0]]
+    return derived
 
 
 def _domain(rule: Rule, variables: dict, kinds: dict) -> dict:
@@ -173,7 +193,7 @@ class Draw:
     left: object     # the source's value
 
 
-def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict) -> int:
+def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict, derived: dict) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
     typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
@@ -187,7 +207,7 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict)
         dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1  # every other binding draws the :domain operands inside it
-            draw = _draw(Binding(ndims, rng, dtypes, domain if tries % 2 else {}), source, target)
+            draw = _draw(Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived), source, target)
             if draw is not None:
                 found.append(draw)
                 break
@@ -410,7 +430,7 @@ def _name(variable) -> str:
 class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
-    def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None):
+    def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None, derived: dict | None = None):
         self.rng = rng
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
         self.tensors: dict = {}   # pattern variable -> input variable
@@ -429,6 +449,9 @@ class Binding:
         # the dtypes of constants and casts come from the mix too
         self.primitives: dict = {v: d for v, d in dtypes.items() if v not in ndims}
         self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
+        for v, (prop, operand) in (derived or {}).items():  # read off an operand by the guards
+            if operand in self.tensors:
+                self.primitives[v] = getattr(self.tensors[operand].type, prop)
 
     def tensors_by_name(self):
         return [(_name(v), t) for v, t in self.tensors.items()]
@@ -485,9 +508,12 @@ class Binding:
         if head == "Scalar":
             value, dtype, ndim = (self.primitive(a, s) for a, s in zip(args, ("f64", "String", "i64")))
             data = np.full((1,) * ndim, value, dtype=dtype)
-            if data.reshape(-1)[0] != value:  # 0.5 as an int64 would be another constant
+            stored = data.reshape(-1)[0]
+            if stored != value and not (math.isnan(value) and np.isnan(stored)):  # 0.5 as an int64 is another constant
                 raise ValueError(f"{value} is not a {dtype}")
-            self.rounded |= float(data.reshape(-1)[0]) != value  # 1/3 as a float32
+            # 1/3 as a float32; or NaN/inf, which the encoder keeps as an Array (encode.scalar_row), not
+            # the Scalar the rule builds: either way the e-graph's right side is not the one built here
+            self.rounded |= not math.isfinite(value) or float(stored) != value
             return et.constant(data)
         if head == "Ints":
             return et.constant(np.asarray(self.primitive(args[0], "IntVec"), dtype=self.primitive(args[1], "String")))

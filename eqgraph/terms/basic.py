@@ -138,7 +138,7 @@ def _short(data) -> str:
     shape = getattr(data, "shape", None)
     if shape is not None and len(shape) > 0:
         flat = data.reshape(-1)
-        if flat.size and bool((flat == flat[0]).all()):
+        if flat.size and bool(((flat == flat[0]) | ((flat != flat) & (flat[0] != flat[0]))).all()):  # NaN too
             return f"{tuple(shape)} of {flat[0]}"
         return f"{tuple(shape)} array"
     if shape == ():

@@ -1,11 +1,14 @@
 """Canonical algebra (issue 11, item 2): commutative operands in one order, and the
 arithmetic identities of rulesets/algebra.egg, each checked on numbers."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.extract.costs import KERNEL_ELEMENT_COST
 
 x, y, z = et.dvector("x"), et.dvector("y"), et.dvector("z")
 
@@ -92,18 +95,29 @@ def test_float_cancellations_keep_inf_nan_and_signed_zeros(build):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
-def test_exp_of_log_is_sqrt_squared_and_keeps_nan():
+@pytest.mark.parametrize("loop_costs, ops", [
+    (None, {"Elemwise{sqr}", "Elemwise{sqrt}"}),    # NumPy's where is a slow pass: sqrt(x)**2
+    (KERNEL_ELEMENT_COST, {"Elemwise{switch}", "Elemwise{ge}", "Elemwise{abs}"}),   # a Numba loop's select is free
+])
+def test_exp_of_log_is_sqrt_squared_or_a_switch_and_keeps_nan(loop_costs, ops):
     # NaN below 0 (as exp(log(x)) and PyTensor's switch), +0.0 at -0.0, and closer to x than
     # exp(log(x)), which is off by |log x| ulps
-    f = eg.function([x], et.exp(et.log(x)))
+    f = eg.function([x], et.exp(et.log(x)), cost_model=eg.CostModel(kernel_element_cost=loop_costs))
     assert f.stages.report.fired().get("algebra/exp-log")
-    assert set(ops_of(f)) == {"Elemwise{sqr}", "Elemwise{sqrt}"}
+    assert set(ops_of(f)) == ops
     special = np.array([-1.0, -np.inf, np.nan, -0.0, 0.0, np.inf, 1e-300, 2.0, 1e308])
     with np.errstate(all="ignore"):
         got, naive = f(special), np.exp(np.log(special))
     np.testing.assert_array_equal(np.isnan(got), np.isnan(naive))
     assert not np.any(np.signbit(got[~np.isnan(got)]))
     np.testing.assert_allclose(got[4:], special[4:], rtol=4e-16, atol=0)
+
+
+def test_the_default_cost_model_prices_where_fused_nodes_run():
+    # the NumPy backend runs fused nodes in Numba loops where Numba is installed (exec/backends.py)
+    numba = importlib.util.find_spec("numba") is not None
+    ops = {"Elemwise{switch}", "Elemwise{ge}", "Elemwise{abs}"} if numba else {"Elemwise{sqr}", "Elemwise{sqrt}"}
+    assert set(ops_of(eg.function([x], et.sqrt(x) ** 2))) == ops
 
 
 def test_square_of_a_negation():

@@ -46,6 +46,22 @@ def test_an_unsound_rule_is_caught():
         check_rules('(rewrite (Exp x) (Neg x) :name "bogus")', draws=5)
 
 
+# a right side may build a constant of an operand's dtype and ndim, read off it by the guards
+# (algebra/sqr-sqrt builds NaN so): the checker binds them so too, and compares the values
+GUARD_BOUND = """(rewrite (Sqr (Sqrt x)) (Switch (Ge x (Scalar 0.0 d n)) (Abs x) (Scalar {fill} d n))
+    :when ((= ds (dtype x)) (= 1 (set-length ds)) (= d (set-get ds 0)) (= s (ndim x)) (= 1 (set-length s))
+           (= n (set-get s 0)))
+    :same-dtype x :name "{name}")"""
+
+
+def test_constants_of_guard_bound_dtypes_are_checked():
+    report = check_rules(GUARD_BOUND.format(fill="NaN", name="sound"), draws=40)
+    [compared] = [count for name, count in report.checked.items() if name.endswith("/sound")]
+    assert compared > 0
+    with pytest.raises(UnsoundRuleError, match="zero-below"):  # 0 for negative x, where sqrt gives NaN
+        check_rules(GUARD_BOUND.format(fill="0.0", name="zero-below"), draws=40)
+
+
 # The generator draws what a uniform one missed: each of these shipped rules was unsound.
 def test_the_old_matmul_assoc_is_caught():
     # right for operands of one ndim, wrong when a vector or a stack meets matrices
