@@ -23,6 +23,7 @@ from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
 from eqgraph.exec.fusion import fuse
 from eqgraph.exec.link import Program, link
+from eqgraph.exec.inplace import destroy_dead_inputs
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
@@ -147,6 +148,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
         fused = fuse(optimized) if fusion and not debug else optimized  # exec/fusion.py
+        fused = destroy_dead_inputs(fused) if fusion and not debug else fused  # in place: exec/inplace.py
         # cells of its own for every input: a call reads the shared values into them
         transfer = getattr(runtime, "constant_to_device", runtime.to_device)
         program = link(fused, allow_gc=allow_gc, profile=profile, transfer=transfer,

@@ -40,14 +40,19 @@ class Composite(Op):
 
     ``steps``: ``((op, (argument indices...)), ...)``; index ``k < nin`` is input ``k``,
     index ``nin + j`` is step ``j``'s result.  ``outs``: the value indices returned.
+    ``inplace``: ``((output, input), ...)``, outputs that may be written into the memory of
+    an input nobody reads afterwards (``destroy_map``; chosen by ``exec/inplace.py``).  The
+    kernels do so where that input has the output's shape, and allocate otherwise.
     """
 
-    __props__ = ("nin", "steps", "outs")
+    __props__ = ("nin", "steps", "outs", "inplace")
 
-    def __init__(self, nin: int, steps, outs):
+    def __init__(self, nin: int, steps, outs, inplace=()):
         self.nin = int(nin)
         self.steps = tuple((op, tuple(int(a) for a in args)) for op, args in steps)
         self.outs = tuple(int(o) for o in outs)
+        self.inplace = tuple((int(k), int(j)) for k, j in inplace)
+        self.destroy_map = {k: [j] for k, j in self.inplace}
         for j, (op, args) in enumerate(self.steps):
             if not isinstance(op, (Elemwise, Cast)):
                 raise TypeError(f"Composite step {j} must be an Elemwise or Cast op, not {op!r}")
@@ -55,6 +60,10 @@ class Composite(Op):
                 raise ValueError(f"Composite step {j} ({op}) reads {args}: only inputs and earlier steps exist")
         if not self.outs or any(not self.nin <= o < self.nin + len(self.steps) for o in self.outs):
             raise ValueError(f"Composite outputs {self.outs} must name steps")
+        for k, j in self.inplace:
+            if not (0 <= k < len(self.outs) and 0 <= j < self.nin) or any(j in args for _, args in
+                                                                         self.steps[self.outs[k] - self.nin + 1:]):
+                raise ValueError(f"Composite output {k} cannot overwrite input {j}: a later step reads it")
         self._inner: dict = {}  # input types -> (inner input variables, inner nodes)
 
     # -- what it computes, for people ----------------------------------------------
@@ -78,7 +87,14 @@ class Composite(Op):
         return body if len(body) <= limit else body[: limit - 3] + "..."
 
     def __str__(self):
-        return f"Composite{{{self.expression()}}}"
+        # Aesara's notation for an in-place pattern: [(output, input)]
+        return f"Composite{{{self.expression()}}}" + (f"{list(self.inplace)}" if self.inplace else "")
+
+    def with_inplace(self, inplace) -> "Composite":
+        """The same fused node, writing outputs into the inputs ``inplace`` names."""
+        twin = Composite(self.nin, self.steps, self.outs, inplace)
+        twin._inner = self._inner  # the same scalar graph
+        return twin
 
     # -- building ------------------------------------------------------------------
     def inner(self, in_types):

@@ -230,10 +230,9 @@ def _handed_out(fgraph, roots) -> set:
 
 
 def _protected_roots(fgraph, roots) -> set:
-    """Memory that no op may overwrite: inputs, constants and outputs."""
+    """Memory that no op may overwrite: inputs and constants (outputs: ``_destroy_copies``)."""
     protected = {roots[v] for v in fgraph.inputs}
     protected |= {roots[v] for v in fgraph.variables if isinstance(v, Constant)}
-    protected |= {roots[v] for v in fgraph.outputs}
     return protected
 
 
@@ -246,11 +245,16 @@ def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, co
     for j in sorted(destroyed):
         var = node.inputs[j]
         root = roots[var]
-        # the node's own outputs hold the overwritten value: using them later is the point
-        later = any(roots[v] is root and v.owner is not node
+        # values made before this node that share the memory and are read after it; the node's
+        # own outputs hold the overwritten value, and what is made from them later is newer still
+        later = any(roots[v] is root and (v.owner is None or position.get(v.owner, -1) < i)
                     and any(position.get(c, -1) > i for c, _ in clients)
                     for v, clients in fgraph.clients.items())
-        if root in protected or later:
+        # an output made before this node (or viewing such memory) would be overwritten; the
+        # node's own result, or a view of it made later, is what the call returns: no copy
+        made_before = any(roots[o] is root and (o.owner is None or position.get(o.owner, -1) < i)
+                          for o in fgraph.outputs)
+        if root in protected or later or made_before:
             cell = [None]
             override[var] = cell
             pre.append((storage_map[var], cell))

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eqgraph.exec.kernels import fits
 from eqgraph.tensor.elemwise import Cast
 from eqgraph.terms.basic import Constant
 
@@ -212,19 +213,26 @@ def numba_kernel(op, node, numpy_run=None, below=math.inf):
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
     scalar = all(o.ndim == 0 for o in node.outputs)   # a ufunc returns NumPy scalars then: made 0-d arrays
-    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run, below, scalar)
+    # a one-output kernel writes over the input its op may destroy (Composite.inplace), where that fits
+    inplace = op.inplace[0][1] if op.inplace and len(op.outs) == 1 and not scalar else None
+    return _caller(kernel, op.nin, kept, len(op.outs) == 1, sorted(partial), numpy_run, below, scalar, inplace)
 
 
-def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run, below=math.inf, scalar=False):
+def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run, below=math.inf, scalar=False,
+            inplace=None):
     """``run(*inputs) -> outputs`` calling ``kernel`` on the inputs ``kept`` (not baked into it),
     generated as one function: on 10 elements a Python loop over the outputs (or a lambda
     more) costs as much as the kernel itself.  ``partial``: the input sets of outputs that
     read only some inputs; where none of an output's inputs has the kernel's shape,
     ``numpy_run`` runs instead, as it does where an input has ``below`` elements or more
     (baked inputs are constants of one element, below any ``numba_below``).  ``scalar``: the
-    outputs have no axes, and each is returned as a 0-d array, as NumPy's kernel returns it."""
+    outputs have no axes, and each is returned as a 0-d array, as NumPy's kernel returns it.
+    ``inplace``: the input the one output is written into, where that fits (``kernels.fits``)."""
     params = ", ".join(f"i{k}" for k in range(nin))
     call = f"kernel({', '.join(f'i{k}' for k in kept)})"
+    if inplace is not None and inplace in kept:
+        target = f"i{inplace}"
+        call = f"({call[:-1]}, out={target}) if {fits(target, [f'i{k}' for k in kept])} else {call})"
     lines = [f"def run({params}):"]
     if below != math.inf:
         lines += [f"    if {' or '.join(f'i{k}.size >= below' for k in kept)}:",
