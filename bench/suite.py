@@ -287,6 +287,10 @@ def main():
         if ratios:
             print(f"geomean eqgraph/pytensor, {label}: {math.exp(statistics.mean(map(math.log, ratios))):.2f} "
                   f"(worst {max(ratios):.2f})")
+    names = [case.name for case in CASES if not wanted or any(w in case.name for w in wanted)]
+    print("\ncompile + first call, seconds:", "  ".join(f"{lib.name:>9}" for lib in libs))
+    for k, name in enumerate(names):
+        print(f"  {name:<28}", "  ".join(f"{compile_times[lib.name][k]:9.3f}" for lib in libs))
     for name, times in compile_times.items():
         if times:
             print(f"compile + first call, {name}: geomean {math.exp(statistics.mean(map(math.log, times))):.3f} s, "
