@@ -87,7 +87,7 @@ FORMS = {
     "floor": "np.floor({0})", "ceil": "np.ceil({0})",
     "eq": "({0} == {1})", "neq": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
     "gt": "({0} > {1})", "ge": "({0} >= {1})",
-    "and_": "({0} and {1})", "or_": "({0} or {1})", "xor": "({0} != {1})", "invert": "(not {0})",
+    "and_": "({0} & {1})", "or_": "({0} | {1})", "xor": "({0} != {1})", "invert": "(not {0})",  # no branches
     "isnan": "math.isnan({0})", "isinf": "math.isinf({0})",
     "cast_float64": "(1.0 * {0})", "cast_bool": "({0} != 0)",  # Numba has no float(bool); 1.0 * x is x
 }

@@ -273,3 +273,23 @@ def test_a_fused_node_of_no_axes_runs_in_numba_and_returns_0d_arrays(tmp_path, m
             assert type(u) is np.ndarray and u.shape == () and u.dtype == w.dtype
             np.testing.assert_allclose(u, w, rtol=1e-15)
     assert list(tmp_path.glob("k_*.py")), "no kernel was compiled"
+
+
+@needs_numba
+def test_logical_ops_in_numba_agree_with_numpy(tmp_path, monkeypatch):
+    # and/or/xor/not of comparisons, as a hot fused node: & and | (no branches) give NumPy's answers
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x, y = et.dvector("x"), et.dvector("y")
+    a, b = x > 0, y < x
+    outs = [et.switch(et.and_(a, b), x, y), et.switch(et.or_(a, b), x, y), et.switch(et.xor(a, b), x, y),
+            et.switch(et.invert(a), x, y)]
+    f = eg.function([x, y], outs, rulesets=[])
+    g = eg.function([x, y], outs, rulesets=[], fusion=False)
+    xv, yv = _values()
+    with np.errstate(all="ignore"):
+        for _ in range(4):
+            got = f(xv, yv)
+        want = g(xv, yv)
+    for k, (u, v) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(u, v, err_msg=f"output {k}")
