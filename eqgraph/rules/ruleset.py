@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 import warnings
 from dataclasses import dataclass, replace
@@ -507,6 +508,7 @@ def builtin_names() -> list[str]:
 
 
 _CACHE: dict = {}
+_BUILTIN_FILES: dict = {}   # built-in name -> its file's resolved path
 
 
 def load(spec) -> Ruleset:
@@ -518,14 +520,16 @@ def load(spec) -> Ruleset:
     if isinstance(spec, Ruleset):
         return spec
     if isinstance(spec, Path) or (isinstance(spec, str) and "(" not in spec):
-        path = Path(spec)
-        if not path.suffix and not path.exists():
+        builtin = _BUILTIN_FILES.get(spec) if isinstance(spec, str) and not os.path.exists(spec) else None
+        path = Path(builtin or spec)
+        if builtin is None and not path.suffix and not path.exists():
             path = RULESETS_DIR / f"{spec}.egg"
             if not path.exists():
                 raise ValueError(f"No built-in ruleset named {spec!r}; built-ins: {', '.join(builtin_names())}")
-        if not path.exists():
+            _BUILTIN_FILES[spec] = str(path.resolve())  # a compile loads each file a few times: resolve once
+        if builtin is None and not path.exists():
             raise FileNotFoundError(f"Rule file {path} does not exist")
-        key = (str(path.resolve()), path.stat().st_mtime_ns)
+        key = (builtin or str(path.resolve()), os.stat(path).st_mtime_ns)
         if key not in _CACHE:  # setdefault: two threads loading one file get the same Ruleset
             _CACHE.setdefault(key, parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path)))
         return _CACHE[key]
