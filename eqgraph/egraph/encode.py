@@ -99,16 +99,50 @@ class _Tables:
             self.schemas[name] = (sorts, rule)
         return name
 
-    def program(self, directory: Path, prefix: str = "") -> str:
-        lines = ["(ruleset encode)", "(ruleset encoded)"]
+    def program(self, directory: Path, prefix: str = "", declared: bool = False) -> str:
+        """Declarations, the rows' files and the runs; ``declared``: the session has the
+        encoder's rulesets and ``FIXED`` relations already (``declare_fixed``)."""
+        lines = [] if declared else ["(ruleset encode)", "(ruleset encoded)"]
         for name, (sorts, rule) in self.schemas.items():
             path = directory / f"{prefix}{name}.tsv"
             with open(path, "w") as fh:
                 fh.writelines("\t".join(map(str, row)) + "\n" for row in self.rows[name])
-            lines += [f"(relation {name} ({' '.join(sorts)}))", f'(input {name} "{path.name}")', rule]
+            if not (declared and name in FIXED_NAMES):
+                lines += [f"(relation {name} ({' '.join(sorts)}))", rule]
+            lines.append(f'(input {name} "{path.name}")')
         lines.append("(run encode 1)")
         lines.append("(run encoded 1)")
         return "\n".join(lines)
+
+    def declarations(self) -> str:
+        lines = ["(ruleset encode)", "(ruleset encoded)"]
+        for name, (sorts, rule) in self.schemas.items():
+            lines += [f"(relation {name} ({' '.join(sorts)}))", rule]
+        return "\n".join(lines)
+
+
+#: the relations every encoding uses: (name, column sorts, the union or set a row makes, columns)
+FIXED = (
+    ("enc_type", ("i64", "String", "i64"), "(set (dtype (N k)) (set-of d)) (set (ndim (N k)) (set-of n))",
+     ("k", "d", "n")),
+    ("enc_dim", ("i64", "i64", "i64"), "(set (dim (N k) i) (set-of s))", ("k", "i", "s")),
+    ("enc_var", ("i64", "i64"), "(union (N k) (Var i))", ("k", "i")),
+    ("enc_scalar", ("i64", "f64", "String", "i64"), "(union (N k) (Scalar v d n))", ("k", "v", "d", "n")),
+    ("enc_array", ("i64", "i64", "String", "String"), "(union (N k) (Array h d s))", ("k", "h", "d", "s")),
+    ("enc_out", ("i64", "i64", "i64"), "(union (N k) (Out (N m) j))", ("k", "m", "j")),
+    ("enc_same", ("i64", "i64"), "(union (N k) (N m))", ("k", "m")),
+    ("enc_root", ("i64", "i64"), "(set (shape-root (N k)) r)", ("k", "r")),
+)
+FIXED_NAMES = frozenset(name for name, *_ in FIXED)
+
+
+def declare_fixed(session) -> None:
+    """Send a pooled base the encoder's rulesets and ``FIXED`` relations with their rules once:
+    declared by each compile, they took several milliseconds of a small graph's compile."""
+    tables = _Tables()
+    for spec in FIXED:
+        tables.relation(*spec)
+    session.run(tables.declarations())
 
 
 def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) -> EncodedGraph:
@@ -184,17 +218,8 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
                 tables.rows["enc_array"].append((k, handle, dtype, shape))
         return ids[var]
 
-    tables.relation("enc_type", ("i64", "String", "i64"), "(set (dtype (N k)) (set-of d)) (set (ndim (N k)) (set-of n))",
-                    ("k", "d", "n"))
-    tables.relation("enc_dim", ("i64", "i64", "i64"), "(set (dim (N k) i) (set-of s))", ("k", "i", "s"))
-    tables.relation("enc_var", ("i64", "i64"), "(union (N k) (Var i))", ("k", "i"))
-    tables.relation("enc_scalar", ("i64", "f64", "String", "i64"), "(union (N k) (Scalar v d n))",
-                    ("k", "v", "d", "n"))
-    tables.relation("enc_array", ("i64", "i64", "String", "String"), "(union (N k) (Array h d s))",
-                    ("k", "h", "d", "s"))
-    tables.relation("enc_out", ("i64", "i64", "i64"), "(union (N k) (Out (N m) j))", ("k", "m", "j"))
-    tables.relation("enc_same", ("i64", "i64"), "(union (N k) (N m))", ("k", "m"))
-    tables.relation("enc_root", ("i64", "i64"), "(set (shape-root (N k)) r)", ("k", "r"))
+    for spec in FIXED:
+        tables.relation(*spec)
 
     for i, var in enumerate(fgraph.inputs):
         tables.rows["enc_var"].append((new_id(var), i))
@@ -247,7 +272,7 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
         try:
             if schema.pending:
                 base.session.run(schema.take_declarations())
-            base.session.run(tables.program(directory, base.file_prefix()))
+            base.session.run(tables.program(directory, base.file_prefix(), declared=base.prepared))
         finally:
             for path in directory.glob("*.tsv"):
                 path.unlink()

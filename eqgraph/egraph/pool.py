@@ -27,13 +27,16 @@ _POOLS = threading.local()  # .bases: OrderedDict[key, Base], this thread's pool
 
 
 class Base:
-    def __init__(self, rulesets: list):
+    def __init__(self, rulesets: list, prepare=None):
         self.directory = tempfile.TemporaryDirectory(prefix="eqgraph-")  # files for egglog's input
         self.session = Session(fact_directory=self.directory.name)
         self.schema = Schema()
         send_prelude(self.session, self.schema)
         for ruleset in rulesets:
             rs.send(self.session, ruleset)
+        if prepare is not None:   # what every compile would declare again (the encoder's relations)
+            prepare(self.session)
+        self.prepared = prepare is not None
         self.rulesets = list(rulesets)
         self.busy = False
         self._names = itertools.count()
@@ -53,14 +56,15 @@ def _key(rulesets: list) -> tuple:
     return tuple(id(r) for r in rulesets)
 
 
-def acquire(rulesets: list) -> Base | None:
-    """A free base session of this thread with ``rulesets`` sent, pushed and marked busy;
-    None if it is in use (a compile inside a compile)."""
+def acquire(rulesets: list, prepare=None) -> Base | None:
+    """A free base session of this thread with ``rulesets`` sent (and ``prepare(session)``
+    run, when the base is made), pushed and marked busy; None if it is in use (a compile
+    inside a compile)."""
     rs.check_unique(rulesets)
     pool, key = _pool(), _key(rulesets)
     base = pool.get(key)
     if base is None:
-        base = pool[key] = Base(rulesets)
+        base = pool[key] = Base(rulesets, prepare)
         while len(pool) > MAX_BASES:
             pool.popitem(last=False)
     pool.move_to_end(key)

@@ -19,7 +19,7 @@ import time
 from typing import NamedTuple
 
 from eqgraph.egraph import pool
-from eqgraph.egraph.encode import EncodedGraph, encode
+from eqgraph.egraph.encode import EncodedGraph, declare_fixed, encode
 from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, Report, saturate
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules.ruleset import RULESETS_DIR, load
@@ -37,7 +37,7 @@ class EGraphSession:
 
     def __enter__(self) -> EGraphSession:
         if not self.time_rules:
-            self._base = pool.acquire(self._pooled_rulesets())   # None if this thread's is busy
+            self._base = pool.acquire(self._pooled_rulesets(), declare_fixed)   # None if this thread's is busy
         return self
 
     def __exit__(self, *exc) -> None:
