@@ -37,7 +37,7 @@ def destroy_dead_inputs(fgraph: FunctionGraph, protected=()) -> FunctionGraph:
     bit = {node: 1 << i for i, node in enumerate(order)}
     ancestors: dict = {}   # variable -> bit mask of the nodes it depends on
     root = {v: v for v in fgraph.variables}
-    readers: dict = {}     # root -> the nodes that read its memory (through any view)
+    members: dict = {}     # root -> the variables made so far that hold its memory (itself and views)
     kept = {v for v in [*fgraph.inputs, *protected] if v in root}
     constant = {v for v in fgraph.variables if isinstance(v, Constant)}
     kept |= constant
@@ -46,7 +46,7 @@ def destroy_dead_inputs(fgraph: FunctionGraph, protected=()) -> FunctionGraph:
         above = 0
         for v in node.inputs:
             above |= ancestors.get(v, 0)
-        pairs = _overwritable(node, above, bit, root, readers, kept, fgraph) if type(node.op) is Composite else []
+        pairs = _overwritable(node, above, bit, root, members, kept, fgraph) if type(node.op) is Composite else []
         if pairs:
             chosen[node] = pairs
         aliases = {**getattr(node.op, "view_map", {}), **getattr(node.op, "destroy_map", {}),
@@ -58,12 +58,11 @@ def destroy_dead_inputs(fgraph: FunctionGraph, protected=()) -> FunctionGraph:
             ancestors[out] = above | bit[node]
             if aliases.get(k):
                 root[out] = root[node.inputs[aliases[k][0]]]
-        for v in node.inputs:
-            readers.setdefault(root[v], []).append(node)
+            members.setdefault(root[out], []).append(out)
     return _rebuilt(fgraph, order, chosen) if chosen else fgraph
 
 
-def _overwritable(node, above: int, bit: dict, root: dict, readers: dict, kept: set, fgraph) -> list:
+def _overwritable(node, above: int, bit: dict, root: dict, members: dict, kept: set, fgraph) -> list:
     """The (output, input) pairs of a Composite ``node`` that may share memory."""
     op = node.op
     pairs, used = [], set()
@@ -75,11 +74,14 @@ def _overwritable(node, above: int, bit: dict, root: dict, readers: dict, kept: 
             if (j in used or j in later or var.owner is None or memory in kept or var.type.dtype != out.type.dtype
                     or var.ndim != out.ndim or out.ndim == 0 or _never_fits(var.type.shape, out.type.shape)):
                 continue
-            # the node reads this memory through input j only, and everyone else has read it already;
-            # an output viewing it was made by an earlier node, so its root is known by now
-            if sum(root[v] is memory for v in node.inputs) != 1 or any(root[o] is memory for o in fgraph.outputs):
+            # the node reads this memory through input j only (not also through a view of it)
+            if sum(root[v] is memory for v in node.inputs) != 1:
                 continue
-            if all(bit[r] & above for r in readers.get(memory, []) if r is not node):
+            # every reader of the memory: the clients of each variable holding it, the function's
+            # outputs among them (a view made later is made by such a client, which must be an
+            # ancestor: so no view is made later)
+            readers = [c for v in members.get(memory, []) for c, _ in fgraph.clients.get(v, []) if c is not node]
+            if all(c != "output" and bit[c] & above for c in readers):
                 pairs.append((k, j))
                 used.add(j)
                 break
