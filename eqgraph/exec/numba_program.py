@@ -37,16 +37,24 @@ import numpy as np
 
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.numba_kernels import FORMS, numba
+from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba
 from eqgraph.exec.numba_reductions import reduction_kind, softmax_kind
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
-from eqgraph.tensor.shape import Shape, SumToShape
+from eqgraph.tensor.shape import Reshape, Shape, SumToShape
 from eqgraph.terms.basic import Constant
 
-#: the whole function runs only where every input has at most this many elements.  Measured
-#: (bench/suite.py models, one run each): at 1,000 elements ... (see the commit message)
-SMALL_INPUTS = 2048
+#: the whole function runs only where every input has at most this many elements (fewer where
+#: its libm steps cost more than the calls it saves: ``whole_below``).  Measured against the hot
+#: program (time ratio, one run, bench/suite.py's data at 10 / 80 / 320 / 2,000 elements):
+#: logistic regression + grad 0.38 / 0.39 / 0.46 / 0.68, MLP + grad 0.59 / 0.60 / 1.06 / 3.37
+#: (its tanh runs on twice the elements, in libm, where the program uses NumPy's SIMD loop),
+#: softmax x-entropy + grad 0.37 / 0.37 / 0.60 / 1.02, standardize 0.33 / 0.33 / 0.44 / 0.57
+SMALL_INPUTS = 256
+#: a program of one or two nodes calls its kernels directly, which the whole function does not beat
+#: (``x + 1`` on 10 elements: 0.47 us as the program, 0.80 us as a Numba function; ``sum(exp(x))``
+#: 1.08 vs 0.84 us, but 1.17x slower through the caller)
+MIN_NODES = 3
 #: dtype -> its Numba type's name in the generated source
 SCALAR_TYPES = {"float64": "float64", "bool": "boolean", "int64": "int64"}
 NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_", "int64": "np.int64"}
@@ -272,6 +280,16 @@ def _dimshuffle(w: _Writer, node):
     return [f"{target} = {expr}"]
 
 
+def _reshape(w: _Writer, node):
+    (x, shape), out = node.inputs, node.outputs[0]
+    if out.ndim == 0 or shape.dtype != "int64":
+        return None
+    # perform: np.reshape(x, the first ndim entries of the shape vector); a copy where x is not contiguous
+    items = ", ".join(f"{w.value(shape)}[{d}]" for d in range(out.ndim))
+    return [f"if {w.value(shape)}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
+            f"{w.define(out)} = np.ascontiguousarray({w.value(x)}).reshape(({items},))"]
+
+
 def _shape(w: _Writer, node):
     (x,) = node.inputs
     if x.ndim == 0:
@@ -285,7 +303,7 @@ def _shape(w: _Writer, node):
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
 TRANSLATIONS = {Composite: _elementwise, Elemwise: _elementwise, Cast: _elementwise, MatMul: _matmul,
                 Reduce: _reduce, Softmax: _softmax, SumToShape: _sum_to_shape, DimShuffle: _dimshuffle,
-                Shape: _shape}
+                Shape: _shape, Reshape: _reshape}
 
 #: numba_reductions.KERNELS key -> the name the generated module imports it as
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
@@ -297,10 +315,29 @@ _HEADER = ["import math", "import numba", "import numpy as np",
            *[f"{name} = KERNELS[{key!r}]" for key, name in _KERNEL_NAMES.items()], ""]
 
 
+def whole_below(order) -> float:
+    """The input size under which the whole function beats the program: each node it saves is
+    ``STEP_NS`` of dispatch (one node's worth pays for the function's own call), each element
+    of a libm step costs ``LIBM_EXTRA_NS`` more than NumPy's SIMD loop (as ``numba_below``);
+    at most ``SMALL_INPUTS``; 0 for programs of fewer than ``MIN_NODES`` nodes."""
+    if len(order) < MIN_NODES:
+        return 0
+    extra = 0.0
+    for node in order:
+        op = node.op
+        steps = op.steps if isinstance(op, Composite) else ((op, ()),) if isinstance(op, (Elemwise, Cast)) else ()
+        extra += sum(LIBM_EXTRA_NS.get(step_name(step_op), 0.0) for step_op, _ in steps)
+        if isinstance(op, Softmax):
+            extra += LIBM_EXTRA_NS["exp"]
+    saved = STEP_NS * (len(order) - 1)
+    return min(SMALL_INPUTS, saved / extra) if extra else SMALL_INPUTS
+
+
 def _arg_type(var) -> str:
     if var.ndim == 0:
         return f"numba.{SCALAR_TYPES[var.dtype]}"
-    return f"numba.types.Array(numba.{SCALAR_TYPES[var.dtype]}, {var.ndim}, 'C')"
+    # read-only: such a signature takes writable arrays too, and an input is never written
+    return f"numba.types.Array(numba.{SCALAR_TYPES[var.dtype]}, {var.ndim}, 'C', readonly=True)"
 
 
 def whole_source(fgraph, order, constants: dict):
@@ -334,7 +371,8 @@ def whole_source(fgraph, order, constants: dict):
             name = boxed
         results.append(name)
     types = [_arg_type(v) for v in fgraph.inputs] + \
-            [f"numba.typeof(np.empty({tuple(np.shape(value))}, dtype=np.{value.dtype}))" for _, value in w.passed]
+            [f"numba.types.Array(numba.{SCALAR_TYPES[value.dtype.name]}, {value.ndim}, 'C', readonly=True)"
+             for _, value in w.passed]
     signature = f"({', '.join(types)},)"
     source = "\n".join([*_HEADER, f"@numba.njit({signature}, cache=True, error_model='numpy')",
                         f"def kernel({', '.join(params + [name for name, _ in w.passed])}):",
@@ -349,7 +387,8 @@ class _Cold(Exception):
 def whole_program(fgraph, order, constants: dict, program):
     """``run(*inputs) -> [outputs]``: ``program`` until hot, then the whole Numba function on
     small inputs; ``program`` itself where Numba is missing or a node has no translation."""
-    if numba is None or not order:
+    below = whole_below(order)
+    if numba is None or below < 1:
         return program
     try:
         made = whole_source(fgraph, order, constants)
@@ -358,8 +397,8 @@ def whole_program(fgraph, order, constants: dict, program):
     if made is None:
         return program
     source, passed = made
-    namespace = {"program": program, "passed": passed}
-    calls = 0
+    namespace = {"program": program, "passed": passed, "Cold": _Cold}
+    calls = misses = 0
 
     def cold(*args):
         nonlocal calls
@@ -368,17 +407,27 @@ def whole_program(fgraph, order, constants: dict, program):
             namespace["hot"] = _compile(source) or _never
         raise _Cold
 
-    namespace["hot"] = cold
+    def missed():
+        """A call the function refused (types it was not compiled for, bad shapes): Numba's
+        refusal costs up to 20 us, so after ``HOT_CALLS`` of them the program runs alone."""
+        nonlocal misses
+        misses += 1
+        if misses >= numba_kernels.HOT_CALLS:
+            namespace["hot"] = _never
+
+    namespace["hot"], namespace["missed"] = cold, missed
     params = [f"v{k}" for k in range(len(fgraph.inputs))]
     args = [f"{p}[()]" if v.ndim == 0 else p for p, v in zip(params, fgraph.inputs)]
     args += [f"passed[{k}]" for k in range(len(passed))]
-    small = " and ".join(f"{p}.size <= {SMALL_INPUTS}" for p, v in zip(params, fgraph.inputs) if v.ndim) or "True"
+    small = " and ".join(f"{p}.size <= {int(below)}" for p, v in zip(params, fgraph.inputs) if v.ndim) or "True"
     lines = [f"def run({', '.join(params)}):",
              "    try:",
              f"        if {small}:",
              f"            return [*hot({', '.join(args)})]",
-             "    except Exception:  # noqa: BLE001  (not hot yet, other types, bad shapes: the program says)",
+             "    except Cold:",
              "        pass",
+             "    except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
+             "        missed()",
              f"    return program({', '.join(params)})"]
     exec(compile("\n".join(lines) + "\n", "<eqgraph whole-program caller>", "exec"), namespace)  # noqa: S102
     run = namespace["run"]
@@ -445,4 +494,4 @@ else:
     broadcast_dim = sum_to_shape_1 = sum_to_shape_2 = None
 
 
-__all__ = ["SMALL_INPUTS", "TRANSLATIONS", "whole_program", "whole_source"]
+__all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "whole_below", "whole_program", "whole_source"]
