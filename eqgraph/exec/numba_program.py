@@ -146,18 +146,11 @@ def _elementwise(w: _Writer, node):
             return None
     lines = []
     groups: dict = {}   # inputs read -> output positions
-    for k, reads in enumerate(_reads(nin, steps, outs)):
+    for k, reads in enumerate(op.inputs_read() if isinstance(op, Composite) else [set(range(nin))]):
         groups.setdefault(tuple(sorted(reads)), []).append(k)
     for reads, positions in groups.items():
         lines += _loop(w, node, nin, steps, outs, dtypes, reads, positions)
     return lines
-
-
-def _reads(nin, steps, outs) -> list:
-    reads = [{k} for k in range(nin)]
-    for _, args in steps:
-        reads.append(set().union(*(reads[a] for a in args)))
-    return [reads[o] for o in outs]
 
 
 def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
