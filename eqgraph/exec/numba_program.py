@@ -37,7 +37,8 @@ import numpy as np
 
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba
+from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
+from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
 from eqgraph.exec.numba_reductions import reduction_kind, softmax_kind
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
@@ -310,20 +311,30 @@ _HEADER = ["import math", "import numba", "import numpy as np",
 
 def whole_below(order) -> float:
     """The input size under which the whole function beats the program: each node it saves is
-    ``STEP_NS`` of dispatch (one node's worth pays for the function's own call), each element
-    of a libm step costs ``LIBM_EXTRA_NS`` more than NumPy's SIMD loop (as ``numba_below``);
-    at most ``SMALL_INPUTS``; 0 for programs of fewer than ``MIN_NODES`` nodes."""
+    ``STEP_NS`` of dispatch (one node's worth pays for the function's own call); each element
+    of a libm step costs ``LIBM_EXTRA_NS`` more than NumPy's SIMD loop, where the program runs
+    that loop: always for a plain ``Elemwise``, above ``numba_below(op)`` for a fused node
+    (below it the program runs Numba's scalar libm too), above ``numba_reductions.SMALL`` for a
+    softmax.  At most ``SMALL_INPUTS``; 0 for programs of fewer than ``MIN_NODES`` nodes."""
     if len(order) < MIN_NODES:
         return 0
-    extra = 0.0
+    costs = []   # (size above which the program runs NumPy's loop, libm extra per element)
     for node in order:
         op = node.op
-        steps = op.steps if isinstance(op, Composite) else ((op, ()),) if isinstance(op, (Elemwise, Cast)) else ()
-        extra += sum(LIBM_EXTRA_NS.get(step_name(step_op), 0.0) for step_op, _ in steps)
-        if isinstance(op, Softmax):
-            extra += LIBM_EXTRA_NS["exp"]
-    saved = STEP_NS * (len(order) - 1)
-    return min(SMALL_INPUTS, saved / extra) if extra else SMALL_INPUTS
+        if isinstance(op, Composite):
+            costs.append((numba_below(op), sum(LIBM_EXTRA_NS.get(step_name(s), 0.0) for s, _ in op.steps)))
+        elif isinstance(op, Elemwise):
+            costs.append((0, LIBM_EXTRA_NS.get(step_name(op), 0.0)))
+        elif isinstance(op, Softmax):
+            costs.append((REDUCTION_SMALL["softmax"], LIBM_EXTRA_NS["exp"]))
+    saved, limit, extra = STEP_NS * (len(order) - 1), float(SMALL_INPUTS), 0.0
+    for below, cost in sorted(costs):
+        if below >= limit:
+            break
+        extra += cost
+        if extra:
+            limit = min(limit, max(below, saved / extra))
+    return limit
 
 
 def _arg_type(var) -> str:
