@@ -13,19 +13,22 @@ program that calls it once the function is hot:
   (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks;
 - float64 sums and means, softmaxes and ``SumToShape`` call ``numba_reductions``' loops,
   which add in NumPy's pairwise order bit for bit;
-- ``matmul`` of vectors and matrices is ``np.dot`` (BLAS through SciPy, as NumPy's);
-- ``DimShuffle`` and ``Shape`` are views and tuples, as in the program.
+- ``matmul`` of vectors and matrices is ``np.dot`` (Numba calls SciPy's BLAS): the same values
+  as NumPy's ``matmul`` on the models measured, but not always to the last bit (NumPy computes
+  ``x.T @ x`` with ``syrk``, and the two libraries' BLAS builds may pick other kernels);
+- ``DimShuffle``, ``Shape`` and ``Reshape`` are views and small arrays, as in the program.
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
 Every node must have an entry and every value a dtype the entries handle (float64, bool,
 and int64 for shapes); otherwise there is no whole function and the program runs as
 before.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
-inputs of at most ``SMALL_INPUTS`` elements, and only on such inputs, C-contiguous and
+inputs of at most ``whole_below(order)`` elements, and only on such inputs, C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad
 shapes: it makes the checks the ops would), the program runs on the same arguments, so a
 bad input gets the program's error naming the node.  The function is compiled at that
 hot call (not by ``eg.function``), with Numba's disk cache (``numba_kernels.load_kernel``,
-keyed by the source, which holds the argument types).
+keyed by the source, which holds the argument types).  Functions that read or update shared
+variables call the program through its cells (``Function``) and keep it.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from eqgraph.terms.basic import Constant
 
 #: the whole function runs only where every input has at most this many elements (fewer where
 #: its libm steps cost more than the calls it saves: ``whole_below``).  Measured against the hot
-#: program (time ratio, one run, bench/suite.py's data at 10 / 80 / 320 / 2,000 elements):
+#: program (time ratio, one run, bench/suite.py's data at 10 / 80 / 320 / 2,000 input elements):
 #: logistic regression + grad 0.38 / 0.39 / 0.46 / 0.68, MLP + grad 0.59 / 0.60 / 1.06 / 3.37
 #: (its tanh runs on twice the elements, in libm, where the program uses NumPy's SIMD loop),
 #: softmax x-entropy + grad 0.37 / 0.37 / 0.60 / 1.02, standardize 0.33 / 0.33 / 0.44 / 0.57
