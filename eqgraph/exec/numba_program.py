@@ -42,7 +42,7 @@ from eqgraph.exec import numba_kernels
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
-from eqgraph.exec.numba_reductions import reduction_kind, softmax_kind
+from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
@@ -458,8 +458,6 @@ def _compile(source: str):
 
 
 if numba is not None:  # helpers the generated functions call (compiled on first use, cached on disk)
-    from eqgraph.exec.numba_reductions import KERNELS
-
     _njit = numba.njit(cache=True, error_model="numpy")
     _whole, _rows_kept, _columns_kept = KERNELS[("whole", False)], KERNELS[("rows", True)], KERNELS[("columns", True)]
 
