@@ -97,12 +97,20 @@ def _literal(value) -> str:
 
 class _Writer:
     """Locals of the generated function: a name for each value (a literal for a constant of one
-    element), the constants passed as arguments, and fresh names."""
+    element), the constants passed as arguments, and fresh names.
+
+    Small arrays that an op makes from scalars (a 0-d value given axes of length 1, a shape
+    vector) are made only where an op reads them as arrays (``lazy``): a loop reads the scalar
+    (``scalars``), a ``DimShuffle`` picking a length reads it from the shape (``lengths``)."""
 
     def __init__(self, constants: dict):
         self.constants = constants     # variable -> its value, known at link time
         self.names: dict = {}          # variable -> local name or literal
         self.passed: list = []         # (parameter name, value) of constants passed as arguments
+        self.scalars: dict = {}        # variable of one element -> the scalar expression it holds
+        self.lengths: dict = {}        # shape vector -> the expressions of its entries
+        self.lazy: dict = {}           # variable -> the expression making it, until an op reads it
+        self.pending: list = []        # lines making lazy values, put before the current node's lines
         self.count = 0
 
     def fresh(self, prefix: str) -> str:
@@ -113,15 +121,18 @@ class _Writer:
         self.names[var] = name = self.fresh("v")
         return name
 
-    def literal(self, var) -> str | None:
-        """The literal of ``var`` where it is a constant of one element."""
+    def one_element(self, var) -> str | None:
+        """The scalar expression of ``var`` where it is a constant of one element (a literal) or
+        a scalar given axes of length 1; else None."""
         if var in self.constants and np.size(self.constants[var]) == 1:
             return _literal(self.constants[var])
-        return None
+        return self.scalars.get(var)
 
     def value(self, var) -> str:
         """``var``'s name: a scalar for a 0-d value, else an array (a constant of one element
         with axes is passed as an argument here: the op reads it as an array)."""
+        if var not in self.names and var in self.lazy:
+            self.pending.append(f"{self.define(var)} = {self.lazy.pop(var)}")
         if var not in self.names:
             if var not in self.constants:
                 raise KeyError(var)
@@ -148,12 +159,17 @@ def _elementwise(w: _Writer, node):
     for (step_op, args), inner_node in zip(steps, inner):
         if not _step_types_ok(step_name(step_op), [dtypes[a] for a in args], inner_node.outputs[0].dtype):
             return None
-    lines = []
-    groups: dict = {}   # inputs read -> output positions
+    # outputs of one shape share a loop: the same arrays read (scalars and constants of one
+    # element leave the shape to them) and the same rank
+    groups: dict = {}   # (arrays read, rank) -> (inputs read, output positions)
     for k, reads in enumerate(op.inputs_read() if isinstance(op, Composite) else [set(range(nin))]):
-        groups.setdefault(tuple(sorted(reads)), []).append(k)
-    for reads, positions in groups.items():
-        lines += _loop(w, node, nin, steps, outs, dtypes, reads, positions)
+        arrays = frozenset(i for i in reads if node.inputs[i].ndim and w.one_element(node.inputs[i]) is None)
+        inputs, positions = groups.setdefault((arrays, node.outputs[k].ndim), (set(), []))
+        inputs.update(reads)
+        positions.append(k)
+    lines = []
+    for reads, positions in groups.values():
+        lines += _loop(w, node, nin, steps, outs, dtypes, sorted(reads), positions)
     return lines
 
 
@@ -171,9 +187,9 @@ def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
     lines, dims, index_of = [], [[] for _ in range(rank)], {}
     for k in reads:
         var = node.inputs[k]
-        literal = w.literal(var)
-        if literal is not None or var.ndim == 0:
-            index_of[k] = literal if literal is not None else w.value(var)
+        scalar = w.one_element(var)
+        if scalar is not None or var.ndim == 0:
+            index_of[k] = scalar if scalar is not None else w.value(var)
             continue
         name, subscripts = w.value(var), []
         for dd in range(var.ndim):
@@ -259,10 +275,18 @@ def _dimshuffle(w: _Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if out.dtype not in SCALAR_TYPES:
         return None
-    name, target = w.value(x), w.define(out)
-    if x.ndim == 0:   # a scalar: a new array of ones along the added axes, or itself
-        shape = ", ".join("1" for _ in op.new_order)
-        return [f"{target} = np.full(({shape},), {name})" if op.new_order else f"{target} = {name}"]
+    if x in w.lengths and out.ndim == 0:   # a length picked from a shape vector
+        w.names[out] = w.lengths[x][0]
+        return []
+    name = w.value(x)
+    if x.ndim == 0:   # a scalar: a new array of ones along the added axes, made where an op needs it
+        if not op.new_order:
+            w.names[out] = name
+            return []
+        w.scalars[out] = name
+        w.lazy[out] = f"np.full(({', '.join('1' for _ in op.new_order)},), {name})"
+        return []
+    target = w.define(out)
     expr = name
     if op.drop:
         expr += "[" + ", ".join("0" if i in op.drop else ":" for i in range(op.input_ndim)) + "]"
@@ -291,9 +315,10 @@ def _shape(w: _Writer, node):
     (x,) = node.inputs
     if x.ndim == 0:
         return [f"{w.define(node.outputs[0])} = np.empty(0, dtype=np.int64)"]
-    name = w.value(x)
-    items = ", ".join(f"{name}.shape[{d}]" for d in range(x.ndim))
-    return [f"{w.define(node.outputs[0])} = np.array([{items}], dtype=np.int64)"]
+    name, out = w.value(x), node.outputs[0]
+    w.lengths[out] = [f"{name}.shape[{d}]" for d in range(x.ndim)]
+    w.lazy[out] = f"np.array([{', '.join(w.lengths[out])}], dtype=np.int64)"
+    return []
 
 
 #: op class -> translation (writer, node) -> the lines computing the node, or None where it has
@@ -368,10 +393,13 @@ def whole_source(fgraph, order, constants: dict):
         lines = translate(w, node) if translate is not None else None
         if lines is None:
             return None
-        body += lines
+        body += w.pending + lines
+        w.pending = []
     results = []
     for var in fgraph.outputs:
-        name = w.names[var]
+        name = w.value(var)
+        body += w.pending
+        w.pending = []
         if var.ndim == 0:   # a 0-d array, as the program returns
             boxed = w.fresh("r")
             body += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
