@@ -51,6 +51,7 @@ import numpy as np
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.kernels import exact_ufunc, step_source
 from eqgraph.exec.node_errors import raise_with_node
+from eqgraph.exec.numba_program import whole_program
 from eqgraph.exec.numpy_calls import numpy_call
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.shape import Shape
@@ -117,7 +118,8 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
     call = writer.namespace["program"]
     call.source = source
     run = _cell_runner(call, fgraph, storage_map, constants)
-    run.source, run.call = source, call
+    # the caller Function uses: the whole graph as one Numba function once hot, where it can be
+    run.source, run.call = source, whole_program(fgraph, order, {v: storage_map[v][0] for v in constants}, call)
     return run
 
 

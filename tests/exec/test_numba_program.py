@@ -1,0 +1,284 @@
+"""The whole program as one Numba function (eqgraph/exec/numba_program.py): the same values as
+the hot program on models with gradients, random graphs (NaN, inf, broadcasting), the
+program's error for bad inputs, the program itself for untranslatable graphs and without
+Numba, outputs that share no memory, and the disk cache in a second process.  Tests that
+compile skip without Numba."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.exec import numba_kernels, numba_program
+
+needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
+
+
+@pytest.fixture
+def hot_at_once(monkeypatch):
+    """The whole function compiled on a function's first call, for any size and node count."""
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 1)
+    monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
+    monkeypatch.setattr(numba_program, "MIN_NODES", 1)
+
+
+def _whole_and_program(f, args):
+    """``(results of the whole function, results of the hot program)`` for ``args``; the first
+    call makes both hot."""
+    call = f.program.call
+    assert hasattr(call, "whole_source"), "the graph has no whole function"
+    with np.errstate(all="ignore"):
+        f(*[np.copy(a) for a in args])
+        assert hasattr(call.__globals__["hot"], "py_func"), "the whole function was not compiled"
+        whole = f(*args)
+        program = call.program(*args)
+    return (whole if isinstance(whole, list) else [whole]), program
+
+
+def _assert_same(got, want, exact=True):
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is np.ndarray and g.shape == w.shape and g.dtype == w.dtype, (g, w)
+        if exact:
+            np.testing.assert_array_equal(g, w)   # NaN where the program has NaN
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
+
+
+# -- models with gradients ---------------------------------------------------------------------
+def _logreg():
+    x, y, w, b = et.dmatrix("x"), et.dvector("y"), et.dvector("w"), et.dscalar("b")
+    p = et.sigmoid(x @ w + b)
+    loss = -(y * et.log(p) + (1 - y) * et.log(1 - p)).mean()
+    return [x, y, w, b], [loss, *eg.grad(loss, [w, b])]
+
+
+def _mlp():
+    x, y, w1, b1, w2, b2 = (et.dmatrix("x"), et.dvector("y"), et.dmatrix("w1"), et.dvector("b1"),
+                            et.dvector("w2"), et.dscalar("b2"))
+    loss = ((et.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2).mean()
+    return [x, y, w1, b1, w2, b2], [loss, *eg.grad(loss, [w1, b1, w2, b2])]
+
+
+def _xent():
+    x, y, w = et.dmatrix("x"), et.dmatrix("y"), et.dmatrix("w")
+    loss = -(y * et.log_softmax(x @ w)).sum(axis=1).mean()
+    return [x, y, w], [loss, eg.grad(loss, w)]
+
+
+def _standardize():
+    x = et.dvector("x")
+    return [x], [(x - x.mean()) / et.sqrt(((x - x.mean()) ** 2).mean() + 1e-8)]
+
+
+def _model_values(rng, name, rows=10):
+    x = rng.normal(size=(rows, 8))
+    labels = (rng.uniform(size=rows) > 0.5).astype(float)
+    return {"logreg": [x, labels, rng.normal(size=8), np.array(0.1)],
+            "mlp": [x, labels, rng.normal(size=(8, 16)), np.zeros(16), rng.normal(size=16), np.array(0.0)],
+            "xent": [x, np.eye(10)[rng.integers(0, 10, rows)], rng.normal(size=(8, 10))],
+            "standardize": [rng.normal(size=rows)]}[name]
+
+
+MODELS = {"logreg": _logreg, "mlp": _mlp, "xent": _xent, "standardize": _standardize}
+
+
+@needs_numba
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_models_with_gradients_give_the_hot_programs_values_bit_for_bit(name, hot_at_once):
+    inputs, outputs = MODELS[name]()
+    f = eg.function(inputs, outputs)
+    rng = np.random.default_rng(0)
+    for rows in (10, 1, 3):
+        args = _model_values(rng, name, rows)
+        _assert_same(*_whole_and_program(f, args))
+    args = _model_values(rng, name)
+    args[0] = args[0].copy()
+    args[0].flat[[1, 5, 7]] = [np.nan, np.inf, -np.inf]
+    _assert_same(*_whole_and_program(f, args))
+
+
+@needs_numba
+def test_the_default_thresholds_run_the_models_whole_once_hot_on_small_inputs_only(monkeypatch):
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 3)
+    inputs, outputs = _logreg()
+    f = eg.function(inputs, outputs)
+    call = f.program.call
+    small = _model_values(np.random.default_rng(1), "logreg")
+    for _ in range(2):
+        f(*small)
+    assert not hasattr(call.__globals__["hot"], "py_func")   # not hot yet: nothing compiled
+    f(*small)
+    hot = call.__globals__["hot"]
+    assert hasattr(hot, "py_func")
+    large = _model_values(np.random.default_rng(2), "logreg", rows=numba_program.SMALL_INPUTS)  # 8x the limit
+    calls = []
+    monkeypatch.setitem(call.__globals__, "hot", lambda *a: calls.append(1) or hot(*a))
+    f(*small)
+    f(*large)
+    assert len(calls) == 1
+
+
+# -- random graphs ---------------------------------------------------------------------------------
+def _random_graph(rng):
+    """A random float64 graph over inputs of shapes (n,), (1,), (n, m), (1, m), (n, 1) and a scalar,
+    through elementwise ops (comparisons, switch), sums, means, softmax, transposes and matmul."""
+    n = m = int(rng.integers(1, 5))   # square: every pair of inputs broadcasts
+    specs = [("v", (None,), (n,)), ("one", (None,), (1,)), ("a", (None, None), (n, m)),
+             ("row", (1, None), (1, m)), ("col", (None, 1), (n, 1)), ("s", (), ())]
+    inputs = [et.tensor(name, "float64", static) for name, static, _ in specs]
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300])
+    values = []
+    for _, _, shape in specs:
+        v = rng.normal(size=shape) * 3
+        if v.size and rng.uniform() < 0.5:
+            v.flat[rng.integers(0, v.size)] = rng.choice(special)
+        values.append(v)
+    pool = list(inputs)
+    unary = [et.exp, et.tanh, et.abs, et.sigmoid, et.softplus, lambda t: t * t, lambda t: -t, et.log, et.sqrt]
+    binary = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, lambda a, b: a / b, et.maximum,
+              lambda a, b: et.switch(a > b, a, b * 2.0), lambda a, b: et.switch(et.isnan(a), b, a)]
+    for _ in range(int(rng.integers(3, 9))):
+        kind = rng.uniform()
+        a = pool[int(rng.integers(len(pool)))]
+        if kind < 0.3:
+            pool.append(unary[int(rng.integers(len(unary)))](a))
+        elif kind < 0.7:
+            b = pool[int(rng.integers(len(pool)))]
+            if a.ndim == 2 and b.ndim == 1 and rng.uniform() < 0.3:
+                pool.append(a @ et.ones_like(a[0]) if rng.uniform() < 0.5 else a.T @ a)
+                continue
+            try:
+                pool.append(binary[int(rng.integers(len(binary)))](a, b))
+            except (ValueError, TypeError):   # shapes that do not broadcast statically
+                continue
+        elif kind < 0.85 and a.ndim:
+            axis = int(rng.integers(a.ndim)) if a.ndim == 2 and rng.uniform() < 0.6 else None
+            pool.append(a.mean(axis=axis) if rng.uniform() < 0.5 else a.sum(axis=axis))
+        elif a.ndim == 2:
+            pool.append(et.softmax(a, axis=1) if rng.uniform() < 0.5 else a.T)
+    outputs = pool[len(inputs):][-3:] or [inputs[0] * 2.0]
+    return inputs, outputs, values
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(6))
+def test_random_graphs_give_the_hot_programs_values(seed, hot_at_once):
+    rng = np.random.default_rng(seed)
+    inputs, outputs, values = _random_graph(rng)
+    f = eg.function(inputs, outputs, on_unused_input="ignore")
+    if not hasattr(f.program.call, "whole_source"):
+        pytest.skip("this graph has a node without a translation")
+    got, want = _whole_and_program(f, values)
+    _assert_same(got, want, exact=False)   # np.dot and NumPy's matmul may use different BLAS kernels
+
+
+@needs_numba
+@pytest.mark.slow
+def test_many_random_graphs_give_the_hot_programs_values(hot_at_once):
+    compared = 0
+    for seed in range(6, 80):
+        inputs, outputs, values = _random_graph(np.random.default_rng(seed))
+        f = eg.function(inputs, outputs, on_unused_input="ignore")
+        if hasattr(f.program.call, "whole_source"):
+            _assert_same(*_whole_and_program(f, values), exact=False)
+            compared += 1
+    assert compared > 40
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", [2, 35, 38, 69])
+def test_fuzz_graphs_give_the_hot_programs_values(seed, hot_at_once):
+    """Graphs of tests/fuzz_graphs.py that have a whole function (most have float32 or
+    indexing nodes, which keep the program)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from fuzz_graphs import make_graph
+
+    graph = make_graph(seed)
+    f = eg.function([s for s, _ in graph.inputs], [t.sym for t in graph.outputs], on_unused_input="ignore")
+    _assert_same(*_whole_and_program(f, [v for _, v in graph.inputs]), exact=False)
+
+
+# -- broadcasting, errors, memory ---------------------------------------------------------------
+@needs_numba
+def test_runtime_broadcasting_of_length_one_axes_and_outputs_of_other_ranks(hot_at_once):
+    x, y, s = et.dvector("x"), et.dvector("y"), et.dscalar("s")
+    m = et.dmatrix("m")
+    outs = [x * y + s, (m + x).sum(axis=0), s * 2.0 + 1.0, et.exp(m) * y[:, None]]
+    f = eg.function([x, y, s, m], outs)
+    for xv, yv, mv in [(np.ones(1), np.arange(3.0), np.ones((3, 1))), (np.arange(3.0), np.ones(1), np.ones((1, 3))),
+                       (np.arange(3.0), np.arange(3.0), np.arange(9.0).reshape(3, 3))]:
+        _assert_same(*_whole_and_program(f, [xv, yv, np.array(0.5), mv]))
+
+
+@needs_numba
+def test_a_bad_shape_gives_the_programs_error_naming_the_node(hot_at_once):
+    x, y, w = et.dvector("x"), et.dvector("y"), et.dmatrix("w")
+    f = eg.function([x, y, w], [(et.exp(x) + y).sum() * 2.0, w @ x])
+    good = [np.ones(3), np.ones(3), np.ones((2, 3))]
+    _whole_and_program(f, good)   # hot
+    for bad in ([np.ones(3), np.ones(4), np.ones((2, 3))], [np.ones(3), np.ones(3), np.ones((2, 4))]):
+        with pytest.raises(ValueError) as whole_error:
+            f(*bad)
+        with pytest.raises(ValueError) as program_error:
+            f.program.call.program(*bad)
+        assert str(whole_error.value) == str(program_error.value)
+        assert "shape" in str(whole_error.value)
+    np.testing.assert_array_equal(f(*good)[1], np.full(2, 3.0))   # still right after the refusals
+
+
+@needs_numba
+def test_results_share_no_memory_with_the_arguments_or_each_other(hot_at_once):
+    x, m = et.dvector("x"), et.dmatrix("m")
+    f = eg.function([x, m], [x, m.T, m.dimshuffle(1, 0), (m * 2.0).sum(axis=1), x + 1.0])
+    xv, mv = np.arange(3.0), np.arange(6.0).reshape(2, 3)
+    got, _ = _whole_and_program(f, [xv, mv])
+    arrays = [xv, mv, *got]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            assert not np.shares_memory(a, b)
+
+
+@needs_numba
+def test_untranslatable_graphs_keep_the_program(hot_at_once):
+    x, y = et.dvector("x"), et.dvector("y")
+    joined = eg.function([x, y], et.concatenate([x, y]) * 2.0 + 1.0)   # Join has no translation
+    z = et.fvector("z")
+    single = eg.function([z], (et.exp(z) + 1).sum() * z)   # float32 has no translation
+    for f in (joined, single):
+        assert not hasattr(f.program.call, "whole_source")
+    np.testing.assert_array_equal(joined(np.ones(2), np.zeros(1)), [3.0, 3.0, 1.0])
+
+
+def test_without_numba_the_program_runs(monkeypatch):
+    monkeypatch.setattr(numba_program, "numba", None)
+    inputs, outputs = _logreg()
+    f = eg.function(inputs, outputs)
+    assert not hasattr(f.program.call, "whole_source")
+    rng = np.random.default_rng(0)
+    args = _model_values(rng, "logreg")
+    loss, gw, gb = f(*args)
+    p = 1 / (1 + np.exp(-(args[0] @ args[2] + args[3])))
+    np.testing.assert_allclose(gw, args[0].T @ ((p - args[1]) / 10), rtol=1e-12)
+
+
+@needs_numba
+def test_a_new_process_loads_the_whole_function_from_the_disk_cache(tmp_path):
+    script = (
+        "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
+        "from eqgraph.exec import numba_kernels\n"
+        "numba_kernels.HOT_CALLS = 1\n"
+        "x, w = et.dmatrix('x'), et.dvector('w')\n"
+        "loss = et.tanh(x @ w).mean()\n"
+        "f = eg.function([x, w], [loss, eg.grad(loss, w)])\n"
+        "for _ in range(2): f(np.ones((3, 2)), np.ones(2))\n"
+        "hot = f.program.call.__globals__['hot']\n"
+        "print('hit' if hot.cache_hit else 'miss')\n")
+    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
