@@ -161,17 +161,31 @@ _loaded: dict = {}
 _lock = threading.Lock()
 
 
+def _key(source: str) -> str:
+    return hashlib.sha256(f"{CACHE_FORMAT}\n{numba.__version__}\n{source}".encode()).hexdigest()[:24]
+
+
+def _on_disk(folder: Path, key: str) -> bool:
+    return (folder / f"k_{key}.py").exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
+
+
+def is_cached(source: str) -> bool:
+    """Whether ``load_kernel(source)`` would load rather than compile (milliseconds, not seconds)."""
+    key = _key(source)
+    return key in _loaded or _on_disk(cache_dir(), key)
+
+
 def load_kernel(source: str):
     """The compiled kernel of ``source``: from this process's memo, else from the disk cache
     (``kernel.cache_hit`` is True), else compiled and cached (False)."""
-    key = hashlib.sha256(f"{CACHE_FORMAT}\n{numba.__version__}\n{source}".encode()).hexdigest()[:24]
+    key = _key(source)
     with _lock:
         if key in _loaded:
             return _loaded[key]
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"k_{key}.py"
-        hit = path.exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
+        hit = _on_disk(folder, key)
         if not path.exists():
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(source)
@@ -283,4 +297,5 @@ def tiered(op, node, numpy_run, rebind=None):
     return run
 
 
-__all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "kernel_source", "load_kernel", "numba_kernel", "tiered"]
+__all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "is_cached", "kernel_source", "load_kernel",
+           "numba_kernel", "tiered"]

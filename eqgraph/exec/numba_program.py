@@ -55,6 +55,10 @@ from eqgraph.terms.basic import Constant
 #: (its tanh runs on twice the elements, in libm, where the program uses NumPy's SIMD loop),
 #: softmax x-entropy + grad 0.37 / 0.37 / 0.60 / 1.02, standardize 0.33 / 0.33 / 0.44 / 0.57
 SMALL_INPUTS = 256
+#: more calls a function waits for, once hot, where its compiled form is not on disk yet: Numba
+#: takes 1-3 s to compile the models (5.6 s the 2,000-node graph), which a few hundred calls
+#: that save microseconds each would not repay; loaded from disk it takes 24-38 ms
+COLD_CALLS = 2000
 #: a program of one or two nodes calls its kernels directly, which the whole function does not beat
 #: (``x + 1`` on 10 elements: 0.47 us as the program, 0.80 us as a Numba function; ``sum(exp(x))``
 #: 1.08 vs 0.84 us, but 1.17x slower through the caller)
@@ -434,12 +438,16 @@ def whole_program(fgraph, order, constants: dict, program):
     source, passed = made
     namespace = {"program": program, "passed": passed, "Cold": _Cold}
     calls = misses = 0
+    wait = None   # calls after HOT_CALLS before compiling: none where the function is on disk
 
     def cold(*args):
-        nonlocal calls
+        nonlocal calls, wait
         calls += 1
         if calls >= numba_kernels.HOT_CALLS:
-            namespace["hot"] = _compile(source) or _never
+            if wait is None:
+                wait = 0 if numba_kernels.is_cached(source) else COLD_CALLS
+            if calls >= numba_kernels.HOT_CALLS + wait:
+                namespace["hot"] = _compile(source) or _never
         raise _Cold
 
     def missed():

@@ -22,6 +22,7 @@ needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is n
 def hot_at_once(monkeypatch):
     """The whole function compiled on a function's first call, for any size and node count."""
     monkeypatch.setattr(numba_kernels, "HOT_CALLS", 1)
+    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
     monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
     monkeypatch.setattr(numba_program, "MIN_NODES", 1)
 
@@ -104,6 +105,7 @@ def test_models_with_gradients_give_the_hot_programs_values_bit_for_bit(name, ho
 @needs_numba
 def test_the_default_thresholds_run_the_models_whole_once_hot_on_small_inputs_only(monkeypatch):
     monkeypatch.setattr(numba_kernels, "HOT_CALLS", 3)
+    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
     inputs, outputs = _logreg()
     f = eg.function(inputs, outputs)
     call = f.program.call
@@ -269,8 +271,9 @@ def test_without_numba_the_program_runs(monkeypatch):
 def test_a_new_process_loads_the_whole_function_from_the_disk_cache(tmp_path):
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
-        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec import numba_kernels, numba_program\n"
         "numba_kernels.HOT_CALLS = 1\n"
+        "numba_program.COLD_CALLS = 0\n"
         "x, w = et.dmatrix('x'), et.dvector('w')\n"
         "loss = et.tanh(x @ w).mean()\n"
         "f = eg.function([x, w], [loss, eg.grad(loss, w)])\n"
@@ -282,3 +285,25 @@ def test_a_new_process_loads_the_whole_function_from_the_disk_cache(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
             for _ in range(2)]
     assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
+
+
+@needs_numba
+def test_a_function_not_on_disk_waits_longer_before_compiling(tmp_path, monkeypatch):
+    # compiling takes seconds, loading milliseconds: only a function found on disk compiles at HOT_CALLS
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(numba_program, "COLD_CALLS", 5)
+    monkeypatch.setattr(numba_kernels, "_loaded", {})   # nothing compiled by earlier tests
+    inputs, outputs = _logreg()
+    args = _model_values(np.random.default_rng(2), "logreg")
+
+    def calls_until_compiled(f):
+        for n in range(1, 20):
+            f(*args)
+            if hasattr(f.program.call.__globals__["hot"], "py_func"):
+                return n
+        return None
+
+    assert calls_until_compiled(eg.function(inputs, outputs)) == 2 + 5
+    monkeypatch.setattr(numba_kernels, "_loaded", {})   # as a new process would: on disk now
+    assert calls_until_compiled(eg.function(inputs, outputs)) == 2
