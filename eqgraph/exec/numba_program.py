@@ -46,6 +46,7 @@ from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
+from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
 #: the whole function runs only where every input has at most this many elements (fewer where
@@ -380,7 +381,7 @@ def whole_source(fgraph, order, constants: dict):
     """``(module source, constants passed after the inputs)`` of the whole function of ``order``
     (the program's nodes), or None where a node or a value has no translation."""
     values = list(fgraph.variables)
-    if any(v.dtype not in SCALAR_TYPES for v in values if hasattr(v, "dtype")) or \
+    if any(type(v.type) is not TensorType or v.dtype not in SCALAR_TYPES for v in values) or \
             any(isinstance(v, Constant) or v in constants or v.owner is None and v not in fgraph.inputs
                 for v in fgraph.outputs) or len(set(fgraph.inputs)) != len(fgraph.inputs):
         return None
