@@ -26,7 +26,10 @@ import heapq
 from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.exec.numba_fused import layout
+from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import shape_inputs
+from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
@@ -49,9 +52,9 @@ def fuse(fgraph: FunctionGraph) -> FunctionGraph:
         fgraph, order = dropped, dropped.toposort()
     groups = _group(order)
     fused = [g for g in groups if len(g.nodes) > 1]
-    if not fused:
-        return fgraph
-    return _rebuild(fgraph, order, fused)
+    if fused:
+        fgraph = _rebuild(fgraph, order, fused)
+    return fuse_reductions(fgraph)
 
 
 def shape_sources(order) -> dict:
@@ -110,6 +113,15 @@ def drop_same_shape_sums(fgraph: FunctionGraph, order=None) -> FunctionGraph:
     return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
 
 
+def _folded(node, known: set) -> bool:
+    """Whether the linker folds ``node`` (its inputs are constants or folded): then its outputs
+    join ``known``, the variables computable at link time."""
+    if all(isinstance(v, Constant) or v in known for v in node.inputs):
+        known.update(node.outputs)
+        return True
+    return False
+
+
 def _group(order) -> list[_Group]:
     """Elementwise groups, each closed under the merges that keep the graph acyclic."""
     position = {n: i for i, n in enumerate(order)}
@@ -120,8 +132,8 @@ def _group(order) -> list[_Group]:
         above = 0
         for v in node.inputs:
             above |= ancestors.get(v, 0)
-        if all(isinstance(v, Constant) or v in known for v in node.inputs):
-            known.update(node.outputs)
+        if _folded(node, known):
+            pass
         elif is_fusable(node.op):
             bit = 1 << position[node]
             _merge(node, bit, ancestors, group_of)
@@ -251,4 +263,68 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
         replace[old] = new
 
 
-__all__ = ["drop_same_shape_sums", "fuse", "shape_sources"]
+def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
+    """``fgraph`` with each float64 sum or mean of a fused node's result (or of a lone
+    elementwise node's) taken into that node, a ``ReducingComposite`` (``reducing.py``): the
+    value is then added up as it is computed, and written only where something else reads it
+    too.  A node takes the reductions of one axis set (the first one met), over its last or
+    first axes (``numba_fused.layout``; others gain nothing from fusing).  ``fgraph`` itself
+    when there is nothing to take."""
+    order = fgraph.toposort()
+    known: set = set()
+    taken: dict = {}   # producing node -> the Reduce nodes it takes
+    for node in order:
+        if _folded(node, known) or not _fusable_reduction(node):
+            continue
+        producer = node.inputs[0].owner
+        if producer is None or producer.outputs[0] in known or not (
+                type(producer.op) is Composite or is_fusable(producer.op)):
+            continue
+        reductions = taken.setdefault(producer, [])
+        if not reductions or sorted(reductions[0].op.axis) == sorted(node.op.axis):
+            reductions.append(node)
+    if not taken:
+        return fgraph
+    absorbed = {r for reductions in taken.values() for r in reductions}
+    replace: dict = {}
+    for node in order:
+        if node in absorbed:
+            continue
+        inputs = [replace.get(v, v) for v in node.inputs]
+        if node in taken:
+            _emit_reducing(node, taken[node], inputs, fgraph, absorbed, replace)
+        elif any(a is not b for a, b in zip(inputs, node.inputs)):
+            replace.update(zip(node.outputs, node.clone_with_new_inputs(inputs).outputs))
+    return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
+
+
+def _fusable_reduction(node) -> bool:
+    op = node.op
+    return (type(op) is Reduce and op.name in ("sum", "mean") and node.inputs[0].dtype == "float64"
+            and node.outputs[0].dtype == "float64" and layout(node.inputs[0].ndim, op.axis) is not None)
+
+
+def _emit_reducing(producer, reductions, inputs, fgraph, absorbed, replace) -> None:
+    """``producer`` (a Composite, or a lone elementwise node) and ``reductions`` of its outputs
+    as one ``ReducingComposite``; its values that something else reads are outputs too."""
+    op = producer.op
+    steps, outs = (op.steps, op.outs) if isinstance(op, Composite) else ([(op, range(len(inputs)))], [len(inputs)])
+    new_outs, reduce_ops, targets = [], [], []
+    for k, var in enumerate(producer.outputs):
+        if any(client == "output" or client not in absorbed for client, _ in fgraph.clients[var]):
+            new_outs.append(outs[k])
+            reduce_ops.append(None)
+            targets.append(var)
+    for r in reductions:
+        new_outs.append(outs[producer.outputs.index(r.inputs[0])])
+        reduce_ops.append(r.op)
+        targets.append(r.outputs[0])
+    node = ReducingComposite(len(inputs), steps, new_outs, reduce_ops).make_node(*inputs)
+    for old, new in zip(targets, node.outputs):
+        if new.type != old.type:
+            raise AssertionError(f"fusing reductions changed the type of {old}: {old.type} -> {new.type}")
+        new.name = old.name
+        replace[old] = new
+
+
+__all__ = ["drop_same_shape_sums", "fuse", "fuse_reductions", "shape_sources"]

@@ -1,0 +1,143 @@
+"""`ReducingComposite`: a fused elementwise node that also sums (or averages) some of its results.
+
+Without it, ``sum(f(x))`` writes ``f(x)`` to a temporary array and reads it back to add it up.
+The fusion pass (``fusion.fuse_reductions``) folds each float64 sum or mean of a fused node's
+result into the node: the Numba kernel (``numba_fused.py``) adds each value up as it computes it,
+and writes only the results that something else reads.
+
+It is a ``Composite`` (the same scalar graph, ``steps`` and ``outs``) whose output ``k`` is
+``reductions[k]`` of the scalar graph's value ``outs[k]`` where that is a ``Reduce`` op, and the
+value itself where it is None; so its ``perform``, shapes, gradient (through ``expand``) and
+``dprint`` are the Composite's followed by the reductions', and the generated program calls it
+as it calls a Composite.  On NumPy (and until the node is hot, or where Numba is missing or
+cannot take it) it runs the Composite's NumPy kernel and then the reductions, the calls the
+unfused graph made, with the same values; on CuPy and Dask, the Composite's kernel there, then
+the reductions' ``perform``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eqgraph.exec.composite import Composite
+from eqgraph.exec.kernels import numpy_kernel
+from eqgraph.exec.numba_fused import reducing_kernel, supported
+from eqgraph.exec.numba_kernels import numba_below, tier
+from eqgraph.tensor.math import Reduce
+from eqgraph.terms.basic import Apply
+
+
+class ReducingComposite(Composite):
+    """A ``Composite`` whose output ``k`` is ``reductions[k]`` (a sum or mean ``Reduce``, all of
+    one axis set) of the scalar graph's value ``outs[k]``, or that value where it is None."""
+
+    __props__ = ("nin", "steps", "outs", "reductions")
+
+    def __init__(self, nin: int, steps, outs, reductions):
+        super().__init__(nin, steps, outs)
+        self.reductions = tuple(reductions)
+        if len(self.reductions) != len(self.outs):
+            raise ValueError(f"ReducingComposite: {len(self.reductions)} reductions for {len(self.outs)} outputs")
+        axes = {r.axis for r in self.reductions if r is not None}
+        for r in self.reductions:
+            if r is not None and (not isinstance(r, Reduce) or r.name not in ("sum", "mean")):
+                raise TypeError(f"ReducingComposite reduces by sums and means (Reduce ops), not {r!r}")
+        if len(axes) != 1:
+            raise ValueError(f"ReducingComposite needs one axis set for all its reductions, got {sorted(axes)}")
+        (self.axis,) = axes
+
+    def elementwise(self) -> Composite:
+        """The Composite computing the values that are written or reduced (made once)."""
+        if "_elementwise" not in self.__dict__:
+            self._elementwise = Composite(self.nin, self.steps, self.outs)
+        return self._elementwise
+
+    def __str__(self):
+        def shown(k, text):
+            r = self.reductions[k]
+            return text if r is None else f"{str(r).replace('{', '[').replace('}', ']')}({text})"
+        return f"Composite{{{self.expression(shown=shown)}}}"
+
+    # -- building ------------------------------------------------------------------
+    def make_node(self, *inputs):
+        values = super().make_node(*inputs)
+        outputs = [var if r is None else r.make_node(var).outputs[0]
+                   for var, r in zip(values.outputs, self.reductions)]
+        return Apply(self, list(values.inputs), [var.type() for var in outputs])
+
+    def expand(self, inputs) -> list:
+        return [v if r is None else r(v) for v, r in zip(super().expand(inputs), self.reductions)]
+
+    # -- running -------------------------------------------------------------------
+    def perform(self, node, inputs, output_storage):
+        """The reference: the Composite's ``perform``, then each reduction's."""
+        values = self.elementwise().make_node(*node.inputs)
+        cells = [[None] for _ in self.outs]
+        super().perform(values, inputs, cells)
+        for k, (r, cell) in enumerate(zip(self.reductions, cells)):
+            if r is None:
+                output_storage[k][0] = cell[0]
+            else:
+                r.perform(r.make_node(values.outputs[k]), cell, [output_storage[k]])
+
+    def make_call(self, node, no_recycling=(), impl=None, rebind=None):
+        """As ``Composite.make_call``; NumPy: the Composite's kernel, then the reductions, until
+        the node is hot, then the Numba kernel that reduces as it computes (where it can)."""
+        elementwise = self.elementwise()
+        values = elementwise.make_node(*node.inputs)
+        handed_out = set(no_recycling or ())
+        if impl in (None, "numpy"):
+            reusable = [k for k, (out, r) in enumerate(zip(node.outputs, self.reductions))
+                        if r is not None or out not in handed_out]
+            numpy_run = reduced_after(numpy_kernel(elementwise, values, reusable), self.reductions)
+            if not supported(self, node):
+                return numpy_run
+            return tier(numpy_run, lambda: reducing_kernel(self, node, numpy_run), rebind, numba_below(self))
+        run = elementwise.make_call(values, [values.outputs[k] for k, out in enumerate(node.outputs)
+                                             if out in handed_out], impl)
+        if run is None:
+            return None
+        reduce_nodes = [None if r is None else r.make_node(var) for r, var in zip(self.reductions, values.outputs)]
+
+        def reduced(*inputs):   # the reductions on the backend's arrays, as unfused nodes run them
+            results = list(run(*inputs))
+            for k, rnode in enumerate(reduce_nodes):
+                if rnode is not None:
+                    cell = [None]
+                    rnode.op.perform(rnode, [results[k]], [cell])
+                    results[k] = cell[0]
+            return results
+
+        return reduced
+
+    # -- static information ----------------------------------------------------------
+    def infer_shape(self, fgraph, node, shapes):
+        values = super().infer_shape(fgraph, node, shapes)
+        return [shape if r is None else r.infer_shape(fgraph, None, [shape])[0]
+                for shape, r in zip(values, self.reductions)]
+
+
+def reduced_after(run, reductions):
+    """``run`` (a Composite's NumPy kernel) followed by ``reductions`` on NumPy: what the
+    generated program calls for an unfused float64 sum or mean (``numpy_calls._reduce``),
+    ``np.add.reduce``, divided by the count, an intp, for a mean; a 0-d result as an array."""
+    todo = [(k, r.axis, r.keepdims, r.name == "mean") for k, r in enumerate(reductions) if r is not None]
+    add = np.add.reduce
+
+    def reduced(*inputs):
+        results = list(run(*inputs))
+        for k, axis, keepdims, mean in todo:
+            v = results[k]
+            total = add(v, axis=axis, keepdims=keepdims)
+            if mean:
+                total = total / np.intp(math.prod([v.shape[a] for a in axis]))
+            results[k] = total if type(total) is np.ndarray else np.asarray(total)
+        return results
+
+    reduced.whole = run
+    return reduced
+
+
+__all__ = ["ReducingComposite", "reduced_after"]
