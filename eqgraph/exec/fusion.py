@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
 from eqgraph.exec.numba_fused import layout
+from eqgraph.exec.numba_kernels import TRANSCENDENTAL
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.math import Reduce
@@ -280,6 +281,8 @@ def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
         if producer is None or producer.outputs[0] in known or not (
                 type(producer.op) is Composite or is_fusable(producer.op)):
             continue
+        if type(producer.op) is not Composite and getattr(producer.op, "name", "") in TRANSCENDENTAL:
+            continue   # sum(exp(x)): Numba's scalar exp is slower than NumPy's from 100 elements on
         reductions = taken.setdefault(producer, [])
         if not reductions or sorted(reductions[0].op.axis) == sorted(node.op.axis):
             reductions.append(node)

@@ -29,12 +29,18 @@ import math
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from eqgraph.exec import numba_reductions
 from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_kernel, numba, numba_below, scalar_steps
 
 #: part of every kernel's source: a kernel compiled against other summing loops is not reused
 _REDUCTIONS_VERSION = hashlib.sha256(Path(numba_reductions.__file__).read_bytes()).hexdigest()[:16]
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
+
+
+class NotThisCall(Exception):
+    """Raised by a kernel that cannot take a call (then the NumPy kernel runs it)."""
 
 
 def layout(ndim: int, axis) -> tuple[str, int] | None:
@@ -52,7 +58,8 @@ def layout(ndim: int, axis) -> tuple[str, int] | None:
 
 def kernel_source(op, node) -> str | None:
     """The module source of ``node``'s kernel, or None where there is none (Numba missing, a
-    dtype or step without a scalar form, reduced axes in the middle)."""
+    dtype or step without a scalar form, reduced axes in the middle, an input of length 1 on
+    some but not all of the leading or trailing axes, an output smaller than the loops)."""
     if numba is None:
         return None
     dtypes = op.value_dtypes(node)
@@ -65,75 +72,75 @@ def kernel_source(op, node) -> str | None:
     kind, lead = found
     literals = baked_constants(op, node)
     kept = [k for k in range(op.nin) if k not in literals]
-    names = [literals.get(k, f"x{k}") for k in range(op.nin)]
-    steps = scalar_steps(op, names, "")
-    if steps is None or not kept:
+    parts = (range(lead), range(lead, ndim))
+    ones = {}   # input -> (length 1 on the leading axes, on the trailing axes), from its type
+    for k in kept:
+        shape = node.inputs[k].type.shape
+        ones[k] = tuple(all(shape[d] == 1 for d in axes) for axes in parts)
+        if any(not one and any(shape[d] == 1 for d in axes) for one, axes in zip(ones[k], parts)):
+            return None
+    if not kept or not all(_full_size(op, reads, ones, kept) for reads in op.inputs_read()):
         return None
-    steps = [f"x{k} = f{k}[r * so{k} + c * si{k}]" for k in kept] + steps   # each input read once
+    steps = scalar_steps(op, [literals.get(k, f"x{k}") for k in range(op.nin)], "")
+    if steps is None:
+        return None
+    index = {(False, False): "r * inner + c", (False, True): "r", (True, False): "c", (True, True): "0"}
+    steps = [f"x{k} = f{k}[{index[ones[k]]}]" for k in kept] + steps   # each input read once
     sizes = [f"n{d}" for d in range(ndim)]
-    lead_axes, trail_axes = range(lead), range(lead, ndim)
-    lines = [f"def kernel({', '.join(f'i{k}' for k in kept)}):"]
+    written = [k for k, r in enumerate(op.reductions) if r is None]
+    lines = [f"def kernel({', '.join([f'i{k}' for k in kept] + [f'p{k}' for k in written])}):"]
     for d in range(ndim):
         lines.append(f"    n{d} = max({', '.join(f'i{k}.shape[{d}]' for k in kept)})" if len(kept) > 1
                      else f"    n{d} = i{kept[0]}.shape[{d}]")
     lines.append(f"    outer, inner = {_product(sizes[:lead])}, {_product(sizes[lead:])}")
-    lines.append("    ok = outer * inner > 0")
-    for k in kept:
-        shape = [f"i{k}.shape[{d}]" for d in range(ndim)]
-        lines += [f"    ok = ok and {' and '.join(f'({s} == n{d} or {s} == 1)' for d, s in enumerate(shape))}",
-                  f"    lead{k} = {_all_equal(shape, sizes, lead_axes)}",
-                  f"    trail{k} = {_all_equal(shape, sizes, trail_axes)}",
-                  f"    ok = ok and (lead{k} or {_all_equal(shape, None, lead_axes)}) "
-                  f"and (trail{k} or {_all_equal(shape, None, trail_axes)})",
-                  f"    si{k} = 1 if trail{k} else 0",
-                  f"    so{k} = (inner if trail{k} else 1) if lead{k} else 0",
-                  f"    f{k} = i{k}.reshape(i{k}.size)"]
-    for reads in op.inputs_read():   # an output must have the loops' shape: some input it reads has it
-        full = [f"(lead{k} and trail{k})" for k in sorted(reads) if k in kept]
-        if set(kept) - reads:
-            lines.append(f"    ok = ok and ({' or '.join(full) or 'False'})")
-    reduced_shape = {k: _reduced_shape(r, sizes) for k, r in enumerate(op.reductions) if r is not None}
-    empty = [f"np.empty(({'0, ' * node.outputs[k].ndim}), {_NUMPY_DTYPES[dtypes[o]]})"
-             for k, o in enumerate(op.outs)]
-    lines += ["    if not ok:", f"        return False, {', '.join(empty)}"]
-    for k, (r, o) in enumerate(zip(op.reductions, op.outs)):
-        if r is None:
-            lines.append(f"    w{k} = np.empty(outer * inner, {_NUMPY_DTYPES[dtypes[o]]})")
-        else:
+    checks = [f"i{k}.shape[{d}] == n{d}" for k in kept for one, axes in zip(ones[k], parts) if not one for d in axes]
+    lines.append(f"    ok = outer * inner > 0{''.join(' and ' + c for c in checks)}")
+    lines += ["    if not ok:  # NumPy's broadcasting (or its error), or an empty array: the NumPy kernel runs",
+              "        raise NotThisCall()"]
+    lines += [f"    f{k} = i{k}.reshape(i{k}.size)" for k in kept]
+    for k in written:   # the array of the last call where it was given, of the right size
+        lines.append(f"    w{k} = p{k}.reshape(p{k}.size) if p{k}.size == outer * inner "
+                     f"else np.empty(outer * inner, {_NUMPY_DTYPES[dtypes[op.outs[k]]]})")
+    for k, r in enumerate(op.reductions):
+        if r is not None:
             lines.append(f"    w{k} = np.{'empty' if kind == 'rows' else 'zeros'}({'outer' if kind == 'rows' else 'inner'})")
-            lines.append(f"    b{k}, s{k} = np.empty(128), np.empty(2 * (max(outer, inner) // 64) + 8)")
-    lines.append(f"    count = {'inner' if kind == 'rows' else 'outer'}")
+            lines.append(f"    b{k} = np.empty(128)")
     if kind == "columns":   # one column: one contiguous run, which NumPy sums pairwise as a row
         lines.append("    if inner == 1:")
-        lines.append("        outer, inner = 1, outer")
-        lines += [f"        so{k}, si{k} = 0, so{k}" for k in kept]
-        lines += ["        " + line for line in _rows_loop(op, steps)]
+        lines += ["        c = 0"] + ["        " + line for line in _pairwise_loop(op, steps, "outer", "r", "0")]
         lines.append("    else:")
         lines += ["        " + line for line in _columns_loop(op, steps)]
     else:
-        lines += ["    " + line for line in _rows_loop(op, steps)]
+        lines += ["    " + line for line in _pairwise_loop(op, steps, "inner", "c", "r")]
     results = []
     for k, r in enumerate(op.reductions):
         if r is None:
             results.append(f"w{k}.reshape(({''.join(s + ', ' for s in sizes)}))")
+            continue
+        count = "inner" if kind == "rows" else "outer"
+        shape = _reduced_shape(r, sizes)
+        if not shape:   # a float (the caller makes it a 0-d array): Numba boxes a 0-d array slowly
+            results.append(f"w{k}[0] / {count}" if r.name == "mean" else f"w{k}[0]")
         else:
-            total = f"(w{k} / count)" if r.name == "mean" else f"w{k}"
-            results.append(f"{total}.reshape(({''.join(s + ', ' for s in reduced_shape[k])}))")
-    lines.append(f"    return True, {', '.join(results)}")
+            total = f"(w{k} / {count})" if r.name == "mean" else f"w{k}"
+            results.append(f"{total}.reshape(({''.join(s + ', ' for s in shape)}))")
+    lines.append(f"    return {', '.join(results)}")
     return "\n".join(["import math", "import numba", "import numpy as np",
+                      "from eqgraph.exec.numba_fused import NotThisCall",
                       "from eqgraph.exec.numba_reductions import block, fold, pairwise_plan",
                       f"# summing loops {_REDUCTIONS_VERSION}", "",
                       "@numba.njit(cache=True, error_model='numpy')", *lines, ""])
 
 
+def _full_size(op, reads, ones, kept) -> bool:
+    """Whether a value reading the inputs ``reads`` has the loops' shape: along each part
+    (leading, trailing axes), it reads an input not of length 1, or every input is of length 1."""
+    return all(any(not ones[k][part] for k in reads if k in kept) or all(ones[k][part] for k in kept)
+               for part in (0, 1))
+
+
 def _product(sizes) -> str:
     return " * ".join(sizes) or "1"
-
-
-def _all_equal(shape, sizes, axes) -> str:
-    """Whether ``shape`` is ``sizes`` (or all 1 where ``sizes`` is None) along ``axes``."""
-    tests = [f"{shape[d]} == {'1' if sizes is None else sizes[d]}" for d in axes]
-    return f"({' and '.join(tests)})" if tests else "True"
 
 
 def _reduced_shape(r, sizes) -> list:
@@ -141,45 +148,50 @@ def _reduced_shape(r, sizes) -> list:
             if r.keepdims or d not in r.axis]
 
 
-def _element(op, steps) -> list[str]:
-    """The scalar graph at ``(r, c)``: the values written, and each reduced value into ``v{k}``."""
+def _element(op, steps, reduced_into) -> list[str]:
+    """The scalar graph at ``(r, c)``: the values written, and each reduced one as ``reduced_into``
+    (a format of ``k`` and the value) says."""
     lines = list(steps)
     for k, (r, o) in enumerate(zip(op.reductions, op.outs)):
         value = f"t{o - op.nin}"
-        lines.append(f"w{k}[r * inner + c] = {value}" if r is None else f"v{k} = {value}")
+        lines.append(f"w{k}[r * inner + c] = {value}" if r is None else reduced_into.format(k=k, value=value))
     return lines
 
 
-def _rows_loop(op, steps) -> list[str]:
-    """Each row (a ``lead`` index ``r``) summed pairwise: leaves of at most 128 values computed
-    into ``b{k}``, summed by ``block`` into ``s{k}``, added by the plan."""
+def _pairwise_loop(op, steps, length: str, along: str, across: str) -> list[str]:
+    """For each ``across`` index, the values along ``along`` (``length`` of them) summed in
+    NumPy's pairwise order: leaves of at most 128 values computed into ``b{k}``, summed by
+    ``block`` into ``s{k}``, then added by the plan."""
     reduced = [k for k, r in enumerate(op.reductions) if r is not None]
-    element = _element(op, steps) + [f"b{k}[q] = v{k}" for k in reduced]
-    return ["plan = pairwise_plan(inner) if inner > 128 else np.full(1, inner, np.int64)",
-            "for r in range(outer):",
-            "    c0, leaf = 0, 0",
+    element = _element(op, steps, "b{k}[q] = {value}")
+    loop = "for r in range(outer):" if across == "r" else "for _ in range(1):"
+    return [f"plan = pairwise_plan({length}) if {length} > 128 else np.full(1, {length}, np.int64)",
+            *[f"s{k} = np.empty(plan.shape[0])" for k in reduced],
+            loop,
+            "    start, leaf = 0, 0",
             "    for m in plan:",
             "        if m == 0:",
             "            continue",
             "        for q in range(m):",
-            "            c = c0 + q",
+            f"            {along} = start + q",
             *["            " + line for line in element],
             *[f"        s{k}[leaf] = block(b{k}, 0, m)" for k in reduced],
-            "        c0 += m",
+            "        start += m",
             "        leaf += 1",
-            *[f"    w{k}[r] = s{k}[0] if leaf == 1 else fold(plan, s{k})" for k in reduced]]
+            *[f"    w{k}[{across}] = s{k}[0] if leaf == 1 else fold(plan, s{k})" for k in reduced]]
 
 
 def _columns_loop(op, steps) -> list[str]:
-    reduced = [k for k, r in enumerate(op.reductions) if r is not None]
-    element = _element(op, steps) + [f"w{k}[c] += v{k}" for k in reduced]
+    element = _element(op, steps, "w{k}[c] += {value}")
     return ["for r in range(outer):", "    for c in range(inner):", *["        " + line for line in element]]
 
 
-def reducing_kernel(op, node, numpy_run):
+def reducing_kernel(op, node, numpy_run, reusable=()):
     """``run(*inputs) -> outputs`` with the Numba kernel, ``numpy_run`` where the kernel cannot
     take a call (or an input has ``numba_below`` elements or more, or is not C-contiguous);
-    None where there is no kernel."""
+    None where there is no kernel.  The written outputs listed in ``reusable`` (no call hands
+    them out) keep their array from one call to the next, as ``kernels.numpy_kernel``'s do:
+    a fresh large array costs page faults on every call."""
     source = kernel_source(op, node)
     if source is None:
         return None
@@ -190,17 +202,28 @@ def reducing_kernel(op, node, numpy_run):
                       RuntimeWarning, stacklevel=2)
         return None
     kept = [k for k in range(op.nin) if k not in baked_constants(op, node)]
+    written = [k for k, r in enumerate(op.reductions) if r is None]
     below = numba_below(op)
     params = ", ".join(f"i{k}" for k in range(op.nin))
     tests = [f"i{k}.flags.c_contiguous" for k in kept] + ([f"i{k}.size < below" for k in kept] if below != math.inf else [])
     outs = ", ".join(f"o{k}" for k in range(len(op.outs)))
-    lines = [f"def run({params}):",
-             f"    if {' and '.join(tests)}:",
-             f"        ok, {outs} = kernel({', '.join(f'i{k}' for k in kept)})",
-             "        if ok:",
-             f"            return {outs},",
-             f"    return numpy_run({params})"]
     namespace = {"kernel": kernel, "numpy_run": numpy_run, "below": below}
+    for k in written:   # a call's array is kept where it is reusable; the others get fresh memory
+        namespace[f"p{k}"] = np.empty((0,) * node.outputs[k].ndim, dtype=node.outputs[k].type.numpy_dtype)
+    keep = [f"p{k}" for k in written if k in set(reusable)]
+    got = [f"asarray(o{k})" if out.ndim == 0 else f"o{k}" for k, out in enumerate(node.outputs)]
+    namespace.update(asarray=np.asarray, NotThisCall=NotThisCall)
+    lines = [f"def run({params}):",
+             *([f"    global {', '.join(keep)}"] if keep else []),
+             f"    if {' and '.join(tests)}:",
+             "        try:",
+             f"            {outs}, = kernel({', '.join([f'i{k}' for k in kept] + [f'p{k}' for k in written])})"
+             if len(op.outs) > 1 else f"            {outs} = kernel({', '.join([f'i{k}' for k in kept] + [f'p{k}' for k in written])})",
+             "        except NotThisCall:",
+             "            return numpy_run(" + params + ")",
+             *([f"        {', '.join(keep)} = {', '.join(f'o{k}' for k in written if k in set(reusable))}"] if keep else []),
+             f"        return {', '.join(got)},",
+             f"    return numpy_run({params})"]
     exec(compile("\n".join(lines) + "\n", "<eqgraph numba reducing caller>", "exec"), namespace)  # noqa: S102
     return namespace["run"]
 
@@ -209,4 +232,4 @@ def supported(op, node) -> bool:
     return kernel_source(op, node) is not None
 
 
-__all__ = ["kernel_source", "layout", "reducing_kernel", "supported"]
+__all__ = ["kernel_source", "layout", "NotThisCall", "reducing_kernel", "supported"]

@@ -24,7 +24,8 @@ import numpy as np
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.kernels import numpy_kernel
 from eqgraph.exec.numba_fused import reducing_kernel, supported
-from eqgraph.exec.numba_kernels import numba_below, tier
+from eqgraph.exec.numba_kernels import tier
+from eqgraph.exec.numba_reductions import KERNELS, SMALL, reduction_kind
 from eqgraph.tensor.math import Reduce
 from eqgraph.terms.basic import Apply
 
@@ -91,10 +92,16 @@ class ReducingComposite(Composite):
         if impl in (None, "numpy"):
             reusable = [k for k, (out, r) in enumerate(zip(node.outputs, self.reductions))
                         if r is not None or out not in handed_out]
-            numpy_run = reduced_after(numpy_kernel(elementwise, values, reusable), self.reductions)
+            run = numpy_kernel(elementwise, values, reusable)
+            # one step (a lone elementwise node): its NumPy call on the whole array, as unfused
+            run = run if len(self.steps) > 1 else getattr(run, "whole", run)
+            numpy_run = reduced_after(run, self.reductions, node.inputs[0].ndim)
             if not supported(self, node):
                 return numpy_run
-            return tier(numpy_run, lambda: reducing_kernel(self, node, numpy_run), rebind, numba_below(self))
+            # once hot, where the kernel does not run, small sums are Numba's loops, as unfused: so
+            # the node turns hot after HOT_CALLS calls of any size (the kernel tests ``numba_below``)
+            hot_numpy_run = reduced_after(run, self.reductions, node.inputs[0].ndim, small_in_numba=True)
+            return tier(numpy_run, lambda: reducing_kernel(self, node, hot_numpy_run, reusable), rebind)
         run = elementwise.make_call(values, [values.outputs[k] for k, out in enumerate(node.outputs)
                                              if out in handed_out], impl)
         if run is None:
@@ -119,24 +126,32 @@ class ReducingComposite(Composite):
                 for shape, r in zip(values, self.reductions)]
 
 
-def reduced_after(run, reductions):
+def reduced_after(run, reductions, ndim: int, small_in_numba: bool = False):
     """``run`` (a Composite's NumPy kernel) followed by ``reductions`` on NumPy: what the
     generated program calls for an unfused float64 sum or mean (``numpy_calls._reduce``),
-    ``np.add.reduce``, divided by the count, an intp, for a mean; a 0-d result as an array."""
-    todo = [(k, r.axis, r.keepdims, r.name == "mean") for k, r in enumerate(reductions) if r is not None]
+    ``np.add.reduce``, divided by the count, an intp, for a mean; a 0-d result as an array.
+    ``small_in_numba``: small results are summed by ``numba_reductions``' loops, as a hot
+    unfused program sums them (the same values)."""
+    todo = []
+    for k, r in enumerate(reductions):
+        if r is not None:
+            kind = reduction_kind(r.name, "float64", "float64", ndim, r.axis, r.keepdims) if small_in_numba else None
+            todo.append((k, r.axis, r.keepdims, r.name == "mean", kind and KERNELS[kind], kind and SMALL[kind[0]]))
     add = np.add.reduce
 
     def reduced(*inputs):
         results = list(run(*inputs))
-        for k, axis, keepdims, mean in todo:
+        for k, axis, keepdims, mean, loop, small in todo:
             v = results[k]
-            total = add(v, axis=axis, keepdims=keepdims)
-            if mean:
-                total = total / np.intp(math.prod([v.shape[a] for a in axis]))
+            if loop is not None and 0 < v.size <= small:   # a fresh C-contiguous array
+                total = loop(v, mean)
+            else:
+                total = add(v, axis=axis, keepdims=keepdims)
+                if mean:
+                    total = total / np.intp(math.prod([v.shape[a] for a in axis]))
             results[k] = total if type(total) is np.ndarray else np.asarray(total)
         return results
 
-    reduced.whole = run
     return reduced
 
 
