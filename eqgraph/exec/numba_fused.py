@@ -84,7 +84,7 @@ def kernel_source(op, node) -> str | None:
     steps = scalar_steps(op, [literals.get(k, f"x{k}") for k in range(op.nin)], "")
     if steps is None:
         return None
-    index = {(False, False): "r * inner + c", (False, True): "r", (True, False): "c", (True, True): "0"}
+    index = {(False, False): "r * uinner + c", (False, True): "r", (True, False): "c", (True, True): "0"}
     steps = [f"x{k} = f{k}[{index[ones[k]]}]" for k in kept] + steps   # each input read once
     sizes = [f"n{d}" for d in range(ndim)]
     written = [k for k, r in enumerate(op.reductions) if r is None]
@@ -93,6 +93,7 @@ def kernel_source(op, node) -> str | None:
         lines.append(f"    n{d} = max({', '.join(f'i{k}.shape[{d}]' for k in kept)})" if len(kept) > 1
                      else f"    n{d} = i{kept[0]}.shape[{d}]")
     lines.append(f"    outer, inner = {_product(sizes[:lead])}, {_product(sizes[lead:])}")
+    lines.append("    uinner = np.uint64(inner)   # indices are unsigned: Numba tests signed ones for wrapping around")
     checks = [f"i{k}.shape[{d}] == n{d}" for k in kept for one, axes in zip(ones[k], parts) if not one for d in axes]
     lines.append(f"    ok = outer * inner > 0{''.join(' and ' + c for c in checks)}")
     lines += ["    if not ok:  # NumPy's broadcasting (or its error), or an empty array: the NumPy kernel runs",
@@ -107,7 +108,7 @@ def kernel_source(op, node) -> str | None:
             lines.append(f"    b{k} = np.empty(128)")
     if kind == "columns":   # one column: one contiguous run, which NumPy sums pairwise as a row
         lines.append("    if inner == 1:")
-        lines += ["        c = 0"] + ["        " + line for line in _pairwise_loop(op, steps, "outer", "r", "0")]
+        lines += ["        c = np.uint64(0)"] + ["        " + line for line in _pairwise_loop(op, steps, "outer", "r", "c")]
         lines.append("    else:")
         lines += ["        " + line for line in _columns_loop(op, steps)]
     else:
@@ -154,7 +155,7 @@ def _element(op, steps, reduced_into) -> list[str]:
     lines = list(steps)
     for k, (r, o) in enumerate(zip(op.reductions, op.outs)):
         value = f"t{o - op.nin}"
-        lines.append(f"w{k}[r * inner + c] = {value}" if r is None else reduced_into.format(k=k, value=value))
+        lines.append(f"w{k}[r * uinner + c] = {value}" if r is None else reduced_into.format(k=k, value=value))
     return lines
 
 
@@ -164,26 +165,26 @@ def _pairwise_loop(op, steps, length: str, along: str, across: str) -> list[str]
     ``block`` into ``s{k}``, then added by the plan."""
     reduced = [k for k, r in enumerate(op.reductions) if r is not None]
     element = _element(op, steps, "b{k}[q] = {value}")
-    loop = "for r in range(outer):" if across == "r" else "for _ in range(1):"
+    loop = "for r in range(np.uint64(outer)):" if across == "r" else "for _ in range(1):"
     return [f"plan = pairwise_plan({length}) if {length} > 128 else np.full(1, {length}, np.int64)",
             *[f"s{k} = np.empty(plan.shape[0])" for k in reduced],
             loop,
-            "    start, leaf = 0, 0",
+            "    start, leaf = np.uint64(0), 0",
             "    for m in plan:",
             "        if m == 0:",
             "            continue",
-            "        for q in range(m):",
+            "        for q in range(np.uint64(m)):",
             f"            {along} = start + q",
             *["            " + line for line in element],
             *[f"        s{k}[leaf] = block(b{k}, 0, m)" for k in reduced],
-            "        start += m",
+            "        start += np.uint64(m)",
             "        leaf += 1",
             *[f"    w{k}[{across}] = s{k}[0] if leaf == 1 else fold(plan, s{k})" for k in reduced]]
 
 
 def _columns_loop(op, steps) -> list[str]:
     element = _element(op, steps, "w{k}[c] += {value}")
-    return ["for r in range(outer):", "    for c in range(inner):", *["        " + line for line in element]]
+    return ["for r in range(np.uint64(outer)):", "    for c in range(uinner):", *["        " + line for line in element]]
 
 
 def reducing_kernel(op, node, numpy_run, reusable=()):

@@ -38,30 +38,32 @@ SMALL = {"whole": 2048, "rows": 128, "columns": 1024, "softmax": 512}
 
 def _block(a, start, n):
     """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` for ``n <= 128``: fewer than 8
-    elements one after the other, else 8 running sums added in a tree, then the rest."""
+    elements one after the other, else 8 running sums added in a tree, then the rest.
+    Indexed by unsigned integers, which Numba does not test for wrapping around as it tests
+    signed ones (2.2x slower that way, and slower than NumPy's own loop: 39 against 18 us
+    for 1e5 float64 in blocks of 128)."""
+    s = np.uint64(start)
     if n < 8:
         res = 0.0
-        for i in range(start, start + n):
-            res += a[i]
+        for i in range(n):
+            res += a[s + np.uint64(i)]
         return res
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    i = start + 8
-    end = start + n - n % 8
-    while i < end:
+    r0, r1, r2, r3 = a[s], a[s + np.uint64(1)], a[s + np.uint64(2)], a[s + np.uint64(3)]
+    r4, r5, r6, r7 = a[s + np.uint64(4)], a[s + np.uint64(5)], a[s + np.uint64(6)], a[s + np.uint64(7)]
+    end = n - n % 8
+    for j in range(8, end, 8):
+        i = s + np.uint64(j)
         r0 += a[i]
-        r1 += a[i + 1]
-        r2 += a[i + 2]
-        r3 += a[i + 3]
-        r4 += a[i + 4]
-        r5 += a[i + 5]
-        r6 += a[i + 6]
-        r7 += a[i + 7]
-        i += 8
+        r1 += a[i + np.uint64(1)]
+        r2 += a[i + np.uint64(2)]
+        r3 += a[i + np.uint64(3)]
+        r4 += a[i + np.uint64(4)]
+        r5 += a[i + np.uint64(5)]
+        r6 += a[i + np.uint64(6)]
+        r7 += a[i + np.uint64(7)]
     res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < start + n:
-        res += a[i]
-        i += 1
+    for j in range(end, n):
+        res += a[s + np.uint64(j)]
     return res
 
 
