@@ -18,6 +18,9 @@ Before grouping, a gradient's ``SumToShape(g, like)`` is dropped where ``g`` and
 provably have one shape (``drop_same_shape_sums``): it returns ``g`` itself then, and as a node
 it splits the elementwise group around it and makes ``like`` a value computed only for
 its shape (the logistic regression's gradient had four of them).
+
+After grouping, a float64 sum or mean of a fused result joins the fused node that computes it
+(``fuse_reductions``, ``reducing.py``): the Numba kernel adds values up as it computes them.
 """
 
 from __future__ import annotations

@@ -3,14 +3,18 @@ graph, writes the results something else reads and adds up the reduced ones, wit
 temporary array in between.  Optional, like ``numba_kernels.py``.
 
 The kernel is a plain ``numba.njit`` function of the node's array inputs (one-element constants
-are written into it, ``baked_constants``) returning ``(ok, outputs...)``: ``ok`` is False where
-it cannot take the call (then the NumPy kernel and reductions run, which also raise NumPy's
-errors and warnings): shapes that do not broadcast, an empty result, or inputs broadcast in a
-way the two loops below cannot index.
+are written into it, ``baked_constants``) and of the arrays its written outputs had on the last
+call (reused where of the right size), returning the outputs (a float for a reduction to 0-d:
+Numba boxes a 0-d array slowly).  It raises ``NotThisCall`` where it cannot take the call
+(then the NumPy kernel and reductions run, which also raise NumPy's
+errors and warnings): shapes that do not broadcast, an empty result, or an input broadcast at
+run time along axes its type does not say are of length 1.
 
 The reduced axes are the last ones (``rows``; all of them is one row) or the first ones
 (``columns``).  Seen as a ``(lead, trail)`` matrix (the leading and trailing axes each taken as
-one), every input is full or of length 1 along each part, read at ``r * so + c * si``.
+one), every input is, by its type, of length 1 along a part or else (checked at run time) of the
+full length there, so it is read at ``r * inner + c``, ``r``, ``c`` or ``0``; indices are unsigned
+integers, which Numba does not test for wrapping around, so the loads vectorize.
 Additions follow NumPy's order on the unfused result, a fresh C-contiguous array (tested bit for
 bit against it, ``tests/exec/test_fused_reductions.py``):
 - ``rows``: each row is NumPy's pairwise sum (``numba_reductions``): its values computed 128 at a
