@@ -52,8 +52,13 @@ class ReducingComposite(Composite):
     def elementwise(self) -> Composite:
         """The Composite computing the values that are written or reduced (made once)."""
         if "_elementwise" not in self.__dict__:
-            self._elementwise = Composite(self.nin, self.steps, self.outs)
+            self._elementwise = Composite(self.nin, self.steps, tuple(dict.fromkeys(self.outs)))
         return self._elementwise
+
+    def sources(self) -> list[int]:
+        """For each output, the output of ``elementwise()`` it is (or reduces): a value both
+        written and reduced is computed once."""
+        return [self.elementwise().outs.index(o) for o in self.outs]
 
     def __str__(self):
         def shown(k, text):
@@ -74,14 +79,15 @@ class ReducingComposite(Composite):
     # -- running -------------------------------------------------------------------
     def perform(self, node, inputs, output_storage):
         """The reference: the Composite's ``perform``, then each reduction's."""
-        values = self.elementwise().make_node(*node.inputs)
-        cells = [[None] for _ in self.outs]
-        super().perform(values, inputs, cells)
-        for k, (r, cell) in enumerate(zip(self.reductions, cells)):
+        elementwise = self.elementwise()
+        values = elementwise.make_node(*node.inputs)
+        cells = [[None] for _ in elementwise.outs]
+        elementwise.perform(values, inputs, cells)
+        for k, (r, j) in enumerate(zip(self.reductions, self.sources())):
             if r is None:
-                output_storage[k][0] = cell[0]
+                output_storage[k][0] = cells[j][0]
             else:
-                r.perform(r.make_node(values.outputs[k]), cell, [output_storage[k]])
+                r.perform(r.make_node(values.outputs[j]), cells[j], [output_storage[k]])
 
     def make_call(self, node, no_recycling=(), impl=None, rebind=None):
         """As ``Composite.make_call``; NumPy: the Composite's kernel, then the reductions, until
@@ -89,27 +95,30 @@ class ReducingComposite(Composite):
         elementwise = self.elementwise()
         values = elementwise.make_node(*node.inputs)
         handed_out = set(no_recycling or ())
+        sources = self.sources()
+        # the values a call hands out (written outputs that are): fresh memory on each call
+        fresh = {j for j, out, r in zip(sources, node.outputs, self.reductions) if r is None and out in handed_out}
         if impl in (None, "numpy"):
             reusable = [k for k, (out, r) in enumerate(zip(node.outputs, self.reductions))
                         if r is not None or out not in handed_out]
-            run = numpy_kernel(elementwise, values, reusable)
+            run = numpy_kernel(elementwise, values, [j for j in range(len(elementwise.outs)) if j not in fresh])
             # one step (a lone elementwise node): its NumPy call on the whole array, as unfused
             run = run if len(self.steps) > 1 else getattr(run, "whole", run)
-            numpy_run = reduced_after(run, self.reductions, node.inputs[0].ndim)
+            numpy_run = reduced_after(run, self.reductions, sources, node.inputs[0].ndim)
             if not supported(self, node):
                 return numpy_run
             # once hot, where the kernel does not run, small sums are Numba's loops, as unfused: so
             # the node turns hot after HOT_CALLS calls of any size (the kernel tests ``numba_below``)
-            hot_numpy_run = reduced_after(run, self.reductions, node.inputs[0].ndim, small_in_numba=True)
+            hot_numpy_run = reduced_after(run, self.reductions, sources, node.inputs[0].ndim, small_in_numba=True)
             return tier(numpy_run, lambda: reducing_kernel(self, node, hot_numpy_run, reusable), rebind)
-        run = elementwise.make_call(values, [values.outputs[k] for k, out in enumerate(node.outputs)
-                                             if out in handed_out], impl)
+        run = elementwise.make_call(values, [values.outputs[j] for j in fresh], impl)
         if run is None:
             return None
-        reduce_nodes = [None if r is None else r.make_node(var) for r, var in zip(self.reductions, values.outputs)]
+        reduce_nodes = [None if r is None else r.make_node(values.outputs[j]) for r, j in zip(self.reductions, sources)]
 
         def reduced(*inputs):   # the reductions on the backend's arrays, as unfused nodes run them
-            results = list(run(*inputs))
+            computed = list(run(*inputs))
+            results = [computed[j] for j in sources]
             for k, rnode in enumerate(reduce_nodes):
                 if rnode is not None:
                     cell = [None]
@@ -126,8 +135,9 @@ class ReducingComposite(Composite):
                 for shape, r in zip(values, self.reductions)]
 
 
-def reduced_after(run, reductions, ndim: int, small_in_numba: bool = False):
-    """``run`` (a Composite's NumPy kernel) followed by ``reductions`` on NumPy: what the
+def reduced_after(run, reductions, sources, ndim: int, small_in_numba: bool = False):
+    """``run`` (a Composite's NumPy kernel) followed by ``reductions`` of its outputs ``sources``
+    (``ReducingComposite.sources``) on NumPy: what the
     generated program calls for an unfused float64 sum or mean (``numpy_calls._reduce``),
     ``np.add.reduce``, divided by the count, an intp, for a mean; a 0-d result as an array.
     ``small_in_numba``: small results are summed by ``numba_reductions``' loops, as a hot
@@ -140,7 +150,8 @@ def reduced_after(run, reductions, ndim: int, small_in_numba: bool = False):
     add = np.add.reduce
 
     def reduced(*inputs):
-        results = list(run(*inputs))
+        computed = run(*inputs)
+        results = [computed[j] for j in sources]
         for k, axis, keepdims, mean, loop, small in todo:
             v = results[k]
             if loop is not None and 0 < v.size <= small:   # a fresh C-contiguous array
