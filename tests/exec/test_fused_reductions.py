@@ -235,3 +235,15 @@ def test_layouts_and_refusals():
     with pytest.raises(ValueError, match="one axis set"):
         ReducingComposite(1, [(et.exp(et.dvector()).owner.op, (0,))], [1, 1],
                           [et.math.Reduce("sum", (0,)), et.math.Reduce("sum", ())])
+
+
+def test_on_dask_the_composites_kernel_runs_then_the_reductions():
+    pytest.importorskip("dask.array")
+    x, y = et.dvector("x"), et.dvector("y")
+    outs = [(x * y + 1.0).sum(), ((x - y) ** 2).mean(), x * y]
+    f = eg.function([x, y], outs, backend="dask", chunks=50, rulesets=[])
+    assert len(reducing_nodes(f)) == 2
+    g = eg.function([x, y], outs, fusion=False, rulesets=[])
+    v, w = np.random.default_rng(6).normal(size=(2, 200))
+    for a, b in zip(f(v, w), g(v, w)):   # chunks are added in Dask's order
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12)
