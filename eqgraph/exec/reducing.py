@@ -129,6 +129,10 @@ class ReducingComposite(Composite):
         return reduced
 
     # -- static information ----------------------------------------------------------
+    def flops(self, inputs, outputs):
+        """One per step and element of the inputs' broadcast shape (an output may be reduced)."""
+        return int(len(self.steps) * np.prod(np.broadcast_shapes(*inputs), dtype=np.int64))
+
     def infer_shape(self, fgraph, node, shapes):
         values = super().infer_shape(fgraph, node, shapes)
         return [shape if r is None else r.infer_shape(fgraph, None, [shape])[0]

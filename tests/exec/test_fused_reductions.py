@@ -181,6 +181,7 @@ def test_dprint_shape_and_gradient_of_the_fused_node():
     shapes = [tuple(five if d is None else et.constant(np.int64(d)) for d in v.type.shape) for v in node.inputs]
     out_shapes = node.op.infer_shape(f.fgraph, node, shapes)
     assert [len(s) for s in out_shapes] == [o.ndim for o in node.outputs]
+    assert node.op.flops([(5,)] * len(node.inputs), [(5,), ()]) == 5 * len(node.op.steps)
     # its gradient goes through the scalar graph and the mean
     reduced = node.outputs[[o.ndim for o in node.outputs].index(0)]
     xs, ys = f.fgraph.inputs
