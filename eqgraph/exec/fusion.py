@@ -267,13 +267,22 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
         replace[old] = new
 
 
+#: a reduction of a value that something else reads too (so it is written anyway) is fused only
+#: into nodes of at least this many steps.  ``[y.sum(), y]`` for ``y = 2x + 1`` measured slower
+#: fused up to 1e5 elements (1.46 -> 1.71 us at 10, 53 -> 64 us at 1e5; faster at 1e6, 899 -> 751);
+#: for a 32-step arithmetic ``y`` no slower (193 -> 187 us at 1e5); bench/suite.py's 2,000-node graph
+#: (``y - y.mean()`` after each chain of about 250 steps) 102 -> 62 us at 10 elements
+WRITTEN_FROM_STEPS = 32
+
+
 def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
     """``fgraph`` with each float64 sum or mean of a fused node's result (or of a lone
     elementwise node's) taken into that node, a ``ReducingComposite`` (``reducing.py``): the
-    value is then added up as it is computed, and never written (a value that something else
-    reads too is left to the node and a reduction of its own).  A node takes the reductions of
-    one axis set (the first one met), over its last or first axes (``numba_fused.layout``;
-    others gain nothing from fusing).  ``fgraph`` itself when there is nothing to take."""
+    value is then added up as it is computed, and not written where nothing else reads it (a
+    value that something else reads too is fused only into long nodes, ``WRITTEN_FROM_STEPS``).
+    A node takes the reductions of one axis set (the first one met), over its last or first axes
+    (``numba_fused.layout``; others gain nothing from fusing).  ``fgraph`` itself when there is
+    nothing to take."""
     order = fgraph.toposort()
     known: set = set()
     taken: dict = {}   # producing node -> the Reduce nodes it takes
@@ -286,10 +295,10 @@ def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
             continue
         if type(producer.op) is not Composite and getattr(producer.op, "name", "") in TRANSCENDENTAL:
             continue   # sum(exp(x)): Numba's scalar exp is slower than NumPy's from 100 elements on
-        if any(client == "output" or not _fusable_reduction(client) for client, _ in fgraph.clients[node.inputs[0]]):
-            # the value is written anyway; then fusing measured slower up to 1e5 elements ([y.sum(), y]
-            # for y = 2x + 1: 1.46 -> 1.71 us at 10, 53 -> 64 us at 1e5) and faster only at 1e6 (899 -> 751)
-            continue
+        steps = len(producer.op.steps) if type(producer.op) is Composite else 1
+        if steps < WRITTEN_FROM_STEPS and any(client == "output" or not _fusable_reduction(client)
+                                              for client, _ in fgraph.clients[node.inputs[0]]):
+            continue   # the value is written anyway, and the node is short: see WRITTEN_FROM_STEPS
         reductions = taken.setdefault(producer, [])
         if not reductions or sorted(reductions[0].op.axis) == sorted(node.op.axis):
             reductions.append(node)

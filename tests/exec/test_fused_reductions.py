@@ -39,6 +39,10 @@ def _cases():
     yield "whole", [x, y], [(x * y + 1.0).sum()], [(37,), (37,)]
     yield "mean and value read elsewhere", [x, y], [(x - y).mean(), (x - y) * 2.0], [(300,), (300,)]
     yield "value itself an output (unfused)", [x], [(x * x).sum(), x * x], [(1000,)]
+    long = x
+    for _ in range(20):   # 40 steps: fused although written (fusion.WRITTEN_FROM_STEPS)
+        long = long * 0.5 + x
+    yield "long value itself an output", [x], [long.mean(), long], [(300,)]
     yield "standardize", [x], [(x - x.mean()) / et.sqrt(((x - x.mean()) ** 2).mean() + 1e-8)], [(129,)]
     yield "rows keepdims", [m, n], [(m * n - 1.0).sum(axis=1, keepdims=True)], [(7, 300), (7, 300)]
     yield "negative axis", [m], [et.sqrt(et.abs(m)).sum(axis=-1)], [(5, 9)]
