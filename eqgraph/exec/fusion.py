@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
 from eqgraph.exec.numba_fused import layout
-from eqgraph.exec.numba_kernels import TRANSCENDENTAL
+from eqgraph.exec.numba_kernels import TRANSCENDENTAL, numba
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.math import Reduce
@@ -273,6 +273,9 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
 #: for a 32-step arithmetic ``y`` no slower (193 -> 187 us at 1e5); bench/suite.py's 2,000-node graph
 #: (``y - y.mean()`` after each chain of about 250 steps) 102 -> 62 us at 10 elements
 WRITTEN_FROM_STEPS = 32
+#: without Numba the fused node runs the same NumPy calls with a Python call or two more
+#: (mean((x - y)**2) on 10 elements: 3.1 -> 4.2 us, no faster on 1e5): then nothing is fused
+FUSE_REDUCTIONS = numba is not None
 
 
 def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
@@ -283,6 +286,8 @@ def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
     A node takes the reductions of one axis set (the first one met), over its last or first axes
     (``numba_fused.layout``; others gain nothing from fusing).  ``fgraph`` itself when there is
     nothing to take."""
+    if not FUSE_REDUCTIONS:
+        return fgraph
     order = fgraph.toposort()
     known: set = set()
     taken: dict = {}   # producing node -> the Reduce nodes it takes

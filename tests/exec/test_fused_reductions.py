@@ -12,10 +12,17 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_fused, numba_kernels
+from eqgraph.exec import fusion, numba_fused, numba_kernels
 from eqgraph.exec.reducing import ReducingComposite
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
+DEFAULT_FUSE_REDUCTIONS = fusion.FUSE_REDUCTIONS
+
+
+@pytest.fixture(autouse=True)
+def _fused_even_without_numba(monkeypatch):
+    """The op's NumPy path is tested where Numba is missing too (fusion then leaves reductions)."""
+    monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", True)
 
 
 def reducing_nodes(f) -> list:
@@ -81,9 +88,18 @@ def _check_all_cases(rng):
 
 
 def test_numpy_path_equals_unfused(monkeypatch):
+    """The node's NumPy path (before it is hot, and where the kernel cannot run).  Without Numba
+    fusion leaves reductions alone (``fusion.FUSE_REDUCTIONS``); here it fuses them anyway."""
     monkeypatch.setattr(numba_kernels, "numba", None)
     monkeypatch.setattr(numba_fused, "numba", None)
     _check_all_cases(np.random.default_rng(0))
+
+
+def test_without_numba_nothing_is_fused(monkeypatch):
+    assert DEFAULT_FUSE_REDUCTIONS is (numba_kernels.numba is not None)
+    monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", False)
+    x = et.dvector("x")
+    assert not reducing_nodes(eg.function([x], (x * x + 1.0).sum(), rulesets=[]))
 
 
 @needs_numba
