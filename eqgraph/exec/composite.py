@@ -67,9 +67,10 @@ class Composite(Op):
         self._inner: dict = {}  # input types -> (inner input variables, inner nodes)
 
     # -- what it computes, for people ----------------------------------------------
-    def expression(self, limit: int = 160) -> str:
+    def expression(self, limit: int = 160, shown=None) -> str:
         """The outputs as nested calls over ``i0, i1, ...``; a step read twice, or read
-        once and also returned, gets a name (``t3=...``) so nothing is printed twice."""
+        once and also returned, gets a name (``t3=...``) so nothing is printed twice.
+        ``shown(k, text)``, if given, is how output ``k`` computed by ``text`` is printed."""
         uses = [0] * (self.nin + len(self.steps))
         for _, args in self.steps:
             for a in args:
@@ -83,7 +84,8 @@ class Composite(Op):
                 lets.append(f"t{j}={call}")
                 call = f"t{j}"
             text.append(call)
-        body = "; ".join(lets + [text[o] for o in self.outs])
+        outs = [text[o] if shown is None else shown(k, text[o]) for k, o in enumerate(self.outs)]
+        body = "; ".join(lets + outs)
         return body if len(body) <= limit else body[: limit - 3] + "..."
 
     def __str__(self):

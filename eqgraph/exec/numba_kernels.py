@@ -115,6 +115,20 @@ def baked_constants(op, node) -> dict:
     return literals
 
 
+def scalar_steps(op, names: list, indent: str):
+    """The lines computing each step of ``op``'s scalar graph into ``t0, t1, ...`` from ``names``
+    (an expression for each input; each step's ``t{j}`` is appended), or None where a step has
+    no scalar form with NumPy's semantics."""
+    body = []
+    for j, (step_op, args) in enumerate(op.steps):
+        key = f"cast_{step_op.dtype}" if isinstance(step_op, Cast) else step_op.name
+        if key not in FORMS:
+            return None
+        body.append(f"{indent}t{j} = {FORMS[key].format(*[names[a] for a in args])}")
+        names.append(f"t{j}")
+    return body
+
+
 def kernel_source(op, node) -> str | None:
     """The module source of ``node``'s Numba kernel, or None where it is not supported."""
     dtypes = op.value_dtypes(node)
@@ -123,13 +137,9 @@ def kernel_source(op, node) -> str | None:
     literals = baked_constants(op, node)
     names = [literals.get(k, f"i{k}") for k in range(op.nin)]
     kept = [k for k in range(op.nin) if k not in literals]
-    body = []
-    for j, (step_op, args) in enumerate(op.steps):
-        key = f"cast_{step_op.dtype}" if isinstance(step_op, Cast) else step_op.name
-        if key not in FORMS:
-            return None
-        body.append(f"    t{j} = {FORMS[key].format(*[names[a] for a in args])}")
-        names.append(f"t{j}")
+    body = scalar_steps(op, names, "    ")
+    if body is None:
+        return None
     in_types = ", ".join(NUMBA_TYPES[dtypes[k]] for k in kept)
     params = [f"i{k}" for k in kept]
     if len(op.outs) == 1 and len(kept) == 1:
@@ -268,16 +278,24 @@ def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run
 
 def tiered(op, node, numpy_run, rebind=None):
     """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
-    ``numba_below(op)``, then the Numba kernel for such arrays; ``numpy_run`` itself where
-    Numba is missing or cannot compile the node.
-
-    ``rebind(fast)``, if given, is called once the kernel is compiled, with a ``run`` that
-    needs no tier above it (it tests the sizes itself): the generated program puts it where it
-    called this one, which saves two Python calls of about 0.4 us on every later call."""
+    ``numba_below(op)``, then the Numba kernel for such arrays (``tier``); ``numpy_run`` itself
+    where Numba is missing or cannot compile the node."""
     ranks = {o.ndim for o in node.outputs}
     if numba is None or (0 in ranks and len(ranks) > 1) or kernel_source(op, node) is None:
         return numpy_run   # (outputs of no axes beside others: the kernel would broadcast them)
-    calls, fast, below = 0, None, numba_below(op)
+    below = numba_below(op)
+    return tier(numpy_run, lambda: numba_kernel(op, node, numpy_run, below), rebind, below)
+
+
+def tier(numpy_run, build, rebind=None, below=math.inf):
+    """``run(*inputs)``: ``numpy_run`` until it has run ``HOT_CALLS`` times on arrays smaller than
+    ``below``; then ``build()`` (a run that tests the sizes itself, or None where it failed:
+    ``numpy_run`` for good) from then on.
+
+    ``rebind(fast)``, if given, is called once the kernel is built, with that ``run``: the
+    generated program puts it where it called this one, which saves two Python calls of about
+    0.4 us on every later call."""
+    calls, fast = 0, None
 
     def run(*inputs):
         nonlocal calls, fast
@@ -287,7 +305,7 @@ def tiered(op, node, numpy_run, rebind=None):
             return numpy_run(*inputs)
         calls += 1
         if calls == HOT_CALLS:
-            fast = numba_kernel(op, node, numpy_run, below)   # None where it failed: NumPy for good
+            fast = build()   # None where it failed: NumPy for good
             if fast is None:
                 fast = numpy_run
             if rebind is not None:
@@ -298,4 +316,4 @@ def tiered(op, node, numpy_run, rebind=None):
 
 
 __all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "is_cached", "kernel_source", "load_kernel",
-           "numba_kernel", "tiered"]
+           "numba_kernel", "scalar_steps", "tier", "tiered"]
