@@ -43,6 +43,7 @@ from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
 from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
+from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
@@ -242,6 +243,29 @@ def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
     return lines
 
 
+def _reducing(w: _Writer, node):
+    """A ``ReducingComposite``: its elementwise part as a loop, then each sum or mean as
+    ``_reduce`` writes it (the inputs are at most ``SMALL_INPUTS`` long here, so the values
+    summed are a small array, and the sums keep NumPy's order)."""
+    op = node.op
+    values = op.elementwise().make_node(*node.inputs)   # the values written or reduced, as variables
+    lines = _elementwise(w, values)
+    if lines is None:
+        return None
+    for out, source, reduction in zip(node.outputs, op.sources(), op.reductions):
+        value = values.outputs[source]
+        if reduction is None:
+            w.names[out] = w.names[value]
+            continue
+        reduced = reduction.make_node(value)
+        more = _reduce(w, reduced)
+        if more is None:
+            return None
+        lines += more
+        w.names[out] = w.names[reduced.outputs[0]]
+    return lines
+
+
 # -- other nodes ---------------------------------------------------------------------------------
 def _matmul(w: _Writer, node):
     a, b = node.inputs
@@ -328,9 +352,9 @@ def _shape(w: _Writer, node):
 
 #: op class -> translation (writer, node) -> the lines computing the node, or None where it has
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
-TRANSLATIONS = {Composite: _elementwise, Elemwise: _elementwise, Cast: _elementwise, MatMul: _matmul,
-                Reduce: _reduce, Softmax: _softmax, SumToShape: _sum_to_shape, DimShuffle: _dimshuffle,
-                Shape: _shape, Reshape: _reshape}
+TRANSLATIONS = {Composite: _elementwise, ReducingComposite: _reducing, Elemwise: _elementwise, Cast: _elementwise,
+                MatMul: _matmul, Reduce: _reduce, Softmax: _softmax, SumToShape: _sum_to_shape,
+                DimShuffle: _dimshuffle, Shape: _shape, Reshape: _reshape}
 
 #: numba_reductions.KERNELS key -> the name the generated module imports it as
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
