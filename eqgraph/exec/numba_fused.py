@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_kernel, numba, numba_below, scalar_steps
+from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
 
 #: part of every kernel's source: a kernel compiled against other summing loops is not reused
 _REDUCTIONS_VERSION = hashlib.sha256(Path(numba_reductions.__file__).read_bytes()).hexdigest()[:16]
@@ -200,11 +199,8 @@ def reducing_kernel(op, node, numpy_run, reusable=()):
     source = kernel_source(op, node)
     if source is None:
         return None
-    try:
-        kernel = load_kernel(source)
-    except Exception as err:  # noqa: BLE001  (a broken cache or Numba bug: NumPy keeps running)
-        warnings.warn(f"eqgraph: Numba could not build a fused reduction; NumPy runs it instead ({err})",
-                      RuntimeWarning, stacklevel=2)
+    kernel = load_or_warn(source, "a fused reduction")
+    if kernel is None:
         return None
     kept = [k for k in range(op.nin) if k not in baked_constants(op, node)]
     written = [k for k, r in enumerate(op.reductions) if r is None]

@@ -211,6 +211,17 @@ def load_kernel(source: str):
         return kernel
 
 
+def load_or_warn(source: str, what: str):
+    """``load_kernel(source)``, or None with a warning where Numba fails (a broken cache, a Numba
+    bug): the NumPy kernel keeps running ``what``."""
+    try:
+        return load_kernel(source)
+    except Exception as err:  # noqa: BLE001
+        warnings.warn(f"eqgraph: Numba could not build {what}; NumPy runs it instead ({err})",
+                      RuntimeWarning, stacklevel=3)
+        return None
+
+
 def numba_kernel(op, node, numpy_run=None, below=math.inf):
     """``run(*inputs) -> tuple of outputs`` with Numba, or None where Numba is missing or the node
     is not supported.
@@ -228,11 +239,8 @@ def numba_kernel(op, node, numpy_run=None, below=math.inf):
     partial = {tuple(sorted(reads - baked)) for reads in op.inputs_read() if len(reads - baked) < len(kept)}
     if source is None or ((partial or below != math.inf) and numpy_run is None):
         return None
-    try:
-        loaded = load_kernel(source)
-    except Exception as err:  # noqa: BLE001  (a broken cache or Numba bug: NumPy keeps running)
-        warnings.warn(f"eqgraph: Numba could not build a fused kernel; NumPy runs it instead ({err})",
-                      RuntimeWarning, stacklevel=2)
+    loaded = load_or_warn(source, "a fused kernel")
+    if loaded is None:
         return None
     # with scalar core dimensions only, Numba builds a plain NumPy ufunc: call it directly
     kernel = getattr(loaded, "ufunc", None) or loaded
@@ -316,4 +324,4 @@ def tier(numpy_run, build, rebind=None, below=math.inf):
 
 
 __all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "is_cached", "kernel_source", "load_kernel",
-           "numba_kernel", "scalar_steps", "tier", "tiered"]
+           "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]

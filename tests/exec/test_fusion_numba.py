@@ -2,6 +2,9 @@
 the NumPy fallback when Numba is missing, agreement with NumPy on NaN/inf/broadcasting,
 and the on-disk kernel cache (hit and miss).  Tests that compile skip without Numba."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -115,10 +118,6 @@ def test_kernel_cache_miss_then_hit(tmp_path, monkeypatch):
 
 @needs_numba
 def test_a_new_process_loads_the_cached_kernel(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
         "from eqgraph.exec import numba_kernels\n"
@@ -128,7 +127,13 @@ def test_a_new_process_loads_the_cached_kernel(tmp_path):
         "[node] = [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]\n"
         "k = numba_kernels.load_kernel(numba_kernels.kernel_source(node.op, node))\n"
         "print('hit' if k.cache_hit else 'miss')\n")
-    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
+    assert_miss_then_hit(script, tmp_path)
+
+
+def assert_miss_then_hit(script: str, cache) -> None:
+    """Run ``script`` (it prints 'hit' or 'miss') in two fresh processes sharing the kernel cache
+    ``cache``: the first compiles, the second loads."""
+    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(cache),
            "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
             for _ in range(2)]

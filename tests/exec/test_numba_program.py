@@ -4,9 +4,6 @@ program's error for bad inputs, the program itself for untranslatable graphs and
 Numba, outputs that share no memory, and the disk cache in a second process.  Tests that
 compile skip without Numba."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +11,8 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels, numba_program
+from fuzz_graphs import make_graph
+from test_fusion_numba import assert_miss_then_hit
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 
@@ -196,9 +195,6 @@ def test_many_random_graphs_give_the_hot_programs_values(hot_at_once):
 def test_fuzz_graphs_give_the_hot_programs_values(seed, hot_at_once):
     """Graphs of tests/fuzz_graphs.py that have a whole function (most have float32 or
     indexing nodes, which keep the program)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    from fuzz_graphs import make_graph
-
     graph = make_graph(seed)
     f = eg.function([s for s, _ in graph.inputs], [t.sym for t in graph.outputs], on_unused_input="ignore")
     _assert_same(*_whole_and_program(f, [v for _, v in graph.inputs]), exact=False)
@@ -284,11 +280,7 @@ def test_a_new_process_loads_the_whole_function_from_the_disk_cache(tmp_path):
         "for _ in range(2): f(np.ones((3, 2)), np.ones(2))\n"
         "hot = f.program.call.__globals__['hot']\n"
         "print('hit' if hot.cache_hit else 'miss')\n")
-    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-            for _ in range(2)]
-    assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
+    assert_miss_then_hit(script, tmp_path)
 
 
 @needs_numba
