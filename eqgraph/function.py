@@ -147,8 +147,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
         extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
-        fused = fuse(optimized) if fusion and not debug else optimized  # exec/fusion.py
-        fused = destroy_dead_inputs(fused) if fusion and not debug else fused  # in place: exec/inplace.py
+        # exec/fusion.py, then fused nodes that overwrite dead inputs (exec/inplace.py)
+        fused = destroy_dead_inputs(fuse(optimized)) if fusion and not debug else optimized
         # cells of its own for every input: a call reads the shared values into them
         transfer = getattr(runtime, "constant_to_device", runtime.to_device)
         program = link(fused, allow_gc=allow_gc, profile=profile, transfer=transfer,

@@ -103,22 +103,25 @@ class _Tables:
         """Declarations, the rows' files and the runs; ``declared``: the session has the
         encoder's rulesets and ``FIXED`` relations already (``declare_fixed``)."""
         lines = [] if declared else ["(ruleset encode)", "(ruleset encoded)"]
-        for name, (sorts, rule) in self.schemas.items():
+        for name in self.schemas:
             path = directory / f"{prefix}{name}.tsv"
             with open(path, "w") as fh:
                 fh.writelines("\t".join(map(str, row)) + "\n" for row in self.rows[name])
             if not (declared and name in FIXED_NAMES):
-                lines += [f"(relation {name} ({' '.join(sorts)}))", rule]
+                lines += self._declaration(name)
             lines.append(f'(input {name} "{path.name}")')
         lines.append("(run encode 1)")
         lines.append("(run encoded 1)")
         return "\n".join(lines)
 
     def declarations(self) -> str:
-        lines = ["(ruleset encode)", "(ruleset encoded)"]
-        for name, (sorts, rule) in self.schemas.items():
-            lines += [f"(relation {name} ({' '.join(sorts)}))", rule]
-        return "\n".join(lines)
+        """The encoder's rulesets, and every relation with its rules (``declare_fixed``)."""
+        return "\n".join(["(ruleset encode)", "(ruleset encoded)", *(line for name in self.schemas
+                                                                      for line in self._declaration(name))])
+
+    def _declaration(self, name: str) -> list[str]:
+        sorts, rule = self.schemas[name]
+        return [f"(relation {name} ({' '.join(sorts)}))", rule]
 
 
 #: the relations every encoding uses: (name, column sorts, the union or set a row makes, columns)

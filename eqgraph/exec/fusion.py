@@ -117,7 +117,7 @@ def drop_same_shape_sums(fgraph: FunctionGraph, order=None) -> FunctionGraph:
     return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
 
 
-def _folded(node, known: set) -> bool:
+def folds(node, known: set) -> bool:
     """Whether the linker folds ``node`` (its inputs are constants or folded): then its outputs
     join ``known``, the variables computable at link time."""
     if all(isinstance(v, Constant) or v in known for v in node.inputs):
@@ -136,9 +136,7 @@ def _group(order) -> list[_Group]:
         above = 0
         for v in node.inputs:
             above |= ancestors.get(v, 0)
-        if _folded(node, known):
-            pass
-        elif is_fusable(node.op):
+        if not folds(node, known) and is_fusable(node.op):
             bit = 1 << position[node]
             _merge(node, bit, ancestors, group_of)
             above |= bit
@@ -292,7 +290,7 @@ def fuse_reductions(fgraph: FunctionGraph) -> FunctionGraph:
     known: set = set()
     taken: dict = {}   # producing node -> the Reduce nodes it takes
     for node in order:
-        if _folded(node, known) or not _fusable_reduction(node):
+        if folds(node, known) or not _fusable_reduction(node):
             continue
         producer = node.inputs[0].owner
         if producer is None or producer.outputs[0] in known or not (
@@ -351,4 +349,4 @@ def _emit_reducing(producer, reductions, inputs, fgraph, absorbed, replace) -> N
         replace[old] = new
 
 
-__all__ = ["drop_same_shape_sums", "fuse", "fuse_reductions", "shape_sources"]
+__all__ = ["drop_same_shape_sums", "folds", "fuse", "fuse_reductions", "shape_sources"]

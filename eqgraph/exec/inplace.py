@@ -25,22 +25,21 @@ node, so peak memory drops (``tests/exec/test_inplace.py`` measures it).
 from __future__ import annotations
 
 from eqgraph.exec.composite import Composite
+from eqgraph.exec.fusion import folds
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
 
 
-def destroy_dead_inputs(fgraph: FunctionGraph, protected=()) -> FunctionGraph:
+def destroy_dead_inputs(fgraph: FunctionGraph) -> FunctionGraph:
     """``fgraph``, or a new graph (same inputs and outputs) in which fused nodes overwrite the
-    inputs that the rules above allow.  ``protected``: more variables whose memory must stay
-    (the function's shared values are among its inputs already)."""
+    inputs that the rules above allow (the function's shared values are among its inputs)."""
     order = fgraph.toposort()
     bit = {node: 1 << i for i, node in enumerate(order)}
     ancestors: dict = {}   # variable -> bit mask of the nodes it depends on
     root = {v: v for v in fgraph.variables}
     members: dict = {}     # root -> the variables made so far that hold its memory (itself and views)
-    kept = {v for v in [*fgraph.inputs, *protected] if v in root}
-    constant = {v for v in fgraph.variables if isinstance(v, Constant)}
-    kept |= constant
+    kept = set(fgraph.inputs) | {v for v in fgraph.variables if isinstance(v, Constant)}
+    folded: set = set()    # what the linker computes once from constants
     chosen: dict = {}      # node -> its (output, input) pairs
     for node in order:
         above = 0
@@ -51,8 +50,7 @@ def destroy_dead_inputs(fgraph: FunctionGraph, protected=()) -> FunctionGraph:
             chosen[node] = pairs
         aliases = {**getattr(node.op, "view_map", {}), **getattr(node.op, "destroy_map", {}),
                    **{k: [j] for k, j in pairs}}
-        if all(v in constant for v in node.inputs):  # computed from constants alone: the linker folds it once
-            constant.update(node.outputs)
+        if folds(node, folded):
             kept.update(node.outputs)
         for k, out in enumerate(node.outputs):
             ancestors[out] = above | bit[node]

@@ -61,12 +61,13 @@ def numpy_kernel(op, node, reusable=()):
         fn = NUMPY_FORMS.get(step_op.name) or step_op.scalar.impl(np)
         in_dtypes = [v.type.numpy_dtype for v in inner_node.inputs]
         steps.append((fn, args, dtype, exact_ufunc(fn, tuple(in_dtypes), dtype) and inner_node.outputs[0].ndim > 0))
-    inplace = {op.outs[k] - op.nin: j for k, j in op.inplace if steps[op.outs[k] - op.nin][3]}
-    whole = _compile(_whole_source(op.nin, steps, op.outs, inplace), steps)
+    # output -> the input it may be written into, where its step is a ufunc that can take out=
+    overwrites = {k: j for k, j in op.inplace if steps[op.outs[k] - op.nin][3]}
+    whole = _compile(_whole_source(op.nin, steps, op.outs, {op.outs[k] - op.nin: j for k, j in overwrites.items()}),
+                     steps)
     ndim = node.outputs[0].ndim
     if ndim == 0:
         return whole
-    overwrites = {k: j for k, j in op.inplace if op.outs[k] - op.nin in inplace}   # output -> input
     blocked = []  # compiled on first use: most nodes never see a large array
     depends = op.inputs_read()
     out_dtypes = [steps[o - op.nin][2] for o in op.outs]

@@ -245,16 +245,13 @@ def _destroy_copies(node, i, fgraph, storage_map, roots, protected, position, co
     for j in sorted(destroyed):
         var = node.inputs[j]
         root = roots[var]
-        # values made before this node that share the memory and are read after it; the node's
-        # own outputs hold the overwritten value, and what is made from them later is newer still
+        # values made before this node that share the memory and are read after it, or returned
+        # (a client "output"); the node's own outputs hold the overwritten value, and what is
+        # made from them later is newer still: the call may return those
         later = any(roots[v] is root and (v.owner is None or position.get(v.owner, -1) < i)
-                    and any(position.get(c, -1) > i for c, _ in clients)
+                    and any(c == "output" or position.get(c, -1) > i for c, _ in clients)
                     for v, clients in fgraph.clients.items())
-        # an output made before this node (or viewing such memory) would be overwritten; the
-        # node's own result, or a view of it made later, is what the call returns: no copy
-        made_before = any(roots[o] is root and (o.owner is None or position.get(o.owner, -1) < i)
-                          for o in fgraph.outputs)
-        if root in protected or later or made_before:
+        if root in protected or later:
             cell = [None]
             override[var] = cell
             pre.append((storage_map[var], cell))

@@ -40,7 +40,7 @@ from eqgraph.tensor.type import TensorType
 #: (NumPy on one core, 100k float64 elements; ``calibrated.py`` is data that script writes)
 ELEMENT_COST = dict(MEASURED["element_ns"])
 #: the same inside a fused Numba loop (exec/numba_kernels.py), where NumPy's pass per op is gone:
-#: ``where`` 4.9 ns per element in NumPy, 0.07 in the loop; libm calls are slower there
+#: ``where`` is a slow pass in NumPy and nearly free in the loop; libm calls are slower there
 KERNEL_ELEMENT_COST = dict(MEASURED.get("kernel_element_ns", {}))
 #: what such a loop pays per element for each array it reads from memory
 KERNEL_STREAM_COST = MEASURED.get("kernel_stream_ns", 0.2)
