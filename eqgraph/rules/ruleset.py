@@ -38,13 +38,12 @@ egglog adds later is refused until someone decides it is harmless).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import os
 import re
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
 from eqgraph.egraph.adapter import FORMS_PER_RUN, EgglogPanic
@@ -84,13 +83,11 @@ class Rule:
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
 
-    def __hash__(self):
-        # the fields' hash, once: saturation looks rules up in caches about 1,200 times a compile
-        return self._hash
+    def __hash__(self):  # the fields' hash, once: saturation looks rules up ~1,200 times a compile
+        return self.__dict__.get("_hash") or self.__dict__.setdefault("_hash", hash(astuple(self)))
 
-    @functools.cached_property
-    def _hash(self) -> int:
-        return hash(dataclasses.astuple(self))
+    def __getstate__(self):  # string hashes differ between processes: a pickle keeps no hash
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def new_nodes_per_match(self) -> dict[str, int]:
         """At most how many e-nodes one match adds, per rule as egglog names it (a
