@@ -22,6 +22,7 @@ from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 from eqgraph.egraph.snapshot import EGraphData
+from eqgraph.rules import bounds
 from eqgraph.rules import ruleset as rs
 
 #: the default schedule, in one place: (ruleset, mode) pairs, analyses ("saturate": run to
@@ -148,6 +149,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         report.rule_seconds = defaultdict(float)
     combined: dict[tuple, str] = {}  # the rules a step may run -> the ruleset of just those
     new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
+    swapped = {r.name: r.swapped_ops() for r in loaded}  # the operand orders each rule is sent in
     start = time.perf_counter()
 
     def run(schedule: str, label: str):
@@ -228,24 +230,35 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             alive = [(step, rule) for step, rule in rules if timed or rule.may_match(empty)]
             if not alive:
                 continue
-            step = _ruleset_of(session, ruleset_name, alive, len(rules), combined)
             rule_name = alive[0][1].name if timed else None
-            new_per_match = sum(rule.max_new_nodes for _, rule in alive)
             started = time.perf_counter()
             # Limits.seconds covers extraction, whose first pass cannot be cut short and
             # takes time in proportion to the e-nodes: the time left caps them too
             affordable = (limits.seconds - (started - start)) / EXTRACTION_SECONDS_PER_ENODE
             cap, budget = (limits.nodes, "nodes") if limits.nodes <= affordable else (int(affordable), "seconds")
-            step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, cap, new_per_match)
-            changed |= step_changed
-            banned |= step_banned
-            held_back = budget if step_held_back else held_back
+            # the rules whose table sizes prove they stay within the limits run as egglog's
+            # plain step, which searches only what changed since they last ran; the others
+            # run as a back-off step, which searches the whole e-graph (rules/bounds.py)
+            plain, searched = _split_by_bound(alive, swapped[ruleset_name], sizes, cap - size, match_limit)
+            for part in (plain, searched):
+                if not part:
+                    continue
+                step = _ruleset_of(session, ruleset_name, part, len(rules), combined)
+                if part is plain:
+                    step_changed, step_banned, step_held_back = run(f"(run {step})", ruleset_name).updated, False, False
+                else:
+                    new_per_match = sum(rule.max_new_nodes for _, rule in part)
+                    step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, cap,
+                                                                             new_per_match)
+                changed |= step_changed
+                banned |= step_banned
+                held_back = budget if step_held_back else held_back
+                if step_changed:  # else the analyses are still at their fixed point: nothing to run
+                    changed |= analyse()
+                    sizes = _check_types(encoded, report, rule_name or ruleset_name)
+                    size = enode_count(sizes, encoded.schema.by_name)
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
-            if step_changed:  # else the analyses are still at their fixed point: nothing to run
-                changed |= analyse()
-                sizes = _check_types(encoded, report, rule_name or ruleset_name)
-                size = enode_count(sizes, encoded.schema.by_name)
         last_seconds = time.perf_counter() - t
         growth = max(size / max(report.sizes[-1], 1), 1.0)
         report.sizes.append(size)
@@ -273,6 +286,23 @@ def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict
         combined[key] = f"{ruleset}__some{next(_UNIONS)}"  # new in this session, however often it saturates
         session.run(f"(unstable-combined-ruleset {combined[key]} {' '.join(key)})")
     return combined[key]
+
+
+def _split_by_bound(alive: list, swapped_ops: tuple, sizes: dict[str, int], room: int, match_limit: int):
+    """(the (ruleset, rule) pairs of ``alive`` that a plain egglog step may run, the rest).
+
+    A plain step applies every match it finds. It may run the rules that the e-graph's
+    ``sizes`` prove can have at most ``match_limit`` matches each (none would be banned) and
+    whose e-nodes, all matches applied, fit in ``room`` together (rules/bounds.py)."""
+    plain, rest, added = [], [], 0
+    for pair in alive:
+        most, nodes = bounds.most_matches_and_nodes(pair[1], swapped_ops, sizes)
+        if most <= match_limit and added + nodes <= room:
+            plain.append(pair)
+            added += nodes
+        else:
+            rest.append(pair)
+    return plain, rest
 
 
 def _changed_and_matches(run_report) -> tuple[bool, dict[str, int]]:
