@@ -54,6 +54,7 @@ class Session:
         self.thread = threading.get_ident()
         self.depth = 0        # snapshots on egglog's stack (``push`` minus ``pop``)
         self.broken = False   # egglog panicked: the e-graph's state is unknown
+        self._declared: list[set[str]] = [set()]  # names ``declare_once`` declared, per push level
 
     def run(self, text: str, filename: str | None = None) -> list:
         """Parse and run ``text``; return egglog's outputs."""
@@ -93,15 +94,24 @@ class Session:
         [out] = self.run(f"(run-schedule {schedule})")
         return out.report
 
+    def declare_once(self, name: str, command: str) -> None:
+        """Run ``command``, which declares ``name``, unless this session holds it already (a
+        declaration made after a ``push`` is gone after its ``pop``)."""
+        if not any(name in level for level in self._declared):
+            self.run(command)
+            self._declared[-1].add(name)
+
     def push(self) -> None:
         self.run("(push)")
         self.depth += 1
+        self._declared.append(set())
 
     def pop(self) -> None:
         if self.broken:  # nothing left to restore: the session is thrown away
             return
         self.run("(pop)")
         self.depth -= 1
+        self._declared.pop()
 
     def tables(self, names, containers: dict[str, tuple[str, str]]) -> dict[str, list[tuple]]:
         """The rows of the functions and constructors ``names``, in the order egglog declared

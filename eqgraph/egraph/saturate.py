@@ -12,7 +12,8 @@ term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
 
 from __future__ import annotations
 
-import itertools
+import functools
+import hashlib
 import re
 import time
 from collections import defaultdict
@@ -103,6 +104,7 @@ class TypeContradiction(TypeError):
     """A rewrite merged terms whose static types cannot both hold."""
 
 
+@functools.lru_cache(maxsize=8192)  # a compile reads ~500 names from egglog's reports
 def _rule_name(egglog_name: str) -> str:
     """egglog reports the two directions of a birewrite as "name=>" and "name<="; a rule
     sent again with other operand orders is "name~k" (rules/ruleset.py ``operand_orders``)."""
@@ -110,6 +112,7 @@ def _rule_name(egglog_name: str) -> str:
     return egglog_name[:-2] if egglog_name.endswith(("=>", "<=")) else egglog_name
 
 
+@functools.lru_cache(maxsize=8192)
 def _written(egglog_name: str) -> str:
     """The rule (or birewrite direction) that ``egglog_name`` was sent for."""
     return re.sub(r"~\d+$", "", egglog_name)
@@ -147,8 +150,6 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     if time_rules:
         steps = [(r.name, [pair], True) for r in loaded if r.mode == "step" for pair in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
-    combined: dict[tuple, str] = {}  # the rules a step may run -> the ruleset of just those
-    new_nodes = {name: n for r in loaded for rule in r.rules for name, n in rule.new_nodes_per_match().items()}
     swapped = {r.name: r.swapped_ops() for r in loaded}  # the operand orders each rule is sent in
     start = time.perf_counter()
 
@@ -174,12 +175,13 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         scheduler = f"(let-scheduler bo (back-off :match-limit {limit}))"
         return _changed_and_matches(run(f"{scheduler} (repeat 1 (run-with bo {step}))", label))
 
-    def bounded_step(step: str, label: str, size: int, cap: int, new_per_match: int) -> tuple[bool, bool, bool]:
+    def bounded_step(step: str, label: str, rules: list, size: int, cap: int) -> tuple[bool, bool, bool]:
         """Run one step keeping the e-graph within ``cap`` e-nodes: (changed, a rule was
         banned, the cap held a rule back). The cap is enforced before egglog runs (egglog
         checks sizes only between iterations: 1.85x the budget was measured at 10k
         e-nodes, 4x at 100k): a rule with more matches than the limit is banned for the
         step (back-off), so the limit is lowered until the most the step can add fits."""
+        new_per_match = sum(rule.max_new_nodes for rule in rules)
         room = cap - size
         worst_case_fits = new_per_match * match_limit <= room
         limit = match_limit if worst_case_fits else room // max(new_per_match, 1)
@@ -199,6 +201,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         # whose matches fit in the room left, fewest matches first
         _, found = run_step(step, label, 0)
         room = cap - enode_count(session.sizes(), encoded.schema.by_name)
+        new_nodes = {name: n for rule in rules for name, n in rule.new_nodes_per_match().items()}
         fitted = _fitting_match_limit(found, new_nodes, room, match_limit)
         if fitted > ran:
             more, _ = run_step(step, label, fitted)
@@ -213,6 +216,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     report.sizes.append(size)
     match_limit = limits.match_limit or max(1000, 2 * size)
     growth, last_seconds = 2.0, 0.0
+    empty_in, empty = None, set()  # the tables with no row, and the sizes they were read from
     report.stop_reason = "iterations"
     for _ in range(limits.iterations):
         elapsed = time.perf_counter() - start
@@ -223,7 +227,8 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         t = time.perf_counter()
         changed, banned, held_back = False, False, None  # held back: by which budget
         for ruleset_name, rules, timed in steps:
-            empty = {name for name, rows in sizes.items() if not rows}
+            if sizes is not empty_in:  # the tables changed since ``empty`` was read off them
+                empty_in, empty = sizes, {name for name, rows in sizes.items() if not rows}
             # a rule whose query names a constructor with no e-node cannot match: leave it out
             # of the step (a step searches the whole e-graph for every rule it runs); profiling
             # times every rule
@@ -243,13 +248,12 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             for part in (plain, searched):
                 if not part:
                     continue
-                step = _ruleset_of(session, ruleset_name, part, len(rules), combined)
+                step = _ruleset_of(session, ruleset_name, part, len(rules))
                 if part is plain:
                     step_changed, step_banned, step_held_back = run(f"(run {step})", ruleset_name).updated, False, False
                 else:
-                    new_per_match = sum(rule.max_new_nodes for _, rule in part)
-                    step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name, size, cap,
-                                                                             new_per_match)
+                    step_changed, step_banned, step_held_back = bounded_step(step, ruleset_name,
+                                                                             [rule for _, rule in part], size, cap)
                 changed |= step_changed
                 banned |= step_banned
                 held_back = budget if step_held_back else held_back
@@ -269,23 +273,21 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     return report
 
 
-_UNIONS = itertools.count()  # numbers the unions of some rules: a name is never declared twice
-
-
-def _ruleset_of(session, ruleset: str, alive: list, n_rules: int, combined: dict) -> str:
+def _ruleset_of(session, ruleset: str, alive: list, n_rules: int) -> str:
     """The egglog ruleset that runs just the rules ``alive`` ((one-rule ruleset, rule) pairs
     of ``ruleset``, which has ``n_rules``): the ruleset itself when all are, one rule's own
-    ruleset, or their union, declared once per saturation (a pooled session forgets it when
-    the compile's snapshot is popped)."""
+    ruleset, or their union, declared once per session (a pooled session forgets it when the
+    compile's snapshot is popped). The union's name is made from its rules: egglog keeps a
+    report per ruleset name for good, and a pooled session cloned a longer one on every
+    compile while each compile named its unions anew."""
     if len(alive) == n_rules:
         return ruleset
     if len(alive) == 1:
         return alive[0][0]
-    key = tuple(step for step, _ in alive)
-    if key not in combined:
-        combined[key] = f"{ruleset}__some{next(_UNIONS)}"  # new in this session, however often it saturates
-        session.run(f"(unstable-combined-ruleset {combined[key]} {' '.join(key)})")
-    return combined[key]
+    key = " ".join(step for step, _ in alive)
+    name = f"{ruleset}__some_{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}"
+    session.declare_once(name, f"(unstable-combined-ruleset {name} {key})")
+    return name
 
 
 def _split_by_bound(alive: list, swapped_ops: tuple, sizes: dict[str, int], room: int, match_limit: int):

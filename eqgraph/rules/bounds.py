@@ -42,10 +42,20 @@ class Query:
         find = self._find
         self.atoms = [(f, tuple(find(i) for i in inputs), find(out)) for f, inputs, out in self.atoms]
         self.constants = {find(c) for c in self.constants}
+        self.tables = tuple(dict.fromkeys(f for f, _, _ in self.atoms))
+        self._known: dict[tuple, float] = {}  # the sizes of ``tables`` -> the bound
 
     def most_matches(self, sizes: dict[str, int]) -> float:
         """At most how many matches the query has in an e-graph whose tables hold ``sizes`` rows
         (``math.inf`` where an atom can neither be looked up nor enumerated)."""
+        key = tuple(sizes.get(t) for t in self.tables)  # saturation asks again while they stay the same
+        if key not in self._known:
+            if len(self._known) > 64:
+                self._known.clear()
+            self._known[key] = self._most_matches(sizes)
+        return self._known[key]
+
+    def _most_matches(self, sizes: dict[str, int]) -> float:
         bound, matches, pending = set(self.constants), 1, list(self.atoms)
         while pending:
             ready = [atom for atom in pending if bound.issuperset(atom[1])]
