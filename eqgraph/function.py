@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from eqgraph import egraph
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
+from eqgraph.egraph.saturate import load_rulesets
 from eqgraph.exec.backends import get_backend
 from eqgraph.exec.dask_backend import DaskBackend
 from eqgraph.exec.debugmode import DebugFunction
@@ -140,6 +141,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         cost_model = runtime.cost_model()
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
+        rulesets = load_rulesets(rulesets)  # read once: each stage finds its rules among these
         graph = FunctionGraph(inputs + shared_inputs, targets)
         # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
         encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits, time_rules=profile)

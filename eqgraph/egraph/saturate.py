@@ -216,7 +216,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     report.sizes.append(size)
     match_limit = limits.match_limit or max(1000, 2 * size)
     growth, last_seconds = 2.0, 0.0
-    empty_in, empty = None, set()  # the tables with no row, and the sizes they were read from
+    empty_in, empty = None, frozenset()  # the tables with no row, and the sizes they were read from
     report.stop_reason = "iterations"
     for _ in range(limits.iterations):
         elapsed = time.perf_counter() - start
@@ -228,11 +228,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         changed, banned, held_back = False, False, None  # held back: by which budget
         for ruleset_name, rules, timed in steps:
             if sizes is not empty_in:  # the tables changed since ``empty`` was read off them
-                empty_in, empty = sizes, {name for name, rows in sizes.items() if not rows}
+                empty_in, empty = sizes, frozenset(name for name, rows in sizes.items() if not rows)
             # a rule whose query names a constructor with no e-node cannot match: leave it out
             # of the step (a step searches the whole e-graph for every rule it runs); profiling
             # times every rule
-            alive = [(step, rule) for step, rule in rules if timed or rule.may_match(empty)]
+            alive = rules if timed else _may_match(rules, empty)
             if not alive:
                 continue
             rule_name = alive[0][1].name if timed else None
@@ -271,6 +271,22 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             break
     report.seconds = time.perf_counter() - start
     return report
+
+
+#: (the rules of a step, the tables with no row) -> the indices of those rules that may match.
+#: Every compile asks again with the same few sets of empty tables (600 calls of may_match, 1 ms).
+_MAY_MATCH: dict[tuple, tuple] = {}
+
+
+def _may_match(rules: list, empty: frozenset) -> list:
+    """The (ruleset, rule) pairs of ``rules`` whose query may match with the tables ``empty``
+    holding no row (``Rule.may_match``)."""
+    key = (tuple(rule for _, rule in rules), empty)
+    if key not in _MAY_MATCH:
+        if len(_MAY_MATCH) > 4096:
+            _MAY_MATCH.clear()
+        _MAY_MATCH[key] = tuple(i for i, (_, rule) in enumerate(rules) if rule.may_match(empty))
+    return [rules[i] for i in _MAY_MATCH[key]]
 
 
 def _ruleset_of(session, ruleset: str, alive: list, n_rules: int) -> str:

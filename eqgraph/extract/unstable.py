@@ -23,6 +23,8 @@ order must not let extraction keep the other (``s * (g/s + c)`` escaped
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -91,10 +93,7 @@ _SEEN: dict = {}  # id(Ruleset) -> (it, its declarations); load caches Rulesets,
 
 def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[str, UnstablePattern]:
     """e-node id -> the first pattern it matches at its root, for every unstable e-node."""
-    by_op: dict[str, list] = {}
-    for p in patterns:
-        tree = parse_pattern(p.text, {})
-        by_op.setdefault(tree[0], []).append((tree, p))
+    by_op = _by_root(tuple(patterns))
     commutative = _commutative_constructors(data)
     found = {}
     for node_id in _candidates(data, by_op):
@@ -104,6 +103,16 @@ def unstable_nodes(data: EGraphData, patterns: list[UnstablePattern]) -> dict[st
                 found[node.id] = p
                 break
     return found
+
+
+@functools.lru_cache(maxsize=64)  # every compile asks for the same patterns: parsing took 1 ms
+def _by_root(patterns: tuple[UnstablePattern, ...]) -> dict[str, list]:
+    """Root constructor -> [(parsed pattern, its declaration)]."""
+    by_op: dict[str, list] = {}
+    for p in patterns:
+        tree = parse_pattern(p.text, {})
+        by_op.setdefault(tree[0], []).append((tree, p))
+    return by_op
 
 
 def _candidates(data: EGraphData, by_op: dict) -> list[str]:
