@@ -146,11 +146,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.mode == "saturate"]
     # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)
-    steps = [(r.name, list(zip(r.rule_rulesets(), r.rules)), False) for r in loaded if r.mode == "step"]
+    steps = [(r.name, _step_rules(r)[0], False) for r in loaded if r.mode == "step"]
     if time_rules:
         steps = [(r.name, [pair], True) for r in loaded if r.mode == "step" for pair in zip(r.rule_rulesets(), r.rules)]
         report.rule_seconds = defaultdict(float)
-    swapped = {r.name: r.swapped_ops() for r in loaded}  # the operand orders each rule is sent in
+    swapped = {r.name: _step_rules(r)[1] for r in loaded}  # the operand orders each rule is sent in
     start = time.perf_counter()
 
     def run(schedule: str, label: str):
@@ -273,20 +273,34 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     return report
 
 
-#: (the rules of a step, the tables with no row) -> the indices of those rules that may match.
-#: Every compile asks again with the same few sets of empty tables (600 calls of may_match, 1 ms).
+#: id(Ruleset) -> (it, its [(one-rule ruleset, rule)] pairs, the operand orders its rules are sent
+#: in): the same for every compile (read off 600 rules, 1 ms a compile). The Ruleset is kept, so
+#: that its id is not reused.
+_STEP_RULES: dict[int, tuple] = {}
+
+
+def _step_rules(ruleset: rs.Ruleset) -> tuple[list, tuple]:
+    held = _STEP_RULES.get(id(ruleset))
+    if held is None or held[0] is not ruleset:
+        pairs = list(zip(ruleset.rule_rulesets(), ruleset.rules))
+        held = _STEP_RULES[id(ruleset)] = (ruleset, pairs, ruleset.swapped_ops())
+    return held[1], held[2]
+
+
+#: (id of a step's pairs, the tables with no row) -> (the pairs, the indices of those that may
+#: match): every compile asks again with the same few sets of empty tables (600 calls, 1 ms)
 _MAY_MATCH: dict[tuple, tuple] = {}
 
 
 def _may_match(rules: list, empty: frozenset) -> list:
     """The (ruleset, rule) pairs of ``rules`` whose query may match with the tables ``empty``
     holding no row (``Rule.may_match``)."""
-    key = (tuple(rule for _, rule in rules), empty)
-    if key not in _MAY_MATCH:
+    held = _MAY_MATCH.get((id(rules), empty))
+    if held is None or held[0] is not rules:
         if len(_MAY_MATCH) > 4096:
             _MAY_MATCH.clear()
-        _MAY_MATCH[key] = tuple(i for i, (_, rule) in enumerate(rules) if rule.may_match(empty))
-    return [rules[i] for i in _MAY_MATCH[key]]
+        held = _MAY_MATCH[id(rules), empty] = (rules, [pair for pair in rules if pair[1].may_match(empty)])
+    return held[1]
 
 
 def _ruleset_of(session, ruleset: str, alive: list, n_rules: int) -> str:
