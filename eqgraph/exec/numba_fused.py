@@ -36,6 +36,7 @@ import numpy as np
 
 from eqgraph.exec import numba_reductions
 from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
+from eqgraph.exec.source import define
 
 #: part of every kernel's source: a kernel compiled against other summing loops is not reused
 _REDUCTIONS_VERSION = hashlib.sha256(Path(numba_reductions.__file__).read_bytes()).hexdigest()[:16]
@@ -225,7 +226,7 @@ def reducing_kernel(op, node, numpy_run, reusable=()):
              *([f"        {', '.join(keep)} = {', '.join(f'o{k}' for k in written if k in set(reusable))}"] if keep else []),
              f"        return {', '.join(got)},",
              f"    return numpy_run({params})"]
-    exec(compile("\n".join(lines) + "\n", "<eqgraph numba reducing caller>", "exec"), namespace)  # noqa: S102
+    define("\n".join(lines) + "\n", "<eqgraph numba reducing caller>", namespace)
     return namespace["run"]
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from eqgraph.exec.kernels import fits
+from eqgraph.exec.source import define
 from eqgraph.tensor.elemwise import Cast
 from eqgraph.terms.basic import Constant
 
@@ -280,7 +281,7 @@ def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run
                   f"        return numpy_run({params})  # an output is smaller than the kernel made it"]
     lines.append("    return outs")
     namespace = {"kernel": kernel, "numpy_run": numpy_run, "below": below, "asarray": np.asarray}
-    exec(compile("\n".join(lines) + "\n", "<eqgraph numba caller>", "exec"), namespace)  # noqa: S102 (our own source)
+    define("\n".join(lines) + "\n", "<eqgraph numba caller>", namespace)
     return namespace["run"]
 
 

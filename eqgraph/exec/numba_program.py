@@ -44,6 +44,7 @@ from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, num
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
 from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
+from eqgraph.exec.source import define
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
@@ -497,7 +498,7 @@ def whole_program(fgraph, order, constants: dict, program):
              "    except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
              "        missed()",
              f"    return program({', '.join(params)})"]
-    exec(compile("\n".join(lines) + "\n", "<eqgraph whole-program caller>", "exec"), namespace)  # noqa: S102
+    define("\n".join(lines) + "\n", "<eqgraph whole-program caller>", namespace)
     run = namespace["run"]
     run.whole_source, run.program = source, program
     return run

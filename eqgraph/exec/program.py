@@ -53,6 +53,7 @@ from eqgraph.exec.kernels import exact_ufunc, step_source
 from eqgraph.exec.node_errors import raise_with_node
 from eqgraph.exec.numba_program import whole_program
 from eqgraph.exec.numpy_calls import numpy_call
+from eqgraph.exec.source import define
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
 from eqgraph.tensor.shape import Shape
 from eqgraph.terms.basic import Constant
@@ -114,7 +115,7 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
         raise_with_node(node, inputs, err)
 
     writer.namespace["fail"] = fail
-    exec(compile(source, "<eqgraph program>", "exec"), writer.namespace)  # noqa: S102 (our own source)
+    define(source, "<eqgraph program>", writer.namespace)
     call = writer.namespace["program"]
     call.source = source
     run = _cell_runner(call, fgraph, storage_map, constants)
