@@ -136,3 +136,24 @@ def test_plain_steps_reach_the_e_graph_back_off_steps_reach(monkeypatch, seed):
         for got, want in zip(plain(*values), searched(*values)):
             np.testing.assert_array_equal(got, want)
 
+
+
+def test_a_compile_names_its_unions_of_rules_as_the_last_one_did(monkeypatch):
+    # egglog keeps a report entry per ruleset name for good: numbered anew on every compile,
+    # the names piled up in the pooled e-graph that every compile clones
+    declared = []
+    run = adapter.Session.run
+
+    def spy(session, text, filename=None):
+        if text.startswith("(unstable-combined-ruleset"):
+            declared.append(text.split()[1])
+        return run(session, text, filename)
+
+    monkeypatch.setattr(adapter.Session, "run", spy)
+    x = et.dvector("x")
+    names = []
+    for _ in range(2):
+        declared.clear()
+        eg.function([x], et.log(1 + et.exp(x)) * 1.0 + x * 0.0)
+        names.append(list(declared))
+    assert names[0] and names[0] == names[1]
