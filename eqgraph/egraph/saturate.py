@@ -8,6 +8,14 @@ tenfold.  So before each step the match limit is lowered until the most the
 step can add (matches times the e-nodes each rule's right-hand side builds)
 fits in the room left: the e-graph never holds more than ``Limits.nodes``
 term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
+
+A step runs its rules in one of two ways:
+- plain: egglog's own ``run``, which searches only what changed since the rule last
+  ran. Only for rules whose table sizes prove that they cannot pass the match limit
+  and that, all matches applied, they fit in the room left (rules/bounds.py);
+- back-off: a fresh back-off scheduler with the lowered match limit. It rebuilds and
+  re-runs every rule's search over the whole e-graph (8 ms a step on a 150-node
+  e-graph, against 0.06 ms plain), so it is kept for the rules the bound cannot clear.
 """
 
 from __future__ import annotations
@@ -230,8 +238,8 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             if sizes is not empty_in:  # the tables changed since ``empty`` was read off them
                 empty_in, empty = sizes, frozenset(name for name, rows in sizes.items() if not rows)
             # a rule whose query names a constructor with no e-node cannot match: leave it out
-            # of the step (a step searches the whole e-graph for every rule it runs); profiling
-            # times every rule
+            # of the step (a back-off step searches the whole e-graph for every rule it runs);
+            # profiling times every rule
             alive = rules if timed else _may_match(rules, empty)
             if not alive:
                 continue

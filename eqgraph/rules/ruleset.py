@@ -174,11 +174,10 @@ class Ruleset:
         ruleset itself their union (egglog's ``unstable-combined-ruleset``), line for line;
         each rule with its ``operand_orders`` beside it, in its ruleset.
 
-        Why: every saturation step runs a fresh back-off scheduler, which searches the whole
-        e-graph for every rule of the ruleset, also for rules that cannot match (their
-        constructors have no e-node yet), about 0.1 ms each on a 13,000-e-node graph. Split,
-        a step runs the union of only the rules that may match (``Rule.may_match``;
-        egraph/saturate.py), and profiling times one rule at a time."""
+        Why: a back-off step searches the whole e-graph for every rule it runs, also for
+        rules that cannot match (their constructors have no e-node yet), about 0.1 ms each
+        on a 13,000-e-node graph. Split, a step runs the union of only the rules that may
+        match, plainly or not (egraph/saturate.py), and profiling times one rule at a time."""
         if not self.rules:
             return self.program
         swapped = self.swapped_ops()
