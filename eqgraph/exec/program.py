@@ -134,8 +134,7 @@ def _cell_runner(call, fgraph, storage_map, constants):
     outs = [f"{_bound(namespace, f'o{k}', storage_map[v])}[0]" if v.owner is not None and v not in constants else "_"
             for k, v in enumerate(fgraph.outputs)]
     body = f"    {', '.join(outs)}, = call({args})" if outs else f"    call({args})"
-    exec(compile(f"def run():\n{body}\n", "<eqgraph program cells>", "exec"), namespace)  # noqa: S102
-    return namespace["run"]
+    return define(f"def run():\n{body}\n", "<eqgraph program cells>", namespace)["run"]
 
 
 def _bound(namespace: dict, name: str, value) -> str:

@@ -8,6 +8,7 @@ from same_type_op import SameTypeOp
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.exec import source
 from eqgraph.exec.link import link
 from eqgraph.exec.node_errors import NodeError
 from fuzz_graphs import make_graph
@@ -255,3 +256,16 @@ def test_one_element_constants_are_passed_as_0d_arrays_only_where_the_shape_stay
         got = f(value)
         assert_bitwise_equal(got, thunk_loop(f, value))
         assert got[1].shape == (1, n)
+
+
+def test_generated_source_is_compiled_once_per_text_and_each_function_keeps_its_own_values():
+    x = et.dvector("x")
+    f, g = eg.function([x], et.exp(x) * 2.0 + 1.0), eg.function([x], et.exp(x) * 3.0 + 1.0)
+    before = source._code.cache_info()
+    h = eg.function([x], et.exp(x) * 2.0 + 1.0)  # the same program and kernel texts as f
+    after = source._code.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
+    v = np.array([0.0, 1.0])
+    np.testing.assert_allclose(f(v), np.exp(v) * 2 + 1)
+    np.testing.assert_allclose(g(v), np.exp(v) * 3 + 1)  # one code object, its own constants
+    np.testing.assert_allclose(h(v), f(v))
