@@ -8,6 +8,7 @@ lives in ``eqgraph/extract/view.py`` and is re-exported here, where it used to b
 from __future__ import annotations
 
 from eqgraph import egraph
+from eqgraph.exec.backends import get_backend
 from eqgraph.extract.extraction import extract
 from eqgraph.extract.view import EClass as EClass, EGraphView as EGraphView, Member as Member
 from eqgraph.extract.view import explaining_rules as explaining_rules, matcho as matcho
@@ -30,9 +31,12 @@ def _saturated(outputs, rulesets, limits):
 
 
 def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
-    """The optimized form of ``outputs`` (a variable or a list), over the same inputs."""
+    """The optimized form of ``outputs`` (a variable or a list), over the same inputs; by
+    default priced as ``eqgraph.function`` prices it on the NumPy backend (with Numba loop
+    costs where Numba is installed), so both choose the same graph."""
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
+    cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
     result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs
     return result[0] if single else list(result)
 

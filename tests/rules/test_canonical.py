@@ -9,6 +9,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.extract.costs import KERNEL_ELEMENT_COST
+from eqgraph.terms.graph import applys_between
 
 x, y, z = et.dvector("x"), et.dvector("y"), et.dvector("z")
 
@@ -118,6 +119,9 @@ def test_the_default_cost_model_prices_where_fused_nodes_run():
     numba = importlib.util.find_spec("numba") is not None
     ops = {"Elemwise{switch}", "Elemwise{ge}", "Elemwise{abs}"} if numba else {"Elemwise{sqr}", "Elemwise{sqrt}"}
     assert set(ops_of(eg.function([x], et.sqrt(x) ** 2))) == ops
+    # eg.rewrite prices as eg.function does (it priced without Numba's loops before)
+    rewritten = eg.rewrite(et.sqrt(x) ** 2)
+    assert {str(n.op) for n in applys_between([x], [rewritten])} == ops
 
 
 def test_square_of_a_negation():
