@@ -6,10 +6,11 @@ analysis facts (``dtype``, ``ndim``, ``dim`` per known axis).
 
 Sending one egglog command per node costs time that grows with the e-graph
 (measured: 10^4 nodes took 4 s, 4x the nodes 15 s).  So the encoder writes the
-graph as rows of tab-separated files, one relation per (constructor, props)
-combination, loads them with egglog's ``input`` command, and runs one rule per
-relation once: 4*10^4 nodes with their facts load in about 0.1 s, and no step
-recurses or nests terms.
+graph as rows of tab-separated files (terms: one relation per number of children,
+each row tagged with its (constructor, props)), loads them with egglog's ``input``
+command, and runs one rule per tag once: 4*10^4 nodes with their facts load in about
+0.1 s, and no step recurses or nests terms. A pooled base keeps the relations and rules
+between compiles (``_Tables``), so a compile of ops met before declares nothing.
 
 Commutative ops (``ScalarOp.commutative``: add, mul, eq, ...) get their two arguments in
 one canonical order, so ``x + y`` and ``y + x`` are one e-node and one e-class with no
@@ -139,17 +140,7 @@ class _Tables:
             lines = self.declarations().splitlines() + [self._arity_declaration(n) for n in arities]
             lines += [self._rule(term, tag) for term, tag in new_rules]
         else:
-            kept = [(t, tag) for t, tag in new_rules if t not in self.own][:max(0, MAX_PERSISTED - len(persisted))]
-            depth0 = [self._arity_declaration(n) for n in arities if n not in base.arities]
-            depth0 += [self._rule(term, tag) for term, tag in kept]
-            if depth0:
-                try:
-                    base.session.run("\n".join(depth0))
-                except BaseException:
-                    pool.discard(base)  # it may hold half of these: no later compile may use it
-                    raise
-                base.arities.update(arities)
-                base.term_tags.update(kept)
+            self._persist(base, arities, [(t, tag) for t, tag in new_rules if t not in self.own])
             pool.push(base)
             lines = [] if base.prepared else self.declarations().splitlines()
             lines += [self._rule(term, tag) for term, tag in new_rules if term not in base.term_tags]
@@ -165,6 +156,23 @@ class _Tables:
         lines.append("(run encode 1)")
         lines.append("(run encoded 1)")
         return "\n".join(lines)
+
+    def _persist(self, base: Base, arities: list[int], rules: list[tuple[str, int]]) -> None:
+        """Declare in ``base``, at depth 0, the tagged relations it lacks and as many of
+        ``rules`` as ``MAX_PERSISTED`` allows: a kept rule adds ~3 us to every later compile's
+        push + pop (measured: 256 rules, 9.5 -> 10.3 ms), declaring one costs ~0.3 ms."""
+        kept = rules[:max(0, MAX_PERSISTED - len(base.term_tags))]
+        depth0 = [self._arity_declaration(n) for n in arities if n not in base.arities]
+        depth0 += [self._rule(term, tag) for term, tag in kept]
+        if not depth0:
+            return
+        try:
+            base.session.run("\n".join(depth0))
+        except BaseException:
+            pool.discard(base)  # it may hold half of these: no later compile may use it
+            raise
+        base.arities.update(arities)
+        base.term_tags.update(kept)
 
     def declarations(self) -> str:
         """The encoder's rulesets, and every fixed relation with its rules (``declare_fixed``)."""

@@ -3,7 +3,9 @@
 Creating a session, declaring ~200 constructors and sending the default
 rulesets takes about 35 ms, more than saturating a small graph.  A *base*
 session holds those for one list of rulesets; each compile works inside
-``push`` ... ``pop`` on it, so the base is unchanged afterwards.
+``push`` ... ``pop`` on it, so the base is unchanged afterwards, except for what
+the encoder adds at depth 0 before the push on purpose: the relations and union
+rules of the terms it met, which later compiles reuse (egraph/encode.py).
 
 egglog objects cannot cross threads (touching one from another thread
 panics), so each thread has its own pool.  A base whose compile failed in a
