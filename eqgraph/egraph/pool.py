@@ -3,7 +3,9 @@
 Creating a session, declaring ~200 constructors and sending the default
 rulesets takes about 35 ms, more than saturating a small graph.  A *base*
 session holds those for one list of rulesets; each compile works inside
-``push`` ... ``pop`` on it, so the base is unchanged afterwards.
+``push`` ... ``pop`` on it, so the base is unchanged afterwards, except for what
+the encoder adds at depth 0 before the push on purpose: the relations and union
+rules of the terms it met, which later compiles reuse (egraph/encode.py).
 
 egglog objects cannot cross threads (touching one from another thread
 panics), so each thread has its own pool.  A base whose compile failed in a
@@ -40,6 +42,13 @@ class Base:
         self.rulesets = list(rulesets)
         self.busy = False
         self._names = itertools.count()
+        # the encoder's declarations kept at depth 0 (egraph/encode.py): a compile of a graph
+        # whose ops an earlier compile met declares nothing. ``term_tags``: union rule's term ->
+        # its tag; ``arities``: the tagged relations declared. Tags come from one counter and
+        # are never reused, so a row can only ever meet the rule it was written for.
+        self.term_tags: dict[str, int] = {}
+        self.arities: set[int] = set()
+        self.tags = itertools.count()
 
     def file_prefix(self) -> str:
         return f"g{next(self._names)}_"
@@ -58,8 +67,9 @@ def _key(rulesets: list) -> tuple:
 
 def acquire(rulesets: list, prepare=None) -> Base | None:
     """A free base session of this thread with ``rulesets`` sent (and ``prepare(session)``
-    run, when the base is made), pushed and marked busy; None if it is in use (a compile
-    inside a compile)."""
+    run, when the base is made), marked busy; None if it is in use (a compile inside a
+    compile). It is not pushed yet: the encoder first declares at depth 0 what later
+    compiles can reuse, then pushes (``push``)."""
     rs.check_unique(rulesets)
     pool, key = _pool(), _key(rulesets)
     base = pool.get(key)
@@ -70,13 +80,17 @@ def acquire(rulesets: list, prepare=None) -> Base | None:
     pool.move_to_end(key)
     if base.busy:
         return None
+    base.busy = True
+    return base
+
+
+def push(base: Base) -> None:
+    """Start the compile's own layer on ``base`` (``release`` pops back to depth 0)."""
     try:
         base.session.push()
     except BaseException:
-        _discard(base)
+        discard(base)
         raise
-    base.busy = True  # only once pushed: a failed push leaves nothing to release
-    return base
 
 
 def release(base: Base) -> None:
@@ -85,15 +99,16 @@ def release(base: Base) -> None:
         while base.session.depth > 0 and not base.session.broken:
             base.session.pop()
     except BaseException:
-        _discard(base)
+        discard(base)
         raise
     finally:
         base.busy = False
     if base.session.broken:
-        _discard(base)
+        discard(base)
 
 
-def _discard(base: Base) -> None:
+def discard(base: Base) -> None:
+    """Drop ``base`` from this thread's pool: its depth-0 state may be half changed."""
     pool = _pool()
     for key, held in list(pool.items()):
         if held is base:
