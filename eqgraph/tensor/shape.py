@@ -184,6 +184,10 @@ class Reshape(Op):
         static = (static_values(shp) + [None] * self.ndim)[: self.ndim]
         if static.count(-1) > 1:
             raise ValueError(f"{self}: at most one entry of the new shape can be -1")
+        negative = [s for s in static if s is not None and s < -1]
+        if negative:  # NumPy: "negative dimensions not allowed"
+            raise ValueError(f"{self}: the new shape {tuple(static)} of {x} has the negative entry {negative[0]}; "
+                             "entries are sizes >= 0, or -1 for the one NumPy infers")
         known_in = [s for s in x.type.shape]
         if -1 in static:
             others = [s for s in static if s != -1]

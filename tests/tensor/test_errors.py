@@ -37,6 +37,8 @@ def test_shape_errors():
         TensorType("float64", (2, 3))("x").reshape((4, 2))
     with pytest.raises(ValueError, match="at most one entry"):
         et.dmatrix().reshape((-1, -1))
+    with pytest.raises(ValueError, match=r"Reshape.*the new shape \(2, -2\) of x has the negative entry -2"):
+        et.dvector("x").reshape((2, -2))  # it said "static shape entries must be non-negative"
     with pytest.raises(ValueError, match="cannot drop axis 0"):
         et.dimshuffle(et.dmatrix("m"), (1,))
     with pytest.raises(ValueError, match="contradicts"):
