@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from eqgraph.egraph.adapter import Session
 from eqgraph.egraph import pool
+from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.pool import Base
 from eqgraph.egraph.schema import Schema, send_prelude
 from eqgraph.egraph.shapes import shape_equalities
@@ -207,7 +207,6 @@ FIXED = (
     ("enc_same", ("i64", "i64"), "(union (N k) (N m))", ("k", "m")),
     ("enc_root", ("i64", "i64"), "(set (shape-root (N k)) r)", ("k", "r")),
 )
-FIXED_NAMES = frozenset(name for name, *_ in FIXED)
 
 
 def declare_fixed(session) -> None:

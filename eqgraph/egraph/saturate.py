@@ -154,11 +154,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r.name for r in loaded if r.mode == "saturate"]
     # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)
-    steps = [(r.name, _step_rules(r)[0], False) for r in loaded if r.mode == "step"]
+    prepared = {r.name: _prepared(r) for r in loaded if r.mode == "step"}
+    steps = [(name, p.pairs, False) for name, p in prepared.items()]
     if time_rules:
-        steps = [(r.name, [pair], True) for r in loaded if r.mode == "step" for pair in zip(r.rule_rulesets(), r.rules)]
+        steps = [(name, [pair], True) for name, p in prepared.items() for pair in p.pairs]
         report.rule_seconds = defaultdict(float)
-    swapped = {r.name: _step_rules(r)[1] for r in loaded}  # the operand orders each rule is sent in
     start = time.perf_counter()
 
     def run(schedule: str, label: str):
@@ -240,7 +240,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             # a rule whose query names a constructor with no e-node cannot match: leave it out
             # of the step (a back-off step searches the whole e-graph for every rule it runs);
             # profiling times every rule
-            alive = rules if timed else _may_match(rules, empty)
+            alive = rules if timed else prepared[ruleset_name].may_match(empty)
             if not alive:
                 continue
             rule_name = alive[0][1].name if timed else None
@@ -252,7 +252,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             # the rules whose table sizes prove they stay within the limits run as egglog's
             # plain step, which searches only what changed since they last ran; the others
             # run as a back-off step, which searches the whole e-graph (rules/bounds.py)
-            plain, searched = _split_by_bound(alive, swapped[ruleset_name], sizes, cap - size, match_limit)
+            plain, searched = _split_by_bound(alive, prepared[ruleset_name].swapped, sizes, cap - size, match_limit)
             for part in (plain, searched):
                 if not part:
                     continue
@@ -281,34 +281,35 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     return report
 
 
-#: id(Ruleset) -> (it, its [(one-rule ruleset, rule)] pairs, the operand orders its rules are sent
-#: in): the same for every compile (read off 600 rules, 1 ms a compile). The Ruleset is kept, so
-#: that its id is not reused.
-_STEP_RULES: dict[int, tuple] = {}
+@dataclass
+class _Prepared:
+    """What saturation reads off a rewrite ruleset: the same for every compile (read off 600
+    rules each time, and ``may_match`` asked 600 times, it took 2 ms a compile)."""
+
+    ruleset: rs.Ruleset    # kept, so that its id (the key of ``_PREPARED``) is not reused
+    pairs: list            # [(its one-rule ruleset, the rule)]
+    swapped: tuple         # the operand orders its rules are sent in (``Ruleset.swapped_ops``)
+    alive: dict = field(default_factory=dict)   # tables with no row -> the pairs that may match
+
+    def may_match(self, empty: frozenset) -> list:
+        """The pairs whose query may match with the tables ``empty`` holding no row
+        (``Rule.may_match``): compiles meet the same few sets of empty tables again."""
+        if empty not in self.alive:
+            if len(self.alive) > 256:
+                self.alive.clear()
+            self.alive[empty] = [pair for pair in self.pairs if pair[1].may_match(empty)]
+        return self.alive[empty]
 
 
-def _step_rules(ruleset: rs.Ruleset) -> tuple[list, tuple]:
-    held = _STEP_RULES.get(id(ruleset))
-    if held is None or held[0] is not ruleset:
-        pairs = list(zip(ruleset.rule_rulesets(), ruleset.rules))
-        held = _STEP_RULES[id(ruleset)] = (ruleset, pairs, ruleset.swapped_ops())
-    return held[1], held[2]
+_PREPARED: dict[int, _Prepared] = {}   # id(Ruleset) -> what it prepared
 
 
-#: (id of a step's pairs, the tables with no row) -> (the pairs, the indices of those that may
-#: match): every compile asks again with the same few sets of empty tables (600 calls, 1 ms)
-_MAY_MATCH: dict[tuple, tuple] = {}
-
-
-def _may_match(rules: list, empty: frozenset) -> list:
-    """The (ruleset, rule) pairs of ``rules`` whose query may match with the tables ``empty``
-    holding no row (``Rule.may_match``)."""
-    held = _MAY_MATCH.get((id(rules), empty))
-    if held is None or held[0] is not rules:
-        if len(_MAY_MATCH) > 4096:
-            _MAY_MATCH.clear()
-        held = _MAY_MATCH[id(rules), empty] = (rules, [pair for pair in rules if pair[1].may_match(empty)])
-    return held[1]
+def _prepared(ruleset: rs.Ruleset) -> _Prepared:
+    held = _PREPARED.get(id(ruleset))
+    if held is None or held.ruleset is not ruleset:
+        held = _PREPARED[id(ruleset)] = _Prepared(ruleset, list(zip(ruleset.rule_rulesets(), ruleset.rules)),
+                                                  ruleset.swapped_ops())
+    return held
 
 
 def _ruleset_of(session, ruleset: str, alive: list, n_rules: int) -> str:

@@ -24,7 +24,6 @@ order must not let extraction keep the other (``s * (g/s + c)`` escaped
 from __future__ import annotations
 
 import functools
-
 import re
 from collections import defaultdict
 from dataclasses import dataclass
