@@ -4,11 +4,10 @@ the match limit and that the step fits in the node budget (rules/bounds.py). The
 hold for every built-in rule on real e-graphs, and plain steps must reach the same e-graph."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_graphs import make_graph
 
 import eqgraph as eg
 import eqgraph.tensor as et
@@ -18,9 +17,6 @@ from eqgraph.egraph.saturate import DEFAULT_RULESETS, Limits, load_rulesets
 from eqgraph.rules import bounds
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.printing import debugprint
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fuzz_graphs import make_graph  # noqa: E402  (tests/ is not a package)
 
 
 def query(*facts):
