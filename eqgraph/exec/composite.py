@@ -21,7 +21,7 @@ import numpy as np
 from eqgraph.exec.cupy_kernels import cupy_kernel
 from eqgraph.exec.dask_backend import dask_kernel
 from eqgraph.exec.kernels import numpy_kernel
-from eqgraph.exec.numba_kernels import tiered
+from eqgraph.exec.numba_loops import tiered
 from eqgraph.grad.driver import grad
 from eqgraph.grad.types import DisconnectedType, disconnected
 from eqgraph.tensor.elemwise import Cast, Elemwise

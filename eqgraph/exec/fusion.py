@@ -29,6 +29,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from eqgraph.exec.composite import Composite, is_fusable
+from eqgraph.exec import numba_loops
 from eqgraph.exec.numba_fused import layout
 from eqgraph.exec.numba_kernels import TRANSCENDENTAL, numba
 from eqgraph.exec.reducing import ReducingComposite
@@ -51,11 +52,12 @@ def fuse(fgraph: FunctionGraph) -> FunctionGraph:
     """A new FunctionGraph (same inputs and outputs, in order) with every group of two or
     more connected elementwise nodes replaced by one ``Composite``; ``fgraph`` is unchanged."""
     order = fgraph.toposort()
-    dropped = drop_same_shape_sums(fgraph, order)
-    if dropped is not fgraph:
-        fgraph, order = dropped, dropped.toposort()
+    for rewrite in (drop_same_shape_sums, recompute_for_late_readers):
+        rewritten = rewrite(fgraph, order)
+        if rewritten is not fgraph:
+            fgraph, order = rewritten, rewritten.toposort()
     groups = _group(order)
-    fused = [g for g in groups if len(g.nodes) > 1]
+    fused = [g for g in groups if len(g.nodes) > 1 or _divides_in_a_loop(g.nodes[0])]
     if fused:
         fgraph = _rebuild(fgraph, order, fused)
     return fuse_reductions(fgraph)
@@ -115,6 +117,78 @@ def drop_same_shape_sums(fgraph: FunctionGraph, order=None) -> FunctionGraph:
             new = node.clone_with_new_inputs(inputs)
             replace.update(zip(node.outputs, new.outputs))
     return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
+
+
+def recompute_for_late_readers(fgraph: FunctionGraph, order=None) -> FunctionGraph:
+    """``fgraph`` where a cheap elementwise value that is also read after a reduction of it is
+    computed again for those late readers, so that it need not be written.
+
+    In ``(x - m) / sqrt(mean((x - m)**2))`` the division reads ``x - m`` after the mean of its
+    square: the division can never join the group computing ``x - m``, so that group wrote
+    ``x - m`` out (1e5 float64: about 31 us of a 60 us fused sum of squares) only for the
+    division to read it back.  Computing ``x - m`` again inside the division reads ``x``
+    instead, as much memory, and leaves nothing to write.  Only where that is so: a step with no
+    libm call, at most one input that is more than one element by its type, and every reader
+    that is not late an elementwise node or a fusable sum (so the value is not written anyway).
+    ``fgraph`` itself when there is nothing to change; ``order``: its toposort, if known."""
+    order = fgraph.toposort() if order is None else order
+    position = {n: i for i, n in enumerate(order)}
+    above: dict = {}     # variable -> bit mask of the elementwise nodes it depends on
+    barred: dict = {}    # variable -> those of them it depends on through some other node
+    for node in order:
+        mask = barred_mask = 0
+        for v in node.inputs:
+            mask |= above.get(v, 0)
+            barred_mask |= barred.get(v, 0)
+        if is_fusable(node.op):
+            mask |= 1 << position[node]
+        else:
+            barred_mask |= mask
+        for out in node.outputs:
+            above[out], barred[out] = mask, barred_mask
+    again: dict = {}     # (reader, input index) -> the node to compute again for it
+    for node in order:
+        if not _cheap_to_recompute(node):
+            continue
+        bit, late, others = 1 << position[node], [], []
+        for client, index in fgraph.clients[node.outputs[0]]:
+            if client != "output" and is_fusable(client.op) and any(
+                    barred.get(v, 0) & bit for v in client.inputs if v is not node.outputs[0]):
+                late.append((client, index))
+            else:
+                others.append(client)
+        if late and all(c != "output" and (is_fusable(c.op) or _fusable_reduction(c)) for c in others):
+            again.update(dict.fromkeys(late, node))
+    if not again:
+        return fgraph
+    replace: dict = {}
+    for node in order:
+        inputs = [replace.get(v, v) for v in node.inputs]
+        for index, v in enumerate(node.inputs):
+            if (node, index) in again:
+                copied = again[(node, index)]
+                inputs[index] = copied.clone_with_new_inputs([replace.get(u, u) for u in copied.inputs]).outputs[0]
+        if any(a is not b for a, b in zip(inputs, node.inputs)):
+            replace.update(zip(node.outputs, node.clone_with_new_inputs(inputs).outputs))
+    return FunctionGraph(fgraph.inputs, [replace.get(v, v) for v in fgraph.outputs], clone=False)
+
+
+def _cheap_to_recompute(node) -> bool:
+    return (is_fusable(node.op) and len(node.outputs) == 1 and getattr(node.op, "name", "") not in TRANSCENDENTAL
+            and sum(not _one_element(v) for v in node.inputs) <= 1)
+
+
+def _one_element(var) -> bool:
+    return isinstance(var, Constant) or all(s == 1 for s in var.type.shape)
+
+
+def _divides_in_a_loop(node) -> bool:
+    """Whether a lone elementwise node is a division that the loop kernel (``numba_loops``)
+    computes faster than NumPy's ``divide``: then it becomes a Composite of one step."""
+    if getattr(node.op, "name", "") != "true_div":
+        return False
+    op = Composite(len(node.inputs), [(node.op, tuple(range(len(node.inputs))))], [len(node.inputs)])
+    return numba_loops.kernel_source(op, op.make_node(*node.inputs)) is not None
 
 
 def folds(node, known: set) -> bool:
@@ -349,4 +423,4 @@ def _emit_reducing(producer, reductions, inputs, fgraph, absorbed, replace) -> N
         replace[old] = new
 
 
-__all__ = ["drop_same_shape_sums", "folds", "fuse", "fuse_reductions", "shape_sources"]
+__all__ = ["drop_same_shape_sums", "folds", "fuse", "fuse_reductions", "recompute_for_late_readers", "shape_sources"]

@@ -9,7 +9,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import kernels
 from eqgraph.exec.composite import Composite
-from eqgraph.exec.fusion import fuse
+from eqgraph.exec.fusion import fuse, recompute_for_late_readers
 from eqgraph.tensor.shape import SumToShape
 from eqgraph.terms.fgraph import FunctionGraph
 from fuzz_graphs import make_graph
@@ -159,6 +159,38 @@ def test_a_like_computed_from_one_variable_reads_that_variables_shape_instead():
     for xv, yv in ((np.arange(3.0), np.ones(3)), (np.ones(1), np.arange(3.0)), (np.arange(3.0), np.ones(1))):
         assert_same_results([f(xv, yv)], [plain(xv, yv)])
     np.testing.assert_array_equal(f(np.ones(1), np.arange(3.0)), [15.0])   # summed to x's length
+
+
+def test_a_cheap_value_read_after_its_own_reduction_is_computed_again_not_written():
+    """(x - m) / sqrt(mean((x - m)**2)): the division reads x - m after the mean of its square, so it
+    computes x - m itself and the group summing the squares writes nothing but its sum."""
+    x = et.dvector("x")
+    m = x.mean().dimshuffle("x")
+    centred = x - m
+    out = centred / et.sqrt((centred ** 2).mean() + 1e-8).dimshuffle("x")
+    graph = FunctionGraph([x], [out], clone=False)
+    again = recompute_for_late_readers(graph)
+    subs = [n for n in again.toposort() if getattr(n.op, "name", "") == "sub"]
+    assert len(subs) == 2 and subs[0].inputs == subs[1].inputs
+    readers = [[c for c, _ in again.clients[s.outputs[0]]] for s in subs]
+    assert sorted(len(r) for r in readers) == [1, 1]   # one for the square, one for the division
+    f = eg.function([x], out, rulesets=[])
+    plain = eg.function([x], out, rulesets=[], fusion=False)
+    division = [n for n in composites(f) if "true_div" in str(n.op)]
+    assert len(division) == 1 and "sub" in str(division[0].op)
+    for value in (np.arange(5.0), np.array([1.0, np.nan, 2.0]), np.linspace(-1.0, 3.0, 3000)):
+        assert_same_results([f(value)], [plain(value)])
+
+
+def test_values_are_not_computed_again_where_that_costs_more_than_writing_them():
+    x, y = et.dvector("x"), et.dvector("y")
+    for value in (et.exp(x), x - y):   # a libm call; two arrays to read instead of one
+        out = value / value.sum().dimshuffle("x")
+        graph = FunctionGraph([x, y], [out], clone=False)
+        assert recompute_for_late_readers(graph) is graph
+    written = x * 2.0
+    graph = FunctionGraph([x], [written / written.sum().dimshuffle("x"), et.dot(written, x)], clone=False)
+    assert recompute_for_late_readers(graph) is graph   # a dot reads it too: it is written anyway
 
 
 def test_logistic_regression_gradient_fuses_across_dropped_sums_and_keeps_its_values():
