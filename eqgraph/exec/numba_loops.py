@@ -211,6 +211,12 @@ def loop_kernel(op, node, numpy_run, below=math.inf):
     return define(source, "<eqgraph loop kernel caller>", namespace)["run"]
 
 
+def divides_fast(op, node) -> bool:
+    """Whether ``node``'s loop kernel divides by an invariant value the fast way."""
+    literals = baked_constants(op, node)
+    return kernel_source(op, node) is not None and bool(_invariant_divisions(op, node, literals)[1])
+
+
 def tiered(op, node, numpy_run, rebind=None):
     """``numba_kernels.tiered``, with the loop kernel once hot where the node has one
     (``kernel_source``)."""
@@ -220,4 +226,4 @@ def tiered(op, node, numpy_run, rebind=None):
     return numba_kernels.tier(numpy_run, lambda: loop_kernel(op, node, numpy_run, below), rebind, below)
 
 
-__all__ = ["DIVISOR_RANGE", "QUOTIENT_RANGE", "kernel_source", "loop_kernel", "tiered"]
+__all__ = ["DIVISOR_RANGE", "QUOTIENT_RANGE", "divides_fast", "kernel_source", "loop_kernel", "tiered"]

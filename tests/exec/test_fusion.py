@@ -7,7 +7,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import kernels
+from eqgraph.exec import fusion, kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.fusion import fuse, recompute_for_late_readers
 from eqgraph.tensor.shape import SumToShape
@@ -161,9 +161,11 @@ def test_a_like_computed_from_one_variable_reads_that_variables_shape_instead():
     np.testing.assert_array_equal(f(np.ones(1), np.arange(3.0)), [15.0])   # summed to x's length
 
 
-def test_a_cheap_value_read_after_its_own_reduction_is_computed_again_not_written():
+def test_a_cheap_value_read_after_its_own_reduction_is_computed_again_not_written(monkeypatch):
     """(x - m) / sqrt(mean((x - m)**2)): the division reads x - m after the mean of its square, so it
-    computes x - m itself and the group summing the squares writes nothing but its sum."""
+    computes x - m itself and the group summing the squares writes nothing but its sum (where sums
+    are fused: with Numba)."""
+    monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", True)
     x = et.dvector("x")
     m = x.mean().dimshuffle("x")
     centred = x - m
@@ -182,7 +184,8 @@ def test_a_cheap_value_read_after_its_own_reduction_is_computed_again_not_writte
         assert_same_results([f(value)], [plain(value)])
 
 
-def test_values_are_not_computed_again_where_that_costs_more_than_writing_them():
+def test_values_are_not_computed_again_where_that_costs_more_than_writing_them(monkeypatch):
+    monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", True)
     x, y = et.dvector("x"), et.dvector("y")
     for value in (et.exp(x), x - y):   # a libm call; two arrays to read instead of one
         out = value / value.sum().dimshuffle("x")
@@ -191,6 +194,10 @@ def test_values_are_not_computed_again_where_that_costs_more_than_writing_them()
     written = x * 2.0
     graph = FunctionGraph([x], [written / written.sum().dimshuffle("x"), et.dot(written, x)], clone=False)
     assert recompute_for_late_readers(graph) is graph   # a dot reads it too: it is written anyway
+    monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", False)   # sums not fused: the value is written for its sum
+    centred = x - x.mean().dimshuffle("x")
+    graph = FunctionGraph([x], [centred / (centred ** 2).sum().dimshuffle("x")], clone=False)
+    assert recompute_for_late_readers(graph) is graph
 
 
 def test_logistic_regression_gradient_fuses_across_dropped_sums_and_keeps_its_values():

@@ -185,3 +185,13 @@ def test_hot_loop_kernels_keep_results_of_random_graphs(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_hot_loop_kernels_keep_results_of_many_random_graphs(tmp_path, monkeypatch):
     assert _hot_random_graphs(range(0, 1500), tmp_path, monkeypatch) >= 80
+
+
+def test_a_lone_division_becomes_a_fused_node_only_where_it_divides_fast():
+    x, y, d = et.dvector("x"), et.dvector("y"), ONE("d")
+    by_invariant = eg.function([x, d], x / d, rulesets=[])
+    by_array = eg.function([x, y], x / y, rulesets=[])
+    fused = [n for n in by_invariant.fgraph.toposort() if type(n.op) is Composite]
+    assert len(fused) == (numba_kernels.numba is not None)
+    assert not [n for n in by_array.fgraph.toposort() if type(n.op) is Composite]
+    np.testing.assert_array_equal(by_invariant(np.arange(4.0), np.array([3.0])), np.arange(4.0) / 3.0)
