@@ -192,7 +192,7 @@ def _divides_in_a_loop(node) -> bool:
     if getattr(node.op, "name", "") != "true_div":
         return False
     op = Composite(len(node.inputs), [(node.op, tuple(range(len(node.inputs))))], [len(node.inputs)])
-    return numba_loops.divides_fast(op, op.make_node(*node.inputs))
+    return numba_loops.kernel_source(op, op.make_node(*node.inputs)) is not None
 
 
 def folds(node, known: set) -> bool:

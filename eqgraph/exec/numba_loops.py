@@ -1,14 +1,6 @@
-"""Numba loop kernels for fused nodes over C-contiguous arrays of one shape (issue 12; optional,
-like ``numba_kernels.py``), and the fast, exact division by a value the loop does not change:
-``(x - m) / s`` with ``m`` and ``s`` of one element, ``x / x.sum()``, ``x / 3.0``.
-
-A plain loop over the flat arrays is what LLVM vectorizes best: ``a + a**10`` on 1e5 float64
-took 25-27 us as a loop against 30-31 us as the ``numba.vectorize`` ufunc (whose inner loop takes
-any strides).  Inputs of one element are read once before the loop, and steps that read only them
-are computed there too.  The kernel takes a node whose array inputs (not of one element by their
-type) all have the output's rank; at run time they must have one shape and be C-contiguous, else
-the ufunc kernel of ``numba_kernels`` (or NumPy) runs.  A one-output node may write over the
-input its ``destroy_map`` names, where no other input shares its memory.
+"""Numba loop kernels for fused nodes that divide by a value the loop does not change:
+``(x - m) / s`` with ``m`` and ``s`` of one element, ``x / x.sum()``, ``x / 3.0`` (issue 12;
+optional, like ``numba_kernels.py``).
 
 Division is the one slow arithmetic instruction: on this project's 2-core machine NumPy's
 ``divide`` of 1e5 float64 by a scalar takes 67 us where a multiply takes 25, and Numba's loop
@@ -31,6 +23,12 @@ any other quotient outside that range (numerators near underflow or overflow, in
 where there was one, the whole loop runs again with plain division, so the kernel never writes
 over its inputs.  ``tests/exec/test_numba_loops.py`` compares the quotients bit for bit with
 NumPy's on values of every magnitude, zeros of both signs, infinities and NaN.
+
+The kernel is one loop over the flat arrays.  It takes a node whose array inputs (not of one
+element by their type) all have the output's rank; at run time they must have one shape, be
+C-contiguous and have at least ``LOOP_FROM`` elements, else the node's ufunc kernel
+(``numba_kernels``) runs.  Inputs of one element are read once before the loop, and steps that
+read only them are computed there too.
 """
 
 from __future__ import annotations
@@ -38,8 +36,6 @@ from __future__ import annotations
 import hashlib
 import math
 from pathlib import Path
-
-import numpy as np
 
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, scalar_steps
@@ -53,6 +49,10 @@ QUOTIENT_RANGE = "2.0 ** 900"
 _DIVISOR_FACTS = ["y{j} = 1.0 / {d}", "g{j} = abs({d})", "h{j} = y{j} if {d} < 0 else -y{j}",
                   "p{j} = 1.0 if {d} < 0 else -1.0"]
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
+#: smaller arrays go to the ufunc kernel: a call of a ``njit`` function costs more than a ufunc's
+#: (``(x - m) / s``, one run, us, loop vs ufunc: 1.14 vs 0.80 at 10 elements, 1.28 vs 1.19 at 300,
+#: 1.59 vs 2.21 at 1,000, 43.6 vs 135.7 at 1e5)
+LOOP_FROM = 400
 #: part of every kernel's source: a kernel compiled against another ``fma`` is not reused
 _VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
@@ -88,18 +88,10 @@ def _invariant_divisions(op, node, literals) -> tuple[set, list]:
     return invariant, divisions
 
 
-def _in_place(op, invariant, divisions):
-    """The input the one output may be written into (``Composite.inplace``), or None: not where
-    the kernel divides fast, whose second loop reads the inputs again."""
-    if len(op.outs) == 1 and op.inplace and not divisions and op.inplace[0][1] not in invariant:
-        return op.inplace[0][1]
-    return None
-
-
 def kernel_source(op, node) -> str | None:
-    """The module source of ``node``'s loop kernel, or None where it gets none: Numba missing, a
-    dtype or step without a scalar form, no array input, array inputs of another rank than the
-    outputs, an output that reads no array input."""
+    """The module source of ``node``'s loop kernel, or None where it gets none: Numba missing, no
+    division by an invariant value, a dtype or step without a scalar form, array inputs of
+    another rank than the outputs, an output that reads no array input."""
     if numba_kernels.numba is None or any(o.ndim != node.outputs[0].ndim for o in node.outputs):
         return None
     dtypes = op.value_dtypes(node)
@@ -108,7 +100,7 @@ def kernel_source(op, node) -> str | None:
     literals = baked_constants(op, node)
     invariant, divisions = _invariant_divisions(op, node, literals)
     arrays = [k for k in range(op.nin) if k not in invariant]
-    if not arrays or any(node.inputs[k].ndim != node.outputs[0].ndim for k in arrays) \
+    if not divisions or not arrays or any(node.inputs[k].ndim != node.outputs[0].ndim for k in arrays) \
             or any(reads <= invariant for reads in op.inputs_read()):
         return None
     kept = [k for k in range(op.nin) if k not in literals]
@@ -121,24 +113,18 @@ def kernel_source(op, node) -> str | None:
     value = names + [f"t{j}" for j in range(len(op.steps))]
     divisors = {j: value[op.steps[j][1][1]] for j in divisions}
     first = f"i{arrays[0]}"
-    into = _in_place(op, invariant, divisions)
-    out_dtype = _NUMPY_DTYPES[dtypes[op.outs[0]]]
     lines = [f"@numba.njit(cache=True, error_model='numpy')",
-             f"def kernel({', '.join([f'i{k}' for k in kept] + (['w'] if into is not None else []))}):",
+             f"def kernel({', '.join(f'i{k}' for k in kept)}):",
              f"    n = {first}.size",
              *[f"    f{k} = i{k}.reshape(n)" for k in arrays],
              *[f"    s{k} = i{k}.reshape(1)[0]" for k in kept if k in invariant],
              *[f"    {line}" for line in hoisted],
-             *[f"    {fact.format(j=j, d=d)}" for j, d in divisors.items() for fact in _DIVISOR_FACTS]]
-    if into is not None:   # w: the input written over, or an empty array where it may not be
-        lines.append(f"    o0 = w.reshape(n) if w.size == n else np.empty(n, {out_dtype})")
-    else:
-        lines += [f"    o{k} = np.empty(n, {_NUMPY_DTYPES[dtypes[o]]})" for k, o in enumerate(op.outs)]
-    if divisors:
-        fast = " and ".join(f"1.0 / {DIVISOR_RANGE} <= abs({d}) <= {DIVISOR_RANGE}" for d in divisors.values())
-        lines += [f"    if {fast}:", "        bad = False"]
-        lines += _loop(op, arrays, looped, divisors, value, "        ")
-        lines += ["        if not bad:", f"            return {_returned(op, first)}"]
+             *[f"    {fact.format(j=j, d=d)}" for j, d in divisors.items() for fact in _DIVISOR_FACTS],
+             *[f"    o{k} = np.empty(n, {_NUMPY_DTYPES[dtypes[o]]})" for k, o in enumerate(op.outs)]]
+    fast = " and ".join(f"1.0 / {DIVISOR_RANGE} <= abs({d}) <= {DIVISOR_RANGE}" for d in divisors.values())
+    lines += [f"    if {fast}:", "        bad = False"]
+    lines += _loop(op, arrays, looped, divisors, value, "        ")
+    lines += ["        if not bad:", f"            return {_returned(op, first)}"]
     lines += _loop(op, arrays, looped, {}, value, "    ")
     lines.append(f"    return {_returned(op, first)}")
     return "\n".join(["import math", "import numba", "import numpy as np",
@@ -173,26 +159,21 @@ def _returned(op, first) -> str:
 
 def loop_kernel(op, node, numpy_run, below=math.inf):
     """``run(*inputs) -> outputs`` with the loop kernel where the inputs suit it, or None where
-    there is no kernel.  Inputs that do not suit it (not C-contiguous, array inputs of other
-    shapes, broadcasting) go to the ufunc kernel (``numba_kernels.numba_kernel``, built at the
-    first such call) or ``numpy_run``; so do arrays of ``below`` elements or more."""
+    there is no kernel.  Inputs that do not suit it (fewer than ``LOOP_FROM`` elements, not
+    C-contiguous, array inputs of other shapes, broadcasting) go to the ufunc kernel
+    (``numba_kernels.numba_kernel``, built at the first such call) or ``numpy_run``; so do
+    arrays of ``below`` elements or more."""
     source = kernel_source(op, node)
     kernel = None if source is None else load_or_warn(source, "a fused loop kernel")
     if kernel is None:
         return None
     literals = baked_constants(op, node)
-    invariant, divisions = _invariant_divisions(op, node, literals)
+    invariant, _ = _invariant_divisions(op, node, literals)
     arrays = [f"i{k}" for k in range(op.nin) if k not in invariant]
     params = ", ".join(f"i{k}" for k in range(op.nin))
-    suits = [f"{arrays[0]}.size > 0", f"{arrays[0]}.size < below"] + [f"{x}.flags.c_contiguous" for x in arrays] \
+    suits = [f"{LOOP_FROM} <= {arrays[0]}.size < below"] + [f"{x}.flags.c_contiguous" for x in arrays] \
         + [f"{x}.shape == {arrays[0]}.shape" for x in arrays[1:]]
-    args = [f"i{k}" for k in range(op.nin) if k not in literals]
-    into = _in_place(op, invariant, divisions)
-    if into is not None:   # written over where writeable and no other input shares its memory
-        target = f"i{into}"
-        free = " and ".join([f"{target}.flags.writeable"] + [f"not may_share({target}, {x})" for x in arrays if x != target])
-        args.append(f"({target} if {free} else empty)")
-    call = f"kernel({', '.join(args)})"
+    call = f"kernel({', '.join(f'i{k}' for k in range(op.nin) if k not in literals)})"
     source = "\n".join([f"def run({params}):",
                         f"    if {' and '.join(suits)}:",
                         f"        return {'(' + call + ',)' if len(op.outs) == 1 else call}",
@@ -205,25 +186,17 @@ def loop_kernel(op, node, numpy_run, below=math.inf):
             other = numba_kernels.numba_kernel(op, node, numpy_run, below) or numpy_run
         return other(*inputs)
 
-    dtype = node.outputs[0].type.numpy_dtype
-    namespace = {"kernel": kernel, "other": other_run, "below": below, "may_share": np.may_share_memory,
-                 "empty": np.empty((0,) * node.outputs[0].ndim, dtype)}
+    namespace = {"kernel": kernel, "other": other_run, "below": below}
     return define(source, "<eqgraph loop kernel caller>", namespace)["run"]
 
 
-def divides_fast(op, node) -> bool:
-    """Whether ``node``'s loop kernel divides by an invariant value the fast way."""
-    literals = baked_constants(op, node)
-    return kernel_source(op, node) is not None and bool(_invariant_divisions(op, node, literals)[1])
-
-
 def tiered(op, node, numpy_run, rebind=None):
-    """``numba_kernels.tiered``, with the loop kernel once hot where the node has one
-    (``kernel_source``)."""
+    """``numba_kernels.tiered``, with the loop kernel once hot where the node divides by an
+    invariant value (``kernel_source``)."""
     if kernel_source(op, node) is None:
         return numba_kernels.tiered(op, node, numpy_run, rebind)
     below = numba_kernels.numba_below(op)
     return numba_kernels.tier(numpy_run, lambda: loop_kernel(op, node, numpy_run, below), rebind, below)
 
 
-__all__ = ["DIVISOR_RANGE", "QUOTIENT_RANGE", "divides_fast", "kernel_source", "loop_kernel", "tiered"]
+__all__ = ["DIVISOR_RANGE", "LOOP_FROM", "QUOTIENT_RANGE", "kernel_source", "loop_kernel", "tiered"]

@@ -72,26 +72,24 @@ def test_quotients_match_numpy_on_many_random_pairs(tmp_path, monkeypatch):
         assert _same_bits(kernel(x, np.array([d])), x / d).all(), d
 
 
-def test_which_nodes_get_a_loop_kernel_and_which_divide_fast():
+def test_which_nodes_get_a_loop_kernel():
     if numba_kernels.numba is None:
         assert numba_loops.kernel_source(_divide_node().op, _divide_node()) is None
         return
     node = _divide_node()
     assert "fma(" in numba_loops.kernel_source(node.op, node)
     assert "fma(" in numba_loops.kernel_source(*_op_node(_divide_node(et.dscalar)))   # 0-d divisor
-    x, y, d, m = et.dvector("x"), et.dvector("y"), ONE("d"), et.dmatrix("m")
-    for outputs, inputs, kernel, fast in [
-            ([(x - d) / d], [x, d], True, True),
-            ([x / (d * 2.0 + 1.0)], [x, d], True, True),   # the divisor's steps run once, before the loop
-            ([x / y + 1.0], [x, y], True, False),           # the divisor changes along the loop
-            ([(x * 2.0) + d], [x, d], True, False),         # no division
-            ([d / x + 1.0], [x, d], True, False),           # the invariant value is the numerator
-            ([m + x.dimshuffle("x", 0)], [m, x], False, False),           # an array input of lower rank
-            ([x / (d * 3.0), d * 3.0 + 1.0], [x, d], False, False)]:      # an output that reads no array
+    x, y, d = et.dvector("x"), et.dvector("y"), ONE("d")
+    for outputs, inputs, takes in [
+            ([(x - d) / d], [x, d], True),
+            ([x / (d * 2.0 + 1.0)], [x, d], True),          # the divisor's steps run once, before the loop
+            ([x / y + 1.0], [x, y], False),                 # the divisor changes along the loop
+            ([(x * 2.0) + d], [x, d], False),               # no division
+            ([d / x + 1.0], [x, d], False),                 # the invariant value is the numerator
+            ([x / (d * 3.0), d * 3.0 + 1.0], [x, d], False)]:             # an output that reads no array
         f = eg.function(inputs, outputs, rulesets=[])
-        sources = [numba_loops.kernel_source(n.op, n) for n in f.fgraph.toposort() if type(n.op) is Composite]
-        assert any(s is not None for s in sources) is kernel, outputs
-        assert any(s is not None and "fma(" in s for s in sources) is fast, outputs
+        nodes = [n for n in f.fgraph.toposort() if type(n.op) is Composite]
+        assert any(numba_loops.kernel_source(n.op, n) is not None for n in nodes) is takes, outputs
 
 
 def _op_node(node):
@@ -105,8 +103,10 @@ def test_hot_function_divides_by_invariant_values_as_numpy_does(tmp_path, monkey
     rng = np.random.default_rng(3)
     x, d = et.dvector("x"), ONE("d")
     f = eg.function([x, d], (x - d) / et.sqrt(d * d + 1.0), rulesets=[])
-    cases = [rng.normal(size=1000), np.array([0.0, -0.0, 1.0, -2.5]), np.array([np.inf, np.nan, 1e-310, 1.0]),
-             rng.normal(size=(1000,))[::2]]   # not contiguous: the NumPy kernel
+    special = np.resize([0.0, -0.0, 1.0, -2.5, np.nan], 500)       # zeros and NaN: the fast loop
+    extreme = np.resize([np.inf, np.nan, 1e-310, 1.0], 500)          # the plain-division loop
+    cases = [rng.normal(size=1000), special, extreme, np.arange(5.0),   # few elements: the ufunc kernel
+             rng.normal(size=(2000,))[::2]]   # not contiguous: the ufunc kernel
     for value in cases:
         for divisor in (np.array([0.7]), np.array([-3.0]), np.array([0.0]), np.array([1e300])):
             for _ in range(3):   # cold, then hot
@@ -127,26 +127,6 @@ def test_without_numba_there_is_no_loop_kernel(monkeypatch):
     assert np.array_equal(run(np.arange(3.0), np.array([2.0]))[0], np.arange(3.0) / 2.0)
 
 
-@needs_numba
-def test_a_loop_kernel_writes_over_its_destroyed_input_only_where_nothing_else_reads_that_memory(tmp_path, monkeypatch):
-    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    x, y = et.dvector("x"), et.dvector("y")
-    add = (x + y).owner.op
-    op = Composite(2, [(add, (0, 1)), (add, (2, 1))], [3], inplace=[(0, 0)])   # x + y + y, into x
-    node = op.make_node(x, y)
-    run = numba_loops.loop_kernel(op, node, lambda a, b: [a + b + b])
-    a, b = np.arange(6.0), np.full(6, 0.5)
-    [out] = run(a, b)
-    assert np.shares_memory(out, a) and np.array_equal(a, np.arange(6.0) + 1.0)
-    frozen = np.arange(6.0)
-    frozen.flags.writeable = False
-    [out] = run(frozen, b)
-    assert not np.shares_memory(out, frozen) and np.array_equal(out, np.arange(6.0) + 1.0)
-    base = np.arange(7.0)
-    [out] = run(base[1:], base[:-1])   # the other input overlaps the destroyed one: a fresh array
-    assert not np.shares_memory(out, base) and np.array_equal(out, np.arange(1.0, 7.0) + 2 * np.arange(6.0))
-
-
 def _hot_random_graphs(seeds, tmp_path, monkeypatch) -> int:
     """Each graph's fused function, called until its kernels are hot, against the unfused one:
     arithmetic bit for bit, libm steps within an ulp or two (Numba calls the C library, NumPy
@@ -154,6 +134,7 @@ def _hot_random_graphs(seeds, tmp_path, monkeypatch) -> int:
     graphs ran a loop kernel."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
     monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(numba_loops, "LOOP_FROM", 1)   # the graphs' arrays are small
     looped = 0
     for seed in seeds:
         graph = make_graph(seed)
@@ -177,14 +158,14 @@ def _hot_random_graphs(seeds, tmp_path, monkeypatch) -> int:
 
 @needs_numba
 def test_hot_loop_kernels_keep_results_of_random_graphs(tmp_path, monkeypatch):
-    # seeds whose fused graph has a loop kernel (87 of seeds 0-1499 have one, measured)
-    assert _hot_random_graphs([14, 23, 37, 44, 74, 101, 108, 142], tmp_path, monkeypatch) == 8
+    # seeds whose fused graph has a loop kernel (14 of seeds 0-1499 have one, measured)
+    assert _hot_random_graphs([108, 288, 483, 567, 574], tmp_path, monkeypatch) == 5
 
 
 @needs_numba
 @pytest.mark.slow
 def test_hot_loop_kernels_keep_results_of_many_random_graphs(tmp_path, monkeypatch):
-    assert _hot_random_graphs(range(0, 1500), tmp_path, monkeypatch) >= 80
+    assert _hot_random_graphs(range(0, 1500), tmp_path, monkeypatch) >= 14
 
 
 def test_a_lone_division_becomes_a_fused_node_only_where_it_divides_fast():
