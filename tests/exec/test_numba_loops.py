@@ -51,12 +51,26 @@ def test_quotients_are_numpys_bit_for_bit_on_every_magnitude(tmp_path, monkeypat
     ordinary = rng.normal(size=2000)   # no value outside the fast range: the fast loop's own result
     for d in _divisors(rng):
         nans = np.array([np.nan, 1.0, -np.nan, -0.0, 0.0, 2.5])   # NaN is not outside the range: the fast loop
-        for x in (_numerators(rng, 3000), ordinary, -ordinary, np.zeros(9), -np.zeros(9), nans):
+        for x in (_numerators(rng, 3000), ordinary, -ordinary, np.zeros(9), -np.zeros(9), nans, np.full(5, np.nan)):
             with np.errstate(all="ignore"):
                 expected = x / d
             got = kernel(x, np.array([d]))
             bad = ~_same_bits(got, expected)
             assert not bad.any(), (d, x[bad][:3], got[bad][:3], expected[bad][:3])
+
+
+@needs_numba
+@pytest.mark.parametrize("values, exact", [
+    ([1.0, -3.5, 2.0 ** -900, -(2.0 ** 900)], True), ([0.0, -0.0, np.nan, 1.0], True), ([0.0], True), ([np.nan], True),
+    ([1.0, np.inf], False), ([1.0, 2.0 ** -901], False), ([2.0 ** 901], False), ([5e-324, 0.0], False),
+    ([np.nan, -np.inf], False)])
+def test_the_fast_loop_keeps_its_quotients_where_each_is_zero_nan_or_in_the_exact_range(values, exact):
+    """What the loop notes of its quotients, as ``exact_range`` decodes it: the fast loop's result
+    stands only where that is True, else the loop runs again with plain division."""
+    patterns = [int(np.array(abs(v)).view(np.uint64)) for v in values]
+    smallest = min((p - 1) % 2 ** 64 for p in patterns)
+    largest = max((p + numba_loops._NAN_LAST) % 2 ** 64 for p in patterns)
+    assert numba_loops.exact_range(np.uint64(smallest), np.uint64(largest)) is exact
 
 
 @needs_numba
