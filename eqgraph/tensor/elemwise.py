@@ -151,6 +151,8 @@ class ScalarOp:
     ``commutative``: swapping the two arguments gives the same bits, for every value
     (the encoder puts such arguments in one canonical order; maximum and minimum are not:
     ``maximum(-0.0, 0.0)`` is ``-0.0`` but ``maximum(0.0, -0.0)`` is ``0.0``).
+    ``passes``: the NumPy calls its array form makes (a lone node of several is fused alone,
+    so that it runs as one compiled loop once hot: ``exec/fusion.py``).
     """
 
     nin: int
@@ -158,6 +160,7 @@ class ScalarOp:
     promote: tuple | None = None
     dtype: Callable | None = None
     commutative: bool = False
+    passes: int = 1
 
     def impl(self, xp) -> Callable:
         """The function computing this op on arrays of namespace ``xp``."""
@@ -182,7 +185,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "abs":      ScalarOp(1, "abs"),
     "sign":     ScalarOp(1, "sign"),
     "sqr":      ScalarOp(1, _sqr),
-    "clip":     ScalarOp(3, _clip),
+    "clip":     ScalarOp(3, _clip, passes=2),
     "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype),  # y broadcast to x's shape
     # exponentials and logarithms
     "exp":      ScalarOp(1, "exp"),
@@ -194,7 +197,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "log1p":    ScalarOp(1, "log1p"),
     "sqrt":     ScalarOp(1, "sqrt"),
     "sigmoid":  ScalarOp(1, _sigmoid, dtype=_sigmoid_dtype),
-    "softplus": ScalarOp(1, _softplus),
+    "softplus": ScalarOp(1, _softplus, passes=6),
     "log1mexp": ScalarOp(1, _log1mexp),   # log(1 - exp(x)), stable for x <= 0
     "logaddexp": ScalarOp(2, "logaddexp"),  # log(exp(a) + exp(b)), stable
     "erf":      ScalarOp(1, _erf, dtype=_erf_dtype),

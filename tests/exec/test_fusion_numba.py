@@ -298,3 +298,19 @@ def test_logical_ops_in_numba_agree_with_numpy(tmp_path, monkeypatch):
         want = g(xv, yv)
     for k, (u, v) in enumerate(zip(got, want)):
         np.testing.assert_array_equal(u, v, err_msg=f"output {k}")
+
+
+def test_a_lone_op_of_several_numpy_passes_is_fused_alone_and_runs_in_numba_once_hot(tmp_path, monkeypatch):
+    """softplus is six NumPy calls: alone it becomes a Composite of one step (with Numba), whose
+    kernel is one loop once hot; an op of one pass stays as it is."""
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    x = et.dvector("x")
+    f = eg.function([x], et.softplus(x), rulesets=[])
+    assert len(_composite_nodes(f)) == (numba_kernels.numba is not None)
+    assert not _composite_nodes(eg.function([x], et.exp(x), rulesets=[]))
+    value = np.array([-800.0, -3.0, -0.0, 0.0, 2.5, 40.0, 800.0, np.nan, np.inf, -np.inf])
+    with np.errstate(all="ignore"):
+        expected = np.maximum(value, 0.0) + np.log1p(np.exp(-np.abs(value)))
+        for _ in range(4):
+            np.testing.assert_allclose(f(value), expected, rtol=1e-15, atol=0)
