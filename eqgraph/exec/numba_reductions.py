@@ -28,6 +28,9 @@ import numpy as np
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.numba_kernels import numba
 
+if numba is not None:
+    from eqgraph.exec.numba_simd import add8, load8, tree8
+
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
 #: fast and the fixed cost of its call no longer matters.  Measured (one run, best of 5, us,
 #: Numba vs NumPy; matrices of 8 columns): over all axes 0.31 vs 0.90 at 10 elements, 0.83 vs
@@ -38,64 +41,80 @@ SMALL = {"whole": 2048, "rows": 128, "columns": 1024, "softmax": 512}
 
 def _block(a, start, n):
     """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` for ``n <= 128``: fewer than 8
-    elements one after the other, else 8 running sums added in a tree, then the rest.
-    Indexed by unsigned integers, which Numba does not test for wrapping around as it tests
-    signed ones (2.2x slower that way, and slower than NumPy's own loop: 39 against 18 us
-    for 1e5 float64 in blocks of 128)."""
+    elements one after the other, else 8 running sums (one ``Vec8``, ``numba_simd.py``) added
+    in a tree, then the rest.  Indexed by unsigned integers, which Numba does not test for
+    wrapping around as it tests signed ones (2.2x slower that way)."""
     s = np.uint64(start)
     if n < 8:
         res = 0.0
         for i in range(n):
             res += a[s + np.uint64(i)]
         return res
-    r0, r1, r2, r3 = a[s], a[s + np.uint64(1)], a[s + np.uint64(2)], a[s + np.uint64(3)]
-    r4, r5, r6, r7 = a[s + np.uint64(4)], a[s + np.uint64(5)], a[s + np.uint64(6)], a[s + np.uint64(7)]
-    end = n - n % 8
-    for j in range(8, end, 8):
-        i = s + np.uint64(j)
-        r0 += a[i]
-        r1 += a[i + np.uint64(1)]
-        r2 += a[i + np.uint64(2)]
-        r3 += a[i + np.uint64(3)]
-        r4 += a[i + np.uint64(4)]
-        r5 += a[i + np.uint64(5)]
-        r6 += a[i + np.uint64(6)]
-        r7 += a[i + np.uint64(7)]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    return rest(a, s, np.uint64(n), load8(a, s), np.uint64(8))
+
+
+def _rest(a, s, n, sums, done):
+    """The end of ``block(a, s, n)`` once its running ``sums`` hold the first ``done``
+    elements (a multiple of 8)."""
+    end = n - n % np.uint64(8)
+    for j in range(done, end, np.uint64(8)):
+        sums = add8(sums, load8(a, s + j))
+    res = tree8(sums)
     for j in range(end, n):
-        res += a[s + np.uint64(j)]
+        res += a[s + j]
     return res
 
 
+def _half(n):
+    """Where NumPy's ``pairwise_sum`` splits ``n > 128`` elements: half, down to a multiple of 8."""
+    return n // 2 - n // 2 % 8
+
+
+def _is_leaf(n):
+    """Whether ``n`` elements are one leaf of ``pairwise_plan``: at most 128, or split once into
+    halves of at most 128."""
+    return n <= 128 or (n <= 256 and n - half(n) <= 128)
+
+
+def _leaf(a, start, n):
+    """``pairwise_sum`` of a leaf of ``pairwise_plan``: ``block`` of ``n <= 128`` elements, or
+    the two blocks of a range split once, their add chains interleaved (one chain waits on each
+    addition's latency; two overlap), then added."""
+    if n <= 128:
+        return block(a, start, n)
+    n0 = half(n)
+    n1 = n - n0
+    s0, s1 = np.uint64(start), np.uint64(start + n0)
+    both = np.uint64(n0 - n0 % 8)   # n0 <= n1, both at least 64
+    r0, r1 = load8(a, s0), load8(a, s1)
+    for j in range(np.uint64(8), both, np.uint64(8)):
+        r0 = add8(r0, load8(a, s0 + j))
+        r1 = add8(r1, load8(a, s1 + j))
+    return rest(a, s0, np.uint64(n0), r0, both) + rest(a, s1, np.uint64(n1), r1, both)
+
+
 def _pairwise_plan(n):
-    """The additions of NumPy's ``pairwise_sum`` of ``n`` elements (``n > 128``), in its order:
-    a positive entry is a leaf, that many elements summed by ``block`` (the next ones, left to
-    right); a 0 adds the last two sums (the two halves of one range, the first half a multiple
-    of 8 long).  Walked with a stack instead of recursion (a recursive function read back from
-    Numba's disk cache crashed); every addition is the recursion's.  Fused reductions
+    """The additions of NumPy's ``pairwise_sum`` of ``n`` elements, in its order: a positive
+    entry is a leaf, that many elements summed by ``leaf`` (the next ones, left to right): at
+    most 128, or a range whose two halves are at most 128; a 0 adds the last two sums (the two
+    halves of one range).  Walked with a stack instead of recursion (a recursive function read
+    back from Numba's disk cache crashed); every addition is the recursion's.  Fused reductions
     (``numba_fused.py``) compute each leaf's values on the fly and add the leaves by this plan."""
     plan = np.empty(2 * (n // 64) + 8, np.int64)   # leaves hold at least 64 elements: enough room
-    starts, sizes, stage = np.empty(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
-    top, length = 0, 0
-    starts[0], sizes[0] = 0, n
-    while top >= 0:
-        s, m = starts[top], sizes[top]
-        if m <= 128:
-            plan[length] = m
-            length += 1
-            top -= 1
+    stack = np.empty(192, np.int64)   # sizes still to plan, last first; -1: add the last two sums
+    stack[0] = n
+    top, length = np.uint64(1), np.uint64(0)   # unsigned: Numba tests signed indices for wrapping around
+    while top > 0:
+        top -= np.uint64(1)
+        m = stack[top]
+        if not is_leaf(m):   # split: first half, second half, add them
+            stack[top] = -1
+            stack[top + np.uint64(1)] = m - half(m)
+            stack[top + np.uint64(2)] = half(m)
+            top += np.uint64(3)
             continue
-        if stage[top] == 2:          # both halves planned: add them
-            plan[length] = 0
-            length += 1
-            top -= 1
-            continue
-        half = m // 2
-        half -= half % 8
-        stage[top] += 1
-        first = stage[top] == 1
-        top += 1
-        starts[top], sizes[top], stage[top] = (s, half, 0) if first else (s + half, m - half, 0)
+        plan[length] = max(m, 0)
+        length += np.uint64(1)
     return plan[:length]
 
 
@@ -114,20 +133,26 @@ def _fold(plan, leaf_sums):
     return values[0]
 
 
-def _pairwise(a, start, n):
-    """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` (a 1-d array): a block of at most 128
-    elements, or the leaves of ``pairwise_plan`` added by it."""
-    if n <= 128:
-        return block(a, start, n)
-    plan = pairwise_plan(n)
-    sums = np.empty(plan.shape[0])
+def _planned(a, start, plan, sums):
+    """NumPy's ``pairwise_sum`` of ``a`` from ``start`` as ``plan`` says, the leaves' sums
+    written into ``sums`` (as long as ``plan``) on the way."""
     leaves = 0
     for step in plan:
         if step > 0:
-            sums[leaves] = block(a, start, step)
+            sums[leaves] = leaf(a, start, step)
             start += step
             leaves += 1
+    if leaves < 2:
+        return sums[0] if leaves else 0.0   # n == 0: its plan is [0]
     return fold(plan, sums)
+
+
+def _pairwise(a, start, n):
+    """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` (a 1-d array)."""
+    if is_leaf(n):
+        return leaf(a, start, n)
+    plan = pairwise_plan(n)
+    return planned(a, start, plan, np.empty(plan.shape[0]))
 
 
 def _whole(x, mean):
@@ -138,8 +163,14 @@ def _whole(x, mean):
 
 def _rows(x, mean):
     out, flat, n = np.empty(x.shape[0]), x.reshape(-1), x.shape[1]
-    for i in range(x.shape[0]):
-        out[i] = pairwise(flat, i * n, n)   # not x[i]: a view per row costs as much as its sum
+    if is_leaf(n):   # not x[i]: a view per row costs as much as its sum
+        for i in range(x.shape[0]):
+            out[i] = leaf(flat, i * n, n)
+    else:
+        plan = pairwise_plan(n)   # once: every row is as long
+        sums = np.empty(plan.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = planned(flat, i * n, plan, sums)
     return out / n if mean else out
 
 
@@ -193,8 +224,8 @@ def _softmax_vector(x, log):
 
 if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
     _njit = numba.njit(cache=True, error_model="numpy")   # 0/0 is NaN, as NumPy's
-    block, pairwise_plan, fold = _njit(_block), _njit(_pairwise_plan), _njit(_fold)
-    pairwise = _njit(_pairwise)
+    block, rest, half, is_leaf, leaf = _njit(_block), _njit(_rest), _njit(_half), _njit(_is_leaf), _njit(_leaf)
+    pairwise_plan, fold, planned, pairwise = _njit(_pairwise_plan), _njit(_fold), _njit(_planned), _njit(_pairwise)
     rows, columns, softmax_rows = _njit(_rows), _njit(_columns), _njit(_softmax_rows)
     KERNELS = {("whole", False): _njit(_whole), ("rows", False): rows, ("rows", True): _njit(_rows_kept),
                ("columns", False): columns, ("columns", True): _njit(_columns_kept),
