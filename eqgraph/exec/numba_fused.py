@@ -167,7 +167,8 @@ def _element(op, steps, reduced_into) -> list[str]:
 def _pairwise_loop(op, steps, length: str, along: str, across: str) -> list[str]:
     """For each ``across`` index, the values along ``along`` (``length`` of them) summed in
     NumPy's pairwise order: each leaf of the plan (at most 256 values) computed into ``b{k}``,
-    summed by ``leaf`` into ``s{k}``, then the leaves added by the plan."""
+    summed by ``leaf`` into ``s{k}``, then the leaves added by the plan, and to 0.0 (``np.add.reduce``
+    starts from its identity: a sum of -0.0 is 0.0)."""
     reduced = [k for k, r in enumerate(op.reductions) if r is not None]
     element = _element(op, steps, "b{k}[q] = {value}")
     loop = "for r in range(np.uint64(outer)):" if across == "r" else "for _ in range(1):"
@@ -184,7 +185,7 @@ def _pairwise_loop(op, steps, length: str, along: str, across: str) -> list[str]
             *[f"        s{k}[count] = leaf(b{k}, 0, m)" for k in reduced],
             "        start += np.uint64(m)",
             "        count += 1",
-            *[f"    w{k}[{across}] = s{k}[0] if count == 1 else fold(plan, s{k})" for k in reduced]]
+            *[f"    w{k}[{across}] = 0.0 + (s{k}[0] if count == 1 else fold(plan, s{k}))" for k in reduced]]
 
 
 def _columns_loop(op, steps) -> list[str]:

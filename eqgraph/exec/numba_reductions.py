@@ -1,5 +1,5 @@
-"""Small float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional,
-like ``numba_kernels.py``).
+"""Float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional, like
+``numba_kernels.py``).
 
 On 10 elements ``np.add.reduce(x, axis=(0,)) / np.intp(n)`` costs about 1.4 us, nearly all
 of it NumPy's dispatch, and a gradient graph has several such reductions; one call of a
@@ -8,8 +8,9 @@ C-contiguous float64 array, so the values are NumPy's to the last bit, NaN and i
 (``tests/exec/test_numba_reductions.py`` compares them on random shapes and values):
 
 - a reduction over all axes, and each row of a reduction over the last axis of a matrix:
-  NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) from 0.0: fewer than 8
-  elements one after the other, up to 128 in 8 running sums, more split in two halves;
+  NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) added to 0.0: fewer than 8
+  elements one after the other, up to 128 in 8 running sums (one LLVM vector,
+  ``numba_simd.py``: 1.5x NumPy's speed at 1e5 elements), more split in two halves;
 - a reduction over the first axis of a matrix: row after row into the running sums,
   starting from 0.0 (a matrix of one column is one contiguous run: pairwise).
 
@@ -32,11 +33,15 @@ if numba is not None:
     from eqgraph.exec.numba_simd import add8, load8, tree8
 
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
-#: fast and the fixed cost of its call no longer matters.  Measured (one run, best of 5, us,
-#: Numba vs NumPy; matrices of 8 columns): over all axes 0.31 vs 0.90 at 10 elements, 0.83 vs
-#: 1.19 at 1,000, 2.22 vs 1.87 at 4,096; rows 1.13 vs 1.12 at 100, 5.35 vs 3.34 at 1,000;
-#: columns 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384
-SMALL = {"whole": 2048, "rows": 128, "columns": 1024, "softmax": 512}
+#: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.
+#: Measured (one run, best of 7, us, NumPy vs Numba, this 2-core machine): over all axes 0.73 vs
+#: 0.27 at 10 elements, 0.99 vs 0.57 at 1,000, 23.7 vs 16.3 at 1e5, 65.3 vs 48.6 at 262,144,
+#: 114 vs 112 at 4e5, 170 vs 177 at 6e5, 284 vs 293 at 1e6; rows 3.32 vs 1.61 at (128, 8),
+#: 9.3 vs 9.6 at (100, 300), 39.7 vs 13.8 at (1000, 100), 302 vs 274 at (1000, 1000).  Columns
+#: (Numba vs NumPy, 8 columns): 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384.
+#: Softmax: Numba's scalar ``math.exp``, not the sum, loses to NumPy's past 512 (7.75 vs 9.44
+#: at (2, 512), 11.8 vs 17.2 at (8, 256))
+SMALL = {"whole": 262_144, "rows": 262_144, "columns": 1024, "softmax": 512}
 
 
 def _block(a, start, n):
@@ -118,24 +123,26 @@ def _pairwise_plan(n):
     return plan[:length]
 
 
-def _fold(plan, leaf_sums):
-    """The total of the leaves' sums (in order), added as ``plan`` says."""
-    values = np.empty(64)
-    count, leaf = 0, 0
+def _fold(plan, sums):
+    """The total of the leaves' sums (``sums``, in order), added as ``plan`` says.  ``sums`` is
+    the stack of partial totals too (never longer than the leaves read): no array to allocate,
+    which cost as much as the rest for rows of a few hundred elements."""
+    count, leaf = np.uint64(0), np.uint64(0)   # unsigned: Numba tests signed indices for wrapping around
     for step in plan:
         if step > 0:
-            values[count] = leaf_sums[leaf]
-            count += 1
-            leaf += 1
+            sums[count] = sums[leaf]
+            count += np.uint64(1)
+            leaf += np.uint64(1)
         else:
-            values[count - 2] += values[count - 1]
-            count -= 1
-    return values[0]
+            sums[count - np.uint64(2)] += sums[count - np.uint64(1)]
+            count -= np.uint64(1)
+    return sums[0]
 
 
 def _planned(a, start, plan, sums):
-    """NumPy's ``pairwise_sum`` of ``a`` from ``start`` as ``plan`` says, the leaves' sums
-    written into ``sums`` (as long as ``plan``) on the way."""
+    """``np.add.reduce`` of ``a`` from ``start`` as ``plan`` says (0.0 plus NumPy's ``pairwise_sum``,
+    as ``pairwise``), the leaves' sums written into ``sums`` (as long as ``plan``; overwritten by
+    ``fold``) on the way."""
     leaves = 0
     for step in plan:
         if step > 0:
@@ -143,14 +150,16 @@ def _planned(a, start, plan, sums):
             start += step
             leaves += 1
     if leaves < 2:
-        return sums[0] if leaves else 0.0   # n == 0: its plan is [0]
-    return fold(plan, sums)
+        return 0.0 + sums[0] if leaves else 0.0   # n == 0: its plan is [0]
+    return 0.0 + fold(plan, sums)
 
 
 def _pairwise(a, start, n):
-    """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` (a 1-d array)."""
+    """``np.add.reduce`` of ``a[start:start + n]`` (a 1-d array): its identity, 0.0, plus NumPy's
+    ``pairwise_sum`` (so a sum of -0.0 is 0.0, as NumPy's, where ``pairwise_sum`` alone gives
+    -0.0 from 8 elements on: its running sums start from the first 8)."""
     if is_leaf(n):
-        return leaf(a, start, n)
+        return 0.0 + leaf(a, start, n)
     plan = pairwise_plan(n)
     return planned(a, start, plan, np.empty(plan.shape[0]))
 
@@ -165,7 +174,7 @@ def _rows(x, mean):
     out, flat, n = np.empty(x.shape[0]), x.reshape(-1), x.shape[1]
     if is_leaf(n):   # not x[i]: a view per row costs as much as its sum
         for i in range(x.shape[0]):
-            out[i] = leaf(flat, i * n, n)
+            out[i] = 0.0 + leaf(flat, i * n, n)   # np.add.reduce starts from 0.0 (``pairwise``)
     else:
         plan = pairwise_plan(n)   # once: every row is as long
         sums = np.empty(plan.shape[0])
