@@ -139,6 +139,34 @@ def _fold(plan, sums):
     return sums[0]
 
 
+#: values a fused kernel (``numba_fused.py``) computes into its buffer before summing them, a run
+#: of whole leaves: one long loop vectorizes better than one per leaf, and the leaves' add chains
+#: then overlap (the kernel of ((x - m)**2).mean() on 1e5: 28.8 us a leaf at a time, 26.8 this way)
+GROUP = 1024
+
+
+def _leaf_group(plan, first):
+    """``(last, size, leaves)``: the leaves of ``plan[first:last]`` hold ``size <= GROUP``
+    values together, and there are ``leaves`` of them (at least one: a leaf holds at most 256)."""
+    last, size, leaves = first, 0, 0
+    while last < plan.shape[0] and size + plan[last] <= GROUP:
+        size += plan[last]
+        leaves += plan[last] > 0
+        last += 1
+    return last, size, leaves
+
+
+def _leaf_sums(buffer, plan, first, last, sums, count):
+    """The sums of the leaves of ``plan[first:last]``, laid one after the other in ``buffer``,
+    written into ``sums`` from ``count`` on."""
+    at = 0
+    for e in range(first, last):   # not a slice of plan: its iterator was 20% slower in all
+        if plan[e] > 0:
+            sums[count] = leaf(buffer, at, plan[e])
+            at += plan[e]
+            count += 1
+
+
 def _planned(a, start, plan, sums):
     """``np.add.reduce`` of ``a`` from ``start`` as ``plan`` says (0.0 plus NumPy's ``pairwise_sum``,
     as ``pairwise``), the leaves' sums written into ``sums`` (as long as ``plan``; overwritten by
@@ -235,6 +263,7 @@ if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
     _njit = numba.njit(cache=True, error_model="numpy")   # 0/0 is NaN, as NumPy's
     block, rest, half, is_leaf, leaf = _njit(_block), _njit(_rest), _njit(_half), _njit(_is_leaf), _njit(_leaf)
     pairwise_plan, fold, planned, pairwise = _njit(_pairwise_plan), _njit(_fold), _njit(_planned), _njit(_pairwise)
+    leaf_group, leaf_sums = _njit(_leaf_group), _njit(_leaf_sums)
     rows, columns, softmax_rows = _njit(_rows), _njit(_columns), _njit(_softmax_rows)
     KERNELS = {("whole", False): _njit(_whole), ("rows", False): rows, ("rows", True): _njit(_rows_kept),
                ("columns", False): columns, ("columns", True): _njit(_columns_kept),
