@@ -17,9 +17,10 @@ full length there, so it is read at ``r * inner + c``, ``r``, ``c`` or ``0``; in
 integers, which Numba does not test for wrapping around, so the loads vectorize.
 Additions follow NumPy's order on the unfused result, a fresh C-contiguous array (tested bit for
 bit against it, ``tests/exec/test_fused_reductions.py``):
-- ``rows``: each row is NumPy's pairwise sum (``numba_reductions``): its values computed 128 at a
-  time into a buffer, each block summed by ``block`` and the blocks added by ``pairwise_plan``,
-  as ``pairwise_sum`` adds them; never a running sum (its error grows with the length);
+- ``rows``: each row is NumPy's pairwise sum (``numba_reductions``): its values computed into a
+  buffer a run of whole leaves of ``pairwise_plan`` at a time (``GROUP`` values at most), each
+  leaf summed by ``leaf`` and the leaves added by the plan, as ``pairwise_sum`` adds them; never
+  a running sum (its error grows with the length);
 - ``columns``: row after row into running sums from 0.0, as NumPy adds rows; a single column is
   one contiguous run, summed pairwise as a row.
 A mean is that sum divided by the count.  Values are those of the Composite's Numba kernel
@@ -109,7 +110,7 @@ def kernel_source(op, node) -> str | None:
     for k, r in enumerate(op.reductions):
         if r is not None:
             lines.append(f"    w{k} = np.{'empty' if kind == 'rows' else 'zeros'}({'outer' if kind == 'rows' else 'inner'})")
-            lines.append(f"    b{k} = np.empty(128)")
+            lines.append(f"    b{k} = np.empty({numba_reductions.GROUP})")
     if kind == "columns":   # one column: one contiguous run, which NumPy sums pairwise as a row
         lines.append("    if inner == 1:")
         lines += ["        c = np.uint64(0)"] + ["        " + line for line in _pairwise_loop(op, steps, "outer", "r", "c")]
@@ -132,7 +133,7 @@ def kernel_source(op, node) -> str | None:
     lines.append(f"    return {', '.join(results)}")
     return "\n".join(["import math", "import numba", "import numpy as np",
                       "from eqgraph.exec.numba_fused import NotThisCall",
-                      "from eqgraph.exec.numba_reductions import block, fold, pairwise_plan",
+                      "from eqgraph.exec.numba_reductions import fold, leaf_group, leaf_sums, pairwise_plan",
                       f"# summing loops {_REDUCTIONS_VERSION}", "",
                       "@numba.njit(cache=True, error_model='numpy')", *lines, ""])
 
@@ -165,25 +166,26 @@ def _element(op, steps, reduced_into) -> list[str]:
 
 def _pairwise_loop(op, steps, length: str, along: str, across: str) -> list[str]:
     """For each ``across`` index, the values along ``along`` (``length`` of them) summed in
-    NumPy's pairwise order: leaves of at most 128 values computed into ``b{k}``, summed by
-    ``block`` into ``s{k}``, then added by the plan."""
+    NumPy's pairwise order: a run of whole leaves of the plan (``leaf_group``: at most ``GROUP``
+    values) computed into ``b{k}``, the leaves summed into ``s{k}``, then added by the plan and
+    to 0.0 (``np.add.reduce`` starts from its identity: a sum of -0.0 is 0.0)."""
     reduced = [k for k, r in enumerate(op.reductions) if r is not None]
     element = _element(op, steps, "b{k}[q] = {value}")
     loop = "for r in range(np.uint64(outer)):" if across == "r" else "for _ in range(1):"
-    return [f"plan = pairwise_plan({length}) if {length} > 128 else np.full(1, {length}, np.int64)",
+    return [f"plan = pairwise_plan({length})",
             *[f"s{k} = np.empty(plan.shape[0])" for k in reduced],
             loop,
-            "    start, leaf = np.uint64(0), 0",
-            "    for m in plan:",
-            "        if m == 0:",
-            "            continue",
-            "        for q in range(np.uint64(m)):",
+            "    start, count, first = np.uint64(0), 0, 0",
+            "    while first < plan.shape[0]:",
+            "        last, size, leaves = leaf_group(plan, first)",
+            "        for q in range(np.uint64(size)):",
             f"            {along} = start + q",
             *["            " + line for line in element],
-            *[f"        s{k}[leaf] = block(b{k}, 0, m)" for k in reduced],
-            "        start += np.uint64(m)",
-            "        leaf += 1",
-            *[f"    w{k}[{across}] = s{k}[0] if leaf == 1 else fold(plan, s{k})" for k in reduced]]
+            *[f"        leaf_sums(b{k}, plan, first, last, s{k}, count)" for k in reduced],
+            "        start += np.uint64(size)",
+            "        count += leaves",
+            "        first = last",
+            *[f"    w{k}[{across}] = 0.0 + (s{k}[0] if count == 1 else fold(plan, s{k}))" for k in reduced]]
 
 
 def _columns_loop(op, steps) -> list[str]:

@@ -1,5 +1,5 @@
-"""Small float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional,
-like ``numba_kernels.py``).
+"""Float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional, like
+``numba_kernels.py``).
 
 On 10 elements ``np.add.reduce(x, axis=(0,)) / np.intp(n)`` costs about 1.4 us, nearly all
 of it NumPy's dispatch, and a gradient graph has several such reductions; one call of a
@@ -8,8 +8,9 @@ C-contiguous float64 array, so the values are NumPy's to the last bit, NaN and i
 (``tests/exec/test_numba_reductions.py`` compares them on random shapes and values):
 
 - a reduction over all axes, and each row of a reduction over the last axis of a matrix:
-  NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) from 0.0: fewer than 8
-  elements one after the other, up to 128 in 8 running sums, more split in two halves;
+  NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) added to 0.0: fewer than 8
+  elements one after the other, up to 128 in 8 running sums (one LLVM vector,
+  ``numba_simd.py``: 1.5x NumPy's speed at 1e5 elements), more split in two halves;
 - a reduction over the first axis of a matrix: row after row into the running sums,
   starting from 0.0 (a matrix of one column is one contiguous run: pairwise).
 
@@ -28,106 +29,167 @@ import numpy as np
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.numba_kernels import numba
 
+if numba is not None:
+    from eqgraph.exec.numba_simd import add8, load8, tree8
+
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
-#: fast and the fixed cost of its call no longer matters.  Measured (one run, best of 5, us,
-#: Numba vs NumPy; matrices of 8 columns): over all axes 0.31 vs 0.90 at 10 elements, 0.83 vs
-#: 1.19 at 1,000, 2.22 vs 1.87 at 4,096; rows 1.13 vs 1.12 at 100, 5.35 vs 3.34 at 1,000;
-#: columns 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384
-SMALL = {"whole": 2048, "rows": 128, "columns": 1024, "softmax": 512}
+#: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.
+#: Measured (one run, best of 7, us, NumPy vs Numba, this 2-core machine): over all axes 0.73 vs
+#: 0.27 at 10 elements, 0.99 vs 0.57 at 1,000, 23.7 vs 16.3 at 1e5, 65.3 vs 48.6 at 262,144,
+#: 114 vs 112 at 4e5, 170 vs 177 at 6e5, 284 vs 293 at 1e6; rows 3.32 vs 1.61 at (128, 8),
+#: 9.3 vs 9.6 at (100, 300), 39.7 vs 13.8 at (1000, 100), 302 vs 274 at (1000, 1000).  Columns
+#: (Numba vs NumPy, 8 columns): 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384.
+#: Softmax: Numba's scalar ``math.exp``, not the sum, loses to NumPy's past 512 (7.75 vs 9.44
+#: at (2, 512), 11.8 vs 17.2 at (8, 256))
+SMALL = {"whole": 262_144, "rows": 262_144, "columns": 1024, "softmax": 512}
 
 
 def _block(a, start, n):
     """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` for ``n <= 128``: fewer than 8
-    elements one after the other, else 8 running sums added in a tree, then the rest.
-    Indexed by unsigned integers, which Numba does not test for wrapping around as it tests
-    signed ones (2.2x slower that way, and slower than NumPy's own loop: 39 against 18 us
-    for 1e5 float64 in blocks of 128)."""
+    elements one after the other, else 8 running sums (one ``Vec8``, ``numba_simd.py``) added
+    in a tree, then the rest.  Indexed by unsigned integers, which Numba does not test for
+    wrapping around as it tests signed ones (2.2x slower that way)."""
     s = np.uint64(start)
     if n < 8:
         res = 0.0
         for i in range(n):
             res += a[s + np.uint64(i)]
         return res
-    r0, r1, r2, r3 = a[s], a[s + np.uint64(1)], a[s + np.uint64(2)], a[s + np.uint64(3)]
-    r4, r5, r6, r7 = a[s + np.uint64(4)], a[s + np.uint64(5)], a[s + np.uint64(6)], a[s + np.uint64(7)]
-    end = n - n % 8
-    for j in range(8, end, 8):
-        i = s + np.uint64(j)
-        r0 += a[i]
-        r1 += a[i + np.uint64(1)]
-        r2 += a[i + np.uint64(2)]
-        r3 += a[i + np.uint64(3)]
-        r4 += a[i + np.uint64(4)]
-        r5 += a[i + np.uint64(5)]
-        r6 += a[i + np.uint64(6)]
-        r7 += a[i + np.uint64(7)]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    return rest(a, s, np.uint64(n), load8(a, s), np.uint64(8))
+
+
+def _rest(a, s, n, sums, done):
+    """The end of ``block(a, s, n)`` once its running ``sums`` hold the first ``done``
+    elements (a multiple of 8)."""
+    end = n - n % np.uint64(8)
+    for j in range(done, end, np.uint64(8)):
+        sums = add8(sums, load8(a, s + j))
+    res = tree8(sums)
     for j in range(end, n):
-        res += a[s + np.uint64(j)]
+        res += a[s + j]
     return res
 
 
+def _half(n):
+    """Where NumPy's ``pairwise_sum`` splits ``n > 128`` elements: half, down to a multiple of 8."""
+    return n // 2 - n // 2 % 8
+
+
+def _is_leaf(n):
+    """Whether ``n`` elements are one leaf of ``pairwise_plan``: at most 128, or split once into
+    halves of at most 128."""
+    return n <= 128 or (n <= 256 and n - half(n) <= 128)
+
+
+def _leaf(a, start, n):
+    """``pairwise_sum`` of a leaf of ``pairwise_plan``: ``block`` of ``n <= 128`` elements, or
+    the two blocks of a range split once, their add chains interleaved (one chain waits on each
+    addition's latency; two overlap), then added."""
+    if n <= 128:
+        return block(a, start, n)
+    n0 = half(n)
+    n1 = n - n0
+    s0, s1 = np.uint64(start), np.uint64(start + n0)
+    both = np.uint64(n0 - n0 % 8)   # n0 <= n1, both at least 64
+    r0, r1 = load8(a, s0), load8(a, s1)
+    for j in range(np.uint64(8), both, np.uint64(8)):
+        r0 = add8(r0, load8(a, s0 + j))
+        r1 = add8(r1, load8(a, s1 + j))
+    return rest(a, s0, np.uint64(n0), r0, both) + rest(a, s1, np.uint64(n1), r1, both)
+
+
 def _pairwise_plan(n):
-    """The additions of NumPy's ``pairwise_sum`` of ``n`` elements (``n > 128``), in its order:
-    a positive entry is a leaf, that many elements summed by ``block`` (the next ones, left to
-    right); a 0 adds the last two sums (the two halves of one range, the first half a multiple
-    of 8 long).  Walked with a stack instead of recursion (a recursive function read back from
-    Numba's disk cache crashed); every addition is the recursion's.  Fused reductions
+    """The additions of NumPy's ``pairwise_sum`` of ``n`` elements, in its order: a positive
+    entry is a leaf, that many elements summed by ``leaf`` (the next ones, left to right): at
+    most 128, or a range whose two halves are at most 128; a 0 adds the last two sums (the two
+    halves of one range).  Walked with a stack instead of recursion (a recursive function read
+    back from Numba's disk cache crashed); every addition is the recursion's.  Fused reductions
     (``numba_fused.py``) compute each leaf's values on the fly and add the leaves by this plan."""
     plan = np.empty(2 * (n // 64) + 8, np.int64)   # leaves hold at least 64 elements: enough room
-    starts, sizes, stage = np.empty(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
-    top, length = 0, 0
-    starts[0], sizes[0] = 0, n
-    while top >= 0:
-        s, m = starts[top], sizes[top]
-        if m <= 128:
-            plan[length] = m
-            length += 1
-            top -= 1
+    stack = np.empty(192, np.int64)   # sizes still to plan, last first; -1: add the last two sums
+    stack[0] = n
+    top, length = np.uint64(1), np.uint64(0)   # unsigned: Numba tests signed indices for wrapping around
+    while top > 0:
+        top -= np.uint64(1)
+        m = stack[top]
+        if not is_leaf(m):   # split: first half, second half, add them
+            stack[top] = -1
+            stack[top + np.uint64(1)] = m - half(m)
+            stack[top + np.uint64(2)] = half(m)
+            top += np.uint64(3)
             continue
-        if stage[top] == 2:          # both halves planned: add them
-            plan[length] = 0
-            length += 1
-            top -= 1
-            continue
-        half = m // 2
-        half -= half % 8
-        stage[top] += 1
-        first = stage[top] == 1
-        top += 1
-        starts[top], sizes[top], stage[top] = (s, half, 0) if first else (s + half, m - half, 0)
+        plan[length] = max(m, 0)
+        length += np.uint64(1)
     return plan[:length]
 
 
-def _fold(plan, leaf_sums):
-    """The total of the leaves' sums (in order), added as ``plan`` says."""
-    values = np.empty(64)
-    count, leaf = 0, 0
+def _fold(plan, sums):
+    """The total of the leaves' sums (``sums``, in order), added as ``plan`` says.  ``sums`` is
+    the stack of partial totals too (never longer than the leaves read): no array to allocate,
+    which cost as much as the rest for rows of a few hundred elements."""
+    count, leaf = np.uint64(0), np.uint64(0)   # unsigned: Numba tests signed indices for wrapping around
     for step in plan:
         if step > 0:
-            values[count] = leaf_sums[leaf]
-            count += 1
-            leaf += 1
+            sums[count] = sums[leaf]
+            count += np.uint64(1)
+            leaf += np.uint64(1)
         else:
-            values[count - 2] += values[count - 1]
-            count -= 1
-    return values[0]
+            sums[count - np.uint64(2)] += sums[count - np.uint64(1)]
+            count -= np.uint64(1)
+    return sums[0]
 
 
-def _pairwise(a, start, n):
-    """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` (a 1-d array): a block of at most 128
-    elements, or the leaves of ``pairwise_plan`` added by it."""
-    if n <= 128:
-        return block(a, start, n)
-    plan = pairwise_plan(n)
-    sums = np.empty(plan.shape[0])
+#: values a fused kernel (``numba_fused.py``) computes into its buffer before summing them, a run
+#: of whole leaves: one long loop vectorizes better than one per leaf, and the leaves' add chains
+#: then overlap (the kernel of ((x - m)**2).mean() on 1e5: 28.8 us a leaf at a time, 26.8 this way)
+GROUP = 1024
+
+
+def _leaf_group(plan, first):
+    """``(last, size, leaves)``: the leaves of ``plan[first:last]`` hold ``size <= GROUP``
+    values together, and there are ``leaves`` of them (at least one: a leaf holds at most 256)."""
+    last, size, leaves = first, 0, 0
+    while last < plan.shape[0] and size + plan[last] <= GROUP:
+        size += plan[last]
+        leaves += plan[last] > 0
+        last += 1
+    return last, size, leaves
+
+
+def _leaf_sums(buffer, plan, first, last, sums, count):
+    """The sums of the leaves of ``plan[first:last]``, laid one after the other in ``buffer``,
+    written into ``sums`` from ``count`` on."""
+    at = 0
+    for e in range(first, last):   # not a slice of plan: its iterator was 20% slower in all
+        if plan[e] > 0:
+            sums[count] = leaf(buffer, at, plan[e])
+            at += plan[e]
+            count += 1
+
+
+def _planned(a, start, plan, sums):
+    """``np.add.reduce`` of ``a`` from ``start`` as ``plan`` says (0.0 plus NumPy's ``pairwise_sum``,
+    as ``pairwise``), the leaves' sums written into ``sums`` (as long as ``plan``; overwritten by
+    ``fold``) on the way."""
     leaves = 0
     for step in plan:
         if step > 0:
-            sums[leaves] = block(a, start, step)
+            sums[leaves] = leaf(a, start, step)
             start += step
             leaves += 1
-    return fold(plan, sums)
+    if leaves < 2:
+        return 0.0 + sums[0] if leaves else 0.0   # n == 0: its plan is [0]
+    return 0.0 + fold(plan, sums)
+
+
+def _pairwise(a, start, n):
+    """``np.add.reduce`` of ``a[start:start + n]`` (a 1-d array): its identity, 0.0, plus NumPy's
+    ``pairwise_sum`` (so a sum of -0.0 is 0.0, as NumPy's, where ``pairwise_sum`` alone gives
+    -0.0 from 8 elements on: its running sums start from the first 8)."""
+    if is_leaf(n):
+        return 0.0 + leaf(a, start, n)
+    plan = pairwise_plan(n)
+    return planned(a, start, plan, np.empty(plan.shape[0]))
 
 
 def _whole(x, mean):
@@ -138,8 +200,14 @@ def _whole(x, mean):
 
 def _rows(x, mean):
     out, flat, n = np.empty(x.shape[0]), x.reshape(-1), x.shape[1]
-    for i in range(x.shape[0]):
-        out[i] = pairwise(flat, i * n, n)   # not x[i]: a view per row costs as much as its sum
+    if is_leaf(n):   # not x[i]: a view per row costs as much as its sum
+        for i in range(x.shape[0]):
+            out[i] = 0.0 + leaf(flat, i * n, n)   # np.add.reduce starts from 0.0 (``pairwise``)
+    else:
+        plan = pairwise_plan(n)   # once: every row is as long
+        sums = np.empty(plan.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = planned(flat, i * n, plan, sums)
     return out / n if mean else out
 
 
@@ -193,8 +261,9 @@ def _softmax_vector(x, log):
 
 if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
     _njit = numba.njit(cache=True, error_model="numpy")   # 0/0 is NaN, as NumPy's
-    block, pairwise_plan, fold = _njit(_block), _njit(_pairwise_plan), _njit(_fold)
-    pairwise = _njit(_pairwise)
+    block, rest, half, is_leaf, leaf = _njit(_block), _njit(_rest), _njit(_half), _njit(_is_leaf), _njit(_leaf)
+    pairwise_plan, fold, planned, pairwise = _njit(_pairwise_plan), _njit(_fold), _njit(_planned), _njit(_pairwise)
+    leaf_group, leaf_sums = _njit(_leaf_group), _njit(_leaf_sums)
     rows, columns, softmax_rows = _njit(_rows), _njit(_columns), _njit(_softmax_rows)
     KERNELS = {("whole", False): _njit(_whole), ("rows", False): rows, ("rows", True): _njit(_rows_kept),
                ("columns", False): columns, ("columns", True): _njit(_columns_kept),
