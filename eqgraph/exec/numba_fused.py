@@ -29,18 +29,17 @@ A mean is that sum divided by the count.  Values are those of the Composite's Nu
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 
 import numpy as np
 
 from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
+from eqgraph.exec.numba_kernels import (NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, numba_below,
+                                       scalar_steps)
 from eqgraph.exec.source import define
 
 #: part of every kernel's source: a kernel compiled against other summing loops is not reused
-_REDUCTIONS_VERSION = hashlib.sha256(Path(numba_reductions.__file__).read_bytes()).hexdigest()[:16]
+_REDUCTIONS_VERSION = files_version(*numba_reductions.COMPILED_FROM)
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
 
 

@@ -172,6 +172,17 @@ _loaded: dict = {}
 _lock = threading.Lock()
 
 
+def files_version(*paths) -> str:
+    """A hash of the files at ``paths``.  A kernel that calls compiled functions of eqgraph's
+    modules (the summing loops) carries a copy of them in Numba's cache, and once loaded that copy
+    answers the functions' own calls too; so its source names the version of those files, and a
+    change of theirs is a new kernel, not a stale one."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _key(source: str) -> str:
     return hashlib.sha256(f"{CACHE_FORMAT}\n{numba.__version__}\n{source}".encode()).hexdigest()[:24]
 
@@ -324,5 +335,6 @@ def tier(numpy_run, build, rebind=None, below=math.inf):
     return run
 
 
-__all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "is_cached", "kernel_source", "load_kernel",
+__all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "files_version", "is_cached", "kernel_source",
+           "load_kernel",
            "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]

@@ -33,14 +33,12 @@ read only them are computed there too.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 
 import numpy as np
 
 from eqgraph.exec import numba_kernels
-from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, scalar_steps
+from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, scalar_steps
 from eqgraph.exec.source import define
 
 #: divisors whose magnitude lies in [1 / DIVISOR_RANGE, DIVISOR_RANGE] take the fast loop
@@ -56,7 +54,7 @@ _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
 #: 1.59 vs 2.21 at 1,000, 43.6 vs 135.7 at 1e5)
 LOOP_FROM = 400
 #: part of every kernel's source: a kernel compiled against another ``fma`` is not reused
-_VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+_VERSION = files_version(__file__)
 
 # The loop notes the range of the quotients' magnitudes as two unsigned integers, the smallest
 # and largest bit patterns of |q| (IEEE floats of one sign order as their bits do): integer

@@ -23,6 +23,7 @@ wait for Numba (compiled once per process, then read from Numba's disk cache).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from eqgraph.exec.numba_kernels import numba
 
 if numba is not None:
     from eqgraph.exec.numba_simd import add8, load8, tree8
+
+#: the files whose code the compiled loops hold (kernels that call them name their version:
+#: ``numba_kernels.files_version``)
+COMPILED_FROM = (Path(__file__), Path(__file__).with_name("numba_simd.py"))
 
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
 #: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.

@@ -10,7 +10,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec import numba_kernels, numba_program, numba_reductions
+from eqgraph.terms.basic import Constant
 from fuzz_graphs import make_graph
 from test_fusion_numba import assert_miss_then_hit
 
@@ -303,3 +304,18 @@ def test_a_function_not_on_disk_waits_longer_before_compiling(tmp_path, monkeypa
     assert calls_until_compiled(eg.function(inputs, outputs)) == 2 + 5
     monkeypatch.setattr(numba_kernels, "_loaded", {})   # as a new process would: on disk now
     assert calls_until_compiled(eg.function(inputs, outputs)) == 2
+
+
+@needs_numba
+def test_the_whole_functions_source_names_the_summing_loops_it_is_compiled_against():
+    """A whole function compiled into the disk cache carries a copy of the summing loops it calls,
+    and once loaded that copy answers even the loops' own calls: a function cached before a change
+    of ``numba_reductions`` (or of the vector type it uses) made sums of -0.0 come out -0.0 after
+    the fix.  So its source, the cache's key, holds a hash of those files (and of its own module,
+    whose helpers it calls too)."""
+    inputs, outputs = _standardize()
+    f = eg.function(inputs, outputs)
+    constants = {v: v.data for v in f.fgraph.variables if isinstance(v, Constant)}
+    source, _ = numba_program.whole_source(f.fgraph, f.fgraph.toposort(), constants)
+    assert numba_kernels.files_version(*numba_reductions.COMPILED_FROM, numba_program.__file__) in source
+    assert {p.name for p in numba_reductions.COMPILED_FROM} == {"numba_reductions.py", "numba_simd.py"}
