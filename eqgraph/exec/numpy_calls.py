@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_reductions import SMALL, reduction_kind, softmax_kind, tiered_loop
+from eqgraph.exec.numba_reductions import SHORT_ROWS, SMALL, reduction_kind, softmax_kind, tiered_loop
 from eqgraph.tensor.elemwise import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
@@ -119,7 +119,7 @@ def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind, test: 
     """``kernel(x, flag)`` of ``numba_reductions.KERNELS[kind]`` where ``test`` holds and ``x``
     is small and C-contiguous, else ``expr``; the kernel is bound once the node is hot
     (``numpy_run``, what ``expr`` computes there, until then)."""
-    name = f"numba_{id(node):x}"
+    name = f"numba_{kind[0].replace(' ', '_')}_{id(node):x}"
     bind(name, tiered_loop(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
     return (f"({name}({x}, {flag}) if {test}0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous "
             f"else {expr})")
@@ -144,8 +144,13 @@ def _softmax(op, node, args, bind):
     (x,), axis, log = args, op.axis, op.log
     expr = f"{bind('softmax_numpy', softmax_numpy)}({x}, {axis}, {log})"
     kind = softmax_kind(node.inputs[0].dtype, node.outputs[0].dtype, node.inputs[0].ndim, axis)
-    return (expr if kind is None else _once_hot(node, kind, x, log, lambda v: softmax_numpy(v, axis, log), expr, bind)), \
-        False
+    if kind is None:
+        return expr, False
+    numpy_run = lambda v: softmax_numpy(v, axis, log)  # noqa: E731
+    if kind == ("softmax", 2):   # larger matrices of short rows: numba_reductions.short_rows_softmax
+        expr = _once_hot(node, ("short rows softmax", 2), x, log, numpy_run, expr, bind,
+                         test=f"{x}.shape[1] <= {SHORT_ROWS} and ")
+    return _once_hot(node, kind, x, log, numpy_run, expr, bind), False
 
 
 def _reshape(op, node, args, bind):

@@ -8,6 +8,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels, numba_reductions
+from eqgraph.exec.numpy_calls import softmax_numpy
 from eqgraph.exec.reducing import ReducingComposite
 from test_program import thunk_loop
 
@@ -122,6 +123,33 @@ def test_hot_softmaxes_agree_with_perform_to_an_ulp_and_keep_its_nans(monkeypatc
             assert type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"output {k}, {shape}")
             np.testing.assert_allclose(a, b, rtol=4e-16 * 8, atol=0, err_msg=f"output {k}, {shape}")
+
+
+@needs_numba
+def test_softmaxes_of_many_short_rows_are_performs_bit_for_bit(monkeypatch):
+    """Above the small sizes, rows of at most SHORT_ROWS take short_rows_softmax (NumPy's exp and
+    log, Numba for the rest): perform's values to the last bit, NaN and inf included; longer rows
+    keep NumPy's softmax."""
+    rng = np.random.default_rng(5)
+    softmax = numba_reductions.KERNELS[("short rows softmax", 2)]
+    for shape in [(1, 1), (600, 1), (700, 10), (3, 256), (40, 33)]:
+        x = rng.normal(size=shape) * 30
+        x[0, 0], x[-1, -1] = np.nan, np.inf
+        x[len(x) // 2, :] = -np.inf   # a row of -inf: NaN throughout, as in NumPy
+        for log in (False, True):
+            with np.errstate(all="ignore"):
+                got, want = softmax(x, log), softmax_numpy(x, 1, log)
+            assert np.array_equal(got, want, equal_nan=True), (shape, log)
+    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    m = et.dmatrix("m")
+    f = eg.function([m], [et.softmax(m), et.log_softmax(m)], rulesets=[])
+    assert "numba_short_rows_softmax" in f.program.source
+    for shape in [(700, 10), (5, 400)]:   # short rows, and rows NumPy keeps
+        y = rng.normal(size=shape)
+        for _ in range(3):
+            got = f(y)
+        for a, b in zip(got, thunk_loop(f, y)):
+            assert np.array_equal(a, b)
 
 
 @needs_numba
