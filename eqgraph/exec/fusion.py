@@ -28,8 +28,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from eqgraph.exec.composite import Composite, is_fusable
 from eqgraph.exec import numba_loops
+from eqgraph.exec.composite import Composite, is_fusable
 from eqgraph.exec.numba_fused import layout
 from eqgraph.exec.numba_kernels import TRANSCENDENTAL, numba
 from eqgraph.exec.reducing import ReducingComposite

@@ -146,7 +146,10 @@ def _softmax(op, node, args, bind):
     kind = softmax_kind(node.inputs[0].dtype, node.outputs[0].dtype, node.inputs[0].ndim, axis)
     if kind is None:
         return expr, False
-    numpy_run = lambda v: softmax_numpy(v, axis, log)  # noqa: E731
+
+    def numpy_run(v):  # what ``expr`` computes, for the node's first calls
+        return softmax_numpy(v, axis, log)
+
     if kind == ("softmax", 2):   # larger matrices of short rows: numba_reductions.short_rows_softmax
         expr = _once_hot(node, ("short rows softmax", 2), x, log, numpy_run, expr, bind,
                          test=f"{x}.shape[1] <= {SHORT_ROWS} and ")
