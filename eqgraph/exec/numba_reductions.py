@@ -36,6 +36,10 @@ if numba is not None:
 #: the files whose code the compiled loops hold (kernels that call them name their version:
 #: ``numba_kernels.files_version``)
 COMPILED_FROM = (Path(__file__), Path(__file__).with_name("numba_simd.py"))
+#: ``files_version`` of numba_simd.py, written here: Numba's disk cache of the loops below is
+#: keyed by this file alone, so a change of the vector type must change this file too
+#: (``tests/exec/test_numba_reductions.py`` fails until it does)
+SIMD_VERSION = "24f49e4a7f58e7d2"
 
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
 #: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.

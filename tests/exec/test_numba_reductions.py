@@ -174,3 +174,12 @@ def test_hot_sums_to_one_row_or_column_give_summed_tos_values(monkeypatch):
         for a, w in zip(got, want):
             assert a.shape == w.shape and a.dtype == w.dtype
             np.testing.assert_array_equal(a, w)
+
+
+def test_the_summing_loops_name_the_vector_type_they_are_compiled_with():
+    """Numba's disk cache of numba_reductions' loops is keyed by that file alone: a change of
+    numba_simd.py must change it too (its SIMD_VERSION), or processes would load loops compiled
+    with the old vector type."""
+    simd = numba_reductions.COMPILED_FROM[1]
+    assert simd.name == "numba_simd.py"
+    assert numba_reductions.SIMD_VERSION == numba_kernels.files_version(simd)
