@@ -313,7 +313,8 @@ def short_rows_softmax(x, log):
 
 
 if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
-    _njit = numba.njit(cache=True, error_model="numpy")   # 0/0 is NaN, as NumPy's
+    # 0/0 is NaN, as NumPy's; the GIL released, as NumPy releases it for large reductions (other threads run)
+    _njit = numba.njit(cache=True, error_model="numpy", nogil=True)
     block, rest, half, is_leaf, leaf = _njit(_block), _njit(_rest), _njit(_half), _njit(_is_leaf), _njit(_leaf)
     pairwise_plan, fold, planned, pairwise = _njit(_pairwise_plan), _njit(_fold), _njit(_planned), _njit(_pairwise)
     leaf_group, leaf_sums = _njit(_leaf_group), _njit(_leaf_sums)

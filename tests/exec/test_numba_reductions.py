@@ -183,3 +183,11 @@ def test_the_summing_loops_name_the_vector_type_they_are_compiled_with():
     simd = numba_reductions.COMPILED_FROM[1]
     assert simd.name == "numba_simd.py"
     assert numba_reductions.SIMD_VERSION == numba_kernels.files_version(simd)
+
+
+@needs_numba
+def test_the_loops_release_the_gil_as_numpys_reductions_do():
+    """They take arrays up to 262,144 elements: other threads run meanwhile, as with NumPy."""
+    compiled = [k for k in numba_reductions.KERNELS.values() if hasattr(k, "targetoptions")]
+    assert len(compiled) >= 7 and all(k.targetoptions.get("nogil") for k in compiled)
+    assert numba_reductions.pairwise.targetoptions.get("nogil")
