@@ -34,12 +34,9 @@ import math
 import numpy as np
 
 from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_kernels import (NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, numba_below,
-                                       scalar_steps)
+from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
 from eqgraph.exec.source import define
 
-#: part of every kernel's source: a kernel compiled against other summing loops is not reused
-_REDUCTIONS_VERSION = files_version(*numba_reductions.COMPILED_FROM)
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
 
 
@@ -133,7 +130,7 @@ def kernel_source(op, node) -> str | None:
     return "\n".join(["import math", "import numba", "import numpy as np",
                       "from eqgraph.exec.numba_fused import NotThisCall",
                       "from eqgraph.exec.numba_reductions import fold, leaf_group, leaf_sums, pairwise_plan",
-                      f"# summing loops {_REDUCTIONS_VERSION}", "",
+                      f"# summing loops {numba_reductions.VERSION}", "",
                       "@numba.njit(cache=True, error_model='numpy')", *lines, ""])
 
 

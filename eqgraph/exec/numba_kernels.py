@@ -336,5 +336,4 @@ def tier(numpy_run, build, rebind=None, below=math.inf):
 
 
 __all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "files_version", "is_cached", "kernel_source",
-           "load_kernel",
-           "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]
+           "load_kernel", "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]

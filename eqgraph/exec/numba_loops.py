@@ -97,15 +97,11 @@ if numba is not None:
             no_number or largest - np.uint64(_NAN_LAST) <= np.uint64(_HIGHEST))
 
 
-def _one_element(var) -> bool:
-    return all(s == 1 for s in var.type.shape)
-
-
 def _invariant_divisions(op, node, literals) -> tuple[set, list]:
     """``(invariant, divisions)``: the value indices the loop does not change (inputs of one
     element, constants, steps reading only those) and the float64 ``true_div`` steps whose
     divisor is one of them and whose numerator is not."""
-    invariant = {k for k in range(op.nin) if k in literals or _one_element(node.inputs[k])}
+    invariant = {k for k in range(op.nin) if k in literals or all(node.inputs[k].type.broadcastable)}
     dtypes = op.value_dtypes(node)
     divisions = []
     for j, (step_op, args) in enumerate(op.steps):

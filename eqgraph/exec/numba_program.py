@@ -363,7 +363,7 @@ _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("r
                  ("softmax", 2): "softmax_rows", ("softmax", 1): "softmax_vector"}
 _HEADER = ["import math", "import numba", "import numpy as np",
            "from eqgraph.exec.numba_reductions import KERNELS",
-           f"# compiled against {numba_kernels.files_version(*numba_reductions.COMPILED_FROM, __file__)}",
+           f"# compiled against {numba_reductions.VERSION} {numba_kernels.files_version(__file__)}",
            "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in _KERNEL_NAMES.items()], ""]
 

@@ -33,13 +33,15 @@ from eqgraph.exec.numba_kernels import numba
 if numba is not None:
     from eqgraph.exec.numba_simd import add8, load8, tree8
 
-#: the files whose code the compiled loops hold (kernels that call them name their version:
-#: ``numba_kernels.files_version``)
+#: the files whose code the compiled loops hold (kernels that call them name their ``VERSION``)
 COMPILED_FROM = (Path(__file__), Path(__file__).with_name("numba_simd.py"))
 #: ``files_version`` of numba_simd.py, written here: Numba's disk cache of the loops below is
 #: keyed by this file alone, so a change of the vector type must change this file too
 #: (``tests/exec/test_numba_reductions.py`` fails until it does)
 SIMD_VERSION = "24f49e4a7f58e7d2"
+#: part of the source of every kernel that calls the loops below: one compiled against other
+#: loops is not reused (their copy of the loops would answer the loops' own calls once loaded)
+VERSION = numba_kernels.files_version(*COMPILED_FROM)
 
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
 #: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.
@@ -184,15 +186,14 @@ def _leaf_sums(buffer, plan, first, last, sums, count):
 def _planned(a, start, plan, sums):
     """``np.add.reduce`` of ``a`` from ``start`` as ``plan`` says (0.0 plus NumPy's ``pairwise_sum``,
     as ``pairwise``), the leaves' sums written into ``sums`` (as long as ``plan``; overwritten by
-    ``fold``) on the way."""
+    ``fold``) on the way.  ``plan`` is of a length that is not one leaf (``is_leaf``): callers sum
+    a leaf directly."""
     leaves = 0
     for step in plan:
         if step > 0:
             sums[leaves] = leaf(a, start, step)
             start += step
             leaves += 1
-    if leaves < 2:
-        return 0.0 + sums[0] if leaves else 0.0   # n == 0: its plan is [0]
     return 0.0 + fold(plan, sums)
 
 
@@ -251,11 +252,7 @@ def _softmax_rows(x, log):
     ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal."""
     out = np.empty(x.shape)
     for i in range(x.shape[0]):
-        top = x[i, 0]
-        for j in range(1, x.shape[1]):
-            v = x[i, j]
-            if not (top >= v or top != top):   # np.maximum: NaN wins
-                top = v
+        top = row_max(x, i)
         for j in range(x.shape[1]):
             out[i, j] = math.exp(x[i, j] - top)
         total = pairwise(out.reshape(-1), i * x.shape[1], x.shape[1])
@@ -273,14 +270,20 @@ def _softmax_vector(x, log):
     return softmax_rows(x.reshape((1, x.shape[0])), log).reshape(x.shape[0])
 
 
+def _row_max(x, i):
+    """The maximum of row ``i`` of ``x``, as ``np.maximum.reduce`` finds it: NaN wins."""
+    top = x[i, 0]
+    for j in range(1, x.shape[1]):
+        v = x[i, j]
+        if not (top >= v or top != top):
+            top = v
+    return top
+
+
 def _shifted_rows(x, out):
-    """``out`` = each row of ``x`` minus its maximum (``np.maximum.reduce``: NaN wins)."""
+    """``out`` = each row of ``x`` minus its maximum (``row_max``)."""
     for i in range(x.shape[0]):
-        top = x[i, 0]
-        for j in range(1, x.shape[1]):
-            v = x[i, j]
-            if not (top >= v or top != top):
-                top = v
+        top = row_max(x, i)
         for j in range(x.shape[1]):
             out[i, j] = x[i, j] - top
     return out
@@ -319,7 +322,8 @@ if numba is not None:  # compiled on first call (Numba is lazy), cached on disk
     pairwise_plan, fold, planned, pairwise = _njit(_pairwise_plan), _njit(_fold), _njit(_planned), _njit(_pairwise)
     leaf_group, leaf_sums = _njit(_leaf_group), _njit(_leaf_sums)
     rows, columns, softmax_rows = _njit(_rows), _njit(_columns), _njit(_softmax_rows)
-    shifted_rows, minus_rows, over_rows = _njit(_shifted_rows), _njit(_minus_rows), _njit(_over_rows)
+    row_max, shifted_rows, minus_rows, over_rows = _njit(_row_max), _njit(_shifted_rows), _njit(_minus_rows), \
+        _njit(_over_rows)
     KERNELS = {("whole", False): _njit(_whole), ("rows", False): rows, ("rows", True): _njit(_rows_kept),
                ("columns", False): columns, ("columns", True): _njit(_columns_kept),
                ("softmax", 2): softmax_rows, ("softmax", 1): _njit(_softmax_vector),
