@@ -170,7 +170,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             thunk = node.op.make_thunk(node, node_storage, compute_map, no_recycling=fresh, impl=impl)
             return _with_copies(pre, thunk) if pre else thunk
 
-        program.run = straight_line(fgraph, order, storage_map, known_at_link_time(fgraph, folded), freed_at,
+        program.run = straight_line(fgraph, order, storage_map, known_at_link_time(fgraph, folded, order), freed_at,
                                     handed_out, thunk_of, with_copies,
                                     aliased={roots[v] for v in fgraph.variables if roots[v] is not v})
         program.source, program.call = program.run.source, program.run.call

@@ -328,9 +328,14 @@ def _chained(new: Exception, cause: Exception) -> Exception:
     return new
 
 
-def known_at_link_time(fgraph, folded) -> list:
-    """The variables bound as constants of the program: constants and folded values."""
-    return [v for v in fgraph.variables if isinstance(v, Constant) or v in folded]
+def known_at_link_time(fgraph, folded, order) -> list:
+    """The variables bound as constants of the program: constants and folded values that ``order``
+    (the linked nodes) reads or the graph returns, in the order they are first met.  Not in the
+    order of ``fgraph.variables``, a set: the constants were then named ``k1``, ``k2`` in an order
+    that changed from one compile of a graph to the next, and with them the program's text, which
+    is compiled once per text (``source.py``)."""
+    met = [v for node in order for v in node.inputs] + list(fgraph.outputs)
+    return list(dict.fromkeys(v for v in met if isinstance(v, Constant) or v in folded))
 
 
 __all__ = ["known_at_link_time", "straight_line"]
