@@ -179,11 +179,7 @@ def recompute_for_late_readers(fgraph: FunctionGraph, order=None) -> FunctionGra
 
 def _cheap_to_recompute(node) -> bool:
     return (is_fusable(node.op) and len(node.outputs) == 1 and getattr(node.op, "name", "") not in TRANSCENDENTAL
-            and sum(not _one_element(v) for v in node.inputs) <= 1)
-
-
-def _one_element(var) -> bool:
-    return isinstance(var, Constant) or all(s == 1 for s in var.type.shape)
+            and sum(not all(v.type.broadcastable) for v in node.inputs) <= 1)
 
 
 def _worth_fusing_alone(node) -> bool:

@@ -187,7 +187,8 @@ def test_a_cheap_value_read_after_its_own_reduction_is_computed_again_not_writte
 def test_values_are_not_computed_again_where_that_costs_more_than_writing_them(monkeypatch):
     monkeypatch.setattr(fusion, "FUSE_REDUCTIONS", True)
     x, y = et.dvector("x"), et.dvector("y")
-    for value in (et.exp(x), x - y):   # a libm call; two arrays to read instead of one
+    for value in (et.exp(x), x - y, x - et.constant(np.arange(4.0))):   # a libm call; two arrays to read
+        # instead of one (a constant array is one too)
         out = value / value.sum().dimshuffle("x")
         graph = FunctionGraph([x, y], [out], clone=False)
         assert recompute_for_late_readers(graph) is graph
