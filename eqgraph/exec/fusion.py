@@ -212,50 +212,71 @@ def _group(order) -> list[_Group]:
     known = set()          # variables computable at link time (constants and what folds from them)
     ancestors: dict = {}   # variable -> bit mask of the elementwise nodes it depends on
     group_of: dict = {}    # node -> its _Group
+    live: dict = {}        # id -> each group not merged into another
     for node in order:
         above = 0
         for v in node.inputs:
             above |= ancestors.get(v, 0)
         if not folds(node, known) and is_fusable(node.op):
             bit = 1 << position[node]
-            _merge(node, bit, ancestors, group_of)
+            _merge(node, bit, ancestors, group_of, live)
             above |= bit
         for out in node.outputs:
             ancestors[out] = above
-    groups = list({id(g): g for g in group_of.values()}.values())
+    groups = list(live.values())
     for g in groups:
         g.nodes.sort(key=position.get)  # the original order is topological within a group too
         g.produced = {o for n in g.nodes for o in n.outputs}
     return groups
 
 
-def _merge(node, bit: int, ancestors: dict, group_of: dict) -> None:
+def _merge(node, bit: int, ancestors: dict, group_of: dict, live: dict) -> None:
     """Join ``node`` to as many of its producers' groups as can be without a cycle."""
     unique = list({id(g): g for v in node.inputs if (g := group_of.get(v.owner)) is not None}.values())
     options = [unique] + [[g] for g in sorted(unique, key=lambda g: -len(g.nodes))] + [[]]
     for chosen in options:
-        if _acyclic(node, chosen, ancestors, group_of):
-            _join(node, bit, chosen, ancestors, group_of)
+        if _acyclic(node, chosen, ancestors, group_of, live):
+            _join(node, bit, chosen, ancestors, group_of, live)
             return
 
 
-def _acyclic(node, chosen, ancestors, group_of) -> bool:
+def _acyclic(node, chosen, ancestors, group_of, live) -> bool:
+    """Whether ``chosen`` and ``node`` form one group without a path leaving it and coming back.
+
+    Such a path may run through a third group: it enters that group at one member and leaves
+    from another that does not depend on the first, a path only once the group is one node.
+    So what the new group reads from outside is closed over every group it reaches."""
     members = 0
     for g in chosen:
         members |= g.members
-    if any(g.outside_ancestors & members for g in chosen):
-        return False   # one chosen group reaches another through an outside node
-    return not any(group_of.get(v.owner) not in chosen and ancestors.get(v, 0) & members
-                   for v in node.inputs)
+    if not members:
+        return True
+    reach = 0
+    for g in chosen:
+        reach |= g.outside_ancestors
+    for v in node.inputs:
+        if group_of.get(v.owner) not in chosen:
+            reach |= ancestors.get(v, 0)
+    others = [g for g in live.values() if all(g is not c for c in chosen)]
+    grew = True
+    while grew and not reach & members:
+        grew = False
+        for g in others:
+            if g.members & reach and (g.outside_ancestors | g.members) & ~reach:
+                reach |= g.outside_ancestors | g.members
+                grew = True
+    return not reach & members
 
 
-def _join(node, bit, chosen, ancestors, group_of) -> None:
+def _join(node, bit, chosen, ancestors, group_of, live) -> None:
     """Merge ``chosen`` and ``node`` into the largest chosen group (or a new one), in place:
     only the smaller groups' nodes move, so a long chain costs linear time."""
     chosen = sorted(chosen, key=lambda g: -len(g.nodes))
     base = chosen[0] if chosen else _Group([], 0)
+    live[id(base)] = base
     outside = base.outside_ancestors
     for g in chosen[1:]:
+        del live[id(g)]
         base.members |= g.members
         outside |= g.outside_ancestors
         base.nodes.extend(g.nodes)
@@ -302,8 +323,10 @@ def _rebuild(fgraph, order, fused) -> FunctionGraph:
     ready = [(first(u), u) for u in range(len(units)) if not needs[u]]
     heapq.heapify(ready)
     replace: dict = {}
+    emitted = 0
     while ready:
         _, u = heapq.heappop(ready)
+        emitted += 1
         unit = units[u]
         if isinstance(unit, _Group):
             _emit_group(unit, fgraph, replace)
@@ -314,6 +337,8 @@ def _rebuild(fgraph, order, fused) -> FunctionGraph:
             needs[w].discard(u)
             if not needs[w]:
                 heapq.heappush(ready, (first(w), w))
+    if emitted < len(units):
+        raise AssertionError(f"fusion grouped {len(units) - emitted} nodes into a cycle of groups")
     outputs = [replace.get(v, v) for v in fgraph.outputs]
     return FunctionGraph(fgraph.inputs, outputs, clone=False)
 

@@ -116,6 +116,28 @@ def test_a_path_leaving_and_reentering_a_group_is_not_fused_into_a_cycle():
     assert len(composites(f)) == 1 and "Elemwise{add}" in [str(n.op) for n in f.fgraph.toposort()]
 
 
+def test_a_path_through_a_third_group_is_not_fused_into_a_cycle():
+    # q's group holds m1 (after the sum of the first group) and m2 (before y, which the first
+    # group reads): joining n to the first group would make the two groups need each other.
+    # Nothing was fused at all then, silently (a radon model's gradient kept 127 lone nodes).
+    a, s = et.dvector("a"), et.dvector("s")
+    p = et.exp(a)
+    m1 = et.sum(p) * 2
+    m2 = et.sin(s)
+    q = m1 + m2
+    y = et.sum(m2)
+    n = p * y
+    graph = FunctionGraph([a, s], [q, n], clone=False)
+    fused = fuse(graph)
+    steps = [len(node.op.steps) for node in fused.toposort() if isinstance(node.op, Composite)]
+    assert steps == [2], fused.toposort()    # m2 and q; p, m1 and n stay apart
+    f = eg.function([a, s], [q, n], rulesets=[])
+    av, sv = np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 3.0])
+    got_q, got_n = f(av, sv)
+    np.testing.assert_allclose(got_q, 2 * np.exp(av).sum() + np.sin(sv))
+    np.testing.assert_allclose(got_n, np.exp(av) * np.sin(sv).sum())
+
+
 def test_nodes_of_constants_are_left_for_constant_folding():
     x = et.dvector("x")
     c = et.exp(et.constant(np.array([1.0, 2.0]))) * 3     # known at link time
