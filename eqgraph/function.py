@@ -106,8 +106,6 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         chunks: None (one chunk each) or what ``dask.array.from_array`` takes; a tuple shorter
         than an array's ndim chunks its leading axes (``(50_000,)``: blocks of rows).
 
-    Notes
-    -----
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
     inputs = _check_inputs(inputs)

@@ -74,3 +74,18 @@ def test_site_builds_without_warnings(tmp_path):
                             env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr[-5000:]}"
     assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_parameter_entries_are_rewritten_for_the_numpy_parser():
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("griffe_docstrings", ROOT / "docs" / "griffe_docstrings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = ("Compile it.\n\nParameters\n----------\ninputs : the arguments, in order.\n"
+            "backend : \"numpy\" or \"dask\" (Dask arguments\n    give Dask results).\n\n"
+            "The result pickles.\n")
+    assert module.rewrite_parameters(text) == (
+        "Compile it.\n\nParameters\n----------\ninputs\n    the arguments, in order.\n"
+        "backend\n    \"numpy\" or \"dask\" (Dask arguments\n    give Dask results).\n\n"
+        "Notes\n-----\nThe result pickles.\n")
+    assert module.rewrite_parameters("No sections: a : b stays.\n") == "No sections: a : b stays.\n"
