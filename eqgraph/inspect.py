@@ -1,5 +1,6 @@
 """Optimize without compiling: ``rewrite`` (the cheapest equivalent graph) and ``equivalent``
-(did saturation prove two graphs equal?).
+(did saturation prove two graphs equal?), and ``explore`` (``rewrite``'s e-graph, in the
+interactive explorer page of ``eqgraph/explore``).
 
 A leaf: nothing in the compiler imports it. The e-graph view that ``f.stages.egraph`` opens
 lives in ``eqgraph/extract/view.py`` and is re-exported here, where it used to be.
@@ -39,6 +40,19 @@ def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
     cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
     result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs
     return result[0] if single else list(result)
+
+
+def explore(outputs, rulesets=None, limits=None, cost_model=None, path=None, title: str = "eqgraph rewrite"):
+    """``rewrite(outputs)``, opened in the e-graph explorer: saturate and extract as ``rewrite``
+    does, write the explorer page (``eqgraph/explore``) to ``path`` (default: a new file in
+    the temporary directory) and return it as an ``ExplorerPage``."""
+    single = isinstance(outputs, Variable)
+    outs = [outputs] if single else list(outputs)
+    graph = FunctionGraph(_free_inputs(outs), outs, clone=False)
+    rulesets = egraph.DEFAULT_RULESETS if rulesets is None else rulesets
+    optimized = egraph.optimize(graph, rulesets, limits or egraph.Limits())
+    cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
+    return EGraphView(extract(optimized.snapshot, cost_model), optimized.report).explore(path, title)
 
 
 def equivalent(a, b, rulesets=None, limits=None) -> bool:

@@ -8,6 +8,7 @@
   const C = D.classes, N = D.nodes, R = D.rules;
   const MAX_CLASSES = 150;   // e-classes drawn at once: dagre lays out ~1,000 elements in well under a second
   const MAX_MEMBERS = 6;     // members drawn per e-class until "every member" (or its "+k more")
+  const MAX_PARENTS = 8;     // parents drawn per e-class when growing the view
   const MAX_COMPARE = 400;   // e-nodes per side of the before/after view
   const extracted = new Set(D.after);
   const outputOf = new Map(D.outputs.map(o => [o.cls, o.name]));
@@ -29,22 +30,29 @@
     const k = C[c];
     return k.nodes.slice().sort((a, b) => (b === k.chosen) - (a === k.chosen) || (N[a].total ?? Infinity) - (N[b].total ?? Infinity));
   };
-  const neighbours = c => {
+  const childrenOf = c => {
     const out = [];
     for (const n of C[c].nodes) for (const ch of N[n].ch) out.push(ch);
-    for (const p of C[c].parents) out.push(N[p].cls);
     return out;
   };
-  function neighbourhood(starts, depth, limit) {
+  // a shared input or constant has thousands of parents: a few are enough to see how it is used
+  const parentsOf = (c, most) => [...new Set(C[c].parents.map(p => N[p].cls))].slice(0, most);
+  const neighbours = c => childrenOf(c).concat(parentsOf(c, MAX_PARENTS));
+  // the e-classes `depth` levels below `starts` and `up` levels above them, at most `limit`
+  function neighbourhood(starts, depth, limit, up = 1) {
     const seen = new Set(starts.slice(0, limit));
-    let frontier = [...seen];
-    for (let d = 0; d < depth && seen.size < limit; d++) {
-      const next = [];
-      for (const c of frontier) for (const x of neighbours(c)) {
-        if (!seen.has(x) && seen.size < limit) { seen.add(x); next.push(x); }
+    const walk = (step, levels) => {
+      let frontier = starts.slice(0, limit);
+      for (let d = 0; d < levels && seen.size < limit; d++) {
+        const next = [];
+        for (const c of frontier) for (const x of step(c)) {
+          if (!seen.has(x) && seen.size < limit) { seen.add(x); next.push(x); }
+        }
+        frontier = next;
       }
-      frontier = next;
-    }
+    };
+    walk(childrenOf, depth);
+    walk(c => parentsOf(c, MAX_PARENTS), up);
     return seen;
   }
   const width = label => Math.max(34, 7.2 * label.length + 14);
@@ -70,6 +78,7 @@
   ];
   const cy = cytoscape({ container: $('cy'), style, minZoom: 0.05, maxZoom: 3,
     boxSelectionEnabled: false, autoungrabify: true });
+  api.cy = cy;  // for tests and the console
 
   function elementsOf(shown) {
     const els = [], firstDrawn = new Map(), drawnOf = new Map();
@@ -78,7 +87,7 @@
       const drawn = (state.wide.has(c) || $('all-members').checked) ? all : all.slice(0, MAX_MEMBERS);
       drawnOf.set(c, drawn);
       firstDrawn.set(c, drawn[0]);
-      const partial = neighbours(c).some(x => !shown.has(x));
+      const partial = childrenOf(c).some(x => !shown.has(x)) || C[c].parents.some(p => !shown.has(N[p].cls));
       els.push({ group: 'nodes', data: { id: 'c' + c, label: className(c), cls: c },
         classes: 'eclass' + (partial ? ' partial' : '') + (outputOf.has(c) ? ' output' : '') + (state.marked.has(c) ? ' marked' : '') });
       for (const n of drawn) {
@@ -327,12 +336,15 @@
     view.on('tap', 'node', ev => focusClass(ev.target.data('cls')));
     view.on('mouseover', 'node', ev => tip(ev, ev.target.data('cls'), ev.target.data('node')));
     view.on('mouseout', 'node', () => { $('tip').hidden = true; });
-    return keep.length < list.length ? `${keep.length} of ${list.length} e-nodes drawn` : '';
+    return { view, note: keep.length < list.length ? `${keep.length} of ${list.length} e-nodes drawn` : '' };
   }
   function compare() {
     if (compared) return;
     compared = true;
-    const notes = [termGraph($('cy-before'), D.before), termGraph($('cy-after'), D.after)];
+    const [before, after] = [termGraph($('cy-before'), D.before), termGraph($('cy-after'), D.after)];
+    api.before = before.view;
+    api.after = after.view;
+    const notes = [before.note, after.note];
     notes.forEach((note, i) => { if (note) document.querySelectorAll('.pair h2')[i].textContent += ` (${note})`; });
   }
 
