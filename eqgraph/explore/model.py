@@ -71,7 +71,7 @@ def build(view, title: str = "eqgraph e-graph") -> dict:
         "outputs": [{"cls": class_index[c], "name": _output_name(data, i)} for i, c in enumerate(outputs)],
         "rules": [_rule(r, report, sorted(touched.get(i, ()))) for i, r in enumerate(rules)],
         "unstable": [{"text": p.text, "why": p.why, "file": p.source[0], "line": p.source[1]} for p in patterns],
-        "before": _reachable([class_index[c] for c in outputs], classes, nodes, lambda n: nodes[n]["orig"]),
+        "before": _reachable([class_index[c] for c in outputs], classes, nodes, _before_extraction(nodes)),
         "after": _reachable([class_index[c] for c in outputs], classes, nodes, None),
         "report": _report(report, extraction),
     }
@@ -148,9 +148,19 @@ def _unstable_in_chosen_terms(extraction, unstable: dict, class_ids) -> dict[str
     return counts
 
 
-def _reachable(roots: list[int], classes: list, nodes: list, keep) -> list[int]:
-    """The e-nodes of one graph below ``roots``: per e-class the chosen e-node (``keep`` None:
-    the extracted graph) or the first e-node ``keep`` accepts (the user's graph)."""
+def _before_extraction(nodes: list):
+    """How the graph before extraction picks an e-class's member: the user's term, else one
+    that no rule explains (the encoder folds some terms, a broadcast constant, so the
+    user's ``1 + exp(x)`` is an ``Add`` over other children), else none."""
+    def pick(members: list[int]):
+        mine = next((n for n in members if nodes[n]["orig"]), None)  # an index: 0 is one
+        return mine if mine is not None else next((n for n in members if not nodes[n]["rules"]), None)
+    return pick
+
+
+def _reachable(roots: list[int], classes: list, nodes: list, pick) -> list[int]:
+    """The e-nodes of one graph below ``roots``: per e-class the chosen e-node (``pick``
+    None: the extracted graph) or the member ``pick(members)`` returns (the user's graph)."""
     seen, order, stack = set(), [], list(roots)
     while stack:
         c = stack.pop()
@@ -158,11 +168,11 @@ def _reachable(roots: list[int], classes: list, nodes: list, keep) -> list[int]:
             continue
         seen.add(c)
         members = classes[c]["nodes"]
-        pick = classes[c]["chosen"] if keep is None else next((n for n in members if keep(n)), None)
-        if pick is None:
+        node = classes[c]["chosen"] if pick is None else pick(members)
+        if node is None:
             continue
-        order.append(pick)
-        stack.extend(nodes[pick]["ch"])
+        order.append(node)
+        stack.extend(nodes[node]["ch"])
     return order
 
 
