@@ -45,14 +45,17 @@ def build(view, title: str = "eqgraph e-graph") -> dict:
         node = data.nodes[node_id]
         own = extraction.node_cost.get(node_id, INF) - (weight if node_id in unstable else 0.0)
         children = [class_index[c] for c in node.children]
-        why = [rule_index[r.name] for r in explained.get(node_id, ()) if r.name in rule_index]
+        orig = view.from_graph(node)
+        # the user's own term was not added by a rule, though a rule may also derive it (a
+        # birewrite's way back)
+        why = [] if orig else [rule_index[r.name] for r in explained.get(node_id, ()) if r.name in rule_index]
         for r in why:
             touched[r].add(class_index[node.eclass])
         nodes.append({
             "op": node.op, "label": _label(data, node, names), "cls": class_index[node.eclass],
             "ch": children, "own": _number(own),
             "total": _number(own + math.fsum(cost_of_class(c) for c in set(node.children))),
-            "orig": view.from_graph(node),
+            "orig": orig,
             "rules": why, "unstable": pattern_index[unstable[node_id]] if node_id in unstable else None,
         })
     classes = []

@@ -9,7 +9,8 @@
   const MAX_CLASSES = 150;   // e-classes drawn at once: dagre lays out ~1,000 elements in well under a second
   const MAX_MEMBERS = 6;     // members drawn per e-class until "every member" (or its "+k more")
   const MAX_PARENTS = 8;     // parents drawn per e-class when growing the view
-  const MAX_COMPARE = 400;   // e-nodes per side of the before/after view
+  const MAX_COMPARE = 400;
+  const READABLE_ZOOM = 1.25;  // the most a fitted view zooms in   // e-nodes per side of the before/after view
   const extracted = new Set(D.after);
   const outputOf = new Map(D.outputs.map(o => [o.cls, o.name]));
   const state = { shown: new Set(), selected: null, wide: new Set(), marked: new Set(), drawn: false };
@@ -120,6 +121,7 @@
     const layout = cy.layout({ name: 'dagre', rankDir: 'TB', nodeSep: 14, rankSep: 36, edgeSep: 6, animate: false, fit: true, padding: 20 });
     layout.one('layoutstop', () => {
       api.layouts += 1;
+      if (cy.zoom() > READABLE_ZOOM) { cy.zoom(READABLE_ZOOM); cy.center(); }  // a small graph, not blown up
       api.lastLayoutMs = performance.now() - t0;
       if (!state.drawn) {
         state.drawn = true;
@@ -164,7 +166,9 @@
     const box = cy.$id('c' + c);
     if (box.length) {
       box.addClass('selected');
-      cy.animate({ center: { eles: box } }, { duration: 150 });
+      const seen = cy.extent(), b = box.boundingBox();
+      const visible = b.x1 >= seen.x1 && b.x2 <= seen.x2 && b.y1 >= seen.y1 && b.y2 <= seen.y2;
+      if (!visible) cy.animate({ center: { eles: box } }, { duration: 150 });
     }
     showClass(c);
   }
@@ -219,8 +223,8 @@
       reasons.push(`No stable form exists here: the chosen member matches the ${unstableText(chosen.unstable)}.`);
     } else if (unstableOthers.length) {
       reasons.push(`Stability first: ${unstableOthers.map(n => `<code>${esc(N[n].label)}</code>`).join(', ')} ` +
-        `${unstableOthers.length > 1 ? 'match' : 'matches'} the ${unstableText(N[unstableOthers[0]].unstable)}; ` +
-        'extraction ranks any stable term before any unstable one, whatever the cost.');
+        `${unstableOthers.length > 1 ? 'match unstable patterns' : 'matches an unstable pattern'} (shown under each member), ` +
+        'and extraction ranks any stable term before any unstable one, whatever the cost.');
     }
     const rivals = others.filter(n => N[n].total != null && (N[n].unstable != null) === (chosen.unstable != null))
       .sort((a, b) => N[a].total - N[b].total);
