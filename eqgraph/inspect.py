@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from eqgraph import egraph
 from eqgraph.exec.backends import get_backend
+from eqgraph.explore import explore_graph
 from eqgraph.extract.extraction import extract
 from eqgraph.extract.view import EClass as EClass, EGraphView as EGraphView, Member as Member
 from eqgraph.extract.view import explaining_rules as explaining_rules, matcho as matcho
@@ -44,15 +45,9 @@ def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
 
 def explore(outputs, rulesets=None, limits=None, cost_model=None, path=None, title: str = "eqgraph rewrite"):
     """``rewrite(outputs)``, opened in the e-graph explorer: saturate and extract as ``rewrite``
-    does, write the explorer page (``eqgraph/explore``) to ``path`` (default: a new file in
-    the temporary directory) and return it as an ``ExplorerPage``."""
-    single = isinstance(outputs, Variable)
-    outs = [outputs] if single else list(outputs)
-    graph = FunctionGraph(_free_inputs(outs), outs, clone=False)
-    rulesets = egraph.DEFAULT_RULESETS if rulesets is None else rulesets
-    optimized = egraph.optimize(graph, rulesets, limits or egraph.Limits())
-    cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
-    return EGraphView(extract(optimized.snapshot, cost_model), optimized.report).explore(path, title)
+    does, write the explorer page to ``path`` (default: a new file in the temporary
+    directory) and return it as an ``ExplorerPage`` (``eqgraph/explore``)."""
+    return explore_graph(outputs, rulesets, limits, cost_model, path, title)
 
 
 def equivalent(a, b, rulesets=None, limits=None) -> bool:

@@ -20,7 +20,14 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from eqgraph import egraph
+from eqgraph.exec.backends import get_backend
 from eqgraph.explore.model import build
+from eqgraph.extract.extraction import extract
+from eqgraph.extract.view import EGraphView
+from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.graph import graph_inputs
 
 _VENDOR = ("vendor/cytoscape.min.js", "vendor/cytoscape-dagre.min.js")
 _MARKER = re.compile(r"@@(TITLE|STYLE|VENDOR|DATA|EXPLORER)@@")
@@ -76,6 +83,19 @@ def write_page(view, path=None, title: str = "eqgraph e-graph") -> ExplorerPage:
     path = Path(path)
     path.write_text(text, encoding="utf-8")
     return ExplorerPage(path, text)
+
+
+def explore_graph(outputs, rulesets=None, limits=None, cost_model=None, path=None,
+                  title: str = "eqgraph rewrite") -> ExplorerPage:
+    """The explorer page of the e-graph ``eqgraph.rewrite(outputs)`` extracts from: the same
+    saturation (``rulesets``, ``limits``) and the same default prices (the NumPy backend's)."""
+    outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
+    inputs = [v for v in graph_inputs(outs) if not isinstance(v, Constant)]
+    graph = FunctionGraph(inputs, outs, clone=False)
+    rulesets = egraph.DEFAULT_RULESETS if rulesets is None else rulesets
+    optimized = egraph.optimize(graph, rulesets, limits or egraph.Limits())
+    cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
+    return write_page(EGraphView(extract(optimized.snapshot, cost_model), optimized.report), path, title)
 
 
 def _asset(name: str) -> str:

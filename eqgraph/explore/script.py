@@ -27,14 +27,14 @@ def explore_target(target: str, path=None):
     stages = getattr(result, "stages", None)
     if stages is not None:
         return stages.egraph.explore(path, title)
-    from eqgraph.inspect import explore
+    from eqgraph.explore import explore_graph
     from eqgraph.terms.basic import Variable
 
     outputs = result if isinstance(result, (list, tuple)) else [result]
     if not outputs or not all(isinstance(v, Variable) for v in outputs):
         raise ScriptError(f"{target} returned {type(result).__name__}, expected an eqgraph.function "
                           "or a graph (a variable or a list of variables)")
-    return explore(list(outputs), path=path, title=title)
+    return explore_graph(list(outputs), path=path, title=title)
 
 
 def _load(script: Path):
