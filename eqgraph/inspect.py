@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from eqgraph import egraph
 from eqgraph.exec.backends import get_backend
-from eqgraph.explore import explore_graph
+from eqgraph.explore import explore_graph as explore  # rewrite's e-graph, in the explorer page
 from eqgraph.extract.extraction import extract
 from eqgraph.extract.view import EClass as EClass, EGraphView as EGraphView, Member as Member
 from eqgraph.extract.view import explaining_rules as explaining_rules, matcho as matcho
@@ -41,13 +41,6 @@ def rewrite(outputs, rulesets=None, limits=None, cost_model=None):
     cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
     result = extract(_saturated(outs, rulesets, limits), cost_model).fgraph.outputs
     return result[0] if single else list(result)
-
-
-def explore(outputs, rulesets=None, limits=None, cost_model=None, path=None, title: str = "eqgraph rewrite"):
-    """``rewrite(outputs)``, opened in the e-graph explorer: saturate and extract as ``rewrite``
-    does, write the explorer page to ``path`` (default: a new file in the temporary
-    directory) and return it as an ``ExplorerPage`` (``eqgraph/explore``)."""
-    return explore_graph(outputs, rulesets, limits, cost_model, path, title)
 
 
 def equivalent(a, b, rulesets=None, limits=None) -> bool:

@@ -88,7 +88,9 @@ def write_page(view, path=None, title: str = "eqgraph e-graph") -> ExplorerPage:
 def explore_graph(outputs, rulesets=None, limits=None, cost_model=None, path=None,
                   title: str = "eqgraph rewrite") -> ExplorerPage:
     """The explorer page of the e-graph ``eqgraph.rewrite(outputs)`` extracts from: the same
-    saturation (``rulesets``, ``limits``) and the same default prices (the NumPy backend's)."""
+    saturation (``rulesets``, ``limits``) and the same default prices (the NumPy backend's),
+    written to ``path`` (default: a new file in the temporary directory). Re-exported as
+    ``eqgraph.inspect.explore``."""
     outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
     inputs = [v for v in graph_inputs(outs) if not isinstance(v, Constant)]
     graph = FunctionGraph(inputs, outs, clone=False)
