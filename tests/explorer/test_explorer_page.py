@@ -49,6 +49,19 @@ def test_no_rewrite_no_explanation(tmp_path):
     assert not any(n["rules"] for n in page_data(page)["nodes"])
 
 
+def test_a_rule_explains_a_member_only_with_one_binding_of_both_sides(tmp_path):
+    """Matched separately, (Add a b) and (Mul b a) would both explain Mul(x, w), since each
+    side matches something; bound together, only the rule that swaps explains the swapped
+    product."""
+    x, w = et.dvector("x"), et.dvector("w")
+    rules = '(rewrite (Add a b) (Mul b a) :name "swapped")\n(rewrite (Add a b) (Mul a b) :name "kept")'
+    data = page_data(explore(x + w, rulesets=[("types", "saturate"), rules], path=tmp_path / "p.html"))
+    rule = lambda r: data["rules"][r]["name"].split("/")[-1]  # "userN/": N counts the rule strings loaded
+    explained = {tuple(data["classes"][c]["name"] for c in n["ch"]): [rule(r) for r in n["rules"]]
+                 for n in data["nodes"] if n["op"] == "Mul"}
+    assert explained == {("w", "x"): ["swapped"], ("x", "w"): ["kept"]}
+
+
 def test_why_the_chosen_member_won(softplus_page):
     data = page_data(softplus_page)
     eclass = class_holding(data, "Softplus")
