@@ -24,6 +24,7 @@ from eqgraph import egraph
 from eqgraph.exec.backends import get_backend
 from eqgraph.explore.model import build
 from eqgraph.extract.extraction import extract
+from eqgraph.extract.unstable import unstable_patterns
 from eqgraph.extract.view import EGraphView
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -60,9 +61,10 @@ class ExplorerPage(os.PathLike):
         return webbrowser.open(self.path.resolve().as_uri())
 
 
-def render(view, title: str = "eqgraph e-graph") -> str:
-    """The explorer page for ``view`` (an ``EGraphView``), as one HTML string."""
-    data = json.dumps(build(view, title), separators=(",", ":"), allow_nan=False)
+def render(view, title: str = "eqgraph e-graph", unstable=None) -> str:
+    """The explorer page for ``view`` (an ``EGraphView``), as one HTML string; ``unstable``:
+    the patterns extraction avoided (``model.build``)."""
+    data = json.dumps(build(view, title, unstable), separators=(",", ":"), allow_nan=False)
     # "</" inside a <script> would end it early (a rule's text or a name may hold one)
     data = data.replace("</", "<\\/")
     parts = {"TITLE": html.escape(title), "STYLE": _asset("static/explorer.css"),
@@ -72,10 +74,10 @@ def render(view, title: str = "eqgraph e-graph") -> str:
     return _MARKER.sub(lambda m: parts[m.group(1)], _asset("static/explorer.html"))
 
 
-def write_page(view, path=None, title: str = "eqgraph e-graph") -> ExplorerPage:
+def write_page(view, path=None, title: str = "eqgraph e-graph", unstable=None) -> ExplorerPage:
     """Write ``render(view)`` to ``path`` (default: a new ``.html`` file in the temporary
     directory) and return the page."""
-    text = render(view, title)
+    text = render(view, title, unstable)
     if path is None:
         fd, name = tempfile.mkstemp(prefix="eqgraph-explorer-", suffix=".html")
         os.close(fd)
@@ -97,7 +99,9 @@ def explore_graph(outputs, rulesets=None, limits=None, cost_model=None, path=Non
     rulesets = egraph.DEFAULT_RULESETS if rulesets is None else rulesets
     optimized = egraph.optimize(graph, rulesets, limits or egraph.Limits())
     cost_model = get_backend("numpy").cost_model() if cost_model is None else cost_model
-    return write_page(EGraphView(extract(optimized.snapshot, cost_model), optimized.report), path, title)
+    unstable = unstable_patterns()  # what rewrite's extraction avoids, whatever the rulesets
+    extraction = extract(optimized.snapshot, cost_model, unstable=unstable)
+    return write_page(EGraphView(extraction, optimized.report), path, title, unstable)
 
 
 def _asset(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from pathlib import Path
 
 from eqgraph.egraph.snapshot import LEAVES
 from eqgraph.explore.provenance import explain
@@ -18,8 +19,10 @@ from eqgraph.extract.unstable import unstable_nodes, unstable_patterns
 INF = float("inf")
 
 
-def build(view, title: str = "eqgraph e-graph") -> dict:
-    """The page's data for ``view`` (an ``EGraphView``): see ``explorer.js`` for its use."""
+def build(view, title: str = "eqgraph e-graph", unstable=None) -> dict:
+    """The page's data for ``view`` (an ``EGraphView``): see ``explorer.js`` for its use.
+    ``unstable``: the ``UnstablePattern``s extraction avoided (default: those declared in the
+    rule files that were run, as ``eqgraph.function`` reads them)."""
     data, extraction, report = view.data, view.extraction, view.report
     class_ids = list(data.classes)
     class_index = {c: i for i, c in enumerate(class_ids)}
@@ -28,7 +31,7 @@ def build(view, title: str = "eqgraph e-graph") -> dict:
     rules = sorted(report.rules.values(), key=lambda r: r.name)
     rule_index = {r.name: i for i, r in enumerate(rules)}
     explained = explain(data, rules)
-    unstable = unstable_nodes(data, unstable_patterns())
+    unstable = unstable_nodes(data, _patterns_run(report) if unstable is None else unstable)
     patterns = sorted(set(unstable.values()), key=str)
     pattern_index = {p: i for i, p in enumerate(patterns)}
     weight = _stability_weight(extraction, unstable)
@@ -78,6 +81,13 @@ def build(view, title: str = "eqgraph e-graph") -> dict:
         "after": _reachable([class_index[c] for c in outputs], classes, nodes, None),
         "report": _report(report, extraction),
     }
+
+
+def _patterns_run(report) -> list:
+    """The unstable compositions declared in the rule files whose rules saturation ran. A
+    ruleset passed as a string has no file to read again: its declarations are not known."""
+    files = sorted({rule.source[0] for rule in report.rules.values() if Path(rule.source[0]).is_file()})
+    return unstable_patterns(files)
 
 
 def _number(x: float):

@@ -75,6 +75,15 @@ def test_why_the_chosen_member_won(softplus_page):
     assert chosen["total"] < 1e12
 
 
+def test_only_the_unstable_patterns_extraction_avoided_are_marked(tmp_path):
+    """Compiled without the stability rule file, extraction avoided none of its patterns:
+    the page must not say it did."""
+    x = et.dvector("x")
+    f = eg.function([x], et.log(1 + et.exp(x)), rulesets=[("types", "saturate"), ("fold", "saturate"), "algebra"])
+    data = page_data(f.stages.egraph.explore(tmp_path / "p.html"))
+    assert data["unstable"] == [] and all(n["unstable"] is None for n in data["nodes"])
+
+
 def test_before_and_after_extraction(softplus_page):
     data = page_data(softplus_page)
     ops = lambda ids: {data["nodes"][n]["op"] for n in ids}
