@@ -1,7 +1,7 @@
 """Which rewrite rule added each e-node: found by matching, after saturation.
 
-egglog 13 keeps no record of which rule's union made an e-node (its explanations were
-dropped), and recording it ourselves would mean rewriting every rule's actions. So the
+egglog 13 keeps no record of which rule's union made an e-node, and recording it ourselves
+would mean rewriting every rule's actions. So the
 question is answered as the text view answers it (``extract/view.explaining_rules``), but
 with one binding for both sides: a rule explains an e-node when its right-hand side matches
 the e-node at its root and its left-hand side matches another member of the same e-class

@@ -1,16 +1,17 @@
 // The eqgraph e-graph explorer. Reads the JSON that eqgraph/explore/model.py wrote into
 // the page and draws a neighbourhood of it with cytoscape.js + dagre. Never the whole
-// e-graph at once: a layered layout of thousands of boxes takes seconds and shows nothing
-// readable, so the first view is the outputs' neighbourhood, grown by double-clicks.
+// e-graph at once: a layered layout grows faster than the graph, and thousands of boxes
+// show nothing readable, so the first view is the outputs' neighbourhood, grown by
+// double-clicks.
 (function () {
   'use strict';
   const D = JSON.parse(document.getElementById('eqgraph-data').textContent);
   const C = D.classes, N = D.nodes, R = D.rules;
-  const MAX_CLASSES = 150;   // e-classes drawn at once: dagre lays out ~1,000 elements in well under a second
+  const MAX_CLASSES = 150;   // e-classes drawn at once: a few screens of boxes, laid out without a wait
   const MAX_MEMBERS = 6;     // members drawn per e-class until "every member" (or its "+k more")
   const MAX_PARENTS = 8;     // parents drawn per e-class when growing the view
-  const MAX_COMPARE = 400;
-  const READABLE_ZOOM = 1.25;  // the most a fitted view zooms in   // e-nodes per side of the before/after view
+  const MAX_COMPARE = 400;   // e-nodes per side of the before/after view
+  const READABLE_ZOOM = 1.25;  // the most a fitted view zooms in
   const extracted = new Set(D.after);
   const outputOf = new Map(D.outputs.map(o => [o.cls, o.name]));
   const state = { shown: new Set(), selected: null, wide: new Set(), marked: new Set(), drawn: false };
