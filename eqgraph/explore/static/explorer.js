@@ -336,8 +336,10 @@
     for (const n of keep) for (const ch of new Set(N[n].ch)) {
       if (pick.has(ch)) els.push({ group: 'edges', data: { id: `t${n}_${ch}`, source: 't' + n, target: 't' + pick.get(ch) } });
     }
-    const view = cytoscape({ container, style, elements: els, autoungrabify: true, minZoom: 0.05, maxZoom: 3,
-      layout: { name: 'dagre', rankDir: 'TB', nodeSep: 12, rankSep: 30, animate: false, fit: true, padding: 16 } });
+    const view = cytoscape({ container, style, elements: els, autoungrabify: true, minZoom: 0.05, maxZoom: 3 });
+    const layout = view.layout({ name: 'dagre', rankDir: 'TB', nodeSep: 12, rankSep: 30, animate: false, fit: true, padding: 16 });
+    layout.one('layoutstop', () => { if (view.zoom() > READABLE_ZOOM) { view.zoom(READABLE_ZOOM); view.center(); } });
+    layout.run();
     view.on('tap', 'node', ev => focusClass(ev.target.data('cls')));
     view.on('mouseover', 'node', ev => tip(ev, ev.target.data('cls'), ev.target.data('node')));
     view.on('mouseout', 'node', () => { $('tip').hidden = true; });
@@ -365,6 +367,8 @@
       `${rep.stopped ? ' (extraction stopped early: ' + esc(rep.stopped) + ')' : ''}.</p>` +
       `<h3>Rules that matched (${fired.length})</h3><table id="fired"><tr><th>rule</th><th class="num">matches</th>` +
       `<th class="num">${esc(rep.timed)} ms</th><th class="num">e-classes</th></tr>${fired.map(row).join('')}</table>` +
+      (fired.length && fired.every(i => R[i].ms === 0) ? '<p class="muted">egglog reported no time per rule: ' +
+        'compile with <code>profile=True</code> to time each rule on its own.</p>' : '') +
       `<h3>Rulesets (wall seconds)</h3><ul class="list">${Object.entries(rep.rulesets).map(([k, v]) => `<li>${esc(k)}: ${v}</li>`).join('')}</ul>` +
       `<details><summary>Rules that never matched (${idle.length})</summary><ul class="list">${idle.map(i => `<li>${ruleLink(i)}</li>`).join('')}</ul></details>`;
     $('report').addEventListener('click', ev => {
