@@ -23,64 +23,70 @@ def build(view, title: str = "eqgraph e-graph", unstable=None) -> dict:
     """The page's data for ``view`` (an ``EGraphView``): see ``explorer.js`` for its use.
     ``unstable``: the ``UnstablePattern``s extraction avoided (default: those declared in the
     rule files that were run, as ``eqgraph.function`` reads them)."""
-    data, extraction, report = view.data, view.extraction, view.report
-    class_ids = list(data.classes)
-    class_index = {c: i for i, c in enumerate(class_ids)}
-    node_ids = [n for c in class_ids for n in data.classes[c]]
-    node_index = {n: i for i, n in enumerate(node_ids)}
-    rules = sorted(report.rules.values(), key=lambda r: r.name)
-    rule_index = {r.name: i for i, r in enumerate(rules)}
-    explained = explain(data, rules)
-    unstable = unstable_nodes(data, _patterns_run(report) if unstable is None else unstable)
-    patterns = sorted(set(unstable.values()), key=str)
-    pattern_index = {p: i for i, p in enumerate(patterns)}
-    weight = _stability_weight(extraction, unstable)
-    in_term = _unstable_in_chosen_terms(extraction, unstable, class_ids)
-    names = _user_names(data)
-    outputs = [data.class_of_id[k] for k in data.output_ids]
-
-    def cost_of_class(c: str) -> float:
-        return extraction.cost.get(c, INF) - weight * in_term.get(c, 0)
-
-    touched: dict[int, set] = defaultdict(set)
-    nodes = []
-    for node_id in node_ids:
-        node = data.nodes[node_id]
-        own = extraction.node_cost.get(node_id, INF) - (weight if node_id in unstable else 0.0)
-        children = [class_index[c] for c in node.children]
-        orig = view.from_graph(node)
-        # the user's own term was not added by a rule, though a rule may also derive it (a
-        # birewrite's way back)
-        why = [] if orig else [rule_index[r.name] for r in explained.get(node_id, ()) if r.name in rule_index]
-        for r in why:
-            touched[r].add(class_index[node.eclass])
-        nodes.append({
-            "op": node.op, "label": _label(data, node, names), "cls": class_index[node.eclass],
-            "ch": children, "own": _number(own),
-            "total": _number(own + math.fsum(cost_of_class(c) for c in set(node.children))),
-            "orig": orig,
-            "rules": why, "unstable": pattern_index[unstable[node_id]] if node_id in unstable else None,
-        })
-    classes = []
-    for c in class_ids:
-        chosen = extraction.choice.get(c)
-        dtype, shape = data.static_type(c)
-        classes.append({
-            "id": c, "name": names.get(c), "type": str(extraction.types.get(c, "")),
-            "dtype": dtype, "shape": _shape(shape), "nodes": [node_index[n] for n in data.classes[c]],
-            "chosen": node_index[chosen] if chosen in node_index else None, "cost": _number(cost_of_class(c)),
-            "parents": sorted({node_index[p] for p in data.parents.get(c, ())}),
-            "shared": c in extraction.shared,
-        })
+    rows = _Rows(view, _patterns_run(view.report) if unstable is None else unstable)
+    nodes = [rows.node(n) for n in rows.node_ids]
+    classes = [rows.eclass(c) for c in rows.class_ids]
+    outputs = [rows.class_index[view.data.class_of_id[k]] for k in view.data.output_ids]
     return {
         "title": title, "classes": classes, "nodes": nodes,
-        "outputs": [{"cls": class_index[c], "name": _output_name(data, i)} for i, c in enumerate(outputs)],
-        "rules": [_rule(r, report, sorted(touched.get(i, ()))) for i, r in enumerate(rules)],
-        "unstable": [{"text": p.text, "why": p.why, "file": p.source[0], "line": p.source[1]} for p in patterns],
-        "before": _reachable([class_index[c] for c in outputs], classes, nodes, _before_extraction(nodes)),
-        "after": _reachable([class_index[c] for c in outputs], classes, nodes, None),
-        "report": _report(report, extraction),
+        "outputs": [{"cls": c, "name": _output_name(view.data, i)} for i, c in enumerate(outputs)],
+        "rules": [_rule(r, view.report, sorted(rows.touched.get(i, ()))) for i, r in enumerate(rows.rules)],
+        "unstable": [{"text": p.text, "why": p.why, "file": p.source[0], "line": p.source[1]} for p in rows.patterns],
+        "before": _reachable(outputs, classes, nodes, _before_extraction(nodes)),
+        "after": _reachable(outputs, classes, nodes, None),
+        "report": _report(view.report, view.extraction),
     }
+
+
+class _Rows:
+    """The page's rows for e-nodes and e-classes, and the indices they refer to each other by."""
+
+    def __init__(self, view, patterns):
+        self.view, data = view, view.data
+        self.class_ids = list(data.classes)
+        self.class_index = {c: i for i, c in enumerate(self.class_ids)}
+        self.node_ids = [n for c in self.class_ids for n in data.classes[c]]
+        self.node_index = {n: i for i, n in enumerate(self.node_ids)}
+        self.rules = sorted(view.report.rules.values(), key=lambda r: r.name)
+        self.rule_index = {r.name: i for i, r in enumerate(self.rules)}
+        self.explained = explain(data, self.rules)
+        self.unstable = unstable_nodes(data, patterns)
+        self.patterns = sorted(set(self.unstable.values()), key=str)
+        self.pattern_index = {p: i for i, p in enumerate(self.patterns)}
+        self.weight = _stability_weight(view.extraction, self.unstable)
+        self.in_term = _unstable_in_chosen_terms(view.extraction, self.unstable, self.class_ids)
+        self.names = _user_names(data)
+        self.touched: dict[int, set] = defaultdict(set)  # rule -> e-classes it explains a member of
+
+    def class_cost(self, c: str) -> float:
+        """The cost of ``c``'s chosen term, without the weight that ranks unstable terms last."""
+        return self.view.extraction.cost.get(c, INF) - self.weight * self.in_term.get(c, 0)
+
+    def node(self, node_id: str) -> dict:
+        node, unstable = self.view.data.nodes[node_id], self.unstable
+        own = self.view.extraction.node_cost.get(node_id, INF) - (self.weight if node_id in unstable else 0.0)
+        orig = self.view.from_graph(node)
+        # the user's own term was not added by a rule, though a rule may derive it too (a
+        # birewrite's way back)
+        why = [] if orig else [self.rule_index[r.name] for r in self.explained.get(node_id, ())
+                               if r.name in self.rule_index]
+        for r in why:
+            self.touched[r].add(self.class_index[node.eclass])
+        return {"op": node.op, "label": _label(self.view.data, node, self.names), "cls": self.class_index[node.eclass],
+                "ch": [self.class_index[c] for c in node.children], "own": _number(own),
+                "total": _number(own + math.fsum(self.class_cost(c) for c in set(node.children))),
+                "orig": orig, "rules": why,
+                "unstable": self.pattern_index[unstable[node_id]] if node_id in unstable else None}
+
+    def eclass(self, c: str) -> dict:
+        data, extraction = self.view.data, self.view.extraction
+        chosen = extraction.choice.get(c)
+        dtype, shape = data.static_type(c)
+        return {"id": c, "name": self.names.get(c), "type": str(extraction.types.get(c, "")),
+                "dtype": dtype, "shape": _shape(shape), "nodes": [self.node_index[n] for n in data.classes[c]],
+                "chosen": self.node_index.get(chosen), "cost": _number(self.class_cost(c)),
+                "parents": sorted({self.node_index[p] for p in data.parents.get(c, ())}),
+                "shared": c in extraction.shared}
 
 
 def _patterns_run(report) -> list:
