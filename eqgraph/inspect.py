@@ -1,5 +1,6 @@
 """Optimize without compiling: ``rewrite`` (the cheapest equivalent graph) and ``equivalent``
-(did saturation prove two graphs equal?).
+(did saturation prove two graphs equal?), and ``explore`` (``rewrite``'s e-graph, in the
+interactive explorer page of ``eqgraph/explore``).
 
 A leaf: nothing in the compiler imports it. The e-graph view that ``f.stages.egraph`` opens
 lives in ``eqgraph/extract/view.py`` and is re-exported here, where it used to be.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from eqgraph import egraph
 from eqgraph.exec.backends import get_backend
+from eqgraph.explore import explore_graph as explore  # rewrite's e-graph, in the explorer page
 from eqgraph.extract.extraction import extract
 from eqgraph.extract.view import EClass as EClass, EGraphView as EGraphView, Member as Member
 from eqgraph.extract.view import explaining_rules as explaining_rules, matcho as matcho

@@ -160,6 +160,18 @@ class EGraphView:
     def fired(self) -> dict[str, int]:
         return self.report.fired()
 
+    def from_graph(self, node) -> bool:
+        """Whether e-node ``node`` (an ``ENode``) is a term of the user's graph, not a rule's."""
+        return (node.eclass, node.op, tuple(node.children)) in self._original_terms
+
+    def explore(self, path=None, title: str = "eqgraph e-graph"):
+        """Write the interactive explorer page (one self-contained HTML file) and return it
+        as an ``ExplorerPage``: its ``path``, and shown inline in Jupyter. ``path``: where to
+        write it (default: a new file in the temporary directory)."""
+        # eqgraph.explore sits above the compiler and reads this view: imported when asked
+        from eqgraph.explore import write_page
+        return write_page(self, path, title)
+
     # -- pictures ------------------------------------------------------------------------------
     def neighbourhood(self, var=None, depth: int = 2) -> list[str]:
         if var is None:
