@@ -124,6 +124,13 @@ def _fl(x, like):
     return et.cast(x, like.dtype)
 
 
+def _share(a, b, strict, loose, like):
+    """1 where ``a`` alone wins the comparison, 1/2 at a tie, 0 where it loses (or at NaN), as a
+    float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
+    evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
+    return (_fl(E[strict](a, b), like) + _fl(E[loose](a, b), like)) * 0.5
+
+
 # fmt: off
 UNARY = {  # name: d out / d x, written with the input x, the output y and the cotangent g
     "neg":      lambda g, y, x: -g,
@@ -148,7 +155,8 @@ UNARY = {  # name: d out / d x, written with the input x, the output y and the c
     "tanh":     lambda g, y, x: g * (1 - y * y),
     "sigmoid":  lambda g, y, x: g * y * (1 - y),
     "softplus": lambda g, y, x: g * E["sigmoid"](x),
-    "log1mexp": lambda g, y, x: g / -E["expm1"](-x),       # -exp(x) / (1 - exp(x)), without 1 - exp(x)
+    "log1mexp": lambda g, y, x: -g / E["expm1"](E["abs"](x)),  # -exp(x) / (1 - exp(x)) for x <= 0: abs
+                                                                # makes both zeros +0.0, so -inf at each
     "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
 }
 BINARY = {  # name: (d/dx, d/dy)
@@ -157,8 +165,8 @@ BINARY = {  # name: (d/dx, d/dy)
     "mul":      lambda g, y, a, b: (g * b, g * a),
     "true_div": lambda g, y, a, b: (g / b, -g * a / (b * b)),
     "pow":      lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
-    "maximum":  lambda g, y, a, b: (g * _fl(E["ge"](a, b), g), g * _fl(E["lt"](a, b), g)),
-    "minimum":  lambda g, y, a, b: (g * _fl(E["le"](a, b), g), g * _fl(E["gt"](a, b), g)),
+    "maximum":  lambda g, y, a, b: (g * _share(a, b, "gt", "ge", g), g * _share(a, b, "lt", "le", g)),
+    "minimum":  lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
     "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
     "logaddexp": lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
 }
@@ -183,7 +191,9 @@ def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
 
 @entry("switch", 3, broadcasts=True)
 def _switch(g, out, c, a, b):
-    return [None, g * _fl(c, g), g * _fl(E["invert"](c), g)]
+    # any nonzero condition picks a, as the forward where does: not invert(c), which is bitwise
+    # on integers (~1 == -2) and refused on floats
+    return [None, g * _fl(E["neq"](c, 0), g), g * _fl(E["eq"](c, 0), g)]
 
 
 @entry("second", 2, broadcasts=True)
@@ -231,9 +241,11 @@ def _logsumexp(g, out, x, axis, keepdims):  # softmax(x) = exp(x - logsumexp(x))
     return [_expand(g, x, axis, keepdims) * E["exp"](x - _expand(out, x, axis, keepdims))]
 
 
-def _extreme(g, out, x, axis, keepdims):  # the gradient flows to every maximal element
-    hit = E["eq"](x, _expand(out, x, axis, keepdims))
-    return [_fl(hit, g) * _expand(g, x, axis, keepdims)]
+def _extreme(g, out, x, axis, keepdims):
+    # split evenly among the tied extremes, as JAX and PyTorch do: max(concatenate([x, x])) is
+    # max(x), so each copy gets half; sending all of it to every tie doubled the gradient
+    hit = _fl(E["eq"](x, _expand(out, x, axis, keepdims)), g)
+    return [hit / et.sum(hit, axis=axis, keepdims=True) * _expand(g, x, axis, keepdims)]
 
 
 entry("max", 1)(_extreme)
