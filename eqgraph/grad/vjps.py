@@ -34,6 +34,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.type import DISCRETE_DTYPES
 from eqgraph.terms.op import Op
 
 E = et.ELEMWISE_OPS
@@ -175,10 +176,19 @@ NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "
                      "and_", "or_", "xor", "invert", "isnan", "isinf", "argmax", "argmin", "all", "any",
                      "Shape", "ARange"}
 
+
+
+def _real(x, g):
+    """An integer or boolean operand as a float of the cotangent's dtype, which is the dtype the
+    op computed in: the derivatives above are written for reals, and on integers ``x * x`` wraps
+    around (100 * 100 in int8), ``-x`` of a uint8 is 256 - x, and ``log(x)`` of an int8 is a float16."""
+    return et.cast(x, g.dtype) if x.dtype in DISCRETE_DTYPES else x
+
+
 for _name, _d in UNARY.items():
-    entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, x)])
+    entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, _real(x, g))])
 for _name, _d in BINARY.items():
-    entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, a, b)))
+    entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, _real(a, g), _real(b, g))))
 
 
 @entry("clip", 3, broadcasts=True)

@@ -1,0 +1,197 @@
+"""The VJP table walked with operands that are not float64: integer, unsigned and boolean
+operands (conditions, masks, non-differentiable integer inputs) and float32 ones. Every
+elementwise entry is checked against central finite differences of NumPy's own function; the
+dtype-sensitive structural entries (switch, clip, masks, ifelse, scan) against known answers.
+
+A VJP written for floats can go wrong on other dtypes in ways a float64 test never shows:
+``invert`` is bitwise NOT on integers, ``b * b`` wraps around in int8/uint8, ``b - 1`` is 255
+for a uint8 0, and a float64 constant turns a float32 gradient into a float64 one."""
+
+import math
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.grad import vjps
+from eqgraph.terms.walk import ancestors
+
+NO_RULES = {"rulesets": []}  # the VJPs' own graphs, not what the rules make of them
+E = et.ELEMWISE_OPS
+
+# where each elementwise entry is differentiable, per input: wide enough that an integer
+# operand's square or difference wraps around in int8 and uint8 (mod's a > 0: an integer a
+# at 0 sits on its jump)
+# fmt: off
+WIDE, POSITIVE = (-100, 100), (1, 100)
+DOMAINS = {
+    "neg": [WIDE], "abs": [WIDE], "exp": [(-5, 5)], "exp2": [(-5, 5)], "expm1": [(-5, 5)],
+    "log": [POSITIVE], "log2": [POSITIVE], "log10": [POSITIVE], "log1p": [(0, 100)], "sqrt": [POSITIVE],
+    "sqr": [WIDE], "sin": [WIDE], "cos": [WIDE], "tan": [(-1, 1)], "arcsin": [(-0.9, 0.9)],
+    "arccos": [(-0.9, 0.9)], "arctan": [WIDE], "sinh": [(-5, 5)], "cosh": [(-5, 5)], "tanh": [(-5, 5)],
+    "sigmoid": [(-20, 20)], "softplus": [(-20, 20)], "log1mexp": [(-20, -0.01)], "erf": [(-3, 3)],
+    "add": [WIDE, WIDE], "sub": [WIDE, WIDE], "mul": [WIDE, WIDE], "true_div": [WIDE, POSITIVE],
+    "pow": [(0.5, 3), (0, 4)], "maximum": [WIDE, WIDE], "minimum": [WIDE, WIDE], "mod": [POSITIVE, POSITIVE],
+    "logaddexp": [(-20, 20), (-20, 20)], "clip": [WIDE, (-100, 0), (0, 100)], "second": [WIDE, WIDE],
+    "switch": [(-3, 3), WIDE, WIDE],
+}
+# fmt: on
+NOT_DIFFERENTIABLE_IN = {"switch": {0}, "second": {0}}  # a condition; an operand read for its shape
+INTEGER_DTYPES = ["bool", "uint8", "int8", "int64"]
+H = 1e-6
+
+
+def test_every_elementwise_vjp_is_walked():
+    assert sorted(k for k in vjps.VJPS if k in et.SCALAR_OPS) == sorted(DOMAINS)
+
+
+def _integers(lo, hi, dtype, rng, n):
+    """``n`` integers of ``dtype`` in [lo, hi], with both ends (where an overflow shows first)."""
+    info = (0, 1) if dtype == "bool" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    lo, hi = max(math.ceil(lo), info[0]), min(math.floor(hi), info[1])
+    if lo > hi:
+        return None
+    return np.r_[lo, hi, rng.integers(lo, hi + 1, n - 2)].astype(dtype)
+
+
+def _floats(lo, hi, rng, n):
+    return rng.uniform(lo, hi, n) if (lo, hi) != (0, 4) else rng.uniform(0.5, 3.5, n)
+
+
+def _finite_difference(ref, values, p, weights):
+    """d sum(weights * ref(*values)) / d values[p], elementwise, with values[p] read as a real."""
+    up, down = list(values), list(values)
+    up[p] = values[p].astype(np.float64) + H
+    down[p] = values[p].astype(np.float64) - H
+    with np.errstate(all="ignore"):
+        return weights * (ref(*up).astype(np.float64) - ref(*down).astype(np.float64)) / (2 * H)
+
+
+def _reference(name):
+    fn = et.SCALAR_OPS[name].impl(np)
+    return lambda *xs: np.asarray(fn(*xs))
+
+
+def _cases(dtype):
+    """(name, position of the integer operand, values): one per entry and input position."""
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    for name, domains in sorted(DOMAINS.items()):
+        for p, (lo, hi) in enumerate(domains):
+            ints = _integers(lo, hi, dtype, rng, 6)
+            if ints is None:
+                continue
+            values = [ints if i == p else _floats(*d, rng, 6) for i, d in enumerate(domains)]
+            yield name, p, values
+
+
+def _discrepancies(dtype):
+    """Every (op, input) whose gradient disagrees with finite differences, with an integer
+    or boolean operand of ``dtype``: one compiled function for all entries."""
+    cases, variables, wrt, costs = [], [], [], []
+    for name, p, values in _cases(dtype):
+        ins = [et.TensorType(v.dtype.name, (None,))(f"{name}{i}") for i, v in enumerate(values)]
+        weights = np.linspace(0.5, 1.5, len(values[0]))
+        try:
+            out = E[name](*ins)
+        except TypeError:  # refused when the graph is built, as NumPy refuses it (-x of a bool)
+            assert dtype == "bool", (name, p)
+            continue
+        costs.append(et.sum(et.cast(out, "float64") * et.constant(weights)))
+        # the integer operand too (seed 000: a float function of an integer has its gradient),
+        # but not a boolean, nor an input the op is not differentiable in
+        positions = [i for i in range(len(ins)) if i not in NOT_DIFFERENTIABLE_IN.get(name, set())
+                     and not (i == p and dtype == "bool")]
+        cases.append((name, p, values, weights, positions, out.dtype))
+        variables += ins
+        wrt += [ins[i] for i in positions]
+    cost = costs[0]
+    for c in costs[1:]:
+        cost = cost + c
+    grads = iter(eg.function(variables, eg.grad(cost, wrt), **NO_RULES)(*[v for c in cases for v in c[2]]))
+    wrong = []
+    for name, p, values, weights, positions, out_dtype in cases:
+        for i in positions:
+            got = next(grads)
+            if i == p and out_dtype in ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                                        "uint64"):
+                expected = np.zeros_like(got)  # an integer-valued op of integers: piecewise constant
+            else:
+                expected = _finite_difference(_reference(name), values, i, weights)
+            # float16 outputs (exp of an int8, NumPy's rule) carry 3 digits
+            rtol = 2e-2 if out_dtype == "float16" else 1e-5
+            if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=rtol):
+                wrong.append(f"{name} input {i} ({values[i].dtype}) with {values[p].dtype} input {p} = {values[p]}: "
+                             f"grad {got}, finite differences {expected}")
+    return wrong
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+def test_elementwise_vjps_with_an_integer_or_boolean_operand(dtype):
+    assert _discrepancies(dtype) == []
+
+
+def test_sigmoid_of_an_unsigned_integer():
+    # found by the walk above: -abs(x) wrapped around, so sigmoid(uint8 1) was 0 and softplus's
+    # gradient (a sigmoid) with it
+    x = et.TensorType("uint8", (None,))("x")
+    values = np.array([0, 1, 20, 255], "uint8")
+    np.testing.assert_allclose(eg.function([x], et.sigmoid(x), **NO_RULES)(values),
+                               1 / (1 + np.exp(-values.astype(float))), rtol=1e-3)
+
+
+# -- float32 stays float32 ----------------------------------------------------------------------------
+def _float64_in_gradient(cost, grads) -> list:
+    """The ops of the gradient graph (not of the cost's own graph) that make float64 values."""
+    forward = set(ancestors([cost]))
+    return sorted({str(v.owner.op) for v in ancestors(grads) if v not in forward and v.owner is not None
+                   and getattr(v.type, "dtype", None) == "float64"})
+
+
+def _float32_cases(other, rng):
+    """(name, integer position or None, values): every entry with float32 operands, one of them
+    of dtype ``other`` when it is not float32 (so entries of two inputs or more)."""
+    for name, domains in sorted(DOMAINS.items()):
+        for p in range(len(domains)) if other != "float32" and len(domains) > 1 else [None] * (other == "float32"):
+            values = [_floats(*d, rng, 5).astype("float32") for d in domains]
+            if p is not None:
+                values[p] = _integers(*domains[p], other, rng, 5)
+                if values[p] is None:
+                    continue
+            yield name, p, values
+
+
+@pytest.mark.parametrize("other", ["float32", "bool", "uint8", "int8"])
+def test_elementwise_vjps_of_float32_stay_float32(other):
+    """NumPy computes float32 with a bool, uint8 or int8 in float32: the float32 operands'
+    gradients are float32 all along, and agree with finite differences of the float64 function."""
+    wrong, variables, values, wrt, checks, total = [], [], [], [], [], None
+    for name, p, vals in _float32_cases(other, np.random.default_rng(3)):
+        ins = [et.TensorType(v.dtype.name, (None,))(f"{name}{i}") for i, v in enumerate(vals)]
+        try:
+            out = E[name](*ins)
+        except TypeError:  # -x of a bool is refused when the graph is built
+            continue
+        if out.dtype != "float32":  # second(x, int8) is an int8
+            assert name == "second" and p == 1, (name, p, out.dtype)
+            continue
+        weights = np.linspace(0.5, 1.5, 5).astype("float32")
+        cost = et.sum(out * et.constant(weights))
+        positions = [i for i in range(len(ins)) if i != p and i not in NOT_DIFFERENTIABLE_IN.get(name, set())]
+        grads = eg.grad(cost, [ins[i] for i in positions])
+        made_float64 = _float64_in_gradient(cost, grads)
+        if made_float64 or any(g.dtype != "float32" for g in grads):
+            wrong.append(f"{name} with {other} input {p}: gradients {[g.dtype for g in grads]}, "
+                         f"float64 made by {made_float64}")
+        total = cost if total is None else total + cost
+        variables += ins
+        values += vals
+        wrt += [ins[i] for i in positions]
+        checks += [(name, p, vals, weights, i) for i in positions]
+    got = eg.function(variables, eg.grad(total, wrt), **NO_RULES)(*values)
+    for (name, p, vals, weights, i), g in zip(checks, got):
+        expected = _finite_difference(_reference(name), [v.astype(np.float64) for v in vals], i, weights)
+        if g.dtype != np.float32 or not np.allclose(g, expected, rtol=2e-3, atol=2e-3):
+            wrong.append(f"{name} input {i} with {other} input {p}: grad {g} ({g.dtype}), "
+                         f"finite differences {expected}")
+    assert wrong == []
