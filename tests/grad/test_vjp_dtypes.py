@@ -15,6 +15,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.grad import vjps
+from eqgraph.tensor.type import DISCRETE_DTYPES
 from eqgraph.terms.walk import ancestors
 
 NO_RULES = {"rulesets": []}  # the VJPs' own graphs, not what the rules make of them
@@ -195,3 +196,114 @@ def test_elementwise_vjps_of_float32_stay_float32(other):
             wrong.append(f"{name} input {i} with {other} input {p}: grad {g} ({g.dtype}), "
                          f"finite differences {expected}")
     assert wrong == []
+
+
+def test_the_other_vjps_of_float32_stay_float32():
+    x = et.TensorType("float32", (3, 3))("x")
+    spd = x @ x.T + et.eye(3, dtype="float32") * np.float32(3)
+    costs = {
+        "sum": et.sum(x), "mean": et.mean(x, axis=0).sum(), "prod": et.prod(x), "max": et.max(x, axis=0).sum(),
+        "logsumexp": et.logsumexp(x, axis=1).sum(), "softmax": et.sum(et.softmax(x, axis=1)[:, 0]),
+        "log_softmax": et.sum(et.log_softmax(x, axis=1)[:, 0]), "matmul": et.sum(x @ x),
+        "matmul int8": et.sum(x @ et.constant(np.ones((3, 3), "int8"))), "var": et.var(x), "std": et.std(x),
+        "cumsum": et.sum(et.cumsum(x, axis=0)), "cumprod": et.sum(et.cumprod(x, axis=0)),
+        "sort": et.sum(et.sort(x, axis=0)[0]), "to float16": et.sum(et.cast(x, "float16")),
+        "times int8": et.mean(x * et.constant(np.ones(3, "int8"))), "pow int8": et.sum(x ** et.constant(np.int8(3))),
+        "mask": et.sum(x[x > 0]), "clip": et.sum(et.clip(x, 0, 1)), "switch": et.sum(et.switch(x > 0, x, 0)),
+        "diagonal": et.sum(et.diagonal(x)), "einsum": et.einsum("ij,jk->", x, x),
+        "repeat": et.sum(et.repeat(x, 2, axis=0)), "concatenate": et.sum(et.concatenate([x, x])),
+        "reshape": et.sum(et.reshape(x, (-1,)) ** 2), "inc_subtensor": et.sum(et.inc_subtensor(x[0], 1)),
+        "ifelse": et.sum(et.ifelse(et.lscalar("c"), x, x * 2)), "alloc": et.sum(et.alloc(et.sum(x), 3)),
+        "det": et.linalg.det(spd), "inv": et.sum(et.linalg.inv(spd)), "cholesky": et.sum(et.linalg.cholesky(spd)),
+        "solve": et.sum(et.linalg.solve(spd, x[0])),
+    }
+    made_float64 = {}
+    for name, cost in costs.items():
+        g = eg.grad(cost, x)
+        if g.dtype != "float32" or _float64_in_gradient(cost, [g]):
+            made_float64[name] = (g.dtype, _float64_in_gradient(cost, [g]))
+    assert made_float64 == {}
+
+
+# -- conditions, masks and index arrays of every integer dtype ------------------------------------------
+XV = np.array([1.5, -2.0, 0.5, 3.0])
+WV = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64"])
+def test_index_arrays_of_every_integer_dtype(dtype):
+    x, y = et.dvector("x"), et.dvector("y")
+    index = et.TensorType(dtype, (None,))("index")
+    at = np.array([0, 2, 2, 3] if dtype.startswith("u") else [0, -2, 2, -1], dtype)  # repeated, and from the end
+    read = et.sum(x[index] * WV)
+    added = et.sum(et.inc_subtensor(x[index], y) * WV)
+    got = eg.function([x, y, index], [eg.grad(read, x), *eg.grad(added, [x, y])], **NO_RULES)(XV, np.ones(4), at)
+    expected_read = np.zeros(4)
+    np.add.at(expected_read, at.astype(int), WV)
+    np.testing.assert_allclose(got[0], expected_read)
+    np.testing.assert_allclose(got[1], WV)
+    np.testing.assert_allclose(got[2], WV[at.astype(int)])
+
+
+def test_boolean_masks_read_and_write_where_true():
+    x, y = et.dvector("x"), et.dvector("y")
+    mask = np.array([True, False, True, True])
+    cases = [
+        (et.sum(x[et.constant(mask)] * WV[mask]), [x], [np.where(mask, WV, 0)]),
+        (et.sum(x[x > 0] ** 2), [x], [np.where(XV > 0, 2 * XV, 0)]),
+        (et.sum(et.set_subtensor(x[et.constant(mask)], y) * WV), [x, y], [np.where(mask, 0, WV), WV[mask]]),
+        (et.sum(et.inc_subtensor(x[et.constant(mask)], y) * WV), [x, y], [WV, WV[mask]]),
+        (et.sum(et.cast(et.gt(x, y), "float64") * x), [x, y], [(XV > 0) * 1.0, np.zeros(4)]),  # comparisons: flat
+    ]
+    for cost, wrt, expected in cases:
+        got = eg.function([x, y], eg.grad(cost, wrt), on_unused_input="ignore", **NO_RULES)(XV, np.zeros(3 if
+                                                                                            len(wrt) == 2 and expected[1].shape == (3,) else 4))
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64"])
+def test_integer_valued_ops_of_integers_have_zero_gradients(dtype):
+    i = et.TensorType(dtype, (None,))("i")
+    values = np.array([1, 0, 1, 1], dtype)
+    for build in (et.max, et.min, et.sign, et.abs, lambda i: et.clip(i, 0, 1), lambda i: et.maximum(i, 0),
+                  lambda i: et.switch(i, i, 0)):
+        try:
+            term = build(i)
+        except TypeError:  # sign of a bool, refused as NumPy refuses it
+            continue
+        assert term.dtype in DISCRETE_DTYPES, term  # integer-valued: clip of a bool by ints is an int64
+        g = eg.grad(et.sum(et.cast(term, "float64")), i)
+        assert g.dtype == "float64", term
+        np.testing.assert_array_equal(eg.function([i], g, **NO_RULES)(values), np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype, value", [("int64", 2), ("int64", -1), ("int64", 0), ("uint8", 255), ("int8", -128),
+                                          ("bool", True), ("float64", 0.5)])
+def test_ifelse_takes_the_then_branch_for_any_nonzero_condition(dtype, value):
+    c, a, b = et.TensorType(dtype, ())("c"), et.dscalar("a"), et.dscalar("b")
+    got = eg.function([c, a, b], eg.grad(et.ifelse(c, a * 3, b * 5), [a, b]), **NO_RULES)(np.asarray(value, dtype), 1.0, 1.0)
+    np.testing.assert_allclose(got, [3.0, 0.0] if value else [0.0, 5.0])
+
+
+def test_scan_with_integer_sequences_and_non_sequences():
+    # the loop's gradient goes to the float inputs only; integer ones steer the loop
+    labels, scale = et.TensorType("uint8", (None,))("labels"), et.TensorType("int8", ())("scale")
+    h0, w = et.dscalar("h0"), et.dscalar("w")
+
+    def step(label, h, w, scale):
+        return et.switch(label, h * w, h + w) * scale
+
+    hs, _ = eg.scan(step, sequences=labels, outputs_info=h0, non_sequences=[w, scale])
+    f = eg.function([labels, h0, w, scale], eg.grad(hs[-1], [h0, w]), **NO_RULES)
+    lv, sv, h0v, wv = np.array([1, 0, 3, 0], "uint8"), np.int8(-2), 0.7, 1.3
+
+    def unrolled(h0v, wv):
+        h = h0v
+        for label in lv:
+            h = (h * wv if label else h + wv) * sv
+        return h
+
+    expected = [(unrolled(h0v + H, wv) - unrolled(h0v - H, wv)) / (2 * H),
+                (unrolled(h0v, wv + H) - unrolled(h0v, wv - H)) / (2 * H)]
+    np.testing.assert_allclose(f(lv, h0v, wv, sv), expected, rtol=1e-6)
