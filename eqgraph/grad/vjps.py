@@ -242,8 +242,16 @@ def _mean(g, out, x, axis, keepdims):
 
 
 @entry("prod", 1)
-def _prod(g, out, x, axis, keepdims):  # d prod / d x_i = prod / x_i (for non-zero x)
-    return [_expand(g * out, x, axis, keepdims) / x]
+def _prod(g, out, x, axis, keepdims):
+    # d prod / d x_i is the product of the other entries: prod / x_i is 0 / 0 at a zero, so with
+    # one zero the product of the rest goes to it (and 0 elsewhere), with two or more 0 everywhere
+    zero = E["eq"](x, 0)
+    zeros = et.sum(et.cast(zero, "int64"), axis=axis, keepdims=True)
+    nonzero = E["switch"](zero, 1, x)  # x with its zeros read as ones: no 0 / 0 computed and then dropped
+    rest = et.prod(nonzero, axis=axis, keepdims=True)  # the product of the nonzero entries
+    at_zero = E["switch"](E["eq"](zeros, 1), rest, 0)
+    elsewhere = E["switch"](E["eq"](zeros, 0), rest / nonzero, 0)
+    return [E["switch"](zero, at_zero, elsewhere) * _expand(g, x, axis, keepdims)]
 
 
 @entry("logsumexp", 1)

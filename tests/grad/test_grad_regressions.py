@@ -128,3 +128,24 @@ def test_log1mexp_gradient_of_a_float32_stays_float32():
     assert got.dtype == np.float32 and got[0] == -np.inf and got[1] == -np.inf
     np.testing.assert_allclose(got[2:], [-np.exp(-1e-3) / -np.expm1(-1e-3), -np.exp(-2.0) / -np.expm1(-2.0)],
                                rtol=1e-5)
+
+
+# -- prod with zeros: the product of the other entries, not prod / x (0 / 0 at a zero) ----------------
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("values, expected", [
+    ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]),
+    ([0.0, 0.0, 3.0], [0.0, 0.0, 0.0]),
+    ([-0.0, 2.0, 3.0], [6.0, -0.0, -0.0]),
+    ([1.5, 2.0, 3.0], [6.0, 4.5, 3.0]),
+], ids=["one-zero", "two-zeros", "negative-zero", "no-zero"])
+def test_prod_gradient_at_zeros(values, expected, rules):
+    x = et.dvector("x")
+    np.testing.assert_allclose(_grad_fn([x], et.prod(x), x, rules)(np.array(values)), expected)
+
+
+def test_prod_gradient_at_zeros_along_an_axis_with_keepdims():
+    x = et.dmatrix("x")
+    values = np.array([[0.0, 2.0, 3.0], [1.0, 2.0, 4.0], [0.0, 5.0, 0.0]])
+    weights = np.array([[1.0], [2.0], [3.0]])
+    got = _grad_fn([x], et.sum(et.prod(x, axis=1, keepdims=True) * weights), x, {"rulesets": []})(values)
+    np.testing.assert_allclose(got, [[6.0, 0.0, 0.0], [16.0, 8.0, 4.0], [0.0, 0.0, 0.0]])
