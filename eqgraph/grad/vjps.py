@@ -192,7 +192,9 @@ for _name, _d in BINARY.items():
 
 
 @entry("clip", 3, broadcasts=True)
-def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
+def _clip(g, out, x, lo, hi):
+    # clip = minimum(maximum(x, lo), hi), but x keeps all of g at x == lo or x == hi, as in PyTorch's
+    # clamp: a bound is a setting more than an operand (maximum's operands split a tie: _share)
     low = E["maximum"](x, lo)
     below_hi = _fl(E["le"](low, hi), g)
     return [g * below_hi * _fl(E["ge"](x, lo), g), g * below_hi * _fl(E["lt"](x, lo), g),

@@ -149,3 +149,12 @@ def test_prod_gradient_at_zeros_along_an_axis_with_keepdims():
     weights = np.array([[1.0], [2.0], [3.0]])
     got = _grad_fn([x], et.sum(et.prod(x, axis=1, keepdims=True) * weights), x, {"rulesets": []})(values)
     np.testing.assert_allclose(got, [[6.0, 0.0, 0.0], [16.0, 8.0, 4.0], [0.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_clip_gives_x_the_whole_gradient_at_its_bounds(rules):
+    x, lo, hi = et.dvector("x"), et.dscalar("lo"), et.dscalar("hi")
+    f = eg.function([x, lo, hi], eg.grad(et.sum(et.clip(x, lo, hi)), [x, lo, hi]), **rules)
+    gx, glo, ghi = f(np.array([-1.0, -2.0, 0.5, 1.0, 3.0]), -1.0, 1.0)
+    np.testing.assert_allclose(gx, [1.0, 0.0, 1.0, 1.0, 0.0])
+    assert (glo, ghi) == (1.0, 1.0)
