@@ -177,7 +177,6 @@ NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "
                      "Shape", "ARange"}
 
 
-
 def _real(x, g):
     """An integer or boolean operand as a float of the cotangent's dtype, which is the dtype the
     op computed in: the derivatives above are written for reals, and on integers ``x * x`` wraps
@@ -263,7 +262,7 @@ def _logsumexp(g, out, x, axis, keepdims):  # softmax(x) = exp(x - logsumexp(x))
 
 def _extreme(g, out, x, axis, keepdims):
     # split evenly among the tied extremes, as JAX and PyTorch do: max(concatenate([x, x])) is
-    # max(x), so each copy gets half; sending all of it to every tie doubled the gradient
+    # max(x), so each copy of x gets half of the cotangent, not all of it
     hit = _fl(E["eq"](x, _expand(out, x, axis, keepdims)), g)
     return [hit / et.sum(hit, axis=axis, keepdims=True) * _expand(g, x, axis, keepdims)]
 
