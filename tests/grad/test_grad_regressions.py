@@ -158,3 +158,31 @@ def test_clip_gives_x_the_whole_gradient_at_its_bounds(rules):
     gx, glo, ghi = f(np.array([-1.0, -2.0, 0.5, 1.0, 3.0]), -1.0, 1.0)
     np.testing.assert_allclose(gx, [1.0, 0.0, 1.0, 1.0, 0.0])
     assert (glo, ghi) == (1.0, 1.0)
+
+
+# -- cumprod with zeros: the same 0 / 0 as prod's ------------------------------------------------------
+def _cumprod_grad_by_hand(values, weights):
+    """d sum(weights * cumprod(values)) / d values, as sums of products of the other entries."""
+    n = len(values)
+    return np.array([sum(weights[j] * np.prod([values[k] for k in range(j + 1) if k != i]) for j in range(i, n))
+                     for i in range(n)])
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("values", [[2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 0.0],
+                                    [2.0, 0.0, 3.0, 0.0], [0.0, 0.0, 1.0, 2.0], [1.5, -2.0, 0.5, 3.0]],
+                         ids=["inner-zero", "first-zero", "last-zero", "two-zeros", "leading-zeros", "no-zero"])
+def test_cumprod_gradient_at_zeros(values, rules):
+    x = et.dvector("x")
+    weights = np.array([1.0, -2.0, 3.0, 0.5])
+    cost = et.sum(et.cumprod(x) * et.constant(weights))
+    got = _grad_fn([x], cost, x, rules)(np.array(values))
+    np.testing.assert_allclose(got, _cumprod_grad_by_hand(values, weights))
+
+
+def test_cumprod_gradient_at_zeros_along_the_second_axis():
+    x = et.dmatrix("x")
+    values = np.array([[2.0, 0.0, 3.0], [1.0, 2.0, 4.0], [0.0, 5.0, 0.0]])
+    weights = np.array([1.0, 2.0, 3.0])
+    got = _grad_fn([x], et.sum(et.cumprod(x, axis=1) * et.constant(weights)), x, {"rulesets": []})(values)
+    np.testing.assert_allclose(got, [_cumprod_grad_by_hand(row, weights) for row in values])
