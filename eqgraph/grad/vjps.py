@@ -34,6 +34,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.type import DISCRETE_DTYPES
 from eqgraph.terms.op import Op
 
 E = et.ELEMWISE_OPS
@@ -124,6 +125,13 @@ def _fl(x, like):
     return et.cast(x, like.dtype)
 
 
+def _share(a, b, strict, loose, like):
+    """1 where ``a`` alone wins the comparison, 1/2 at a tie, 0 where it loses (or at NaN), as a
+    float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
+    evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
+    return (_fl(E[strict](a, b), like) + _fl(E[loose](a, b), like)) * 0.5
+
+
 # fmt: off
 UNARY = {  # name: d out / d x, written with the input x, the output y and the cotangent g
     "neg":      lambda g, y, x: -g,
@@ -148,7 +156,8 @@ UNARY = {  # name: d out / d x, written with the input x, the output y and the c
     "tanh":     lambda g, y, x: g * (1 - y * y),
     "sigmoid":  lambda g, y, x: g * y * (1 - y),
     "softplus": lambda g, y, x: g * E["sigmoid"](x),
-    "log1mexp": lambda g, y, x: g / -E["expm1"](-x),       # -exp(x) / (1 - exp(x)), without 1 - exp(x)
+    "log1mexp": lambda g, y, x: -g / E["expm1"](E["abs"](x)),  # -exp(x) / (1 - exp(x)) for x <= 0: abs
+                                                                # makes both zeros +0.0, so -inf at each
     "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
 }
 BINARY = {  # name: (d/dx, d/dy)
@@ -157,8 +166,8 @@ BINARY = {  # name: (d/dx, d/dy)
     "mul":      lambda g, y, a, b: (g * b, g * a),
     "true_div": lambda g, y, a, b: (g / b, -g * a / (b * b)),
     "pow":      lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
-    "maximum":  lambda g, y, a, b: (g * _fl(E["ge"](a, b), g), g * _fl(E["lt"](a, b), g)),
-    "minimum":  lambda g, y, a, b: (g * _fl(E["le"](a, b), g), g * _fl(E["gt"](a, b), g)),
+    "maximum":  lambda g, y, a, b: (g * _share(a, b, "gt", "ge", g), g * _share(a, b, "lt", "le", g)),
+    "minimum":  lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
     "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
     "logaddexp": lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
 }
@@ -167,14 +176,24 @@ NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "
                      "and_", "or_", "xor", "invert", "isnan", "isinf", "argmax", "argmin", "all", "any",
                      "Shape", "ARange"}
 
+
+def _real(x, g):
+    """An integer or boolean operand as a float of the cotangent's dtype, which is the dtype the
+    op computed in: the derivatives above are written for reals, and on integers ``x * x`` wraps
+    around (100 * 100 in int8), ``-x`` of a uint8 is 256 - x, and ``log(x)`` of an int8 is a float16."""
+    return et.cast(x, g.dtype) if x.dtype in DISCRETE_DTYPES else x
+
+
 for _name, _d in UNARY.items():
-    entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, x)])
+    entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, _real(x, g))])
 for _name, _d in BINARY.items():
-    entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, a, b)))
+    entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, _real(a, g), _real(b, g))))
 
 
 @entry("clip", 3, broadcasts=True)
-def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
+def _clip(g, out, x, lo, hi):
+    # clip = minimum(maximum(x, lo), hi), but x keeps all of g at x == lo or x == hi, as in PyTorch's
+    # clamp: a bound is a setting more than an operand (maximum's operands split a tie: _share)
     low = E["maximum"](x, lo)
     below_hi = _fl(E["le"](low, hi), g)
     return [g * below_hi * _fl(E["ge"](x, lo), g), g * below_hi * _fl(E["lt"](x, lo), g),
@@ -183,7 +202,9 @@ def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
 
 @entry("switch", 3, broadcasts=True)
 def _switch(g, out, c, a, b):
-    return [None, g * _fl(c, g), g * _fl(E["invert"](c), g)]
+    # any nonzero condition picks a, as the forward where does: not invert(c), which is bitwise
+    # on integers (~1 == -2) and refused on floats
+    return [None, g * _fl(E["neq"](c, 0), g), g * _fl(E["eq"](c, 0), g)]
 
 
 @entry("second", 2, broadcasts=True)
@@ -222,8 +243,16 @@ def _mean(g, out, x, axis, keepdims):
 
 
 @entry("prod", 1)
-def _prod(g, out, x, axis, keepdims):  # d prod / d x_i = prod / x_i (for non-zero x)
-    return [_expand(g * out, x, axis, keepdims) / x]
+def _prod(g, out, x, axis, keepdims):
+    # d prod / d x_i is the product of the other entries: prod / x_i is 0 / 0 at a zero, so with
+    # one zero the product of the rest goes to it (and 0 elsewhere), with two or more 0 everywhere
+    zero = E["eq"](x, 0)
+    zeros = et.sum(et.cast(zero, "int64"), axis=axis, keepdims=True)
+    nonzero = E["switch"](zero, 1, x)  # x with its zeros read as ones: no 0 / 0 computed and then dropped
+    rest = et.prod(nonzero, axis=axis, keepdims=True)  # the product of the nonzero entries
+    at_zero = E["switch"](E["eq"](zeros, 1), rest, 0)
+    elsewhere = E["switch"](E["eq"](zeros, 0), rest / nonzero, 0)
+    return [E["switch"](zero, at_zero, elsewhere) * _expand(g, x, axis, keepdims)]
 
 
 @entry("logsumexp", 1)
@@ -231,9 +260,11 @@ def _logsumexp(g, out, x, axis, keepdims):  # softmax(x) = exp(x - logsumexp(x))
     return [_expand(g, x, axis, keepdims) * E["exp"](x - _expand(out, x, axis, keepdims))]
 
 
-def _extreme(g, out, x, axis, keepdims):  # the gradient flows to every maximal element
-    hit = E["eq"](x, _expand(out, x, axis, keepdims))
-    return [_fl(hit, g) * _expand(g, x, axis, keepdims)]
+def _extreme(g, out, x, axis, keepdims):
+    # split evenly among the tied extremes, as JAX and PyTorch do: max(concatenate([x, x])) is
+    # max(x), so each copy of x gets half of the cotangent, not all of it
+    hit = _fl(E["eq"](x, _expand(out, x, axis, keepdims)), g)
+    return [hit / et.sum(hit, axis=axis, keepdims=True) * _expand(g, x, axis, keepdims)]
 
 
 entry("max", 1)(_extreme)

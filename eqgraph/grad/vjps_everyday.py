@@ -13,6 +13,8 @@ from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.products import Einsum, ExtractDiag
 from eqgraph.tensor.sorting import along_axis_index
 
+E = et.ELEMWISE_OPS
+
 
 def _along(x, axis, index):
     return x[(slice(None),) * axis + (index,)]
@@ -38,7 +40,20 @@ def _cumulative(g, out, x, axis, mode):
 
     if mode == "add":
         return [reverse_cumsum(g)]
-    return [reverse_cumsum(g * out) / x]  # d out_j / d x_i = out_j / x_i for j >= i (x_i != 0)
+    return [_cumprod_vjp(g, out, x, axis, reverse_cumsum)]
+
+
+def _cumprod_vjp(g, out, x, axis, reverse_cumsum):
+    # d out_j / d x_i (j >= i) is the product of x_0..x_j but x_i: out_j / x_i before the first
+    # zero; at the first zero, the cumulative product with that zero read as 1; after it, 0
+    # (every such product holds the first zero). Dividing by a zero would make 0 / 0 = NaN.
+    zero = E["eq"](x, 0)
+    zeros_so_far = CumOp(axis, "add")(et.cast(zero, "int64"))
+    before = E["eq"](zeros_so_far, 0)
+    first = E["and_"](zero, E["eq"](zeros_so_far, 1))
+    before_part = reverse_cumsum(g * out) / E["switch"](before, x, 1)
+    first_part = reverse_cumsum(g * CumOp(axis, "mul")(E["switch"](first, 1, x)))
+    return E["switch"](before, before_part, E["switch"](first, first_part, 0))
 
 
 @entry("Repeat", 2)

@@ -65,6 +65,8 @@ def _sigmoid(xp, x):
 
 def _sigmoid_by_sign(xp, x):
     # exp of a non-positive number never overflows: pick the form per sign
+    if xp.isdtype(x.dtype, "unsigned integer"):  # -x wraps around: take the float exp(x) would give
+        x = xp.astype(x, getattr(xp, np.result_type(np.dtype(str(x.dtype)), np.float16).name))
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
