@@ -229,7 +229,7 @@ class PyTensorNS(EqgraphNS):
         import pytensor.tensor as pt
         from pytensor.tensor.slinalg import solve_triangular
 
-        self.name = f"PyTensor {mode}"
+        self.name = {"FAST_RUN": "PyTensor C", "NUMBA": "PyTensor Numba"}[mode]
         self.pytensor, self.et, self.mode = pytensor, pt, mode
         for op in ("exp", "log", "log1p", "softplus", "switch", "cumsum", "concatenate", "reshape", "diag",
                    "diagonal", "zeros", "gammaln", "dot", "transpose"):
@@ -248,7 +248,7 @@ class PyTensorNS(EqgraphNS):
 
 
 class JaxNS:
-    name = "JAX jit"
+    name = "JAX"
 
     def __init__(self):
         import jax
@@ -344,7 +344,7 @@ def main():
     libs = libraries()
     table = model_table(np.random.default_rng(0))
     names = [lib.name for lib in libs]
-    print(f"{'model':<26}" + "".join(f"{n + ' compile s':>22}" for n in names))
+    print(f"{'compile + first call, s':<26}" + "".join(f"{n:>16}" for n in names))
     rows = []
     for model, (fn, params, data) in table.items():
         if args.only and not any(s.lower() in model.lower() for s in args.only):
@@ -360,16 +360,16 @@ def main():
             continue
         if differ := disagreeing(outputs):
             print(f"{model:<26} VALUES DIFFER: {', '.join(differ)} against {names[0]}")
-        print(f"{model:<26}" + "".join(f"{compile_s.get(n, float('nan')):>22.2f}" for n in names), flush=True)
+        print(f"{model:<26}" + "".join(f"{compile_s.get(n, float('nan')):>16.2f}" for n in names), flush=True)
         for _ in range(args.warmup):
             funcs[names[0]](*values)
         rows.append((model, per_call_medians(funcs, values, args.calls, args.rounds)))
-    print(f"\n{'per call, us':<26}" + "".join(f"{n:>14}" for n in names)
-          + "".join(f"{'eq/' + n.split()[-1]:>12}" for n in names[1:]))
+    print(f"\n{'per call, us':<26}" + "".join(f"{n:>16}" for n in names)
+          + "".join(f"{'eq/' + n.split()[-1]:>10}" for n in names[1:]))
     for model, med in rows:
         ours = med[names[0]]
-        print(f"{model:<26}" + "".join(f"{med[n] * 1e6:>14.1f}" if n in med else f"{'-':>14}" for n in names)
-              + "".join(f"{ours / med[n]:>12.2f}" if n in med else f"{'-':>12}" for n in names[1:]))
+        print(f"{model:<26}" + "".join(f"{med[n] * 1e6:>16.1f}" if n in med else f"{'-':>16}" for n in names)
+              + "".join(f"{ours / med[n]:>10.2f}" if n in med else f"{'-':>10}" for n in names[1:]))
 
 
 if __name__ == "__main__":
