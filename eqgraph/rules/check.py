@@ -294,8 +294,7 @@ def _proven_equal(alone: Ruleset, draws: list[Draw]) -> list[bool]:
     try:
         return _run_rule(alone, draws)
     except TypeContradiction:
-        if len(draws) == 1:
-            raise
+        pass
     return [x for draw in draws for x in _run_rule_or_raise(alone, draw)]
 
 
@@ -303,11 +302,14 @@ def _run_rule_or_raise(alone: Ruleset, draw: Draw) -> list[bool]:
     try:
         return _run_rule(alone, [draw])
     except TypeContradiction as err:
-        rule = alone.rules[0]
-        _compare(rule, draw)  # the sides' types or values differ: say how, with the values
-        raise UnsoundRuleError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} merges terms of different "
-                               f"static types: {draw.source.type} and {draw.target.type}\n"
-                               f"{_describe(draw.binding, draw.values)}\n  ({err})", rule) from None
+        contradiction = err
+    # outside the except: the UnsoundRuleError is the whole story, with no chained traceback
+    rule = alone.rules[0]
+    _compare(rule, draw)  # the sides' types or values differ: say how, with the values
+    target = draw.target.type if draw.target is not None else "(not built)"
+    raise UnsoundRuleError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} merges terms of different "
+                           f"static types: {draw.source.type} and {target}\n"
+                           f"{_describe(draw.binding, draw.values)}\n  ({contradiction})", rule)
 
 
 def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
