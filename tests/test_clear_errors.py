@@ -30,3 +30,17 @@ def test_qr_gradient_of_complete_mode_of_a_tall_matrix_suggests_reduced_mode():
     q = et.linalg.qr(a, mode="complete")[0]
     with pytest.raises(eg.NullTypeGradError, match="not unique.*use mode='reduced'"):
         eg.function([a], eg.grad(q.sum(), a))
+
+
+@pytest.mark.parametrize("rulesets", [None, []])
+@pytest.mark.parametrize("n, axis", [(1, -1), (2, -1), (1, 0)])
+def test_diff_of_booleans_is_not_equal_as_in_numpy(rulesets, n, axis):
+    """np.diff of booleans compares neighbours with != (booleans cannot be subtracted)."""
+    m = et.dmatrix("m")
+    kwargs = {} if rulesets is None else {"rulesets": rulesets}
+    f = eg.function([m], et.diff(et.gt(m, 0), n=n, axis=axis), **kwargs)
+    a = np.array([[1.0, -1.0, 2.0, 3.0], [-1.0, -2.0, 5.0, -3.0], [0.5, 0.5, -1.0, 1.0]])
+    out = f(a)
+    expected = np.diff(a > 0, n=n, axis=axis)
+    assert out.dtype == expected.dtype == np.bool_
+    np.testing.assert_array_equal(out, expected)
