@@ -14,7 +14,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules.check import UnsoundRuleError, check_rule, check_rules
+from eqgraph.rules.check import Uncheckable, UnsoundRuleError, check_rule, check_rules, two_sides
 from eqgraph.rules.ruleset import builtin_names, load
 
 RULES = [(name, rule) for name in builtin_names() for rule in load(name).rules if rule.kind != "rule"]
@@ -81,3 +81,33 @@ def test_dividing_by_an_integer_constant():
     x = et.dvector("x")
     f = eg.function([x], x / et.constant(np.int64(3)))
     np.testing.assert_allclose(f(np.array([3.0, 6.0])), [1.0, 2.0])
+
+
+# General rules that union the matched term with another, (rule ((= e LHS) guards) ((union e RHS))),
+# are checked as rewrites; index lists are drawn for the operand's ndim. Those whose right side
+# reads what their guards compute, or whose guards read relations other rules fill, are reported.
+GENERAL = [(name, rule) for name in builtin_names() for rule in load(name).rules
+           if rule.kind == "rule" and two_sides(rule).lhs is not None]
+
+
+@pytest.mark.parametrize("name, rule", GENERAL, ids=[r.name for _, r in GENERAL])
+def test_general_rule_is_sound(name, rule):
+    try:
+        check_rule(rule, load(name), draws=30, seed=0)
+    except Uncheckable as why:
+        pytest.skip(str(why))
+
+
+def test_every_general_rule_whose_one_action_is_a_union_has_two_sides_to_check():
+    unions = {r.name for name in builtin_names() for r in load(name).rules if r.kind == "rule" and "((union " in r.text}
+    assert unions - {r.name for _, r in GENERAL} == set()
+
+
+OLD_READ_AFTER_SET = """(rule ((= e (Subtensor_1 (IncSubtensor_2 x y idx true) idx s t)) (= (dtype x) (dtype y)))
+      ((union e (Second (Subtensor_1 x idx s t) y))) :name "old-read-after-set")"""
+
+
+def test_the_old_read_after_set_is_caught():
+    # a 0-d value written to a row: Second of a row and a 0-d operand, a TypeContradiction
+    with pytest.raises(UnsoundRuleError, match="old-read-after-set.*different static types"):
+        check_rules(OLD_READ_AFTER_SET, draws=60)
