@@ -277,6 +277,45 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict,
     return compared
 
 
+def left_sides(rule: Rule, draws: int, seed: int = 0) -> list[tuple[list, object]]:
+    """Graphs of ``rule``'s left side (each side of a birewrite), ``draws`` per side at most, over
+    operands drawn as ``check_rule`` draws them (every ndim, dtype and static/unknown shape mix
+    in turn) that type-check and evaluate: ``[(inputs, output)]``. Compiling them with every
+    rule finds rules that build ill-typed terms together, which checking each alone cannot."""
+    rule = two_sides(rule)
+    if rule.lhs is None:
+        return []
+    rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode())])
+    variables: dict = {}
+    sides = [parse_pattern(rule.lhs, variables)]
+    if rule.kind == "birewrite":
+        sides.append(parse_pattern(rule.rhs, variables))
+    found = []
+    for side in sides:
+        try:
+            tensors = [v for v, kind in _variable_kinds(side).items() if kind == "T"]
+        except UnknownConstructor:
+            continue
+        mixes = _every_mix_in_turn(list(itertools.product(NDIMS, repeat=len(tensors))), rng)
+        typed = tensors + _dtype_variables(side)
+        dtype_mixes = _dtype_mixes(len(typed), rng, first_pass=len(NDIMS) ** len(tensors))
+        drawn = 0
+        for _ in range(TRIES_PER_DRAW * draws):
+            if drawn == draws:
+                break
+            binding = Binding(dict(zip(tensors, next(mixes))), rng, dict(zip(typed, next(dtype_mixes))))
+            try:
+                graph = binding.build(side)
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    evaluate([graph], binding.arrays())
+            except Exception:  # noqa: BLE001  (outside the left side's domain, as in _draw)
+                continue
+            found.append((list(binding.tensors.values()), graph))
+            drawn += 1
+    return found
+
+
 def _every_mix_in_turn(mixes: list, rng):
     """Each of ``mixes`` once per pass, in a new order each pass: ndim and dtype mixes come
     from two such schedules, and a fixed order would pair them the same way every pass."""
