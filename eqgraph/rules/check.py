@@ -14,6 +14,11 @@ binding that type-checks (``make_node``) and whose left side evaluates:
    rewriting, no compiling) and must agree: same dtype, ndim and shape, values
    equal to the dtype's tolerance (``values_eq_approx``).
 
+A general rule whose one action unions the matched term with another,
+``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
+(``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
+ndim. One whose right side reads what its guards compute is reported, not checked.
+
 A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
 and the counterexample.  Drawn values are never zero (booleans are True): rules
 may assume that a divisor is nonzero (``x*y/y -> x``, like Aesara).  Draws come from
