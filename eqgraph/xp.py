@@ -118,6 +118,15 @@ class ChunkedDask:
         _one_chunk_along(x, axis, "argsort")
         return self._compat.argsort(x, axis=axis, **options)
 
+    def reshape(self, x, /, shape, **options):
+        """Dask reshapes only by merging or splitting whole axes ((50, 8) chunked (7, 8) to
+        (100, 4) is neither); any reshape is a merge into one axis and a split of it, which
+        Dask does chunk by chunk, rechunking as it needs."""
+        try:
+            return self._compat.reshape(x, shape, **options)
+        except NotImplementedError:
+            return self._compat.reshape(self._compat.reshape(x, (-1,)), shape, **options)
+
 
 def _one_chunk_along(x, axis: int, what: str) -> None:
     if x.numblocks[axis] > 1:

@@ -194,13 +194,22 @@ class _Reporter:
                                      f"(the e-class's value is {_show(expected)})")
 
     def _raise(self, eclass, node_id, message):
-        rules = _blamed(self.rules, self.data, eclass, node_id) if node_id is not None else []
+        rules = (_blamed(self.rules, self.data, eclass, node_id) if node_id is not None
+                 else self._blamed_by_members(eclass))
         blame = (f"rule {', '.join(str(r) for r in rules)} is unsound: its two sides disagree"
                  if rules else "no rule's two sides match this term and its e-class (it came from a "
                               "general (rule ...) or from the graph itself)")
         inputs = "\n".join(f"  {var}: {_show(value)}" for var, value in self.inputs.items())
         raise DebugModeError(f"debug mode, {self.title}: {blame}.\nIn e-class {eclass} "
                              f"({self.data.describe_class(eclass)}), {message}.\nInputs:\n{inputs}")
+
+    def _blamed_by_members(self, eclass) -> list:
+        """A graph variable disagrees with its e-class (an input merged with a term): the rules
+        that put some member of the e-class there, by one side matching it and the other the class."""
+        found: list = []
+        for member in self.data.classes.get(eclass, ()):
+            found += [r for r in _blamed(self.rules, self.data, eclass, member) if r not in found]
+        return found
 
 
 def _member(var, eclass, class_of, data):

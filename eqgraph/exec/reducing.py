@@ -158,7 +158,9 @@ def reduced_after(run, reductions, sources, ndim: int, small_in_numba: bool = Fa
         results = [computed[j] for j in sources]
         for k, axis, keepdims, mean, loop, small in todo:
             v = results[k]
-            if loop is not None and 0 < v.size <= small:   # a fresh C-contiguous array
+            # the kernel's result has its inputs' layout (NumPy's ufuncs keep a Fortran order): the
+            # loops, which add in NumPy's order for C-contiguous arrays, take only those
+            if loop is not None and 0 < v.size <= small and v.flags.c_contiguous:
                 total = loop(v, mean)
             else:
                 total = add(v, axis=axis, keepdims=keepdims)

@@ -153,10 +153,11 @@ def _qr(gs, outs, a, mode):
     g_q, g_r = (None, gs[0]) if mode == "r" else gs
     m, n = a.type.shape[-2:]
     if m is None or n is None or (mode == "complete" and m > n):
-        why = ("the last m - n columns of Q are not unique" if m is not None and n is not None
-               else "its static shape does not say whether it is square, tall or wide")
+        why = ("the last m - n columns of Q are not unique; use mode='reduced'" if m is not None and n is not None
+               else "its static shape does not say whether it is square, tall or wide; give its last two "
+                    "axes static sizes (a TensorType with a shape, or et.specify_shape)")
         return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix of static shape "
-                                     f"{a.type.shape}: {why}; use mode='reduced'")]
+                                     f"{a.type.shape}: {why}")]
     if q is None:  # mode "r": Q is needed by the formula
         q = qr(a)[0]
     g_q, g_r = _or_zeros(g_q, q), _or_zeros(g_r, r)

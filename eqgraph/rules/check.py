@@ -14,6 +14,11 @@ binding that type-checks (``make_node``) and whose left side evaluates:
    rewriting, no compiling) and must agree: same dtype, ndim and shape, values
    equal to the dtype's tolerance (``values_eq_approx``).
 
+A general rule whose one action unions the matched term with another,
+``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
+(``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
+ndim. One whose right side reads what its guards compute is reported, not checked.
+
 A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
 and the counterexample.  Drawn values are never zero (booleans are True): rules
 may assume that a divisor is nonzero (``x*y/y -> x``, like Aesara).  Draws come from
@@ -32,7 +37,7 @@ import itertools
 import math
 import warnings
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from unification import isvar
@@ -42,7 +47,8 @@ from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
 from eqgraph.egraph.schema import Schema
 from eqgraph.rules.pattern import parse_pattern
-from eqgraph.rules.ruleset import Rule, Ruleset, load
+from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
+from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import FunctionGraph
 from eqgraph.terms.graph import toposort
 
@@ -53,7 +59,8 @@ CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # f
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
               "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
               "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple,
-              "vec-get": lambda vec, i: vec[i]}
+              "vec-get": lambda vec, i: vec[i],
+              "set-get": lambda one, i: one}  # a guard-bound set of one (derived) is held as its element
 SCHEMA = Schema()
 #: what building a pattern raises for bindings that do not type-check (or a constant c/0)
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
@@ -74,6 +81,12 @@ def _positive_definite(rng, shape, dtype):
 #: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
 #: their last two axes are drawn equal
 DOMAIN_VALUES = {"positive-definite": _positive_definite}
+#: ops whose index list (``idx_list``) is drawn for the operand's ndim; the other props they
+#: carry (``slicing``, ``int_indices``) are derived from it. Ops with index *inputs* are not drawn.
+INDEXED = ("Subtensor_1", "IncSubtensor_2")
+#: the entries an index is drawn from: in range for every axis size the draws use (1 or more)
+INDEX_ENTRIES = (0, -1, FULL_SLICE, ("slice", 1, None, None), ("slice", None, None, -1),
+                 ("slice", 0, 1, None), ("slice", None, -1, None))
 
 
 class UnsoundRuleError(ValueError):
@@ -102,13 +115,14 @@ class CheckReport:
                   for name in self.unmatched]
         lines += [f"  not checked: {name}: {why}" for name, why in self.unchecked.items()]
         if self.general:
-            lines.append(f"  {len(self.general)} general (rule ...) commands not checked: only rewrites have "
-                         "two sides to compare")
+            lines.append(f"  {len(self.general)} general (rule ...) commands not checked: only rewrites and rules "
+                         "that union a matched term with another have two sides to compare")
         return "\n".join(lines)
 
 
 def check_rules(rules, draws: int = 100, seed: int = 0) -> CheckReport:
-    """Check every rewrite of a rule file (a path, rule text, a built-in name or a Ruleset).
+    """Check every rewrite of a rule file (a path, rule text, a built-in name or a Ruleset), and
+    every general rule of the form ``(rule ((= e LHS) guards...) ((union e RHS)))``.
 
     ``draws`` bindings are tried per rule and direction.  Raises
     :class:`UnsoundRuleError` for the first rule found unsound; otherwise returns a
@@ -118,11 +132,13 @@ def check_rules(rules, draws: int = 100, seed: int = 0) -> CheckReport:
     report = CheckReport(ruleset.source)
     for rule in ruleset.rules:
         if rule.kind == "rule":
-            report.general.append(rule.name)
-            continue
+            rule = two_sides(rule)
+            if rule.lhs is None:
+                report.general.append(rule.name)
+                continue
         try:
             count = check_rule(rule, ruleset, draws, seed)
-        except UnknownConstructor as err:
+        except Uncheckable as err:
             report.unchecked[rule.name] = str(err)
             continue
         report.checked[rule.name] = count
@@ -131,9 +147,31 @@ def check_rules(rules, draws: int = 100, seed: int = 0) -> CheckReport:
     return report
 
 
+def two_sides(rule: Rule) -> Rule:
+    """A general rule ``(rule ((= e LHS) guards...) ((union e RHS)))`` with its two sides and
+    guards read as a rewrite's (``lhs``, ``rhs``, ``when``), to be checked as one; any other
+    rule as it is (no ``lhs``). The egglog command run is the rule's own text either way."""
+    if rule.kind != "rule":
+        return rule
+    query, actions = (_subforms(p) for p in _subforms(rule.text)[1:3])
+    first = _subforms(query[0]) if query and query[0].startswith("(") else []
+    action = _subforms(actions[0]) if len(actions) == 1 and actions[0].startswith("(") else []
+    if len(first) != 3 or first[0] != "=" or first[1].startswith("(") or len(action) != 3 or action[0] != "union":
+        return rule
+    matched, lhs = first[1], first[2]
+    rhs = action[2] if action[1] == matched else action[1] if action[2] == matched else None
+    if rhs is None:
+        return rule
+    return replace(rule, lhs=lhs, rhs=rhs, when=f"({' '.join(query[1:])})" if query[1:] else None)
+
+
 def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, seed: int = 0) -> int:
-    """Check one rewrite; return how many bindings both sides were compared on."""
+    """Check one rewrite (or general rule with two sides, ``two_sides``); return how many
+    bindings both sides were compared on."""
     ruleset = ruleset or load(rule.ruleset)
+    rule = two_sides(rule)
+    if rule.lhs is None:
+        raise Uncheckable(f"{rule.name} is a general rule that unions no matched term with another")
     alone = _alone(ruleset, rule)
     # seeded by what the rule says, not by its name: rule text gets a ruleset name that
     # counts the strings loaded before it, which made a check depend on what ran earlier
@@ -143,11 +181,32 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     domain = _domain(rule, variables, _variable_kinds(lhs))
     derived = _derived_from_guards(rule.when, variables)
+    if rule.kind == "rule":
+        _bound_by_its_left_side(rule, lhs, rhs, derived)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived)
                    for source, target in directions)
+
+
+def _bound_by_its_left_side(rule: Rule, lhs, rhs, derived: dict) -> None:
+    """A general rule's right side may read what its guards compute ((= k (vec-get t 0))): the
+    checker would draw those at random and build another right side than the rule's."""
+    bound = set(_pattern_variables(lhs))
+    bound |= {v for v, (_, operand) in derived.items() if operand in bound}
+    free = sorted(_name(v) for v in set(_pattern_variables(rhs)) - bound)
+    if free:
+        raise Uncheckable(f"its right side reads {', '.join(free)}, which its guards compute (the checker "
+                          "draws only what its left side binds)")
+
+
+def _pattern_variables(pattern):
+    if isvar(pattern):
+        yield pattern
+    elif isinstance(pattern, tuple):
+        for part in pattern[1:]:
+            yield from _pattern_variables(part)
 
 
 def _derived_from_guards(when: str | None, variables: dict) -> dict:
@@ -178,7 +237,11 @@ def _domain(rule: Rule, variables: dict, kinds: dict) -> dict:
     return domain
 
 
-class UnknownConstructor(ValueError):
+class Uncheckable(ValueError):
+    """A rule the checker cannot check (the message says why): reported, not raised."""
+
+
+class UnknownConstructor(Uncheckable):
     """A pattern names a constructor the checker cannot build."""
 
 
@@ -217,6 +280,45 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict,
             _compare(rule, draw)
             compared += 1
     return compared
+
+
+def left_sides(rule: Rule, draws: int, seed: int = 0) -> list[tuple[list, object]]:
+    """Graphs of ``rule``'s left side (each side of a birewrite), ``draws`` per side at most, over
+    operands drawn as ``check_rule`` draws them (every ndim, dtype and static/unknown shape mix
+    in turn) that type-check and evaluate: ``[(inputs, output)]``. Compiling them with every
+    rule finds rules that build ill-typed terms together, which checking each alone cannot."""
+    rule = two_sides(rule)
+    if rule.lhs is None:
+        return []
+    rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode())])
+    variables: dict = {}
+    sides = [parse_pattern(rule.lhs, variables)]
+    if rule.kind == "birewrite":
+        sides.append(parse_pattern(rule.rhs, variables))
+    found = []
+    for side in sides:
+        try:
+            tensors = [v for v, kind in _variable_kinds(side).items() if kind == "T"]
+        except UnknownConstructor:
+            continue
+        mixes = _every_mix_in_turn(list(itertools.product(NDIMS, repeat=len(tensors))), rng)
+        typed = tensors + _dtype_variables(side)
+        dtype_mixes = _dtype_mixes(len(typed), rng, first_pass=len(NDIMS) ** len(tensors))
+        drawn = 0
+        for _ in range(TRIES_PER_DRAW * draws):
+            if drawn == draws:
+                break
+            binding = Binding(dict(zip(tensors, next(mixes))), rng, dict(zip(typed, next(dtype_mixes))))
+            try:
+                graph = binding.build(side)
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    evaluate([graph], binding.arrays())
+            except Exception:  # noqa: BLE001  (outside the left side's domain, as in _draw)
+                continue
+            found.append((list(binding.tensors.values()), graph))
+            drawn += 1
+    return found
 
 
 def _every_mix_in_turn(mixes: list, rng):
@@ -294,8 +396,7 @@ def _proven_equal(alone: Ruleset, draws: list[Draw]) -> list[bool]:
     try:
         return _run_rule(alone, draws)
     except TypeContradiction:
-        if len(draws) == 1:
-            raise
+        pass
     return [x for draw in draws for x in _run_rule_or_raise(alone, draw)]
 
 
@@ -303,11 +404,14 @@ def _run_rule_or_raise(alone: Ruleset, draw: Draw) -> list[bool]:
     try:
         return _run_rule(alone, [draw])
     except TypeContradiction as err:
-        rule = alone.rules[0]
-        _compare(rule, draw)  # the sides' types or values differ: say how, with the values
-        raise UnsoundRuleError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} merges terms of different "
-                               f"static types: {draw.source.type} and {draw.target.type}\n"
-                               f"{_describe(draw.binding, draw.values)}\n  ({err})", rule) from None
+        contradiction = err
+    # outside the except: the UnsoundRuleError is the whole story, with no chained traceback
+    rule = alone.rules[0]
+    _compare(rule, draw)  # the sides' types or values differ: say how, with the values
+    target = draw.target.type if draw.target is not None else "(not built)"
+    raise UnsoundRuleError(f"{rule.source[0]}:{rule.source[1]}: rule {rule.name} merges terms of different "
+                           f"static types: {draw.source.type} and {target}\n"
+                           f"{_describe(draw.binding, draw.values)}\n  ({contradiction})", rule)
 
 
 def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
@@ -318,8 +422,12 @@ def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
         return [False] * len(draws)
     # Where the e-graph's right side cannot be ours (ours does not type-check, or rounds a
     # constant the rule computed: 1/3 as a float32), a match on the left side alone says
-    # that the guards held.
-    return [_matched_alone(alone, d) if d.target is None or d.binding.rounded
+    # that the guards held. Not for a general rule: its query may have matched an operand
+    # that make_node broadcast (x in (Mul x (Scalar c d 2)) is DimShuffle(x) there), so a
+    # right side of ours that does not type-check is no evidence.
+    general = alone.rules[0].kind == "rule"
+    return [(not general and _matched_alone(alone, d)) if d.target is None
+            else _matched_alone(alone, d) if d.binding.rounded
             else data.class_of(d.source) == data.class_of(d.target) for d in draws]
 
 
@@ -380,7 +488,7 @@ def _alone(ruleset: Ruleset, rule: Rule) -> Ruleset:
     """``ruleset`` with only ``rule`` (its other commands kept: a rule may use them); same lines."""
     program = ruleset.program
     for other in ruleset.rules:
-        if other is not rule:
+        if other.name != rule.name:  # by name: ``rule`` may be the two_sides copy of the file's
             program = program.replace(other.text, "\n" * other.text.count("\n"), 1)
     return Ruleset(ruleset.name, [rule], program, ruleset.source, ruleset.saturate)
 
@@ -519,10 +627,29 @@ class Binding:
             return et.constant(np.asarray(self.primitive(args[0], "IntVec"), dtype=self.primitive(args[1], "String")))
         ctor = SCHEMA.by_name[head]
         inputs = [self.build(a) for a in args[: ctor.n_inputs]]
+        if head in INDEXED:
+            self._bind_index(ctor, args[ctor.n_inputs:], inputs[0].ndim)
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
         # -1 is "x"; an index list is written as its repr ("(0,)")
         props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
         return ctor.make_op(props).make_node(*inputs).outputs[0]
+
+    def _bind_index(self, ctor, props: tuple, ndim: int) -> None:
+        """Draw an index list of ``ndim`` entries (as the op stores it: padded with whole slices)
+        for an unbound ``idx_list`` variable, and bind the props derived from it as the op has them."""
+        idx = props[0]
+        if not isvar(idx) or idx in self.primitives:
+            return
+        if ndim == 0:
+            raise IndexError("a 0-d operand has no axis to index")
+        touched = int(self.rng.integers(1, ndim + 1))
+        entries = [INDEX_ENTRIES[i] for i in self.rng.integers(len(INDEX_ENTRIES), size=touched)]
+        idx_list = tuple(entries) + (FULL_SLICE,) * (ndim - touched)
+        self.primitives[idx] = repr(idx_list)
+        op = ctor.make_op([idx_list] + [None] * (len(ctor.props) - 1))
+        for arg, prop, codec in zip(props[1:], ctor.props[1:], ctor.codecs[1:]):
+            if isvar(arg) and arg not in self.primitives and codec.kind == "vec":
+                self.primitives[arg] = tuple(getattr(op, prop))
 
     def _prop(self, head, arg, codec, inputs):
         # props that must agree with an input to type-check: drawn from that input

@@ -524,6 +524,11 @@ def load(spec) -> Ruleset:
         return _with_mode(spec)
     if isinstance(spec, Ruleset):
         return spec
+    if isinstance(spec, str) and not spec.strip():
+        # refused, not read as no rules: a blank entry is more often a name or path that went
+        # missing (an unset variable) than a wish for nothing, and as a path it is the directory "."
+        raise ValueError(f"rulesets: the entry {spec!r} is blank: it is no built-in ruleset name, no rule file "
+                         "and no rule text; leave it out for no rules")
     if isinstance(spec, Path) or (isinstance(spec, str) and "(" not in spec):
         builtin = _BUILTIN_FILES.get(spec) if isinstance(spec, str) and not os.path.exists(spec) else None
         path = Path(builtin or spec)

@@ -107,11 +107,13 @@ def cumprod(x, axis=None):
 
 
 def diff(x, n: int = 1, axis: int = -1):
-    """``np.diff``: the ``n``-th difference along ``axis``."""
+    """``np.diff``: the ``n``-th difference along ``axis``; of booleans, as NumPy's, whether
+    neighbours differ (``!=``), since booleans cannot be subtracted."""
     x = as_tensor_variable(x)
     axis = _axis(x, axis)
+    step = E["neq"] if x.dtype == "bool" else E["sub"]
     for _ in range(n):
-        x = _along(x, axis, slice(1, None)) - _along(x, axis, slice(None, -1))
+        x = step(_along(x, axis, slice(1, None)), _along(x, axis, slice(None, -1)))
     return x
 
 

@@ -110,3 +110,13 @@ def test_an_unsound_rule_on_an_op_with_several_outputs_is_named():
     f = eg.function([x], outputs, rulesets=[*eg.DEFAULT_RULESETS, bad], mode="debug")
     with pytest.raises(eg.DebugModeError, match="slogdet-of-neg"):
         f(np.diag([1.0, 2.0, 3.0]))
+
+
+def test_an_unsound_rule_that_merges_a_term_with_an_input_is_named_with_its_file_and_line():
+    """The disagreement shows on a graph variable (an input now in the term's e-class), not on
+    a term: the rule is found among those that explain a member of that e-class."""
+    x, y = et.dvector("x"), et.dvector("y")
+    evil = '(rewrite (Mul (Add a b) c) a :name "evil")'
+    f = eg.function([x, y], (x + y) * 2, rulesets=[*eg.DEFAULT_RULESETS, evil], mode="debug")
+    with pytest.raises(eg.DebugModeError, match=r"rule user\d+/evil \(<string>:1\) is unsound"):
+        f(np.array([1.0, 2.0]), np.array([0.5, 0.0]))

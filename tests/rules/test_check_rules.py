@@ -154,3 +154,12 @@ def test_a_domain_names_a_known_kind_and_a_tensor_of_the_left_side():
         eg.check_rules('(rewrite (Cholesky A true) (Cholesky A true) :domain (positive-definite B) :name "d2")')
     [rule] = eg.load_rules('(rewrite (Neg (Neg A)) A :domain (positive-definite A) :name "d3")').rules
     assert rule.domain == (("positive-definite", "A"),) and ":domain" not in rule.text
+
+
+def test_an_unsound_rule_that_merges_types_raises_the_unsound_rule_error_alone():
+    """The TypeContradiction that gave the rule away is in the message, not chained before it
+    ("During handling of the above exception ...")."""
+    with pytest.raises(eg.UnsoundRuleError, match="evil") as info:
+        eg.check_rules('(rewrite (Mul (Add a b) c) a :name "evil")', draws=20)
+    error = info.value
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)

@@ -209,3 +209,34 @@ def test_any_index_moves_below_a_binary_op_of_one_run_time_shape(build):
                 f(values)
             continue
         np.testing.assert_array_equal(f(values), want)
+
+
+# -- read after write: the value written, broadcast to the part's shape ------------------------
+def _read_after_write(dtype):
+    x = et.TensorType(dtype, (None, 5))("x")
+    x3 = et.TensorType(dtype, (None, 4, 5))("x3")
+    row, col = et.TensorType(dtype, (5,))("row"), et.TensorType(dtype, (None,))("col")
+    return [
+        ([x], lambda: et.set_subtensor(x[0], 7.0)[0]),
+        ([x], lambda: et.set_subtensor(x[0], 7.0)[0, :]),
+        ([x], lambda: et.set_subtensor(x[:, 0], 7.0)[:, 0]),
+        ([x], lambda: et.set_subtensor(x[1:], 7.0)[1:]),
+        ([x], lambda: et.inc_subtensor(x[0], 2.0)[0]),
+        ([x], lambda: et.inc_subtensor(x[:, 0], 2.0)[:, 0]),
+        ([x, row], lambda: et.set_subtensor(x[0], row)[0]),
+        ([x, col], lambda: et.set_subtensor(x[:, 1], col)[:, 1]),
+        ([x3, row], lambda: et.set_subtensor(x3[1], row)[1]),
+        ([x3, row], lambda: et.inc_subtensor(x3[1], row)[1]),
+        ([x3], lambda: et.set_subtensor(x3[0], -1.0)[0]),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", range(11))
+def test_reading_back_what_was_written_gives_it_broadcast_to_the_part(dtype, case):
+    """A value of fewer dimensions than the part it is written to (a scalar into a row)
+    broadcasts; the rule gave Second operands of different ndims, a TypeContradiction."""
+    inputs, build = _read_after_write(dtype)[case]
+    rng = np.random.default_rng(case)
+    values = [rng.normal(size=tuple(s or 3 for s in v.type.shape)).astype(dtype) for v in inputs]
+    check(inputs, build(), values)
