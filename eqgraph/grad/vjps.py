@@ -23,7 +23,6 @@ piecewise constant); the driver gives zeros to any op with discrete outputs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,7 +31,7 @@ from unification import var
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
-from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise, No
 from eqgraph.tensor.math import Reduce
 from eqgraph.terms.op import Op
 
@@ -124,48 +123,12 @@ def _fl(x, like):
     return et.cast(x, like.dtype)
 
 
-# fmt: off
-UNARY = {  # name: d out / d x, written with the input x, the output y and the cotangent g
-    "neg":      lambda g, y, x: -g,
-    "abs":      lambda g, y, x: g * E["sign"](x),
-    "exp":      lambda g, y, x: g * y,
-    "exp2":     lambda g, y, x: g * y * math.log(2.0),
-    "expm1":    lambda g, y, x: g * (y + 1),
-    "log":      lambda g, y, x: g / x,
-    "log2":     lambda g, y, x: g / (x * math.log(2.0)),
-    "log10":    lambda g, y, x: g / (x * math.log(10.0)),
-    "log1p":    lambda g, y, x: g / (x + 1),
-    "sqrt":     lambda g, y, x: g / (2 * y),
-    "sqr":      lambda g, y, x: g * 2 * x,
-    "sin":      lambda g, y, x: g * E["cos"](x),
-    "cos":      lambda g, y, x: -g * E["sin"](x),
-    "tan":      lambda g, y, x: g * (1 + y * y),
-    "arcsin":   lambda g, y, x: g / E["sqrt"](1 - x * x),
-    "arccos":   lambda g, y, x: -g / E["sqrt"](1 - x * x),
-    "arctan":   lambda g, y, x: g / (1 + x * x),
-    "sinh":     lambda g, y, x: g * E["cosh"](x),
-    "cosh":     lambda g, y, x: g * E["sinh"](x),
-    "tanh":     lambda g, y, x: g * (1 - y * y),
-    "sigmoid":  lambda g, y, x: g * y * (1 - y),
-    "softplus": lambda g, y, x: g * E["sigmoid"](x),
-    "log1mexp": lambda g, y, x: g / -E["expm1"](-x),       # -exp(x) / (1 - exp(x)), without 1 - exp(x)
-    "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
-}
-BINARY = {  # name: (d/dx, d/dy)
-    "add":      lambda g, y, a, b: (g, g),
-    "sub":      lambda g, y, a, b: (g, -g),
-    "mul":      lambda g, y, a, b: (g * b, g * a),
-    "true_div": lambda g, y, a, b: (g / b, -g * a / (b * b)),
-    "pow":      lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
-    "maximum":  lambda g, y, a, b: (g * _fl(E["ge"](a, b), g), g * _fl(E["lt"](a, b), g)),
-    "minimum":  lambda g, y, a, b: (g * _fl(E["le"](a, b), g), g * _fl(E["gt"](a, b), g)),
-    "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
-    "logaddexp": lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
-}
-# fmt: on
-NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "lt", "le", "gt", "ge",
-                     "and_", "or_", "xor", "invert", "isnan", "isinf", "argmax", "argmin", "all", "any",
-                     "Shape", "ARange"}
+# each elementwise op's row (tensor/elemwise.py SCALAR_OPS) gives d out / d x, written with the
+# input x, the output y and the cotangent g: for one input the cotangent, for two (d/dx, d/dy)
+UNARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 1 and callable(s.vjp)}
+BINARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 2 and callable(s.vjp)}
+NONDIFFERENTIABLE = {name for name, s in SCALAR_OPS.items() if isinstance(s.vjp, No)}
+NONDIFFERENTIABLE |= {"argmax", "argmin", "all", "any", "Shape", "ARange"}
 
 for _name, _d in UNARY.items():
     entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, x)])
