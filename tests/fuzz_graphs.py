@@ -161,8 +161,16 @@ NUMPY = {  # eqgraph.tensor name -> the NumPy function it must agree with
     "round": np.round, "sign": np.sign, "lt": np.less, "le": np.less_equal, "gt": np.greater,
     "ge": np.greater_equal, "eq": np.equal, "neq": np.not_equal, "switch": np.where,
     "zeros_like": np.zeros_like, "ones_like": np.ones_like, "softmax": lambda x: _softmax(x),
+    "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
 }
 # fmt: on
+NOT_FUZZED = {  # elementwise ops of the registry that the graphs here never draw, and why
+    **dict.fromkeys(["exp2", "log2", "log10", "tan", "arcsin", "arccos", "sinh", "cosh", "erf", "log1mexp",
+                     "logaddexp"], "no domain row yet: drawn by the op tests (tests/op_cases.py) only"),
+    **dict.fromkeys(["clip", "second"], "no template draws it yet: drawn by the op tests only"),
+    **dict.fromkeys(["and_", "or_", "xor", "invert", "isnan", "isinf"],
+                    "boolean results: the graphs here draw only comparisons and switch on them"),
+}
 
 
 # -- domains: which terms an op may take -------------------------------------------------
@@ -194,6 +202,16 @@ def above_minus_one(t):
     return _margin_above(t, -1.0)
 
 
+def above_one(t):
+    return _margin_above(t, 1.0)
+
+
+def inside_one(t):
+    """Inside (-1, 1) by a margin, or exactly on its ends (arctanh is +-inf there)."""
+    negated = Term(t.sym, [np.negative(lane) for lane in t.lanes], t.text, t.op)
+    return _margin_above(t, -1.0) and _margin_above(negated, -1.0)
+
+
 def exact_numeric(t):
     return t.exact and t.kind in "fiu"
 
@@ -212,6 +230,7 @@ UNARY = {  # name: the terms it takes
     "cos": floating, "arctan": numeric, "sigmoid": numeric, "softplus": numeric,
     "floor": exact_numeric, "ceil": exact_numeric, "round": exact_numeric, "sign": exact_numeric,
     "zeros_like": numeric, "ones_like": numeric,
+    "arcsinh": numeric, "arccosh": above_one, "arctanh": inside_one,
 }
 BINARY = {  # name: (the first operands it takes, the second operands it takes)
     "add": (numeric, numeric), "sub": (numeric, numeric), "mul": (numeric, numeric),

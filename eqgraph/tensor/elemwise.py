@@ -179,7 +179,7 @@ class ScalarOp:
     (NumPy's rules); ``dtype`` overrides the output-dtype probe when given.
     ``commutative``: swapping the two arguments gives the same bits, for every value
     (the encoder puts such arguments in one canonical order; maximum and minimum are not:
-    ``maximum(-0.0, 0.0)`` is ``-0.0`` but ``maximum(0.0, -0.0)`` is ``0.0``).
+    ``maximum(-0.0, 0.0)`` is ``0.0`` but ``maximum(0.0, -0.0)`` is ``-0.0``).
     ``passes``: the NumPy calls its array form makes (a lone node of several is fused alone,
     so that it runs as one compiled loop once hot: ``exec/fusion.py``).
     """
@@ -209,10 +209,11 @@ def _fl(x, like):
     return cast(x, like.dtype)
 
 
-_NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
-_NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
-_C_MAX = "(({0} >= {1} || {0} != {0}) ? {0} : {1})"
-_C_MIN = "(({0} <= {1} || {0} != {0}) ? {0} : {1})"
+# np.maximum and np.minimum: NaN wins, and a tie (0.0 and -0.0) gives the second argument
+_NAN_MAX = "({0} if ({0} > {1} or {0} != {0}) else {1})"
+_NAN_MIN = "({0} if ({0} < {1} or {0} != {0}) else {1})"
+_C_MAX = "(({0} > {1} || {0} != {0}) ? {0} : {1})"
+_C_MIN = "(({0} < {1} || {0} != {0}) ? {0} : {1})"
 #: log(1 - exp(x)) switches form at -log(2) (_log1mexp); log(2) is also logaddexp(x, x) - x
 _LN2 = repr(math.log(2.0))
 # NumPy's npy_divmod: floor division and remainder with the divisor's sign, -0.0 kept, and
@@ -248,8 +249,9 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          numba=_NAN_MIN, c=_C_MIN),
     "neg":      ScalarOp(1, "negative", vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
     "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * E["sign"](x), numba="abs({0})", c="fabs({0})"),
-    "sign":     ScalarOp(1, "sign", vjp=_STEP, numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0}))",
-                         c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0}))"),
+    "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
+                         numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
+                         c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0} + 0))"),
     "sqr":      ScalarOp(1, _sqr, vjp=lambda g, y, x: g * 2 * x, numba="({0} * {0})", c="({0} * {0})"),
     "clip":     ScalarOp(3, _clip, passes=2, vjp=OWN_VJP,
                          numba=_NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
