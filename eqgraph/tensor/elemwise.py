@@ -4,6 +4,12 @@ Every elementwise op is an ``Elemwise(name)``; what the name computes is one
 row of ``SCALAR_OPS``, written against the array namespace ``xp`` so the same
 row runs on NumPy, CuPy and ``array_api_strict``.  Output dtypes are NumPy's:
 they are found by running the row once on NumPy values of the input dtypes.
+
+The row is the only place an elementwise op is declared: its gradient, its Numba and CUDA
+forms, its cost class and domain are fields of it, and the tables that grad/, exec/, the
+cost calibration, the type rules and ``eqgraph.tensor``'s names read are derived from the
+rows.  Adding an op is a row here, a row in tests/op_cases.py and one in tests/fuzz_graphs.py
+(tests/tensor/test_registry.py names whatever is missing).
 """
 
 from __future__ import annotations
