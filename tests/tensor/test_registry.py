@@ -10,6 +10,7 @@ import fuzz_graphs
 import numpy as np
 import pytest
 from op_cases import CASES
+from test_fuzz import _report, check
 
 import eqgraph.tensor as et
 from eqgraph.egraph.schema import camel
@@ -128,3 +129,21 @@ def test_numba_forms_agree_with_numpy_on_special_values():
             if bad.size:
                 wrong[name] = [(x[i], y[i], got[i], want[i]) for i in bad]
     assert not wrong, wrong
+
+
+def _first_graph_with(name):
+    """The first fuzz graph (of every_op draws) that applies ``name``."""
+    for seed in range(400):
+        graph = fuzz_graphs.make_graph(seed, every_op=True)
+        if any(term.op == name for term in graph.terms()):
+            return seed, graph
+    raise AssertionError(f"no fuzz graph of seeds 0-399 draws {name}")
+
+
+@pytest.mark.parametrize("name", [n for n in fuzz_graphs.UNARY if n not in fuzz_graphs.SEEDED_UNARY])
+def test_each_op_added_to_the_fuzz_table_is_fuzzed(name):
+    """make_graph(seed) keeps the ops other tests pinned seeds on; each op added to the table since
+    is fuzzed here, in the first graph that draws it."""
+    seed, graph = _first_graph_with(name)
+    outcome = check(graph)
+    assert not outcome.problems, _report(seed, graph, outcome.problems)
