@@ -20,6 +20,8 @@ from eqgraph.grad import vjps
 from eqgraph.tensor.elemwise import OWN_VJP, SCALAR_OPS, No
 
 NAMES = list(SCALAR_OPS)
+#: what fuzz_graphs' compare() draws, rather than a row of its UNARY or BINARY
+DRAWN_BY_COMPARE = {"lt", "le", "gt", "ge", "eq", "neq", "switch"}
 CASE_NAMES = {c.name.split("[")[0] for c in CASES}
 
 
@@ -61,6 +63,9 @@ def test_every_op_is_a_public_name_with_test_rows(name):
     assert name in CASE_NAMES, f"{name}: no row in tests/op_cases.py"
     assert (name in fuzz_graphs.NUMPY) != (name in fuzz_graphs.NOT_FUZZED), \
         f"{name}: a row in tests/fuzz_graphs.py, or its reason in NOT_FUZZED (not both)"
+    if name in fuzz_graphs.NUMPY:  # and the terms it takes, or the graphs never draw it
+        assert name in {**fuzz_graphs.UNARY, **fuzz_graphs.BINARY} or name in DRAWN_BY_COMPARE, \
+            f"{name}: a reference in fuzz_graphs.NUMPY but no domain row in UNARY or BINARY"
 
 
 def test_the_derived_tables_hold_the_registered_ops_only():
