@@ -2,6 +2,10 @@
 
     python bench/calibrate.py            # prints them; --write saves eqgraph/extract/calibrated.py
     python bench/calibrate.py --kernels-only --write     # only the Numba loop's costs (needs numba)
+    python bench/calibrate.py --missing --write          # only the ops that have no cost yet
+
+Every elementwise op of the registry (``SCALAR_OPS``) is measured, under its constructor's name
+(``TrueDiv``: the cost model prices e-graph nodes), on inputs inside the op's ``domain``.
 
 What it measures (medians of repeated timings, float64):
 
@@ -29,7 +33,6 @@ import argparse
 import math
 import platform
 import pprint
-import re
 import statistics
 import timeit
 from pathlib import Path
@@ -38,9 +41,9 @@ import numpy as np
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.egraph.schema import camel
 from eqgraph.extract.calibrated import MEASURED
-from eqgraph.extract.costs import ELEMENT_COST
-from eqgraph.tensor.elemwise import ELEMWISE_OPS
+from eqgraph.tensor.elemwise import SCALAR_OPS
 
 TARGET = Path(__file__).resolve().parent.parent / "eqgraph" / "extract" / "calibrated.py"
 SIZE = 100_000
@@ -63,35 +66,43 @@ def per_node_ns(fusion: bool, n: int = 40) -> float:
     return (best_of(lambda: fn(data), 2000) - best_of(lambda: f1(data), 2000)) / (n - 1) * 1e9
 
 
-def snake(name: str) -> str:
-    """The SCALAR_OPS name of an e-graph constructor: TrueDiv -> true_div, And -> and_."""
-    s = re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
-    return s + "_" if s in ("and", "or") else s
+def inputs(name: str, rng) -> tuple:
+    """Two arrays of SIZE values in [0.5, 1.5] (NumPy's fast paths for special values are not what
+    graphs see), or, where that is outside the op's domain, in the middle half of the domain
+    (cut to [-3, 3])."""
+    lo, hi = SCALAR_OPS[name].domain or (-math.inf, math.inf)
+    if lo <= 0.5 and 1.5 <= hi:
+        lo, hi = 0.5, 1.5
+    else:
+        lo, hi = max(lo, -3.0), min(hi, 3.0)
+        lo, hi = lo + (hi - lo) / 4, hi - (hi - lo) / 4
+    return rng.uniform(lo, hi, SIZE), rng.uniform(lo, hi, SIZE)
 
 
-def element_ns() -> dict:
+def element_ns(names) -> dict:
+    """ns per output element of NumPy's form of each op of ``names`` (constructor names), and of an add."""
     rng = np.random.default_rng(0)
-    x, y = rng.uniform(0.5, 1.5, SIZE), rng.uniform(0.5, 1.5, SIZE)
-    flags = x > 1.0
     ten = np.full(1, 10.0)   # how x ** 10 runs: a (1,)-shaped constant broadcast
     out = {}
+    x, y = inputs("add", rng)
     base = best_of(lambda: np.add(x, y), 50) / SIZE * 1e9
-    for name in ELEMENT_COST:
+    for name in names:
         if name == "Cast":
             fn = lambda: x.astype(np.float32)  # noqa: E731
         else:
-            op = ELEMWISE_OPS[snake(name)]
-            impl = op.scalar.impl(np)
-            if op.name in ("and_", "or_", "xor", "invert"):
-                args = (flags, ~flags)[: op.nin]
-            elif op.name == "pow":
-                args = (x, ten)
-            elif op.name == "switch":
-                args = (flags, x, y)
-            elif op.name == "clip":
-                args = (x, 0.7, 1.3)
+            op = CONSTRUCTORS[name]
+            impl, (a, b) = SCALAR_OPS[op].impl(np), inputs(op, rng)
+            flags = a > np.median(a)
+            if op in ("and_", "or_", "xor", "invert"):
+                args = (flags, ~flags)[: SCALAR_OPS[op].nin]
+            elif op == "pow":
+                args = (a, ten)
+            elif op == "switch":
+                args = (flags, a, b)
+            elif op == "clip":
+                args = (a, 0.7, 1.3)
             else:
-                args = (x, y)[: op.nin]
+                args = (a, b)[: SCALAR_OPS[op].nin]
             fn = lambda impl=impl, args=args: impl(*args)  # noqa: E731
         with np.errstate(all="ignore"):
             out[name] = round(best_of(fn, 20) / SIZE * 1e9, 2)
@@ -99,10 +110,15 @@ def element_ns() -> dict:
     return out
 
 
-def kernel_costs() -> dict:
-    """``kernel_element_ns``: ``{op: ns per element}`` inside a Numba loop, and
-    ``kernel_stream_ns``: half the copy loop ``out[i] = x[i]``'s time per element (the cost of
-    reading one more array, or of writing one); {} without Numba."""
+#: constructor name -> the op's registry name (the calibrated data is keyed by constructor)
+CONSTRUCTORS = {camel(name): name for name in SCALAR_OPS}
+
+
+def kernel_costs(names) -> dict:
+    """``kernel_element_ns``: ``{op: ns per element}`` inside a Numba loop for each op of ``names``
+    (constructor names) that has a Numba form, and ``kernel_stream_ns``: half the copy loop
+    ``out[i] = x[i]``'s time per element (the cost of reading one more array, or of writing
+    one); {} without Numba."""
     try:
         import numba
     except ImportError:
@@ -110,11 +126,11 @@ def kernel_costs() -> dict:
     from eqgraph.exec.numba_kernels import FORMS
 
     rng = np.random.default_rng(0)
-    x, y = rng.uniform(0.5, 1.5, SIZE), rng.uniform(0.5, 1.5, SIZE)
+    x, y = inputs("add", rng)
     b, c = x > 1.0, y > 1.0
     out = np.empty(SIZE)
 
-    def loop(expression: str):
+    def loop(expression: str, x=x):
         source = (f"def kernel(x, y, b, c, out):\n    for i in range(out.shape[0]):\n"
                   f"        out[i] = {expression}\n")
         namespace = {"math": math, "np": np}
@@ -129,32 +145,61 @@ def kernel_costs() -> dict:
     # would hide it in a heavier loop (sqrt: 0.74 ns per element over a copy, 0.4 over x + y)
     base = loop("x[i]")
     costs = {}
-    for name in ELEMENT_COST:
-        op = ELEMWISE_OPS.get(snake(name))
-        if op is None or op.name not in FORMS:
+    for name in names:
+        op = CONSTRUCTORS.get(name)
+        if op not in FORMS:
             continue
-        if op.name in ("and_", "or_", "xor", "invert"):
-            args = ("b[i]", "c[i]")[: op.nin]
-        elif op.name == "switch":
+        nin, (a, _) = SCALAR_OPS[op].nin, inputs(op, rng)
+        if op in ("and_", "or_", "xor", "invert"):
+            args = ("b[i]", "c[i]")[:nin]
+        elif op == "switch":
             args = ("b[i]", "x[i]", "1.5")
-        elif op.name == "clip":
+        elif op == "clip":
             args = ("x[i]", "0.7", "1.3")
-        elif op.name == "pow":
+        elif op == "pow":
             args = ("x[i]", "10.0")
         else:
-            args = ("x[i]", "1.25")[: op.nin]
-        value = FORMS[op.name].format(*args)
-        boolean = op.name in ("eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor", "invert", "isnan", "isinf")
+            args = ("x[i]", repr(float(np.median(a))))[:nin]   # a second operand in the domain too
+        value = FORMS[op].format(*args)
+        boolean = op in ("eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor", "invert", "isnan", "isinf")
         expression = f"(x[i] if {value} else 1.5)" if boolean else value
         with np.errstate(all="ignore"):
-            costs[name] = round(max(loop(expression) - base, 0.02), 2)
+            costs[name] = round(max(loop(expression, a) - base, 0.02), 2)
     return {"kernel_element_ns": costs, "kernel_stream_ns": round(base / 2, 3)}
+
+
+#: what the cost model prices per element: every registered op, and casts
+ALL = [camel(name) for name in SCALAR_OPS] + ["Cast"]
+
+
+#: ops measured again beside the missing ones, to put the new costs on the scale of the stored ones
+REFERENCES = ["Add", "Exp", "Log", "Tanh", "Sqrt"]
+
+
+def missing() -> dict:
+    """MEASURED with the costs of the ops it lacks measured and added (the rest as it is). The
+    new costs are scaled by how much slower than when they were stored the references run now
+    (the median ratio), so that a busy machine does not make the new ops look dear."""
+    data = dict(MEASURED)
+    for key, measure_now in (("element_ns", element_ns), ("kernel_element_ns", kernel_element_ns)):
+        stored = MEASURED.get(key, {})
+        new = [n for n in ALL if n not in stored]
+        now = measure_now(new + [r for r in REFERENCES if r in stored])
+        ratios = [stored[r] / now[r] for r in REFERENCES if r in stored and r in now and now[r] > 0]
+        scale = statistics.median(ratios) if ratios else 1.0
+        print(f"{key}: measured {sorted(set(new) & set(now))}, scaled by {scale:.3f}")
+        data[key] = {**stored, **{n: round(now[n] * scale, 2) for n in new if n in now}}
+    return data
+
+
+def kernel_element_ns(names) -> dict:
+    return kernel_costs(names).get("kernel_element_ns", {})
 
 
 def measure() -> dict:
     dispatch = per_node_ns(fusion=False)
     step = per_node_ns(fusion=True)
-    elements = element_ns()
+    elements = element_ns(ALL)
     add = elements.pop("_add_ns_per_element")
     break_even = dispatch / add
     return {
@@ -164,7 +209,7 @@ def measure() -> dict:
         "step_ns": round(max(step, 1.0), 1),
         "unknown_size": int(10 ** round(np.log10(10 * break_even))),
         "element_ns": elements,
-        **kernel_costs(),
+        **kernel_costs(ALL),
     }
 
 
@@ -173,8 +218,15 @@ def main():
     parser.add_argument("--write", action="store_true", help=f"save to {TARGET}")
     parser.add_argument("--kernels-only", action="store_true",
                         help="measure kernel_element_ns alone, keeping the other constants as they are")
+    parser.add_argument("--missing", action="store_true",
+                        help="measure only the ops with no cost yet, keeping the others as they are")
     args = parser.parse_args()
-    data = {**MEASURED, **kernel_costs()} if args.kernels_only else measure()
+    if args.missing:
+        data = missing()
+    elif args.kernels_only:
+        data = {**MEASURED, **kernel_costs(ALL)}
+    else:
+        data = measure()
     pprint.pprint(data, sort_dicts=False)
     if args.write:
         TARGET.write_text('"""The cost model\'s constants as measured by bench/calibrate.py (do not edit by hand:\n'

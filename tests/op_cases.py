@@ -70,7 +70,8 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
     "log1p": (np.log1p, -0.9, 5), "sqrt": (np.sqrt, 0.1, 5), "sqr": (np.square, -3, 3), "sin": (np.sin, -3, 3),
     "cos": (np.cos, -3, 3), "tan": (np.tan, -1.2, 1.2), "tanh": (np.tanh, -3, 3), "sinh": (np.sinh, -3, 3),
     "cosh": (np.cosh, -3, 3), "arcsin": (np.arcsin, -0.9, 0.9), "arccos": (np.arccos, -0.9, 0.9),
-    "arctan": (np.arctan, -3, 3), "sigmoid": (_sigmoid, -5, 5), "softplus": (lambda x: np.logaddexp(0, x), -5, 5),
+    "arctan": (np.arctan, -3, 3), "arcsinh": (np.arcsinh, -3, 3), "arccosh": (np.arccosh, 1.1, 4),
+    "arctanh": (np.arctanh, -0.9, 0.9), "sigmoid": (_sigmoid, -5, 5), "softplus": (lambda x: np.logaddexp(0, x), -5, 5),
     "log1mexp": (lambda x: np.log(-np.expm1(x)), -5, -0.01), "erf": (_erf, -2, 2), "floor": (np.floor, -3, 3), "ceil": (np.ceil, -3, 3), "round": (np.round, -3, 3),
     "sign": (np.sign, -3, 3), "isnan": (np.isnan, -3, 3), "isinf": (np.isinf, -3, 3),
 }

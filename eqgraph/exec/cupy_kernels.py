@@ -8,31 +8,14 @@ dtype; anything else runs ``Composite.perform`` on the GPU, one array call per s
 
 from __future__ import annotations
 
-from eqgraph.tensor.elemwise import Cast
+from eqgraph.tensor.elemwise import SCALAR_OPS, Cast, No
 
 C_TYPES = {"float64": "double", "float32": "float", "bool": "bool"}
 
-_MAX = "(({0} >= {1} || {0} != {0}) ? {0} : {1})"   # np.maximum: NaN wins
-_MIN = "(({0} <= {1} || {0} != {0}) ? {0} : {1})"
-
-# fmt: off
-#: step name -> C expression over its arguments (CUDA's math library)
-C_FORMS = {
-    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
-    "neg": "(-{0})", "abs": "fabs({0})", "sqr": "({0} * {0})", "pow": "pow({0}, {1})",
-    "maximum": _MAX, "minimum": _MIN, "clip": _MIN.format(_MAX.format("{0}", "{1}"), "{2}"),
-    "sign": "(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0}))", "second": "{1}", "switch": "({0} ? {1} : {2})",
-    "exp": "exp({0})", "expm1": "expm1({0})", "exp2": "exp2({0})", "log": "log({0})", "log2": "log2({0})",
-    "log10": "log10({0})", "log1p": "log1p({0})", "sqrt": "sqrt({0})", "erf": "erf({0})",
-    "sigmoid": "(({0}) >= 0 ? 1 / (1 + exp(-{0})) : exp({0}) / (1 + exp({0})))", "softplus": "(log1p(exp(-fabs({0}))) + (({0} > 0) ? {0} : 0))",
-    "sin": "sin({0})", "cos": "cos({0})", "tan": "tan({0})", "arcsin": "asin({0})", "arccos": "acos({0})",
-    "arctan": "atan({0})", "sinh": "sinh({0})", "cosh": "cosh({0})", "tanh": "tanh({0})",
-    "floor": "floor({0})", "ceil": "ceil({0})",
-    "eq": "({0} == {1})", "neq": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
-    "gt": "({0} > {1})", "ge": "({0} >= {1})", "and_": "({0} && {1})", "or_": "({0} || {1})",
-    "xor": "({0} != {1})", "invert": "(!{0})", "isnan": "isnan({0})", "isinf": "isinf({0})",
-}
-# fmt: on
+#: step name -> C expression over its arguments (CUDA's math library): each elementwise op's ``c`` form
+C_FORMS = {name: s.c for name, s in SCALAR_OPS.items() if isinstance(s.c, str)}
+#: elementwise ops with no C form, and why: a group with one of them runs step by step on the GPU
+NO_FORM = {name: s.c.reason for name, s in SCALAR_OPS.items() if isinstance(s.c, No)}
 
 
 def elementwise_source(op, node) -> tuple | None:

@@ -35,7 +35,7 @@ import numpy as np
 
 from eqgraph.exec.kernels import fits
 from eqgraph.exec.source import define
-from eqgraph.tensor.elemwise import Cast
+from eqgraph.tensor.elemwise import SCALAR_OPS, Cast, No
 from eqgraph.terms.basic import Constant
 
 try:
@@ -48,15 +48,10 @@ HOT_CALLS = 50
 #: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
 #: STEP_NS however small the array.  Arithmetic and comparisons are faster in Numba's single loop at every
 #: size (3-20x at 1e5 elements); Numba's scalar libm calls are slower than NumPy's SIMD loops by
-#: LIBM_EXTRA_NS[name] per element (Numba minus NumPy, 1,000 float64, best of 5, one run:
-#: tanh 13.0 - 2.0, exp 7.0 - 1.1, log 6.6 - 1.4).  sin, cos, erf, sigmoid and softplus were no
-#: faster in NumPy (sigmoid 7.3 vs 6.2): they are priced at 1 ns, so long arrays keep NumPy's loops.
-#: (sqrt is not one: it is an instruction, vectorized like arithmetic; sqrt(x)**2 on 1e5
-#: float64 took 103 us with Numba against 179 us with NumPy's two passes, both correctly rounded)
+#: LIBM_EXTRA_NS[name] per element, each elementwise op's ``libm_ns`` (tensor/elemwise.py says how it
+#: was measured); ops priced at 1 ns were no faster in NumPy, so long arrays of them keep NumPy's loops.
 STEP_NS = 500.0
-LIBM_EXTRA_NS = {"exp": 6.0, "expm1": 7.0, "exp2": 3.0, "log": 5.0, "log2": 3.0, "log10": 8.0, "log1p": 8.0,
-                 "pow": 10.0, "tan": 6.0, "arctan": 6.0, "sinh": 11.0, "cosh": 7.0, "tanh": 11.0,
-                 "sin": 1.0, "cos": 1.0, "erf": 1.0, "sigmoid": 1.0, "softplus": 1.0}
+LIBM_EXTRA_NS = {name: s.libm_ns for name, s in SCALAR_OPS.items() if s.libm_ns is not None}
 TRANSCENDENTAL = frozenset(LIBM_EXTRA_NS)
 
 
@@ -66,33 +61,12 @@ def numba_below(op) -> float:
     extra = sum(LIBM_EXTRA_NS.get(getattr(step, "name", ""), 0.0) for step, _ in op.steps)
     return math.inf if not extra else STEP_NS * len(op.steps) / extra
 
-_NAN_MAX = "({0} if ({0} >= {1} or {0} != {0}) else {1})"   # np.maximum: NaN wins
-_NAN_MIN = "({0} if ({0} <= {1} or {0} != {0}) else {1})"
-
-# fmt: off
-#: step name -> scalar expression over its arguments, with NumPy's semantics on float64/bool
-FORMS = {
-    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
-    "neg": "(-{0})", "abs": "abs({0})", "sqr": "({0} * {0})", "pow": "({0} ** {1})",
-    "maximum": _NAN_MAX, "minimum": _NAN_MIN,
-    "clip": _NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
-    "sign": "(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0}))",
-    "second": "{1}", "switch": "({1} if {0} else {2})",
-    "exp": "math.exp({0})", "expm1": "math.expm1({0})", "exp2": "(2.0 ** {0})",
-    "log": "math.log({0})", "log2": "math.log2({0})", "log10": "math.log10({0})",
-    "log1p": "math.log1p({0})", "sqrt": "math.sqrt({0})", "erf": "math.erf({0})",
-    "sigmoid": "(1.0 / (1.0 + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / (1.0 + math.exp({0})))",
-    "softplus": "(math.log1p(math.exp(-abs({0}))) + ({0} if {0} > 0.0 else 0.0))",
-    "sin": "math.sin({0})", "cos": "math.cos({0})", "tan": "math.tan({0})", "arctan": "math.atan({0})",
-    "sinh": "math.sinh({0})", "cosh": "math.cosh({0})", "tanh": "math.tanh({0})",
-    "floor": "np.floor({0})", "ceil": "np.ceil({0})",
-    "eq": "({0} == {1})", "neq": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
-    "gt": "({0} > {1})", "ge": "({0} >= {1})",
-    "and_": "({0} & {1})", "or_": "({0} | {1})", "xor": "({0} != {1})", "invert": "(not {0})",  # no branches
-    "isnan": "math.isnan({0})", "isinf": "math.isinf({0})",
-    "cast_float64": "(1.0 * {0})", "cast_bool": "({0} != 0)",  # Numba has no float(bool); 1.0 * x is x
-}
-# fmt: on
+#: step name -> scalar expression over its arguments, with NumPy's semantics on float64/bool: each
+#: elementwise op's ``numba`` form, and the casts
+FORMS = {name: s.numba for name, s in SCALAR_OPS.items() if isinstance(s.numba, str)}
+FORMS.update({"cast_float64": "(1.0 * {0})", "cast_bool": "({0} != 0)"})  # Numba has no float(bool); 1.0 * x is x
+#: elementwise ops with no Numba form, and why: a fused group with one of them keeps the NumPy kernel
+NO_FORM = {name: s.numba.reason for name, s in SCALAR_OPS.items() if isinstance(s.numba, No)}
 NUMBA_TYPES = {"float64": "float64", "bool": "boolean"}
 
 

@@ -23,7 +23,6 @@ piecewise constant); the driver gives zeros to any op with discrete outputs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,7 +31,7 @@ from unification import var
 
 import eqgraph.tensor as et
 from eqgraph.grad.types import disconnected
-from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise, No, float_mask
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.type import DISCRETE_DTYPES
 from eqgraph.terms.op import Op
@@ -120,61 +119,12 @@ def _unify(term):
 
 
 # -- elementwise ------------------------------------------------------------------------------
-def _fl(x, like):
-    """A boolean mask as a float of ``like``'s dtype."""
-    return et.cast(x, like.dtype)
-
-
-def _share(a, b, strict, loose, like):
-    """1 where ``a`` alone wins the comparison, 1/2 at a tie, 0 where it loses (or at NaN), as a
-    float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
-    evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
-    return (_fl(E[strict](a, b), like) + _fl(E[loose](a, b), like)) * 0.5
-
-
-# fmt: off
-UNARY = {  # name: d out / d x, written with the input x, the output y and the cotangent g
-    "neg":      lambda g, y, x: -g,
-    "abs":      lambda g, y, x: g * E["sign"](x),
-    "exp":      lambda g, y, x: g * y,
-    "exp2":     lambda g, y, x: g * y * math.log(2.0),
-    "expm1":    lambda g, y, x: g * (y + 1),
-    "log":      lambda g, y, x: g / x,
-    "log2":     lambda g, y, x: g / (x * math.log(2.0)),
-    "log10":    lambda g, y, x: g / (x * math.log(10.0)),
-    "log1p":    lambda g, y, x: g / (x + 1),
-    "sqrt":     lambda g, y, x: g / (2 * y),
-    "sqr":      lambda g, y, x: g * 2 * x,
-    "sin":      lambda g, y, x: g * E["cos"](x),
-    "cos":      lambda g, y, x: -g * E["sin"](x),
-    "tan":      lambda g, y, x: g * (1 + y * y),
-    "arcsin":   lambda g, y, x: g / E["sqrt"](1 - x * x),
-    "arccos":   lambda g, y, x: -g / E["sqrt"](1 - x * x),
-    "arctan":   lambda g, y, x: g / (1 + x * x),
-    "sinh":     lambda g, y, x: g * E["cosh"](x),
-    "cosh":     lambda g, y, x: g * E["sinh"](x),
-    "tanh":     lambda g, y, x: g * (1 - y * y),
-    "sigmoid":  lambda g, y, x: g * y * (1 - y),
-    "softplus": lambda g, y, x: g * E["sigmoid"](x),
-    "log1mexp": lambda g, y, x: -g / E["expm1"](E["abs"](x)),  # -exp(x) / (1 - exp(x)) for x <= 0: abs
-                                                                # makes both zeros +0.0, so -inf at each
-    "erf":      lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
-}
-BINARY = {  # name: (d/dx, d/dy)
-    "add":      lambda g, y, a, b: (g, g),
-    "sub":      lambda g, y, a, b: (g, -g),
-    "mul":      lambda g, y, a, b: (g * b, g * a),
-    "true_div": lambda g, y, a, b: (g / b, -g * a / (b * b)),
-    "pow":      lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
-    "maximum":  lambda g, y, a, b: (g * _share(a, b, "gt", "ge", g), g * _share(a, b, "lt", "le", g)),
-    "minimum":  lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
-    "mod":      lambda g, y, a, b: (g, -g * E["floor"](a / b)),
-    "logaddexp": lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
-}
-# fmt: on
-NONDIFFERENTIABLE = {"floor", "ceil", "round", "sign", "int_div", "eq", "neq", "lt", "le", "gt", "ge",
-                     "and_", "or_", "xor", "invert", "isnan", "isinf", "argmax", "argmin", "all", "any",
-                     "Shape", "ARange"}
+# each elementwise op's row (tensor/elemwise.py SCALAR_OPS) gives d out / d x, written with the
+# input x, the output y and the cotangent g: for one input the cotangent, for two (d/dx, d/dy)
+UNARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 1 and callable(s.vjp)}
+BINARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 2 and callable(s.vjp)}
+NONDIFFERENTIABLE = {name for name, s in SCALAR_OPS.items() if isinstance(s.vjp, No)}
+NONDIFFERENTIABLE |= {"argmax", "argmin", "all", "any", "Shape", "ARange"}
 
 
 def _real(x, g):
@@ -195,16 +145,16 @@ def _clip(g, out, x, lo, hi):
     # clip = minimum(maximum(x, lo), hi), but x keeps all of g at x == lo or x == hi, as in PyTorch's
     # clamp: a bound is a setting more than an operand (maximum's operands split a tie: _share)
     low = E["maximum"](x, lo)
-    below_hi = _fl(E["le"](low, hi), g)
-    return [g * below_hi * _fl(E["ge"](x, lo), g), g * below_hi * _fl(E["lt"](x, lo), g),
-            g * _fl(E["gt"](low, hi), g)]
+    below_hi = float_mask(E["le"](low, hi), g)
+    return [g * below_hi * float_mask(E["ge"](x, lo), g), g * below_hi * float_mask(E["lt"](x, lo), g),
+            g * float_mask(E["gt"](low, hi), g)]
 
 
 @entry("switch", 3, broadcasts=True)
 def _switch(g, out, c, a, b):
     # any nonzero condition picks a, as the forward where does: not invert(c), which is bitwise
     # on integers (~1 == -2) and refused on floats
-    return [None, g * _fl(E["neq"](c, 0), g), g * _fl(E["eq"](c, 0), g)]
+    return [None, g * float_mask(E["neq"](c, 0), g), g * float_mask(E["eq"](c, 0), g)]
 
 
 @entry("second", 2, broadcasts=True)
@@ -263,7 +213,7 @@ def _logsumexp(g, out, x, axis, keepdims):  # softmax(x) = exp(x - logsumexp(x))
 def _extreme(g, out, x, axis, keepdims):
     # split evenly among the tied extremes, as JAX and PyTorch do: max(concatenate([x, x])) is
     # max(x), so each copy of x gets half of the cotangent, not all of it
-    hit = _fl(E["eq"](x, _expand(out, x, axis, keepdims)), g)
+    hit = float_mask(E["eq"](x, _expand(out, x, axis, keepdims)), g)
     return [hit / et.sum(hit, axis=axis, keepdims=True) * _expand(g, x, axis, keepdims)]
 
 

@@ -508,6 +508,20 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
     return Ruleset(ruleset, rules, "".join(program), source, saturate)
 
 
+#: where a rule file takes the type rules generated from the op registry (rulesets/types.egg)
+OP_TYPE_RULES = ";; eqgraph: op-type-rules"
+
+
+def _read(path: Path) -> str:
+    """A rule file's text, with the op registry's type rules after the line that asks for them."""
+    text = path.read_text()
+    if OP_TYPE_RULES not in text:
+        return text
+    from eqgraph.egraph.schema import type_rules  # the op registry, read where a file asks for it
+
+    return text.replace(OP_TYPE_RULES, f"{OP_TYPE_RULES}\n{type_rules()}", 1)
+
+
 def builtin_names() -> list[str]:
     return sorted(p.stem for p in RULESETS_DIR.glob("*.egg"))
 
@@ -541,7 +555,7 @@ def load(spec) -> Ruleset:
             raise FileNotFoundError(f"Rule file {path} does not exist")
         key = (builtin or str(path.resolve()), os.stat(path).st_mtime_ns)
         if key not in _CACHE:  # setdefault: two threads loading one file get the same Ruleset
-            _CACHE.setdefault(key, parse_rules(path.read_text(), re.sub(r"\W", "_", path.stem), str(path)))
+            _CACHE.setdefault(key, parse_rules(_read(path), re.sub(r"\W", "_", path.stem), str(path)))
         return _CACHE[key]
     if isinstance(spec, str):
         if spec not in _CACHE:

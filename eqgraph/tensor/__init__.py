@@ -44,63 +44,11 @@ from eqgraph.tensor.subtensor import (
     set_subtensor,
 )
 
-# One module-level value per elementwise op, in SCALAR_OPS order (tests/test_public_api.py checks
-# that every op of ELEMWISE_OPS is here): et.add, et.exp, et.switch, ...
-add = ELEMWISE_OPS["add"]
-sub = ELEMWISE_OPS["sub"]
-mul = ELEMWISE_OPS["mul"]
-true_div = ELEMWISE_OPS["true_div"]
-int_div = ELEMWISE_OPS["int_div"]
-mod = ELEMWISE_OPS["mod"]
-pow = ELEMWISE_OPS["pow"]
-maximum = ELEMWISE_OPS["maximum"]
-minimum = ELEMWISE_OPS["minimum"]
-neg = ELEMWISE_OPS["neg"]
-abs = ELEMWISE_OPS["abs"]
-sign = ELEMWISE_OPS["sign"]
-sqr = ELEMWISE_OPS["sqr"]
-clip = ELEMWISE_OPS["clip"]
-second = ELEMWISE_OPS["second"]
-exp = ELEMWISE_OPS["exp"]
-exp2 = ELEMWISE_OPS["exp2"]
-expm1 = ELEMWISE_OPS["expm1"]
-log = ELEMWISE_OPS["log"]
-log2 = ELEMWISE_OPS["log2"]
-log10 = ELEMWISE_OPS["log10"]
-log1p = ELEMWISE_OPS["log1p"]
-sqrt = ELEMWISE_OPS["sqrt"]
-sigmoid = ELEMWISE_OPS["sigmoid"]
-softplus = ELEMWISE_OPS["softplus"]
-log1mexp = ELEMWISE_OPS["log1mexp"]
-logaddexp = ELEMWISE_OPS["logaddexp"]
-erf = ELEMWISE_OPS["erf"]
-sin = ELEMWISE_OPS["sin"]
-cos = ELEMWISE_OPS["cos"]
-tan = ELEMWISE_OPS["tan"]
-arcsin = ELEMWISE_OPS["arcsin"]
-arccos = ELEMWISE_OPS["arccos"]
-arctan = ELEMWISE_OPS["arctan"]
-sinh = ELEMWISE_OPS["sinh"]
-cosh = ELEMWISE_OPS["cosh"]
-tanh = ELEMWISE_OPS["tanh"]
-floor = ELEMWISE_OPS["floor"]
-ceil = ELEMWISE_OPS["ceil"]
-round = ELEMWISE_OPS["round"]
-eq = ELEMWISE_OPS["eq"]
-neq = ELEMWISE_OPS["neq"]
-lt = ELEMWISE_OPS["lt"]
-le = ELEMWISE_OPS["le"]
-gt = ELEMWISE_OPS["gt"]
-ge = ELEMWISE_OPS["ge"]
-and_ = ELEMWISE_OPS["and_"]
-or_ = ELEMWISE_OPS["or_"]
-xor = ELEMWISE_OPS["xor"]
-invert = ELEMWISE_OPS["invert"]
-isnan = ELEMWISE_OPS["isnan"]
-isinf = ELEMWISE_OPS["isinf"]
-switch = ELEMWISE_OPS["switch"]
-divide = true_div
-floor_divide = int_div
+# One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
+# et.exp, et.switch, ...; tests/test_public_api.py checks that each is here and in __all__
+globals().update(ELEMWISE_OPS)
+divide = ELEMWISE_OPS["true_div"]
+floor_divide = ELEMWISE_OPS["int_div"]
 
 # everyday NumPy functions (issue 13): after the elementwise names, since ``where`` here replaces
 # the elementwise one above (it also takes one argument, as np.where does)
@@ -135,12 +83,8 @@ __all__ = [
     "cscalar", "cvector", "crow", "ccol", "cmatrix", "ctensor3", "ctensor4",
     "zscalar", "zvector", "zrow", "zcol", "zmatrix", "ztensor3", "ztensor4",
     # elementwise
-    "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle", "add",
-    "sub", "mul", "true_div", "int_div", "mod", "pow", "maximum", "minimum", "neg", "abs", "sign",
-    "sqr", "clip", "second", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-    "sigmoid", "softplus", "log1mexp", "logaddexp", "erf", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-    "tanh", "floor", "ceil", "round", "eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor",
-    "invert", "isnan", "isinf", "switch", "where", "divide", "floor_divide",
+    "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle",
+    *ELEMWISE_OPS, "where", "divide", "floor_divide",
     # shapes
     "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",

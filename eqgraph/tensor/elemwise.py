@@ -4,13 +4,19 @@ Every elementwise op is an ``Elemwise(name)``; what the name computes is one
 row of ``SCALAR_OPS``, written against the array namespace ``xp`` so the same
 row runs on NumPy, CuPy and ``array_api_strict``.  Output dtypes are NumPy's:
 they are found by running the row once on NumPy values of the input dtypes.
+
+The row is the only place an elementwise op is declared: its gradient, its Numba and CUDA
+forms, its cost class and domain are fields of it, and the tables that grad/, exec/, the
+cost calibration, the type rules and ``eqgraph.tensor``'s names read are derived from the
+rows.  Adding an op is a row here, a row in tests/op_cases.py and one in tests/fuzz_graphs.py
+(tests/tensor/test_registry.py names whatever is missing).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 from typing import Callable
 
@@ -145,20 +151,55 @@ def _log1mexp(xp, x):
 
 
 @dataclass(frozen=True)
-class ScalarOp:
-    """One elementwise function: the name of an array-API function, or ``fn(xp, *args)``.
+class No:
+    """A fact an op states it lacks, and why: ``numba=No("...")`` keeps its fused groups on
+    NumPy, ``vjp=No("...")`` gives it zero gradients (grad/vjps.py's NONDIFFERENTIABLE)."""
 
+    reason: str
+
+
+#: ``vjp=`` of an op whose VJP is a function of its own in grad/vjps.py (three inputs, or an
+#: input that gets no cotangent), not a row's lambda
+OWN_VJP = "grad/vjps.py"
+_STEP = No("piecewise constant: zero almost everywhere, undefined at the steps")
+_BOOLEAN = No("boolean output")
+_INTEGER = No("integer-valued output: piecewise constant")
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    """One elementwise op, every fact of it in one place; each per-op table is derived from these.
+
+    ``fn``: the name of an array-API function, or ``fn(xp, *args)``, so the same row runs on
+    NumPy, CuPy and ``array_api_strict``.
+    ``vjp``: ``(g, y, *inputs) -> cotangent`` (a tuple of them for two inputs), written with the
+    output ``y`` and the cotangent ``g``; ``No(why)`` for zero gradients; ``OWN_VJP``.
+    ``numba``: the scalar expression over ``{0}, {1}...`` that exec/numba_kernels.py compiles,
+    with NumPy's semantics (NaN, inf, signed zeros) on float64 and bool; ``c``: the same in
+    CUDA C for exec/cupy_kernels.py (float32 and float64). ``No(why)`` keeps such a group on
+    NumPy. ``libm_ns``: the cost class: None where the Numba form is arithmetic or an
+    instruction (vectorized as NumPy's loop is), else what each element costs more in Numba's
+    scalar libm call than in NumPy's SIMD loop (ns, Numba minus NumPy, 1,000 float64; 1.0
+    where NumPy is no faster), so a long array of it stays on NumPy (``numba_below``).
+    ``domain``: the inputs ``(lo, hi)`` where the op is real and finite (bench/calibrate.py
+    times it there); None for every real number.
     ``promote`` lists the argument positions whose dtypes are promoted together
     (NumPy's rules); ``dtype`` overrides the output-dtype probe when given.
     ``commutative``: swapping the two arguments gives the same bits, for every value
     (the encoder puts such arguments in one canonical order; maximum and minimum are not:
-    ``maximum(-0.0, 0.0)`` is ``-0.0`` but ``maximum(0.0, -0.0)`` is ``0.0``).
+    ``maximum(-0.0, 0.0)`` is ``0.0`` but ``maximum(0.0, -0.0)`` is ``-0.0``).
     ``passes``: the NumPy calls its array form makes (a lone node of several is fused alone,
     so that it runs as one compiled loop once hot: ``exec/fusion.py``).
     """
 
     nin: int
     fn: str | Callable
+    _: KW_ONLY
+    vjp: Callable | No | str
+    numba: str | No
+    c: str | No
+    libm_ns: float | None = None
+    domain: tuple | None = None
     promote: tuple | None = None
     dtype: Callable | None = None
     commutative: bool = False
@@ -171,66 +212,156 @@ class ScalarOp:
         return partial(self.fn, xp)
 
 
+def float_mask(x, like):
+    """A boolean mask as a float of ``like``'s dtype (for VJPs)."""
+    return cast(x, like.dtype)
+
+
+def _share(a, b, strict, loose, like):
+    """1 where ``a`` alone wins the comparison, 1/2 at a tie, 0 where it loses (or at NaN), as a
+    float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
+    evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
+    return (float_mask(E[strict](a, b), like) + float_mask(E[loose](a, b), like)) * 0.5
+
+
+# np.maximum and np.minimum: NaN wins, and a tie (0.0 and -0.0) gives the second argument
+_NAN_MAX = "({0} if ({0} > {1} or {0} != {0}) else {1})"
+_NAN_MIN = "({0} if ({0} < {1} or {0} != {0}) else {1})"
+_C_MAX = "(({0} > {1} || {0} != {0}) ? {0} : {1})"
+_C_MIN = "(({0} < {1} || {0} != {0}) ? {0} : {1})"
+#: log(1 - exp(x)) switches form at -log(2) (_log1mexp); log(2) is also logaddexp(x, x) - x
+_LN2 = repr(math.log(2.0))
+# NumPy's npy_divmod: floor division and remainder with the divisor's sign, -0.0 kept, and
+# NumPy's answers where b is 0 (a / b) or a NaN or inf is involved
+_C_MOD = ("(({1}) == 0 ? fmod({0}, {1}) : (fmod({0}, {1}) != 0 ? ((({1}) < 0) != (fmod({0}, {1}) < 0) ? "
+          "fmod({0}, {1}) + ({1}) : fmod({0}, {1})) : (({1}) < 0 ? -0.0 : 0.0)))")
+_C_DIV = "(({0}) - fmod({0}, {1})) / ({1}) - ((fmod({0}, {1}) != 0 && ((({1}) < 0) != (fmod({0}, {1}) < 0))) ? 1 : 0)"
+_C_INT_DIV = (f"(({{1}}) == 0 ? ({{0}}) / ({{1}}) : (({_C_DIV}) != 0 ? floor({_C_DIV}) + "
+              f"(({_C_DIV}) - floor({_C_DIV}) > 0.5 ? 1 : 0) : ((signbit({{0}}) != 0) != (signbit({{1}}) != 0) ? -0.0 : 0.0)))")
+
 # fmt: off
 SCALAR_OPS: dict[str, ScalarOp] = {
     # arithmetic
-    "add":      ScalarOp(2, "add", commutative=True),
-    "sub":      ScalarOp(2, "subtract"),
-    "mul":      ScalarOp(2, "multiply", commutative=True),
-    "true_div": ScalarOp(2, "divide"),
-    "int_div":  ScalarOp(2, "floor_divide"),
-    "mod":      ScalarOp(2, "remainder"),
-    "pow":      ScalarOp(2, "pow"),
-    "maximum":  ScalarOp(2, "maximum"),
-    "minimum":  ScalarOp(2, "minimum"),
-    "neg":      ScalarOp(1, "negative"),
-    "abs":      ScalarOp(1, "abs"),
-    "sign":     ScalarOp(1, "sign"),
-    "sqr":      ScalarOp(1, _sqr),
-    "clip":     ScalarOp(3, _clip, passes=2),
-    "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype),  # y broadcast to x's shape
+    "add":      ScalarOp(2, "add", commutative=True, vjp=lambda g, y, a, b: (g, g),
+                         numba="({0} + {1})", c="({0} + {1})"),
+    "sub":      ScalarOp(2, "subtract", vjp=lambda g, y, a, b: (g, -g),
+                         numba="({0} - {1})", c="({0} - {1})"),
+    "mul":      ScalarOp(2, "multiply", commutative=True, vjp=lambda g, y, a, b: (g * b, g * a),
+                         numba="({0} * {1})", c="({0} * {1})"),
+    "true_div": ScalarOp(2, "divide", vjp=lambda g, y, a, b: (g / b, -g * a / (b * b)),
+                         numba="({0} / {1})", c="({0} / {1})"),
+    "int_div":  ScalarOp(2, "floor_divide", vjp=_STEP, numba="({0} // {1})", c=_C_INT_DIV,
+                         libm_ns=6.0),  # Numba's float floor division is no instruction: slower than NumPy's loop
+    "mod":      ScalarOp(2, "remainder", vjp=lambda g, y, a, b: (g, -g * E["floor"](a / b)),
+                         numba="({0} % {1})", c=_C_MOD),
+    "pow":      ScalarOp(2, "pow", vjp=lambda g, y, a, b: (g * b * a ** (b - 1), g * y * E["log"](a)),
+                         numba="({0} ** {1})", c="pow({0}, {1})", libm_ns=10.0),
+    "maximum":  ScalarOp(2, "maximum",
+                         vjp=lambda g, y, a, b: (g * _share(a, b, "gt", "ge", g), g * _share(a, b, "lt", "le", g)),
+                         numba=_NAN_MAX, c=_C_MAX),
+    "minimum":  ScalarOp(2, "minimum",
+                         vjp=lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
+                         numba=_NAN_MIN, c=_C_MIN),
+    "neg":      ScalarOp(1, "negative", vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
+    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * E["sign"](x), numba="abs({0})", c="fabs({0})"),
+    "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
+                         numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
+                         c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0} + 0))"),
+    "sqr":      ScalarOp(1, _sqr, vjp=lambda g, y, x: g * 2 * x, numba="({0} * {0})", c="({0} * {0})"),
+    "clip":     ScalarOp(3, _clip, passes=2, vjp=OWN_VJP,
+                         numba=_NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
+                         c=_C_MIN.format(_C_MAX.format("{0}", "{1}"), "{2}")),
+    "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype,  # y broadcast to x's shape
+                         vjp=OWN_VJP, numba="{1}", c="{1}"),
     # exponentials and logarithms
-    "exp":      ScalarOp(1, "exp"),
-    "exp2":     ScalarOp(1, _exp2),
-    "expm1":    ScalarOp(1, "expm1"),
-    "log":      ScalarOp(1, "log"),
-    "log2":     ScalarOp(1, "log2"),
-    "log10":    ScalarOp(1, "log10"),
-    "log1p":    ScalarOp(1, "log1p"),
-    "sqrt":     ScalarOp(1, "sqrt"),
-    "sigmoid":  ScalarOp(1, _sigmoid, dtype=_sigmoid_dtype),
-    "softplus": ScalarOp(1, _softplus, passes=6),
-    "log1mexp": ScalarOp(1, _log1mexp),   # log(1 - exp(x)), stable for x <= 0
-    "logaddexp": ScalarOp(2, "logaddexp"),  # log(exp(a) + exp(b)), stable
-    "erf":      ScalarOp(1, _erf, dtype=_erf_dtype),
+    "exp":      ScalarOp(1, "exp", vjp=lambda g, y, x: g * y,
+                         numba="math.exp({0})", c="exp({0})", libm_ns=6.0),
+    "exp2":     ScalarOp(1, _exp2, vjp=lambda g, y, x: g * y * math.log(2.0),
+                         numba="(2.0 ** {0})", c="exp2({0})", libm_ns=3.0),
+    "expm1":    ScalarOp(1, "expm1", vjp=lambda g, y, x: g * (y + 1),
+                         numba="math.expm1({0})", c="expm1({0})", libm_ns=7.0),
+    "log":      ScalarOp(1, "log", vjp=lambda g, y, x: g / x,
+                         numba="math.log({0})", c="log({0})", libm_ns=5.0, domain=(0.0, math.inf)),
+    "log2":     ScalarOp(1, "log2", vjp=lambda g, y, x: g / (x * math.log(2.0)),
+                         numba="math.log2({0})", c="log2({0})", libm_ns=3.0, domain=(0.0, math.inf)),
+    "log10":    ScalarOp(1, "log10", vjp=lambda g, y, x: g / (x * math.log(10.0)),
+                         numba="math.log10({0})", c="log10({0})", libm_ns=8.0, domain=(0.0, math.inf)),
+    "log1p":    ScalarOp(1, "log1p", vjp=lambda g, y, x: g / (x + 1),
+                         numba="math.log1p({0})", c="log1p({0})", libm_ns=8.0, domain=(-1.0, math.inf)),
+    # sqrt is an instruction, vectorized like arithmetic: sqrt(x)**2 on 1e5 float64 took
+    # 103 us with Numba against 179 us with NumPy's two passes, both correctly rounded
+    "sqrt":     ScalarOp(1, "sqrt", vjp=lambda g, y, x: g / (2 * y),
+                         numba="math.sqrt({0})", c="sqrt({0})", domain=(0.0, math.inf)),
+    "sigmoid":  ScalarOp(1, _sigmoid, dtype=_sigmoid_dtype, vjp=lambda g, y, x: g * y * (1 - y),
+                         numba="(1.0 / (1.0 + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / (1.0 + math.exp({0})))",
+                         c="(({0}) >= 0 ? 1 / (1 + exp(-{0})) : exp({0}) / (1 + exp({0})))", libm_ns=1.0),
+    "softplus": ScalarOp(1, _softplus, passes=6, vjp=lambda g, y, x: g * E["sigmoid"](x),
+                         numba="(math.log1p(math.exp(-abs({0}))) + ({0} if {0} > 0.0 else 0.0))",
+                         c="(log1p(exp(-fabs({0}))) + (({0} > 0) ? {0} : 0))", libm_ns=1.0),
+    "log1mexp": ScalarOp(1, _log1mexp, domain=(-math.inf, 0.0),   # log(1 - exp(x)), stable for x <= 0
+                         # -exp(x) / (1 - exp(x)) for x <= 0: abs makes both zeros +0.0, so -inf at each
+                         vjp=lambda g, y, x: -g / E["expm1"](E["abs"](x)),
+                         numba=f"(math.log(-math.expm1({{0}})) if {{0}} > -{_LN2} else math.log1p(-math.exp({{0}})))",
+                         c=f"(({{0}}) > -{_LN2} ? log(-expm1({{0}})) : log1p(-exp({{0}})))", libm_ns=1.0),
+    "logaddexp": ScalarOp(2, "logaddexp",  # log(exp(a) + exp(b)), stable; NumPy's npy_logaddexp
+                          vjp=lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
+                          numba=f"({{0}} + {_LN2} if {{0}} == {{1}} else ({{0}} + math.log1p(math.exp({{1}} - {{0}})) "
+                                f"if {{0}} > {{1}} else ({{1}} + math.log1p(math.exp({{0}} - {{1}})) if {{0}} <= {{1}} "
+                                f"else {{0}} - {{1}})))",
+                          c=f"(({{0}}) == ({{1}}) ? ({{0}}) + (decltype({{0}})){_LN2} : (({{0}}) > ({{1}}) ? ({{0}}) + log1p(exp(({{1}}) - ({{0}}))) "
+                            f": (({{0}}) <= ({{1}}) ? ({{1}}) + log1p(exp(({{0}}) - ({{1}}))) : ({{0}}) - ({{1}}))))",
+                          libm_ns=1.0),  # log(2) in the input's type, as NumPy adds it
+    "erf":      ScalarOp(1, _erf, dtype=_erf_dtype,
+                         vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
+                         numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
     # trigonometry
-    "sin":      ScalarOp(1, "sin"),
-    "cos":      ScalarOp(1, "cos"),
-    "tan":      ScalarOp(1, "tan"),
-    "arcsin":   ScalarOp(1, "asin"),
-    "arccos":   ScalarOp(1, "acos"),
-    "arctan":   ScalarOp(1, "atan"),
-    "sinh":     ScalarOp(1, "sinh"),
-    "cosh":     ScalarOp(1, "cosh"),
-    "tanh":     ScalarOp(1, "tanh"),
+    "sin":      ScalarOp(1, "sin", vjp=lambda g, y, x: g * E["cos"](x),
+                         numba="math.sin({0})", c="sin({0})", libm_ns=1.0),
+    "cos":      ScalarOp(1, "cos", vjp=lambda g, y, x: -g * E["sin"](x),
+                         numba="math.cos({0})", c="cos({0})", libm_ns=1.0),
+    "tan":      ScalarOp(1, "tan", vjp=lambda g, y, x: g * (1 + y * y),
+                         numba="math.tan({0})", c="tan({0})", libm_ns=6.0),
+    "arcsin":   ScalarOp(1, "asin", vjp=lambda g, y, x: g / E["sqrt"](1 - x * x),
+                         numba="math.asin({0})", c="asin({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
+    "arccos":   ScalarOp(1, "acos", vjp=lambda g, y, x: -g / E["sqrt"](1 - x * x),
+                         numba="math.acos({0})", c="acos({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
+    "arctan":   ScalarOp(1, "atan", vjp=lambda g, y, x: g / (1 + x * x),
+                         numba="math.atan({0})", c="atan({0})", libm_ns=6.0),
+    "sinh":     ScalarOp(1, "sinh", vjp=lambda g, y, x: g * E["cosh"](x),
+                         numba="math.sinh({0})", c="sinh({0})", libm_ns=11.0),
+    "cosh":     ScalarOp(1, "cosh", vjp=lambda g, y, x: g * E["sinh"](x),
+                         numba="math.cosh({0})", c="cosh({0})", libm_ns=7.0),
+    "tanh":     ScalarOp(1, "tanh", vjp=lambda g, y, x: g * (1 - y * y),
+                         numba="math.tanh({0})", c="tanh({0})", libm_ns=11.0),
+    "arcsinh":  ScalarOp(1, "asinh", vjp=lambda g, y, x: g / E["sqrt"](x * x + 1),
+                         numba="math.asinh({0})", c="asinh({0})", libm_ns=1.0),
+    "arccosh":  ScalarOp(1, "acosh", vjp=lambda g, y, x: g / E["sqrt"](x * x - 1),
+                         numba="math.acosh({0})", c="acosh({0})", libm_ns=6.0, domain=(1.0, math.inf)),
+    "arctanh":  ScalarOp(1, "atanh", vjp=lambda g, y, x: g / (1 - x * x),
+                         numba="math.atanh({0})", c="atanh({0})", libm_ns=6.0, domain=(-1.0, 1.0)),
     # rounding
-    "floor":    ScalarOp(1, "floor"),
-    "ceil":     ScalarOp(1, "ceil"),
-    "round":    ScalarOp(1, "round"),   # half to even, like NumPy
+    "floor":    ScalarOp(1, "floor", vjp=_STEP, numba="np.floor({0})", c="floor({0})"),
+    "ceil":     ScalarOp(1, "ceil", vjp=_STEP, numba="np.ceil({0})", c="ceil({0})"),
+    "round":    ScalarOp(1, "round", vjp=_STEP,  # half to even, like NumPy (whose round is rint)
+                         numba="np.rint({0})", c="rint({0})"),
     # comparisons and logic
-    "eq":       ScalarOp(2, "equal", commutative=True),
-    "neq":      ScalarOp(2, "not_equal", commutative=True),
-    "lt":       ScalarOp(2, "less"),
-    "le":       ScalarOp(2, "less_equal"),
-    "gt":       ScalarOp(2, "greater"),
-    "ge":       ScalarOp(2, "greater_equal"),
-    "and_":     ScalarOp(2, _Bitwise("logical_and", "bitwise_and"), commutative=True),
-    "or_":      ScalarOp(2, _Bitwise("logical_or", "bitwise_or"), commutative=True),
-    "xor":      ScalarOp(2, _Bitwise("logical_xor", "bitwise_xor"), commutative=True),
-    "invert":   ScalarOp(1, _invert),
-    "isnan":    ScalarOp(1, "isnan"),
-    "isinf":    ScalarOp(1, "isinf"),
-    "switch":   ScalarOp(3, "where", promote=(1, 2)),
+    "eq":       ScalarOp(2, "equal", commutative=True, vjp=_BOOLEAN, numba="({0} == {1})", c="({0} == {1})"),
+    "neq":      ScalarOp(2, "not_equal", commutative=True, vjp=_BOOLEAN, numba="({0} != {1})", c="({0} != {1})"),
+    "lt":       ScalarOp(2, "less", vjp=_BOOLEAN, numba="({0} < {1})", c="({0} < {1})"),
+    "le":       ScalarOp(2, "less_equal", vjp=_BOOLEAN, numba="({0} <= {1})", c="({0} <= {1})"),
+    "gt":       ScalarOp(2, "greater", vjp=_BOOLEAN, numba="({0} > {1})", c="({0} > {1})"),
+    "ge":       ScalarOp(2, "greater_equal", vjp=_BOOLEAN, numba="({0} >= {1})", c="({0} >= {1})"),
+    # bitwise forms on bools have no branches
+    "and_":     ScalarOp(2, _Bitwise("logical_and", "bitwise_and"), commutative=True, vjp=_INTEGER,
+                         numba="({0} & {1})", c="({0} && {1})"),
+    "or_":      ScalarOp(2, _Bitwise("logical_or", "bitwise_or"), commutative=True, vjp=_INTEGER,
+                         numba="({0} | {1})", c="({0} || {1})"),
+    "xor":      ScalarOp(2, _Bitwise("logical_xor", "bitwise_xor"), commutative=True, vjp=_INTEGER,
+                         numba="({0} != {1})", c="({0} != {1})"),
+    "invert":   ScalarOp(1, _invert, vjp=_INTEGER, numba="(not {0})", c="(!{0})"),
+    "isnan":    ScalarOp(1, "isnan", vjp=_BOOLEAN, numba="math.isnan({0})", c="isnan({0})"),
+    "isinf":    ScalarOp(1, "isinf", vjp=_BOOLEAN, numba="math.isinf({0})", c="isinf({0})"),
+    "switch":   ScalarOp(3, "where", promote=(1, 2), vjp=OWN_VJP, numba="({1} if {0} else {2})", c="({0} ? {1} : {2})"),
 }
 # fmt: on
 
@@ -282,6 +413,9 @@ class Elemwise(Op):
 
     def __str__(self):
         return f"Elemwise{{{self.name}}}"
+
+    def __reduce__(self):  # by name: a row's VJP is a lambda, which pickle cannot write
+        return _registered, (self.name,)
 
     def make_node(self, *inputs):
         if len(inputs) != self.nin:
@@ -396,6 +530,12 @@ def _recast_weak(const: TensorConstant, dtype) -> TensorConstant:
 
 # One op value per scalar function: et.add, et.exp, ...
 ELEMWISE_OPS: dict[str, Elemwise] = {name: Elemwise(name) for name in SCALAR_OPS}
+E = ELEMWISE_OPS  # what the rows' VJPs build their graphs from
+
+
+def _registered(name: str) -> Elemwise:
+    """The op of ``name`` (what a pickled Elemwise loads as)."""
+    return ELEMWISE_OPS[name]
 
 
 class DimShuffle(Op):

@@ -17,9 +17,9 @@ from op_cases import CASES, draw_case
 import eqgraph.tensor as et
 from eqgraph.egraph.encode import encode
 from eqgraph.egraph.saturate import saturate
-from eqgraph.egraph.schema import MAX_INPUTS, Schema, generated_block, type_rules
+from eqgraph.egraph.schema import MAX_INPUTS, Schema, camel
 from eqgraph.egraph.snapshot import EGraphData
-from eqgraph.rules.ruleset import RULESETS_DIR
+from eqgraph.rules import ruleset as rs
 from eqgraph.tensor import AdvancedSubtensor, TensorType, linalg
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.terms import FunctionGraph
@@ -310,7 +310,7 @@ UNBUILDABLE = {"AdvancedIncSubtensor_2": "an advanced increment has an index arr
 def test_every_op_types_egg_types_is_checked_against_make_node():
     """Every constructor rulesets/types.egg names (every op, at every arity it declares) is
     built by a case above, so its derived type is compared with make_node's."""
-    named = set(re.findall(r"\(([A-Z][A-Za-z0-9_]*)[ )]", (RULESETS_DIR / "types.egg").read_text()))
+    named = set(re.findall(r"\(([A-Z][A-Za-z0-9_]*)[ )]", rs.load("types").program))
     typed = named & set(Schema().by_name)
     missing = typed - _constructors_tested() - set(UNBUILDABLE)
     x = et.dmatrix("x")
@@ -320,12 +320,12 @@ def test_every_op_types_egg_types_is_checked_against_make_node():
     assert not missing, f"types.egg types these constructors, but no case here checks them: {sorted(missing)}"
 
 
-def test_generated_type_rules_are_current():
-    """types.egg's per-op and per-arity rules are schema.type_rules(), generated from the op
-    registry: an op added to the registry (or a changed arity) shows here until regenerated."""
-    text = (RULESETS_DIR / "types.egg").read_text()
-    start, end = generated_block(text)
-    assert text[start:end] == type_rules(), (
-        "rulesets/types.egg is out of date with the op registry; regenerate its block with "
-        "python -c 'from eqgraph.egraph.schema import write_type_rules; write_type_rules()'")
-
+def test_the_loaded_types_ruleset_types_every_registered_op():
+    """types.egg's per-op rules are written from the op registry when it is loaded: each
+    elementwise op and reduction hands its constructor to the general rules."""
+    rules = {r.name: r.text for r in rs.load("types")}
+    for name, op in et.ELEMWISE_OPS.items():
+        text = rules.get(f"types/elemwise-{name.replace('_', '-')}", "")
+        assert f"(elemwise{op.nin} e \"{camel(name)}\"" in text, name
+    for name in et.REDUCTIONS:
+        assert f'(reduction e "{camel(name)}"' in rules.get(f"types/reduction-{name.replace('_', '-')}", ""), name
