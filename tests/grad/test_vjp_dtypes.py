@@ -31,6 +31,7 @@ DOMAINS = {
     "log": [POSITIVE], "log2": [POSITIVE], "log10": [POSITIVE], "log1p": [(0, 100)], "sqrt": [POSITIVE],
     "sqr": [WIDE], "sin": [WIDE], "cos": [WIDE], "tan": [(-1, 1)], "arcsin": [(-0.9, 0.9)],
     "arccos": [(-0.9, 0.9)], "arctan": [WIDE], "sinh": [(-5, 5)], "cosh": [(-5, 5)], "tanh": [(-5, 5)],
+    "arcsinh": [WIDE], "arccosh": [(2, 100)], "arctanh": [(-0.9, 0.9)],
     "sigmoid": [(-20, 20)], "softplus": [(-20, 20)], "log1mexp": [(-20, -0.01)], "erf": [(-3, 3)],
     "add": [WIDE, WIDE], "sub": [WIDE, WIDE], "mul": [WIDE, WIDE], "true_div": [WIDE, POSITIVE],
     "pow": [(0.5, 3), (0, 4)], "maximum": [WIDE, WIDE], "minimum": [WIDE, WIDE], "mod": [POSITIVE, POSITIVE],
