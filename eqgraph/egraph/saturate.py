@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
+import numbers
 import re
 import time
 from collections import defaultdict
@@ -65,6 +67,35 @@ class Limits:
     nodes: int = 100_000
     seconds: float = 10.0
     match_limit: int | None = None
+
+    def __post_init__(self):
+        # checked here, where the user wrote them: a NaN or negative limit let saturation run
+        # as if there were none, or failed later with a message that named no argument
+        set_field = functools.partial(object.__setattr__, self)  # the dataclass is frozen
+        set_field("iterations", _count("iterations", self.iterations, "an integer >= 0", least=0))
+        set_field("nodes", _count("nodes", self.nodes, "an integer >= 0", least=0))
+        if self.match_limit is not None:
+            expected = "None (twice the encoded graph's size) or an integer >= 1"
+            set_field("match_limit", _count("match_limit", self.match_limit, expected, least=1))
+        expected = "a finite number of seconds >= 0"
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, numbers.Real):
+            raise TypeError(f"Limits.seconds must be {expected}, not {_shown(self.seconds)}")
+        if not (math.isfinite(self.seconds) and self.seconds >= 0):
+            raise ValueError(f"Limits.seconds must be {expected}, not {self.seconds!r}")
+        set_field("seconds", float(self.seconds))
+
+
+def _count(name: str, value, expected: str, least: int) -> int:
+    """``value`` as a Python int of at least ``least``; else an error naming ``Limits.name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"Limits.{name} must be {expected}, not {_shown(value)}")
+    if value < least:
+        raise ValueError(f"Limits.{name} must be {expected}, not {value!r}")
+    return int(value)
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
 
 
 @dataclass
