@@ -5,8 +5,9 @@ Each graph mixes elementwise ops (comparisons and switch included), reductions, 
 between operands of different ndim and static/unknown shapes, matmul chains of vectors,
 matrices and 3-d batches, indexing (slices with negative steps, integers, integer arrays)
 and writing through it (set_subtensor, inc_subtensor), DimShuffle, reshape, concatenate,
-stack, zeros_like/ones_like, float32/float64/int64 inputs, Python-number constants, and input values
-with zeros, -0.0, tiny and huge magnitudes. A graph passes when every output has NumPy's
+stack, zeros_like/ones_like, float32/float64/int64/bool inputs, Python-number constants, and input
+values with 0, -0.0, inf, -inf, NaN, the largest magnitudes (1e300) and denormals (5e-324); switch
+takes comparisons, boolean inputs and integer terms as its condition. A graph passes when every output has NumPy's
 shape and dtype, and its values agree within what rounding can explain (see
 ``compare`` below), NaN and inf in the same places.
 
@@ -28,6 +29,7 @@ Graphs spoiled by a bug that is being fixed elsewhere (``KNOWN_BUGS`` below, eac
 a strict xfail test in tests/test_fuzz_regressions.py) are counted, not failed.
 """
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -38,7 +40,8 @@ import eqgraph as eg
 from fuzz_graphs import LD, Graph, Term, make_graph, spread
 
 DEFAULT_SAMPLE = range(250)      # about 15 s on an idle 2-core machine
-SLOW_SAMPLE = range(10_000, 15_000)
+#: EQGRAPH_FUZZ_GRAPHS=500 runs a slice of the slow sample (its first graphs)
+SLOW_SAMPLE = range(10_000, 10_000 + int(os.environ.get("EQGRAPH_FUZZ_GRAPHS", 5_000)))
 
 
 # -- checking eqgraph against the eager lanes ----------------------------------------------
@@ -165,14 +168,19 @@ def test_the_sample_reaches_every_feature():
     """The default sample exercises what the fuzz test promises (so that a change of the
     generator cannot quietly drop a part of it)."""
     ops, dtypes, ndims, matmul_ndims, static = Counter(), Counter(), Counter(), Counter(), Counter()
+    extremes, conditions = Counter(), Counter()
     for seed in DEFAULT_SAMPLE[:150]:
         graph = make_graph(seed)
         for sym, value in graph.inputs:
             dtypes[value.dtype.name] += 1
             ndims[value.ndim] += 1
             static.update("unknown" if s is None else "size 1" if s == 1 else "known" for s in sym.type.shape)
+            if value.dtype.kind == "f":
+                extremes.update(name for name, seen in _extremes(value).items() if seen.any())
         for term in graph.terms():
             ops[term.op] += 1
+            if term.op == "switch":
+                conditions[term.args[0].value.dtype.kind] += 1
             if term.op == "matmul":
                 matmul_ndims.update(a.ndim for a in term.args)
                 if any(a.op == "matmul" for a in term.args):
@@ -186,6 +194,17 @@ def test_the_sample_reaches_every_feature():
     assert set(ndims) >= {0, 1, 2, 3}, ndims
     assert set(matmul_ndims) >= {1, 2, 3}, matmul_ndims
     assert set(static) == {"unknown", "size 1", "known"}, static
+    assert set(extremes) == {"0", "-0.0", "inf", "-inf", "NaN", "huge", "-huge", "denormal"}, extremes
+    assert set(conditions) == {"b", "i"}, conditions  # comparisons, boolean inputs, integer terms
+
+
+def _extremes(value: np.ndarray) -> dict:
+    with np.errstate(all="ignore"):
+        huge = np.isfinite(value) & (np.abs(value) >= 1e300 if value.dtype == np.float64 else np.abs(value) >= 1e38)
+        return {"0": (value == 0) & ~np.signbit(value), "-0.0": (value == 0) & np.signbit(value),
+                "inf": value == np.inf, "-inf": value == -np.inf, "NaN": np.isnan(value),
+                "huge": huge & (value > 0), "-huge": huge & (value < 0),
+                "denormal": (value != 0) & (np.abs(value) < np.finfo(value.dtype).tiny)}
 
 
 @pytest.mark.parametrize("rule", [
@@ -203,7 +222,7 @@ def test_the_comparison_catches_an_unsound_rule(rule):
 
 @pytest.mark.slow
 def test_many_random_graphs_match_numpy():
-    """5,000 graphs; prints how many, and the deliberate differences and known bugs met."""
+    """5,000 graphs (or EQGRAPH_FUZZ_GRAPHS); prints how many, and the deliberate differences and known bugs met."""
     failures, allowed, known = [], Counter(), Counter()
     for seed in SLOW_SAMPLE:
         graph = make_graph(seed)
