@@ -29,6 +29,7 @@ Graphs spoiled by a bug that is being fixed elsewhere (``KNOWN_BUGS`` below, eac
 a strict xfail test in tests/test_fuzz_regressions.py) are counted, not failed.
 """
 
+import dataclasses
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ import numpy as np
 import pytest
 
 import eqgraph as eg
+import eqgraph.tensor as et
 from fuzz_graphs import LD, Graph, Term, make_graph, spread
 
 DEFAULT_SAMPLE = range(250)      # about 15 s on an idle 2-core machine
@@ -149,6 +151,68 @@ def _first(bad, got, want, term) -> str:
 KNOWN_BUGS: dict = {}
 
 
+# -- gradients against finite differences ------------------------------------------------
+#: the step of the central differences, relative to the inputs' scale: small enough for the
+#: second-order error, large enough that rounding (eps / step) stays near 1e-10
+FD_STEP = 1e-5
+
+
+def check_gradient(graph: Graph, seed: int):
+    """``(problem or None, why skipped or None)``: the gradient of a weighted sum of the graph's
+    float64 outputs, with respect to its float64 inputs, in a random direction, against
+    central differences of the same function compiled without rules.
+
+    Points near a kink or a jump (abs at 0, maximum of equals, a comparison that a small
+    step flips, floor near an integer) have no derivative to compare: there the one-sided
+    differences disagree, and the graph is skipped; so is one whose values are not finite."""
+    rng = np.random.default_rng([seed, 2])
+    wrt = [(s, v) for s, v in graph.inputs if v.dtype == np.float64 and v.size]
+    outs = [t for t in graph.outputs if t.value.dtype == np.float64 and t.value.size]
+    values = [v for _, v in graph.inputs]
+    if not wrt or not outs or not all(np.isfinite(v).all() for _, v in wrt):
+        return None, "no finite float64 input or float64 output"
+    weights = [rng.normal(size=t.shape) for t in outs]
+    cost = sum(et.sum(t.sym * et.constant(w)) for t, w in zip(outs, weights))
+    syms = [s for s, _ in graph.inputs]
+    try:
+        grads = eg.grad(cost, [s for s, _ in wrt], disconnected_inputs="ignore")
+        gradient = eg.function(syms, grads, on_unused_input="ignore")
+        forward = eg.function(syms, cost, on_unused_input="ignore", rulesets=[])
+    except Exception as err:  # noqa: BLE001 -- a crash is a finding, reported with the graph
+        return f"raised {type(err).__name__}: {str(err)[:300]}", None
+    directions = [rng.normal(size=v.shape) for _, v in wrt]
+    positions = [i for i, (s, _) in enumerate(graph.inputs) if any(s is w for w, _ in wrt)]
+
+    def at(t):
+        moved = list(values)
+        for i, d in zip(positions, directions):
+            moved[i] = values[i] + t * d
+        with np.errstate(all="ignore"):
+            return float(forward(*[v.copy() for v in moved]))
+
+    magnitudes = np.concatenate([np.abs(v).ravel() for _, v in wrt])
+    # near 1e200 or 700, differences of overflowing or saturated terms measure nothing; near
+    # 1e-20, partial derivatives of 1e20 cancel (x / x) with rounding errors far above the step's
+    if (magnitudes > 1e3).any() or ((magnitudes > 0) & (magnitudes < 1e-8)).any():
+        return None, "extreme inputs"
+    scale = max(1.0, float(magnitudes.max()))
+    h = FD_STEP * scale
+    f0, fp, fm = at(0.0), at(h), at(-h)
+    if not np.isfinite([f0, fp, fm]).all():
+        return None, "the cost is not finite near the point"
+    forward_diff, backward_diff, central = (fp - f0) / h, (f0 - fm) / h, (fp - fm) / (2 * h)
+    noise = 1e-7 * (abs(f0) + abs(fp) + abs(fm)) / h  # rounding of the cost, over the step
+    if abs(forward_diff - backward_diff) > 1e-3 * (abs(central) + 1) + 10 * noise:
+        return None, "near a kink"
+    with np.errstate(all="ignore"):
+        got = gradient(*[v.copy() for v in values])
+        directional = float(sum(np.sum(g * d) for g, d in zip(got, directions)))
+    if not abs(directional - central) <= 1e-4 * (abs(central) + 1) + 10 * noise:
+        return (f"gradient . direction = {directional!r}, central differences {central!r} "
+                f"(one-sided {forward_diff!r}, {backward_diff!r}; step {h:g})"), None
+    return None, None
+
+
 # -- the tests ----------------------------------------------------------------------
 def _report(seed, graph, problems) -> str:
     lines = [f"fuzz graph {seed}: eqgraph disagrees with NumPy"]
@@ -162,6 +226,46 @@ def test_random_graph_matches_numpy(seed):
     graph = make_graph(seed)
     outcome = check(graph)
     assert not outcome.problems, _report(seed, graph, outcome.problems)
+
+
+GRADIENT_SAMPLE = range(100)  # about a third have float64 inputs and outputs, as checked
+
+
+@pytest.mark.parametrize("seed", GRADIENT_SAMPLE)
+def test_random_graph_gradient_matches_finite_differences(seed):
+    graph = make_graph(seed)
+    problem, _ = check_gradient(graph, seed)
+    assert problem is None, (f"fuzz graph {seed}: its gradient disagrees: {problem}\n"
+                             f"reproduce with `fuzz_graphs.make_graph({seed})`; the graph:\n{graph.describe()}")
+
+
+@pytest.mark.parametrize("key, wrong", [
+    ("mul", lambda g, out, a, b: [g * b, g * b]),      # the second operand's cotangent is the first's
+    ("exp", lambda g, out, x: [g * x]),
+])
+def test_the_gradient_check_catches_a_wrong_vjp(monkeypatch, key, wrong):
+    """The one-sided test skips kinks, not wrong derivatives: with one wrong VJP, some graph
+    of the sample disagrees."""
+    from eqgraph.grad import vjps
+
+    monkeypatch.setitem(vjps.VJPS, key, [dataclasses.replace(vjps.VJPS[key][0], fn=wrong)])
+    assert any(check_gradient(make_graph(seed), seed)[0] for seed in GRADIENT_SAMPLE)
+
+
+@pytest.mark.xfail(strict=True, reason="eqgraph/grad/vjps.py _matmul: the cotangent of a (1,)-vector "
+                   "operand of vector @ vector takes the other operand's unknown length")
+def test_gradient_of_a_one_element_vector_dotted_with_a_vector_builds():
+    """Found by the gradient fuzz check (graph 20083): DimShuffle cannot drop axis 0 of the
+    cotangent ``g * x2``, of static shape (None,), where x0.dimshuffle('x') is (1,)."""
+    x0, x2 = et.tensor("x0", "float64", ()), et.tensor("x2", "float64", (None,))
+    g = eg.grad(et.sum(x0.dimshuffle("x") @ x2), x0)
+    assert eg.function([x0, x2], g)(2.0, np.array([3.0])) == 3.0
+
+
+def test_the_gradient_sample_checks_most_graphs():
+    """Kinks and non-finite values skip a graph: the sample still checks gradients."""
+    skipped = Counter(check_gradient(make_graph(seed), seed)[1] for seed in GRADIENT_SAMPLE)
+    assert skipped[None] >= len(GRADIENT_SAMPLE) // 5, skipped
 
 
 def test_the_sample_reaches_every_feature():
@@ -218,6 +322,20 @@ def test_the_comparison_catches_an_unsound_rule(rule):
     unsound rule, some graph of the sample disagrees."""
     modes = {"unsound rule": {"rulesets": [rule]}}
     assert any(check(make_graph(seed), modes).problems for seed in DEFAULT_SAMPLE[:150])
+
+
+@pytest.mark.slow
+def test_many_random_graph_gradients_match_finite_differences():
+    """The gradient check on the slow sample; prints how many graphs it checked."""
+    failures, skipped = [], Counter()
+    for seed in SLOW_SAMPLE:
+        graph = make_graph(seed)
+        problem, why = check_gradient(graph, seed)
+        skipped[why] += 1
+        if problem:
+            failures.append(f"fuzz graph {seed}: {problem}\n{graph.describe()}")
+    print(f"\n{len(SLOW_SAMPLE)} graphs: {skipped[None]} checked, skipped: {dict(skipped)}")
+    assert not failures, f"{len(failures)} gradients disagree:\n\n" + "\n\n".join(failures[:10])
 
 
 @pytest.mark.slow
