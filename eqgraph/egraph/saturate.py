@@ -7,7 +7,10 @@ iterations, and one iteration of an explosive ruleset can grow the e-graph
 tenfold.  So before each step the match limit is lowered until the most the
 step can add (matches times the e-nodes each rule's right-hand side builds)
 fits in the room left: the e-graph never holds more than ``Limits.nodes``
-term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
+term e-nodes, at any moment, and ``Report.sizes`` is what it holds. The analyses
+are bounded too: one that builds e-nodes (fold.egg's scalars) reaches its fixed
+point in steps bounded the same way, as its fixed point may not exist; one that
+only fills analysis tables (types.egg) adds no e-node, and runs to egglog's own.
 
 A step runs its rules in one of two ways:
 - plain: egglog's own ``run``, which searches only what changed since the rule last
