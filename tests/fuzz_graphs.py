@@ -728,6 +728,8 @@ TEMPLATES = {  # name: (build(x, y, f), the x it takes, tags); y broadcasts with
     "x/4":              (lambda x, y, f: x / 4.0, numeric, ()),
     "x/-3":             (lambda x, y, f: x / -3.0, numeric, ()),
     "x*x":              (lambda x, y, f: x * x, numeric, ()),
+    "(x+y)-y":          (lambda x, y, f: (x + y) - y, numeric, ("add-cancel",)),
+    "y+(x-y)":          (lambda x, y, f: y + (x - y), numeric, ("add-cancel",)),
     "x+-y":             (lambda x, y, f: x + -y, numeric, ()),
     "x--y":             (lambda x, y, f: x - -y, numeric, ()),
     "log1p(exp(x))":    (lambda x, y, f: f.log1p(f.exp(x)), numeric, ()),
