@@ -30,6 +30,7 @@ a strict xfail test in tests/test_fuzz_regressions.py) are counted, not failed.
 """
 
 import dataclasses
+import functools
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -231,10 +232,15 @@ def test_random_graph_matches_numpy(seed):
 GRADIENT_SAMPLE = range(100)  # about a third have float64 inputs and outputs, as checked
 
 
+@functools.cache  # the coverage test reads the same results: a file runs in one process (--dist loadfile)
+def _gradient_outcome(seed: int):
+    return check_gradient(make_graph(seed), seed)
+
+
 @pytest.mark.parametrize("seed", GRADIENT_SAMPLE)
 def test_random_graph_gradient_matches_finite_differences(seed):
     graph = make_graph(seed)
-    problem, _ = check_gradient(graph, seed)
+    problem, _ = _gradient_outcome(seed)
     assert problem is None, (f"fuzz graph {seed}: its gradient disagrees: {problem}\n"
                              f"reproduce with `fuzz_graphs.make_graph({seed})`; the graph:\n{graph.describe()}")
 
@@ -276,7 +282,7 @@ def test_gradient_of_set_subtensor_with_a_repeated_index_counts_the_last_write_o
 
 def test_the_gradient_sample_checks_most_graphs():
     """Kinks and non-finite values skip a graph: the sample still checks gradients."""
-    skipped = Counter(check_gradient(make_graph(seed), seed)[1] for seed in GRADIENT_SAMPLE)
+    skipped = Counter(_gradient_outcome(seed)[1] for seed in GRADIENT_SAMPLE)
     assert skipped[None] >= len(GRADIENT_SAMPLE) // 5, skipped
 
 
