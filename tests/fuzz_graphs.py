@@ -173,6 +173,17 @@ NOT_FUZZED = {  # elementwise ops of the registry that the graphs here never dra
 }
 
 
+#: the special input values of an "edgy" graph, per dtype: signed zeros and infinities, NaN,
+#: the largest and smallest magnitudes (denormals), just above where exp overflows, and where
+#: products overflow
+EXTREMES = {
+    "float64": np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e300, 5e-324, -5e-324, 2.2e-308,
+                         1e-20, -1e-20, 700.0, -700.0, 1e200, -1e200, 1.0, -1.0]),
+    "float32": np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45, -1e-45, 1.2e-38,
+                         1e-20, -1e-20, 90.0, -90.0, 1e30, -1e30, 1.0, -1.0], dtype="float32"),
+}
+
+
 # -- domains: which terms an op may take -------------------------------------------------
 def _margin_above(t: Term, floor: float) -> bool:
     """Every lane of ``t`` is above ``floor`` by more than rounding can move it; an input
@@ -290,10 +301,7 @@ class Builder:
             return np.asarray(v, dtype=dtype)
         v = r.uniform(-3, 3, size=shape)
         if self.edgy:
-            large = 700.0 if dtype == "float64" else 90.0      # exp overflows just above
-            huge = 1e200 if dtype == "float64" else 1e30       # their products overflow
-            specials = np.array([0.0, -0.0, 1e-20, -1e-20, large, -large, huge, -huge, 1.0, -1.0])
-            v = np.where(r.random(shape) < 0.35, r.choice(specials, size=shape), v)
+            v = np.where(r.random(shape) < 0.35, r.choice(EXTREMES[dtype], size=shape), v)
         return np.asarray(v, dtype=dtype)
 
     def new_input(self, shape, dtype=None, value=None) -> Term:
@@ -400,14 +408,21 @@ class Builder:
         return Term(out.sym, out.lanes, out.text, out.op, out.args, out.tags | frozenset(tags))
 
     def compare(self):
-        """A comparison of exact terms, then a switch or a cast that uses it."""
+        """A comparison of exact terms, then a switch or a cast that uses it; or a switch on
+        an integer term or a boolean input (true where nonzero, as np.where reads it)."""
         exact = [t for t in self.pool if exact_numeric(t)]
         if not exact:
             return None
         a = self.choice(exact)
-        others = [t for t in exact if _broadcasts(a, t)]
-        b = self.choice(others) if others and self.rng.random() < 0.6 else 0
-        cond = self.op(self.choice(["lt", "le", "gt", "ge", "eq", "neq"]), a, b)
+        how = self.rng.random()
+        if how < 0.2 and a.kind in "iu":
+            cond = a
+        elif how < 0.35:
+            cond = self.new_input(a.shape, "bool", value=self.rng.random(a.shape) < 0.5)
+        else:
+            others = [t for t in exact if _broadcasts(a, t)]
+            b = self.choice(others) if others and self.rng.random() < 0.6 else 0
+            cond = self.op(self.choice(["lt", "le", "gt", "ge", "eq", "neq"]), a, b)
         pair = self.pair()
         if pair is None or not _broadcasts(cond, *pair) or self.rng.random() < 0.2:
             dtype = self.choice(["float32", "float64", "int64"])
@@ -738,6 +753,8 @@ TEMPLATES = {  # name: (build(x, y, f), the x it takes, tags); y broadcasts with
     "x/4":              (lambda x, y, f: x / 4.0, numeric, ()),
     "x/-3":             (lambda x, y, f: x / -3.0, numeric, ()),
     "x*x":              (lambda x, y, f: x * x, numeric, ()),
+    "(x+y)-y":          (lambda x, y, f: (x + y) - y, numeric, ("add-cancel",)),
+    "y+(x-y)":          (lambda x, y, f: y + (x - y), numeric, ("add-cancel",)),
     "x+-y":             (lambda x, y, f: x + -y, numeric, ()),
     "x--y":             (lambda x, y, f: x - -y, numeric, ()),
     "log1p(exp(x))":    (lambda x, y, f: f.log1p(f.exp(x)), numeric, ()),

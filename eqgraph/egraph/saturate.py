@@ -7,7 +7,10 @@ iterations, and one iteration of an explosive ruleset can grow the e-graph
 tenfold.  So before each step the match limit is lowered until the most the
 step can add (matches times the e-nodes each rule's right-hand side builds)
 fits in the room left: the e-graph never holds more than ``Limits.nodes``
-term e-nodes, at any moment, and ``Report.sizes`` is what it holds.
+term e-nodes, at any moment, and ``Report.sizes`` is what it holds. The analyses
+are bounded too: one that builds e-nodes (fold.egg's scalars) reaches its fixed
+point in steps bounded the same way, as its fixed point may not exist; one that
+only fills analysis tables (types.egg) adds no e-node, and runs to egglog's own.
 
 A step runs its rules in one of two ways:
 - plain: egglog's own ``run``, which searches only what changed since the rule last
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
+import numbers
 import re
 import time
 from collections import defaultdict
@@ -66,6 +71,35 @@ class Limits:
     seconds: float = 10.0
     match_limit: int | None = None
 
+    def __post_init__(self):
+        # checked here, where the user wrote them: a NaN or negative limit let saturation run
+        # as if there were none, or failed later with a message that named no argument
+        set_field = functools.partial(object.__setattr__, self)  # the dataclass is frozen
+        set_field("iterations", _count("iterations", self.iterations, "an integer >= 0", least=0))
+        set_field("nodes", _count("nodes", self.nodes, "an integer >= 0", least=0))
+        if self.match_limit is not None:
+            expected = "None (twice the encoded graph's size) or an integer >= 1"
+            set_field("match_limit", _count("match_limit", self.match_limit, expected, least=1))
+        expected = "a finite number of seconds >= 0"
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, numbers.Real):
+            raise TypeError(f"Limits.seconds must be {expected}, not {_shown(self.seconds)}")
+        if not (math.isfinite(self.seconds) and self.seconds >= 0):
+            raise ValueError(f"Limits.seconds must be {expected}, not {self.seconds!r}")
+        set_field("seconds", float(self.seconds))
+
+
+def _count(name: str, value, expected: str, least: int) -> int:
+    """``value`` as a Python int of at least ``least``; else an error naming ``Limits.name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"Limits.{name} must be {expected}, not {_shown(value)}")
+    if value < least:
+        raise ValueError(f"Limits.{name} must be {expected}, not {value!r}")
+    return int(value)
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
 
 @dataclass
 class Report:
@@ -81,6 +115,9 @@ class Report:
     ruleset_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # wall clock
     rule_seconds: dict[str, float] = field(default_factory=dict)    # wall clock per rule, when profiled
     rules: dict = field(default_factory=dict)                # name -> Rule
+    #: the most e-nodes the e-graph held after any step, the analyses' steps included
+    #: (``sizes`` holds them at the ends of iterations only)
+    peak: int = 0
     seconds: float = 0.0
 
     @property
@@ -93,7 +130,7 @@ class Report:
 
     def __str__(self):
         lines = [f"saturation stopped: {self.stop_reason} after {self.iterations} iterations, "
-                 f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}"]
+                 f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}, at most {self.peak}"]
         timed = "wall ms" if self.rule_seconds else "egglog ms"
         seconds = self.rule_seconds or self.egglog_seconds
         lines.append(f"  {'matches':>7}  {timed:>9}  rule")
@@ -152,7 +189,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         if not any(ruleset is held for held in sent):  # a reused session has it
             rs.send(session, ruleset)
         report.rules.update((r.name, r) for r in ruleset.rules)
-    analyses = [r.name for r in loaded if r.mode == "saturate"]
+    analyses = [r for r in loaded if r.mode == "saturate"]
     # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)
     prepared = {r.name: _prepared(r) for r in loaded if r.mode == "step"}
     steps = [(name, p.pairs, False) for name, p in prepared.items()]
@@ -175,8 +212,61 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             report.egglog_seconds[_rule_name(name)] += delta.total_seconds()
         return run_report
 
-    def analyse() -> bool:
-        return any([run(f"(saturate (run {a}))", a).updated for a in analyses])
+    def analyse() -> tuple[bool, bool, str | None]:
+        """Each analysis to its fixed point: (changed, a rule was banned, the budget that held
+        one back). An analysis that builds no e-node only fills tables keyed by the e-classes
+        there are, so egglog's own fixed point ends within the node limit; one that builds
+        e-nodes (fold's scalars) may not end at all, and runs in bounded steps."""
+        changed, banned, held_back = False, False, None
+        for analysis in analyses:
+            if analysis.max_new_nodes:
+                more, was_banned, held = bounded_fixpoint(analysis)
+                changed, banned, held_back = changed or more, banned or was_banned, held or held_back
+            else:
+                changed |= run(f"(saturate (run {analysis.name}))", analysis.name).updated
+        return changed, banned, held_back
+
+    def bounded_fixpoint(analysis: rs.Ruleset) -> tuple[bool, bool, str | None]:
+        """Run ``analysis`` one step at a time until a step changes nothing, each step kept
+        within the node cap and match limit as a rewrite step is: its fixed point has no match
+        limit, and fold's multiplied every pair of the scalars that inexact rewrites had put in
+        one e-class, doubling them each round (1.0 and 1e8 * 1e-8 gave 13,000 scalars in 13
+        rounds, then egglog's allocator aborted the process)."""
+        name, changed = analysis.name, False
+        swapped = analysis.swapped_ops()
+        while True:
+            sizes, size = measure()
+            cap, budget = capacity()
+            most, nodes = zip(*[bounds.most_matches_and_nodes(rule, swapped, sizes) for rule in analysis.rules])
+            if max(most) <= match_limit and sum(nodes) <= cap - size:
+                step_changed, banned, held = run(f"(run {name})", name).updated, False, False
+            else:
+                step_changed, banned, held = bounded_step(name, name, analysis.rules, size, cap)
+            if not step_changed or banned or held:  # the caller measures the e-graph it left
+                return changed or step_changed, banned, budget if held else None
+            changed = True
+
+    def checked(label: str) -> tuple[dict[str, int], int]:
+        """``measure``, raising TypeContradiction if ``label``'s rules merged terms of
+        different static types."""
+        sizes = _check_types(encoded, report, label)
+        size = enode_count(sizes, encoded.schema.by_name)
+        report.peak = max(report.peak, size)
+        return sizes, size
+
+    def measure() -> tuple[dict[str, int], int]:
+        """(the e-graph's table sizes, the term e-nodes it holds), kept as the report's peak."""
+        sizes = session.sizes()
+        size = enode_count(sizes, encoded.schema.by_name)
+        report.peak = max(report.peak, size)
+        return sizes, size
+
+    def capacity() -> tuple[int, str]:
+        """(the most e-nodes the e-graph may hold now, the budget that sets it). Limits.seconds
+        covers extraction, whose first pass cannot be cut short and takes time in proportion
+        to the e-nodes: the time left caps them too."""
+        affordable = (limits.seconds - (time.perf_counter() - start)) / EXTRACTION_SECONDS_PER_ENODE
+        return (limits.nodes, "nodes") if limits.nodes <= affordable else (int(affordable), "seconds")
 
     def run_step(step: str, label: str, limit: int) -> tuple[bool, dict[str, int]]:
         """One back-off step: (whether it changed the e-graph, matches found per rule)."""
@@ -218,9 +308,10 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
         return changed, budget_bans or any(n > match_limit for n in found.values()), budget_bans
 
     count_first: set[str] = set()  # steps that count their matches before running (bounded_step)
-    analyse()
-    sizes = _check_types(encoded, report, "the encoded graph")
-    size = enode_count(sizes, encoded.schema.by_name)
+    match_limit = limits.match_limit or max(1000, 2 * measure()[1])  # for the analyses of the encoded graph
+    # an analysis held back already stops the first iteration that changes nothing
+    carried = analyse()[1:]
+    sizes, size = checked("the encoded graph")
     report.sizes.append(size)
     match_limit = limits.match_limit or max(1000, 2 * size)
     growth, last_seconds = 2.0, 0.0
@@ -233,7 +324,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             report.stop_reason = "seconds"
             break
         t = time.perf_counter()
-        changed, banned, held_back = False, False, None  # held back: by which budget
+        changed, (banned, held_back), carried = False, carried, (False, None)  # held back: by which budget
         for ruleset_name, rules, timed in steps:
             if sizes is not empty_in:  # the tables changed since ``empty`` was read off them
                 empty_in, empty = sizes, frozenset(name for name, rows in sizes.items() if not rows)
@@ -245,10 +336,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
                 continue
             rule_name = alive[0][1].name if timed else None
             started = time.perf_counter()
-            # Limits.seconds covers extraction, whose first pass cannot be cut short and
-            # takes time in proportion to the e-nodes: the time left caps them too
-            affordable = (limits.seconds - (started - start)) / EXTRACTION_SECONDS_PER_ENODE
-            cap, budget = (limits.nodes, "nodes") if limits.nodes <= affordable else (int(affordable), "seconds")
+            cap, budget = capacity()
             # the rules whose table sizes prove they stay within the limits run as egglog's
             # plain step, which searches only what changed since they last ran; the others
             # run as a back-off step, which searches the whole e-graph (rules/bounds.py)
@@ -266,9 +354,11 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
                 banned |= step_banned
                 held_back = budget if step_held_back else held_back
                 if step_changed:  # else the analyses are still at their fixed point: nothing to run
-                    changed |= analyse()
-                    sizes = _check_types(encoded, report, rule_name or ruleset_name)
-                    size = enode_count(sizes, encoded.schema.by_name)
+                    analysed, analysis_banned, analysis_held_back = analyse()
+                    changed |= analysed
+                    banned |= analysis_banned
+                    held_back = analysis_held_back or held_back
+                    sizes, size = checked(rule_name or ruleset_name)
             if rule_name is not None:
                 report.rule_seconds[rule_name] += time.perf_counter() - started
         last_seconds = time.perf_counter() - t
