@@ -93,9 +93,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
-    no_default_updates : do not apply the ``default_update`` of the shared variables the graph
-        uses (a random draw's generator has one); by default they are applied unless
-        ``updates`` updates the variable itself.
+    no_default_updates : True: do not apply the ``default_update`` of the shared variables the
+        graph uses (a random draw's generator has one); a list of shared variables: do not apply
+        theirs; False (the default): apply every one, except where ``updates`` updates the
+        variable itself.
     mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform``
         and, after each call, check every e-class that extraction touched by evaluating several
         of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
@@ -114,6 +115,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     debug = _check_mode(mode)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
+    suppressed = _check_no_default_updates(no_default_updates)
     arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
                      givens=given_pairs, name=name, on_unused_input=on_unused_input,
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
@@ -125,8 +127,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
-    while not no_default_updates:  # a random draw's generator, say; walks again only if there are some
-        defaults = _default_updates(used, update_pairs)
+    while suppressed is not None:  # a random draw's generator, say; walks again only if there are some
+        defaults = _default_updates(used, update_pairs, suppressed)
         if not defaults:
             break
         update_pairs = update_pairs + defaults  # not in place: `arguments` keeps the explicit ones
@@ -321,12 +323,31 @@ def _what(x) -> str:
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
 
 
-def _default_updates(used, update_pairs) -> list:
-    """(shared variable, its ``default_update``) for each used shared variable that has one
-    and no update yet, checked like ``updates``."""
-    updated = {var for var, _ in update_pairs}
+def _check_no_default_updates(no_default_updates) -> set | None:
+    """The shared variables whose ``default_update`` is suppressed, or None for all of them:
+    ``True`` suppresses every one, ``False`` none, a list or tuple of shared variables
+    (a random stream's generators, say) exactly those."""
+    if no_default_updates is True:
+        return None
+    if no_default_updates is False:
+        return set()
+    if not isinstance(no_default_updates, (list, tuple)):
+        raise TypeError("no_default_updates must be True, False or a list of shared variables, "
+                        f"not {describe_value(no_default_updates)}")
+    for i, var in enumerate(no_default_updates):
+        if not isinstance(var, SharedVariable):
+            what = var if isinstance(var, Variable) else describe_value(var)
+            raise TypeError(f"no_default_updates item #{i} ({what}) is not a shared variable; "
+                            "list the shared variables whose default_update must not apply")
+    return set(no_default_updates)
+
+
+def _default_updates(used, update_pairs, suppressed: set) -> list:
+    """(shared variable, its ``default_update``) for each used shared variable that has one,
+    no update yet and is not ``suppressed``, checked like ``updates``."""
+    skipped = {var for var, _ in update_pairs} | suppressed
     return _check_updates([(var, var.default_update) for var in used if isinstance(var, SharedVariable)
-                           and var.default_update is not None and var not in updated])
+                           and var.default_update is not None and var not in skipped])
 
 
 def _variables(targets, inputs) -> dict:
