@@ -76,18 +76,28 @@ class NotScalarConstantError(ValueError):
 def get_scalar_constant_value(v) -> numbers.Number:
     """The value of a 0-d variable when the graph alone determines it, else raise.
 
+    Only 0-d values qualify, as in PyTensor: a length-1 vector is not a scalar, even constant.
     Looks through constants and through every op that defines ``scalar_constant_value``
     (casts, ``x.shape[i]`` of a static size, ``make_vector(...)[i]``): what an op's output
     is known to be sits with the op.
     """
+    ndim = v.ndim if isinstance(v, np.ndarray) else getattr(getattr(v, "type", None), "ndim", 0)
+    if ndim != 0:
+        raise NotScalarConstantError(f"{v} has ndim {ndim}, not 0: it is not a scalar constant")
+    return get_underlying_scalar_constant_value(v)
+
+
+def get_underlying_scalar_constant_value(v) -> numbers.Number:
+    """The one value under ``v`` of any ndim, when the graph alone determines it: a constant
+    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant."""
     if isinstance(v, (int, float, np.number, np.bool_)):
         return v
-    if isinstance(v, Constant):
-        data = np.asarray(v.data)
-        if data.size == 1:
-            return data.reshape(())[()]
+    if isinstance(v, (Constant, np.ndarray)):
+        data = np.asarray(v.data if isinstance(v, Constant) else v)
+        if data.size and (data.size == 1 or (data == data.flat[0]).all()):
+            return data.flat[0]
         raise NotScalarConstantError(f"{v} is not a scalar constant")
-    node = v.owner
+    node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
     if known is None or getattr(v, "ndim", None) != 0:
         raise NotScalarConstantError(f"{v} is not constant")

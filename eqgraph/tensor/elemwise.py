@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
-                                  int64_const)
+                                  get_underlying_scalar_constant_value, int64_const)
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
@@ -446,8 +446,8 @@ class DimShuffle(Op):
         return [tuple(constant(1, dtype="int64") if o == "x" else shape[o] for o in self.new_order)]
 
     def scalar_constant_value(self, node):
-        """A 0-d view of a constant is that constant (``get_scalar_constant_value``)."""
-        return get_scalar_constant_value(node.inputs[0])
+        """A 0-d view of a constant of one element is that element (``get_scalar_constant_value``)."""
+        return get_underlying_scalar_constant_value(node.inputs[0])
 
 
 def dimshuffle(x, new_order):

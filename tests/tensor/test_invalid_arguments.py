@@ -35,3 +35,31 @@ def test_tensordot_accepts_negative_axes_in_range(axes):
         bv = np.arange(6.0).reshape(2, 3) - 4
     f = eg.function([a, b], et.tensordot(a, b, axes))
     np.testing.assert_allclose(f(av, bv), np.tensordot(av, bv, axes))
+
+
+@pytest.mark.parametrize("value", [
+    et.constant(3, ndim=1),                        # a length-1 vector
+    et.constant(np.full((2, 2), 5.0)),             # every entry equal, but a matrix
+    np.array([3]),
+    et.dvector("v")[None],
+])
+def test_get_scalar_constant_value_refuses_what_is_not_0_d(value):
+    with pytest.raises(et.NotScalarConstantError, match="ndim"):
+        et.get_scalar_constant_value(value)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (et.constant(3), 3),
+    (np.array(2.5), 2.5),
+    (7, 7),
+    (et.constant(3, ndim=1).dimshuffle(), 3),          # a 0-d view of a length-1 constant
+    (et.constant(np.full((1, 1), 4.0)).dimshuffle(), 4.0),
+    (et.cast(et.constant(2.0), "int64"), 2),
+])
+def test_get_scalar_constant_value_of_0_d_values(value, expected):
+    assert et.get_scalar_constant_value(value) == expected
+
+
+def test_get_scalar_constant_value_refuses_a_0_d_variable_that_is_not_constant():
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_scalar_constant_value(et.dscalar("s") + 1)
