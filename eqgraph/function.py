@@ -93,6 +93,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
+    allow_input_downcast : how a call converts arguments to the inputs' dtypes (PyTensor's rules):
+        True: cast every value, rounding if need be; False: only arrays whose dtype converts
+        safely, and other values (Python numbers, lists) that keep their value exactly; None
+        (the default): as False, but a Python float is also rounded into floatX.
     no_default_updates : True: do not apply the ``default_update`` of the shared variables the
         graph uses (a random draw's generator has one); a list of shared variables: do not apply
         theirs; False (the default): apply every one, except where ``updates`` updates the
@@ -116,6 +120,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
     suppressed = _check_no_default_updates(no_default_updates)
+    _check_downcast(allow_input_downcast)
     arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
                      givens=given_pairs, name=name, on_unused_input=on_unused_input,
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
@@ -321,6 +326,13 @@ def _pairs(mapping, argument: str, form: str) -> list:
 def _what(x) -> str:
     """A variable with its type, or a value, for error messages."""
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
+
+
+def _check_downcast(allow_input_downcast) -> None:
+    """PyTensor's three settings; another value (a string, a number) would be read as one of them."""
+    if allow_input_downcast is not None and not isinstance(allow_input_downcast, bool):
+        raise TypeError("allow_input_downcast must be None, True or False, not "
+                        f"{describe_value(allow_input_downcast)}")
 
 
 def _check_no_default_updates(no_default_updates) -> set | None:

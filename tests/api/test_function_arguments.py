@@ -53,3 +53,62 @@ def test_no_default_updates_refuses_other_values(form, message):
     x, _ = _two_counters()
     with pytest.raises(TypeError, match=message):
         eg.function([], [x * 1], no_default_updates=form)
+
+
+def _float32_sum(**options):
+    a, b = et.fscalar("a"), et.fvector("b")
+    return eg.function([a, b], a + b, **options)
+
+
+@pytest.mark.parametrize("flag", [False, None])
+def test_a_python_float_that_float32_cannot_hold_exactly_is_refused(flag):
+    f = _float32_sum(allow_input_downcast=flag)
+    with pytest.raises(TypeError, match=r"Bad argument #1 \('b'\).*allow_input_downcast=True"):
+        f(0, [0.1])
+
+
+@pytest.mark.parametrize("flag", [False, None, True])
+def test_values_float32_holds_exactly_are_accepted_whatever_the_flag(flag):
+    f = _float32_sum(allow_input_downcast=flag)
+    np.testing.assert_array_equal(f(1, [0.5, 2.0]), np.float32([1.5, 3.0]))
+    np.testing.assert_array_equal(f(np.float64(1.0), np.array([0.5], dtype="float16")), np.float32([1.5]))
+
+
+def test_allow_input_downcast_true_rounds_anything():
+    f = _float32_sum(allow_input_downcast=True)
+    np.testing.assert_array_equal(f(0.1, np.array([0.1])), np.float32(0.1) + np.float32([0.1]))
+
+
+@pytest.mark.parametrize("flag, accepted", [(None, True), (False, False), (True, True)])
+def test_none_rounds_python_floats_into_floatx_only(flag, accepted):
+    f = _float32_sum(allow_input_downcast=flag)
+    with eg.config.change_flags(floatX="float32"):  # read when called, as PyTensor reads it
+        if accepted:
+            for a in (0.1, np.float64(0.1)):
+                np.testing.assert_array_equal(f(a, [1.0]), np.float32(0.1) + np.float32([1.0]))
+        else:
+            with pytest.raises(TypeError, match=r"Bad argument #0 \('a'\)"):
+                f(0.1, [1.0])
+        if flag is not True:  # a list is not a Python float: it must fit exactly
+            with pytest.raises(TypeError, match=r"Bad argument #1 \('b'\)"):
+                f(1, [0.1])
+
+
+def test_a_float64_array_is_refused_for_a_float32_input_unless_downcasting():
+    for flag in (None, False):
+        with pytest.raises(TypeError, match=r"Bad argument #1 \('b'\).*float64"):
+            _float32_sum(allow_input_downcast=flag)(1, np.ones(2))
+
+
+def test_an_integral_float_fits_an_integer_input_exactly():
+    i = et.lscalar("i")
+    f = eg.function([i], i * 2, allow_input_downcast=False)
+    assert f(3.0) == 6
+    with pytest.raises(TypeError, match=r"Bad argument #0 \('i'\)"):
+        f(3.5)
+
+
+@pytest.mark.parametrize("flag", ["yes", 1, 0.0])
+def test_allow_input_downcast_refuses_other_values(flag):
+    with pytest.raises(TypeError, match="allow_input_downcast must be None, True or False"):
+        _float32_sum(allow_input_downcast=flag)
