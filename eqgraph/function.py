@@ -283,10 +283,31 @@ def _check_givens(givens) -> list:
 def _check_updates(updates) -> list:
     """``updates`` as (shared variable, new value) pairs, each value of the variable's type
     (narrowed as for givens; a value becomes a constant)."""
-    return _typed_pairs(updates, "updates", "shared variable: new value", SharedVariable,
-                        not_a_key="updates must update shared variables; {key} is not one",
-                        twice="{key} is updated twice",
-                        refused="The update of {key} (type {type}) is {value}")
+    pairs = _typed_pairs(updates, "updates", "shared variable: new value", SharedVariable,
+                         not_a_key="updates must update shared variables; {key} is not one",
+                         twice="{key} is updated twice",
+                         refused="The update of {key} (type {type}) is {value}")
+    for var, value in pairs:
+        _check_static_ones(var, value)
+    return pairs
+
+
+def _check_static_ones(var, value) -> None:
+    """PyTensor's rule (``in_same_class``): an update may change a shared variable's lengths
+    but not which axes are statically 1. An update whose type pins an axis to length 1 where
+    the variable's type does not is a reduction or broadcast that would shrink the value (a
+    (1, 1) sum stored into a (10, 10) variable); one with an axis of unknown length where the
+    variable's is 1 is narrowed and checked at call time by ``filter_variable``."""
+    shape, new = getattr(var.type, "shape", None), getattr(value.type, "shape", None)
+    if shape is None or new is None:
+        return
+    pinned = [i for i, (s, n) in enumerate(zip(shape, new)) if n == 1 and s != 1]
+    if pinned:
+        axes = ", ".join(map(str, pinned))
+        raise TypeError(f"The update of {var} (type {var.type}) has static shape {tuple(new)}: length 1 on "
+                        f"axes {axes}, where {var} has no fixed length, would change the shape of its "
+                        f"value; broadcast the update to {var}'s shape (et.broadcast_to(update, {var}.shape)) "
+                        "or give the shared variable that static shape")
 
 
 def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, twice: str,

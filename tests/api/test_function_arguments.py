@@ -112,3 +112,31 @@ def test_an_integral_float_fits_an_integer_input_exactly():
 def test_allow_input_downcast_refuses_other_values(flag):
     with pytest.raises(TypeError, match="allow_input_downcast must be None, True or False"):
         _float32_sum(allow_input_downcast=flag)
+
+
+def test_an_update_of_static_length_1_axes_is_refused_for_a_shared_variable_of_unknown_ones():
+    s = eg.shared(np.ones((10, 10)), name="s")
+    with pytest.raises(TypeError, match=r"The update of s .*static shape \(1, 1\).*axes 0, 1"):
+        eg.function([], [], updates={s: s.sum().dimshuffle("x", "x")})
+    assert s.get_value().shape == (10, 10)
+    s.default_update = s.sum(keepdims=True)
+    with pytest.raises(TypeError, match=r"The update of s .*static shape \(1, 1\)"):
+        eg.function([], [s * 1])
+
+
+def test_updates_of_the_same_static_ones_or_a_new_length_are_applied():
+    s = eg.shared(np.ones((10, 10)), name="s")
+    eg.function([], [], updates={s: s[:, :3] * 2})()   # an update may change a length, as in PyTensor
+    np.testing.assert_array_equal(s.get_value(), np.full((10, 3), 2.0))
+    r = eg.shared(np.ones((4, 1)), name="r", shape=(None, 1))
+    eg.function([], [], updates={r: r.sum(axis=1, keepdims=True) + 1})()
+    np.testing.assert_array_equal(r.get_value(), np.full((4, 1), 2.0))
+
+
+def test_an_update_that_breaks_the_shared_variables_static_shape_fails_at_call_time():
+    s = eg.shared(np.ones((10, 10)), name="s", shape=(10, 10))
+    n = et.lscalar("n")
+    f = eg.function([n], [], updates={s: s[:n]})
+    with pytest.raises(ValueError, match=r"expected shape \(10, 10\), got \(1, 10\)"):
+        f(1)
+    assert s.get_value().shape == (10, 10)
