@@ -19,6 +19,7 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     Python numbers become *weak* constants (dtype int64/float64/complex128/bool
     until combined with an array, as in NumPy); ``dtype`` forces a dtype.
     """
+    dtype = _dtype(dtype)
     weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
     if isinstance(value, np.ndarray):
         value = plain_array(value)  # np.asarray would drop a mask silently
@@ -32,9 +33,19 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
         if arr.ndim > ndim:
             raise ValueError(f"constant {value!r} has more than {ndim} dimensions")
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
-    if arr.dtype == np.float64 and config.floatX != "float64" and weak:  # a Python float: floatX
-        arr = arr.astype(config.floatX)
+    if arr.dtype == np.float64 and config.floatX != "float64" and (weak or _empty_sequence(value, arr, dtype)):
+        arr = arr.astype(config.floatX)  # a Python float, or [] (PyTensor's casting policy): floatX
     return TensorConstant(TensorType(arr.dtype, arr.shape), arr, name=name, weak=weak)
+
+
+def _dtype(dtype):
+    """``dtype`` with the name "floatX" read as the configured float dtype."""
+    return config.floatX if isinstance(dtype, str) and dtype == "floatX" else dtype
+
+
+def _empty_sequence(value, arr, dtype) -> bool:
+    """``[]``, ``()``, ``[[]]``: no element says what dtype it is."""
+    return dtype is None and isinstance(value, (list, tuple)) and arr.size == 0
 
 
 def _check_no_overflow(value, arr: np.ndarray) -> None:
@@ -47,6 +58,7 @@ def _check_no_overflow(value, arr: np.ndarray) -> None:
 
 def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
     """``x`` as a tensor Variable: variables pass through, values become constants."""
+    dtype = _dtype(dtype)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"Expected a tensor variable, got {x} of type {x.type}")
