@@ -28,3 +28,19 @@ def test_floatx_names_the_configured_dtype(floatx):
         assert et.as_tensor_variable(0.0, dtype="floatX").dtype == floatx
         assert et.constant(0, dtype="floatX").dtype == floatx
         assert et.as_tensor_variable(et.lscalar("i"), dtype="floatX").dtype == floatx
+
+
+@pytest.mark.parametrize("build, dtype", [
+    (lambda: et.arange(et.fscalar("s")), "float32"),            # the Python 0 and 1 do not widen it
+    (lambda: et.arange(1, et.fscalar("s"), 0.5), "float32"),
+    (lambda: et.arange(et.dscalar("s")), "float64"),
+    (lambda: et.arange(et.bscalar("n")), "int64"),              # integers are not byte-sized
+    (lambda: et.arange(et.iscalar("n")), "int64"),
+    (lambda: et.arange(5), "int64"),
+    (lambda: et.arange(et.fscalar("a"), et.dscalar("b")), "float64"),
+])
+def test_arange_dtype_is_that_of_its_bounds(build, dtype):
+    r = build()
+    assert r.dtype == dtype
+    if r.owner.inputs[1].name == "s":
+        assert eg.function([r.owner.inputs[1]], r)(np.float32(3)).dtype == dtype
