@@ -394,8 +394,8 @@ def cholesky(a, lower=True):
 
 
 def eigh(a, UPLO="L"):
-    """``(eigenvalues, eigenvectors)`` of the symmetric matrix ``a``."""
-    return tuple(Eigh(UPLO)(a))
+    """``[eigenvalues, eigenvectors]`` of the symmetric matrix ``a``."""
+    return Eigh(UPLO)(a)
 
 
 def eigvalsh(a, UPLO="L"):
@@ -403,14 +403,13 @@ def eigvalsh(a, UPLO="L"):
 
 
 def svd(a, full_matrices=True, compute_uv=True):
-    """``(U, S, Vh)`` as ``np.linalg.svd``, or the singular values alone with ``compute_uv=False``."""
-    out = SVD(full_matrices, compute_uv)(a)
-    return tuple(out) if compute_uv else out
+    """``[U, S, Vh]`` as ``np.linalg.svd`` (a list, as PyTensor's), or the singular values alone
+    with ``compute_uv=False``."""
+    return SVD(full_matrices, compute_uv)(a)
 
 
 def qr(a, mode="reduced"):
-    out = QR(mode)(a)
-    return out if mode == "r" else tuple(out)
+    return QR(mode)(a)
 
 
 def pinv(a):

@@ -439,3 +439,13 @@ def test_gradient_of_norm_of_every_ord_on_a_stack(ord_, axis, keepdims):
 def test_gradient_of_the_count_of_nonzeros_is_zero():
     x = et.dtensor3("x")
     assert not eg.function([x], eg.grad(linalg.norm(x, 0, axis=-1).sum(), x))(NORM_STACK).any()
+
+
+@pytest.mark.parametrize("decompose", [et.linalg.svd, et.linalg.qr, et.linalg.eigh])
+def test_a_decomposition_returns_a_list_of_outputs_as_pytensor_does(decompose):
+    # code written for PyTensor passes `out if isinstance(out, list) else [out]` to function
+    a = et.dmatrix("a")
+    out = decompose(a)
+    assert isinstance(out, list)
+    values = eg.function([a], out if isinstance(out, list) else [out])(np.eye(2) * 2)
+    assert len(values) == len(out)
