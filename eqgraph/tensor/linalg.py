@@ -477,16 +477,16 @@ def matrix_power(a, n: int):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: vector norms over one axis, matrix norms over two."""
+    """``np.linalg.norm``: vector norms over one axis, matrix norms over two. Without ``axis``,
+    a tensor of more than 2 dimensions is a stack of matrices (its last two axes), one norm
+    each, as in PyTensor (NumPy would flatten it)."""
     x = as_tensor_variable(x)
     if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
         x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
     if axis is None:
-        axes = tuple(range(x.ndim))
-        if ord is None or (ord in ("fro", "f") and x.ndim == 2):
+        axes = tuple(range(x.ndim))[-2:]
+        if ord is None or (ord in ("fro", "f") and x.ndim >= 2):
             return E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=keepdims))
-        if x.ndim > 2:
-            raise ValueError(f"norm: ord={ord!r} needs axis for {x}, a {x.ndim}-d tensor")
     else:
         axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(axes) == 1:
