@@ -20,7 +20,7 @@ _MIN = "(({0} <= {1} || {0} != {0}) ? {0} : {1})"
 C_FORMS = {
     "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
     "neg": "(-{0})", "abs": "fabs({0})", "sqr": "({0} * {0})", "pow": "pow({0}, {1})",
-    "maximum": _MAX, "minimum": _MIN, "clip": _MIN.format(_MAX.format("{0}", "{1}"), "{2}"),
+    "maximum": _MAX, "minimum": _MIN, "clip": "(({0} < {1}) ? {1} : (({0} > {2}) ? {2} : {0}))",
     "sign": "(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0}))", "second": "{1}", "switch": "({0} ? {1} : {2})",
     "exp": "exp({0})", "expm1": "expm1({0})", "exp2": "exp2({0})", "log": "log({0})", "log2": "log2({0})",
     "log10": "log10({0})", "log1p": "log1p({0})", "sqrt": "sqrt({0})", "erf": "erf({0})",

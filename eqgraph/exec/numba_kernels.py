@@ -75,7 +75,7 @@ FORMS = {
     "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
     "neg": "(-{0})", "abs": "abs({0})", "sqr": "({0} * {0})", "pow": "({0} ** {1})",
     "maximum": _NAN_MAX, "minimum": _NAN_MIN,
-    "clip": _NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
+    "clip": "({1} if {0} < {1} else ({2} if {0} > {2} else {0}))",   # PyTensor's clip
     "sign": "(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0}))",
     "second": "{1}", "switch": "({1} if {0} else {2})",
     "exp": "math.exp({0})", "expm1": "math.expm1({0})", "exp2": "(2.0 ** {0})",

@@ -174,11 +174,10 @@ for _name, _d in BINARY.items():
 
 
 @entry("clip", 3, broadcasts=True)
-def _clip(g, out, x, lo, hi):  # clip = minimum(maximum(x, lo), hi)
-    low = E["maximum"](x, lo)
-    below_hi = _fl(E["le"](low, hi), g)
-    return [g * below_hi * _fl(E["ge"](x, lo), g), g * below_hi * _fl(E["lt"](x, lo), g),
-            g * _fl(E["gt"](low, hi), g)]
+def _clip(g, out, x, lo, hi):  # clip = lo if x < lo, else hi if x > hi, else x
+    not_below = _fl(E["ge"](x, lo), g)
+    return [g * not_below * _fl(E["le"](x, hi), g), g * _fl(E["lt"](x, lo), g),
+            g * not_below * _fl(E["gt"](x, hi), g)]
 
 
 @entry("switch", 3, broadcasts=True)

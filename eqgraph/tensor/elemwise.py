@@ -117,7 +117,9 @@ def _sqr(xp, x):
 
 
 def _clip(xp, x, lo, hi):
-    return xp.minimum(xp.maximum(x, lo), hi)
+    # PyTensor's clip: lo below lo, else hi above hi, else x. It is np.clip where lo <= hi;
+    # with lo > hi, or a NaN bound, np.clip gives another answer
+    return xp.where(x < lo, lo, xp.where(x > hi, hi, x))
 
 
 def _softplus(xp, x):
