@@ -63,3 +63,15 @@ def test_get_scalar_constant_value_of_0_d_values(value, expected):
 def test_get_scalar_constant_value_refuses_a_0_d_variable_that_is_not_constant():
     with pytest.raises(et.NotScalarConstantError):
         et.get_scalar_constant_value(et.dscalar("s") + 1)
+
+
+@pytest.mark.parametrize("sort", [et.sort, et.argsort])
+def test_sort_along_a_symbolic_axis_is_a_clear_error(sort):
+    x = et.dmatrix("x")
+    with pytest.raises(TypeError, match=r"sort: axis must be an int known when the graph is built; ax is"):
+        sort(x, et.lscalar("ax"))
+    with pytest.raises(TypeError, match="sort: axis must be an int or None, not float 1.5"):
+        sort(x, 1.5)
+    a = np.array([[3.0, 1.0], [0.0, 2.0]])
+    by_constant = eg.function([x], sort(x, et.constant(0)))(a)
+    np.testing.assert_array_equal(by_constant, (np.sort if sort is et.sort else np.argsort)(a, 0))
