@@ -322,9 +322,12 @@ def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, t
             raise ValueError(twice.format(key=key))
         seen.add(key)
         try:
-            out.append((key, key.type.filter_variable(value)))
+            narrowed = key.type.filter_variable(value)
         except (TypeError, ValueError) as err:
             raise TypeError(f"{refused.format(key=key, type=key.type, value=_what(value))}: {err}") from err
+        if isinstance(value, Variable) and narrowed is not value and narrowed.name is None:
+            narrowed.name = f"{argument}[{key}]"  # a call whose value breaks the narrowing names it
+        out.append((key, narrowed))
     return out
 
 

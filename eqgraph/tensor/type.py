@@ -189,9 +189,9 @@ class TensorType(Type):
         if np.array_equal(cast, arr, equal_nan=arr.dtype.kind in "fc" and cast.dtype.kind in "fc"):
             return cast
         raise TypeError(
-            f"{self} cannot store {describe_value(data)} without loss of precision: as {self.dtype} it would be "
-            f"{str(cast.tolist())[:60]}; cast the value to {self.dtype} yourself, or compile the function "
-            "with allow_input_downcast=True")
+            f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision: "
+            f"{describe_value(data)} as {self.dtype} would be {str(cast.tolist())[:60]}; cast the value "
+            f"to {self.dtype} yourself, or compile the function with allow_input_downcast=True")
 
     def _check_python_ints_fit(self, data) -> None:
         """Python ints too large for this dtype make NumPy guess uint64, float64 or object,

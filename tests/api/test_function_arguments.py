@@ -137,6 +137,6 @@ def test_an_update_that_breaks_the_shared_variables_static_shape_fails_at_call_t
     s = eg.shared(np.ones((10, 10)), name="s", shape=(10, 10))
     n = et.lscalar("n")
     f = eg.function([n], [], updates={s: s[:n]})
-    with pytest.raises(ValueError, match=r"expected shape \(10, 10\), got \(1, 10\)"):
+    with pytest.raises(ValueError, match=r"(?s)expected shape \(10, 10\), got \(1, 10\).*'updates\[s\]'"):
         f(1)
     assert s.get_value().shape == (10, 10)
