@@ -384,6 +384,13 @@ def test_a_draw_made_before_the_loop_is_one_value_for_every_step():
     assert next_draws[0] != draws[0]   # the function's call, not the loop's steps, advances z_rng
 
 
+def test_a_draw_made_in_the_step_from_a_stream_made_before_the_loop_is_new_at_each_step():
+    srng = eg.RandomStream(4)
+    draws, updates = eg.scan(lambda: srng.normal(size=()), n_steps=4)
+    assert len(updates) == 1
+    assert len(set(eg.function([], draws, updates=updates)().tolist())) == 4
+
+
 def test_a_draw_made_in_the_step_from_a_generator_made_before_the_loop_is_new_at_each_step():
     rng = eg.shared(np.random.default_rng(3))
     template = et.random.normal(0, 1, rng=rng)
