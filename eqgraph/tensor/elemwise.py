@@ -291,6 +291,11 @@ class Elemwise(Op):
         except TypeError as err:
             raise TypeError(f"{self}: {err}") from err
         dtype, inputs = self._promote(inputs)
+        if dtype == "float16" and "float16" not in {i.dtype for i in inputs}:
+            # NumPy computes exp of int8 (uint8, bool) in float16; PyTensor upgrades such
+            # inputs to float32 (upgrade_to_float), and so does the graph, for every backend
+            inputs = [cast(i, "float32") if i.dtype in _BYTE_SIZED else i for i in inputs]
+            dtype, inputs = self._promote(inputs)
         ndim = max(i.ndim for i in inputs)
         inputs = [i if i.ndim == ndim else dimshuffle(i, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))
                   for i in inputs]
@@ -384,6 +389,9 @@ class Elemwise(Op):
 
     def flops(self, inputs, outputs):
         return int(np.prod(outputs[0], dtype=np.int64))
+
+
+_BYTE_SIZED = ("bool", "int8", "uint8")
 
 
 def _recast_weak(const: TensorConstant, dtype) -> TensorConstant:

@@ -44,3 +44,25 @@ def test_arange_dtype_is_that_of_its_bounds(build, dtype):
     assert r.dtype == dtype
     if r.owner.inputs[1].name == "s":
         assert eg.function([r.owner.inputs[1]], r)(np.float32(3)).dtype == dtype
+
+
+@pytest.mark.parametrize("name", ["exp", "log1p", "sqrt", "sin", "tanh"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool"])
+def test_float_functions_of_byte_sized_integers_are_float32_as_in_pytensor(name, dtype):
+    # NumPy computes them in float16 (exp(5) = 148.4); PyTensor upgrades such inputs to float32
+    op = getattr(et, name)
+    x = et.TensorType(dtype, (None,))("x")
+    y = op(x)
+    assert y.dtype == "float32"
+    value = np.array([0, 1, 5], dtype=dtype)
+    as_float = value.astype("float32")
+    expected = getattr(np, name)(as_float)
+    got = eg.function([x], y)(value)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_float16_inputs_stay_float16():
+    h = et.TensorType("float16", (None,))("h")
+    assert et.exp(h).dtype == "float16"
+    assert et.exp(et.TensorType("int16", (None,))("i")).dtype == "float32"   # NumPy's, and PyTensor's
