@@ -93,9 +93,14 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
     exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
         e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
-    no_default_updates : do not apply the ``default_update`` of the shared variables the graph
-        uses (a random draw's generator has one); by default they are applied unless
-        ``updates`` updates the variable itself.
+    allow_input_downcast : how a call converts arguments to the inputs' dtypes (PyTensor's rules):
+        True: cast every value, rounding if need be; False: only arrays whose dtype converts
+        safely, and other values (Python numbers, lists) that keep their value exactly; None
+        (the default): as False, but a Python float is also rounded into floatX.
+    no_default_updates : True: do not apply the ``default_update`` of the shared variables the
+        graph uses (a random draw's generator has one); a list of shared variables: do not apply
+        theirs; False (the default): apply every one, except where ``updates`` updates the
+        variable itself.
     mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform``
         and, after each call, check every e-class that extraction touched by evaluating several
         of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
@@ -114,6 +119,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     debug = _check_mode(mode)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
+    suppressed = _check_no_default_updates(no_default_updates)
+    _check_downcast(allow_input_downcast)
     arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
                      givens=given_pairs, name=name, on_unused_input=on_unused_input,
                      allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
@@ -125,8 +132,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
-    while not no_default_updates:  # a random draw's generator, say; walks again only if there are some
-        defaults = _default_updates(used, update_pairs)
+    while suppressed is not None:  # a random draw's generator, say; walks again only if there are some
+        defaults = _default_updates(used, update_pairs, suppressed)
         if not defaults:
             break
         update_pairs = update_pairs + defaults  # not in place: `arguments` keeps the explicit ones
@@ -276,10 +283,31 @@ def _check_givens(givens) -> list:
 def _check_updates(updates) -> list:
     """``updates`` as (shared variable, new value) pairs, each value of the variable's type
     (narrowed as for givens; a value becomes a constant)."""
-    return _typed_pairs(updates, "updates", "shared variable: new value", SharedVariable,
-                        not_a_key="updates must update shared variables; {key} is not one",
-                        twice="{key} is updated twice",
-                        refused="The update of {key} (type {type}) is {value}")
+    pairs = _typed_pairs(updates, "updates", "shared variable: new value", SharedVariable,
+                         not_a_key="updates must update shared variables; {key} is not one",
+                         twice="{key} is updated twice",
+                         refused="The update of {key} (type {type}) is {value}")
+    for var, value in pairs:
+        _check_static_ones(var, value)
+    return pairs
+
+
+def _check_static_ones(var, value) -> None:
+    """PyTensor's rule (``in_same_class``): an update may change a shared variable's lengths
+    but not which axes are statically 1. An update whose type pins an axis to length 1 where
+    the variable's type does not is a reduction or broadcast that would shrink the value (a
+    (1, 1) sum stored into a (10, 10) variable); one with an axis of unknown length where the
+    variable's is 1 is narrowed and checked at call time by ``filter_variable``."""
+    shape, new = getattr(var.type, "shape", None), getattr(value.type, "shape", None)
+    if shape is None or new is None:
+        return
+    pinned = [i for i, (s, n) in enumerate(zip(shape, new)) if n == 1 and s != 1]
+    if pinned:
+        axes = ", ".join(map(str, pinned))
+        raise TypeError(f"The update of {var} (type {var.type}) has static shape {tuple(new)}: length 1 on "
+                        f"axes {axes}, where {var} has no fixed length, would change the shape of its "
+                        f"value; broadcast the update to {var}'s shape (et.broadcast_to(update, {var}.shape)) "
+                        "or give the shared variable that static shape")
 
 
 def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, twice: str,
@@ -294,9 +322,12 @@ def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, t
             raise ValueError(twice.format(key=key))
         seen.add(key)
         try:
-            out.append((key, key.type.filter_variable(value)))
+            narrowed = key.type.filter_variable(value)
         except (TypeError, ValueError) as err:
             raise TypeError(f"{refused.format(key=key, type=key.type, value=_what(value))}: {err}") from err
+        if isinstance(value, Variable) and narrowed is not value and narrowed.name is None:
+            narrowed.name = f"{argument}[{key}]"  # a call whose value breaks the narrowing names it
+        out.append((key, narrowed))
     return out
 
 
@@ -321,12 +352,38 @@ def _what(x) -> str:
     return f"{x} of type {x.type}" if isinstance(x, Variable) else f"the value {describe_value(x)}"
 
 
-def _default_updates(used, update_pairs) -> list:
-    """(shared variable, its ``default_update``) for each used shared variable that has one
-    and no update yet, checked like ``updates``."""
-    updated = {var for var, _ in update_pairs}
+def _check_downcast(allow_input_downcast) -> None:
+    """PyTensor's three settings; another value (a string, a number) would be read as one of them."""
+    if allow_input_downcast is not None and not isinstance(allow_input_downcast, bool):
+        raise TypeError("allow_input_downcast must be None, True or False, not "
+                        f"{describe_value(allow_input_downcast)}")
+
+
+def _check_no_default_updates(no_default_updates) -> set | None:
+    """The shared variables whose ``default_update`` is suppressed, or None for all of them:
+    ``True`` suppresses every one, ``False`` none, a list or tuple of shared variables
+    (a random stream's generators, say) exactly those."""
+    if no_default_updates is True:
+        return None
+    if no_default_updates is False:
+        return set()
+    if not isinstance(no_default_updates, (list, tuple)):
+        raise TypeError("no_default_updates must be True, False or a list of shared variables, "
+                        f"not {describe_value(no_default_updates)}")
+    for i, var in enumerate(no_default_updates):
+        if not isinstance(var, SharedVariable):
+            what = var if isinstance(var, Variable) else describe_value(var)
+            raise TypeError(f"no_default_updates item #{i} ({what}) is not a shared variable; "
+                            "list the shared variables whose default_update must not apply")
+    return set(no_default_updates)
+
+
+def _default_updates(used, update_pairs, suppressed: set) -> list:
+    """(shared variable, its ``default_update``) for each used shared variable that has one,
+    no update yet and is not ``suppressed``, checked like ``updates``."""
+    skipped = {var for var, _ in update_pairs} | suppressed
     return _check_updates([(var, var.default_update) for var in used if isinstance(var, SharedVariable)
-                           and var.default_update is not None and var not in updated])
+                           and var.default_update is not None and var not in skipped])
 
 
 def _variables(targets, inputs) -> dict:

@@ -157,7 +157,8 @@ def test_python_floats_too_large_for_float32_are_refused_not_made_inf():
     f = eg.function([x], x * 1)
     with pytest.raises(TypeError, match=r"finite number in it would become inf \(largest float32"):
         f([1.0, 1e40])
-    np.testing.assert_array_equal(f([0.1, float("inf"), -float("inf")]), np.float32([0.1, np.inf, -np.inf]))
+    # infinities are exact in float32 (0.1 is not: PyTensor's rules refuse it, see allow_input_downcast)
+    np.testing.assert_array_equal(f([0.5, float("inf"), -float("inf")]), np.float32([0.5, np.inf, -np.inf]))
 
 
 def test_python_ints_that_fit_are_still_accepted():

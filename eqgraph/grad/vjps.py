@@ -141,13 +141,10 @@ for _name, _d in BINARY.items():
 
 
 @entry("clip", 3, broadcasts=True)
-def _clip(g, out, x, lo, hi):
-    # clip = minimum(maximum(x, lo), hi), but x keeps all of g at x == lo or x == hi, as in PyTorch's
-    # clamp: a bound is a setting more than an operand (maximum's operands split a tie: _share)
-    low = E["maximum"](x, lo)
-    below_hi = float_mask(E["le"](low, hi), g)
-    return [g * below_hi * float_mask(E["ge"](x, lo), g), g * below_hi * float_mask(E["lt"](x, lo), g),
-            g * float_mask(E["gt"](low, hi), g)]
+def _clip(g, out, x, lo, hi):  # clip = lo if x < lo, else hi if x > hi, else x
+    not_below = float_mask(E["ge"](x, lo), g)
+    return [g * not_below * float_mask(E["le"](x, hi), g), g * float_mask(E["lt"](x, lo), g),
+            g * not_below * float_mask(E["gt"](x, hi), g)]
 
 
 @entry("switch", 3, broadcasts=True)

@@ -68,6 +68,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     state_args = [TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
                   for init, taps in states if taps for tap in taps]
     _check_arity(fn, seqs, states, non_seqs)
+    made_before = _creation_mark()
     returned = fn(*seq_args, *state_args, *non_seqs)
     outputs, updates, condition = _split_result(returned)
     if not outputs and not updates:
@@ -83,7 +84,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
             _check_fed_back(o, out, init)
 
     # shared variables the loop updates are states: each step reads what the previous one wrote
-    updates.update(_default_updates(outputs + list(updates.values()), updates))
+    updates.update(_default_updates(outputs + list(updates.values()), updates, made_before))
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
     # the stop condition travels with the outputs through the substitutions below, last
@@ -262,12 +263,25 @@ def _check_fed_back(o: int, out, init) -> None:
                              f"(outputs_info[{o}]) {b}; a state keeps its shape")
 
 
-def _default_updates(expressions, updates) -> list:
-    """(shared variable, its default_update) for each one the step reads that has one and that
-    fn does not update: a random draw's generator, say. As in PyTensor, it is then a loop state
-    (each step draws anew, and the generator after the last step is in the returned updates);
-    left alone it would be loop-invariant, and every step would get the same draw."""
-    found, seen, todo = [], set(updates), list(expressions)
+def _creation_mark() -> int:
+    """A number below that of every Variable made from now on (Variables are numbered in the
+    order they are made: ``auto_name``)."""
+    return _creation_number(Variable(None))
+
+
+def _creation_number(v: Variable) -> int:
+    return int(v.auto_name.removeprefix("auto_"))
+
+
+def _default_updates(expressions, updates, made_before: int) -> list:
+    """(shared variable, its default_update) for each one that a node ``fn`` made reads, that
+    has one and that fn does not update: a random draw's generator, say. As in PyTensor, it
+    is then a loop state (each step draws anew, and the generator after the last step is in
+    the returned updates); left alone it would be loop-invariant, and every step would get
+    the same draw. A draw made before the loop (numbered below ``made_before``) is a value
+    the steps read, one for all of them: its generator is not the loop's to advance."""
+    found, seen = [], set(updates)
+    todo = _read_by_new_nodes(expressions, made_before)
     while todo:  # a default update may read other shared variables that have one
         new = [v for v in graph_inputs(todo) if isinstance(v, SharedVariable) and v not in seen
                and getattr(v, "default_update", None) is not None]
@@ -275,6 +289,23 @@ def _default_updates(expressions, updates) -> list:
         found += [(v, v.default_update) for v in new]
         todo = [v.default_update for v in new]
     return found
+
+
+def _read_by_new_nodes(expressions, made_before: int) -> list:
+    """The shared variables read by the nodes made since ``made_before`` that ``expressions``
+    depend on; the walk stops at variables made earlier (the outer graph)."""
+    shared, seen, todo = {}, set(), [v for v in expressions if _creation_number(v) > made_before]
+    while todo:
+        node = todo.pop().owner
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for v in node.inputs:
+            if isinstance(v, SharedVariable):
+                shared[v] = None
+            elif _creation_number(v) > made_before:
+                todo.append(v)
+    return list(shared)
 
 
 def _check_strict(invariants, non_seqs) -> None:

@@ -150,8 +150,15 @@ def arange(start, stop=None, step=1, dtype=None):
     if stop is None:
         start, stop = 0, start
     start, stop, step = (as_tensor_variable(v) for v in (start, stop, step))
-    if dtype is None:
-        kinds = {v.dtype for v in (start, stop, step)}
-        dtype = "float64" if any(np.dtype(k).kind == "f" for k in kinds) else "int64"
-    return ARange(dtype)(start, stop, step)
+    return ARange(dtype or _arange_dtype(start, stop, step))(start, stop, step)
+
+
+def _arange_dtype(*bounds) -> str:
+    """PyTensor's: the bounds' common dtype, Python numbers not widening it (arange of a
+    float32 stop is float32), and every integer dtype widened to 64 bits against overflow."""
+    weak = [v for v in bounds if getattr(v, "weak", False)]
+    strong = [np.dtype(v.dtype) for v in bounds if not getattr(v, "weak", False)]
+    dtype = np.result_type(*strong, *(v.data.item() for v in weak)) if strong else \
+        np.result_type(*(v.dtype for v in bounds))
+    return {"b": "int64", "i": "int64", "u": "uint64"}.get(dtype.kind, dtype.name)
 

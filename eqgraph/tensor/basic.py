@@ -19,6 +19,7 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     Python numbers become *weak* constants (dtype int64/float64/complex128/bool
     until combined with an array, as in NumPy); ``dtype`` forces a dtype.
     """
+    dtype = _dtype(dtype)
     weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
     if isinstance(value, np.ndarray):
         value = plain_array(value)  # np.asarray would drop a mask silently
@@ -32,9 +33,19 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
         if arr.ndim > ndim:
             raise ValueError(f"constant {value!r} has more than {ndim} dimensions")
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
-    if arr.dtype == np.float64 and config.floatX != "float64" and weak:  # a Python float: floatX
-        arr = arr.astype(config.floatX)
+    if arr.dtype == np.float64 and config.floatX != "float64" and (weak or _empty_sequence(value, arr, dtype)):
+        arr = arr.astype(config.floatX)  # a Python float, or [] (PyTensor's casting policy): floatX
     return TensorConstant(TensorType(arr.dtype, arr.shape), arr, name=name, weak=weak)
+
+
+def _dtype(dtype):
+    """``dtype`` with the name "floatX" read as the configured float dtype."""
+    return config.floatX if isinstance(dtype, str) and dtype == "floatX" else dtype
+
+
+def _empty_sequence(value, arr, dtype) -> bool:
+    """``[]``, ``()``, ``[[]]``: no element says what dtype it is."""
+    return dtype is None and isinstance(value, (list, tuple)) and arr.size == 0
 
 
 def _check_no_overflow(value, arr: np.ndarray) -> None:
@@ -47,6 +58,7 @@ def _check_no_overflow(value, arr: np.ndarray) -> None:
 
 def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
     """``x`` as a tensor Variable: variables pass through, values become constants."""
+    dtype = _dtype(dtype)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"Expected a tensor variable, got {x} of type {x.type}")
@@ -76,18 +88,28 @@ class NotScalarConstantError(ValueError):
 def get_scalar_constant_value(v) -> numbers.Number:
     """The value of a 0-d variable when the graph alone determines it, else raise.
 
+    Only 0-d values qualify, as in PyTensor: a length-1 vector is not a scalar, even constant.
     Looks through constants and through every op that defines ``scalar_constant_value``
     (casts, ``x.shape[i]`` of a static size, ``make_vector(...)[i]``): what an op's output
     is known to be sits with the op.
     """
+    ndim = v.ndim if isinstance(v, np.ndarray) else getattr(getattr(v, "type", None), "ndim", 0)
+    if ndim != 0:
+        raise NotScalarConstantError(f"{v} has ndim {ndim}, not 0: it is not a scalar constant")
+    return get_underlying_scalar_constant_value(v)
+
+
+def get_underlying_scalar_constant_value(v) -> numbers.Number:
+    """The one value under ``v`` of any ndim, when the graph alone determines it: a constant
+    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant."""
     if isinstance(v, (int, float, np.number, np.bool_)):
         return v
-    if isinstance(v, Constant):
-        data = np.asarray(v.data)
-        if data.size == 1:
-            return data.reshape(())[()]
+    if isinstance(v, (Constant, np.ndarray)):
+        data = np.asarray(v.data if isinstance(v, Constant) else v)
+        if data.size and (data.size == 1 or (data == data.flat[0]).all()):
+            return data.flat[0]
         raise NotScalarConstantError(f"{v} is not a scalar constant")
-    node = v.owner
+    node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
     if known is None or getattr(v, "ndim", None) != 0:
         raise NotScalarConstantError(f"{v} is not constant")

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
-                                  int64_const)
+                                  get_underlying_scalar_constant_value, int64_const)
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
@@ -125,7 +125,9 @@ def _sqr(xp, x):
 
 
 def _clip(xp, x, lo, hi):
-    return xp.minimum(xp.maximum(x, lo), hi)
+    # PyTensor's clip: lo below lo, else hi above hi, else x. It is np.clip where lo <= hi;
+    # with lo > hi, or a NaN bound, np.clip gives another answer
+    return xp.where(x < lo, lo, xp.where(x > hi, hi, x))
 
 
 def _softplus(xp, x):
@@ -269,8 +271,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0} + 0))"),
     "sqr":      ScalarOp(1, _sqr, vjp=lambda g, y, x: g * 2 * x, numba="({0} * {0})", c="({0} * {0})"),
     "clip":     ScalarOp(3, _clip, passes=2, vjp=OWN_VJP,
-                         numba=_NAN_MIN.format(_NAN_MAX.format("{0}", "{1}"), "{2}"),
-                         c=_C_MIN.format(_C_MAX.format("{0}", "{1}"), "{2}")),
+                         numba="({1} if {0} < {1} else ({2} if {0} > {2} else {0}))",
+                         c="(({0} < {1}) ? {1} : (({0} > {2}) ? {2} : {0}))"),
     "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype,  # y broadcast to x's shape
                          vjp=OWN_VJP, numba="{1}", c="{1}"),
     # exponentials and logarithms
@@ -425,6 +427,11 @@ class Elemwise(Op):
         except TypeError as err:
             raise TypeError(f"{self}: {err}") from err
         dtype, inputs = self._promote(inputs)
+        if dtype == "float16" and "float16" not in {i.dtype for i in inputs}:
+            # NumPy computes exp of int8 (uint8, bool) in float16; PyTensor upgrades such
+            # inputs to float32 (upgrade_to_float), and so does the graph, for every backend
+            inputs = [cast(i, "float32") if i.dtype in _BYTE_SIZED else i for i in inputs]
+            dtype, inputs = self._promote(inputs)
         ndim = max(i.ndim for i in inputs)
         inputs = [i if i.ndim == ndim else dimshuffle(i, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))
                   for i in inputs]
@@ -520,6 +527,9 @@ class Elemwise(Op):
         return int(np.prod(outputs[0], dtype=np.int64))
 
 
+_BYTE_SIZED = ("bool", "int8", "uint8")
+
+
 def _recast_weak(const: TensorConstant, dtype) -> TensorConstant:
     value = const.data
     cast = value.astype(dtype)
@@ -588,8 +598,8 @@ class DimShuffle(Op):
         return [tuple(constant(1, dtype="int64") if o == "x" else shape[o] for o in self.new_order)]
 
     def scalar_constant_value(self, node):
-        """A 0-d view of a constant is that constant (``get_scalar_constant_value``)."""
-        return get_scalar_constant_value(node.inputs[0])
+        """A 0-d view of a constant of one element is that element (``get_scalar_constant_value``)."""
+        return get_underlying_scalar_constant_value(node.inputs[0])
 
 
 def dimshuffle(x, new_order):

@@ -394,8 +394,8 @@ def cholesky(a, lower=True):
 
 
 def eigh(a, UPLO="L"):
-    """``(eigenvalues, eigenvectors)`` of the symmetric matrix ``a``."""
-    return tuple(Eigh(UPLO)(a))
+    """``[eigenvalues, eigenvectors]`` of the symmetric matrix ``a``."""
+    return Eigh(UPLO)(a)
 
 
 def eigvalsh(a, UPLO="L"):
@@ -403,14 +403,13 @@ def eigvalsh(a, UPLO="L"):
 
 
 def svd(a, full_matrices=True, compute_uv=True):
-    """``(U, S, Vh)`` as ``np.linalg.svd``, or the singular values alone with ``compute_uv=False``."""
-    out = SVD(full_matrices, compute_uv)(a)
-    return tuple(out) if compute_uv else out
+    """``[U, S, Vh]`` as ``np.linalg.svd`` (a list, as PyTensor's), or the singular values alone
+    with ``compute_uv=False``."""
+    return SVD(full_matrices, compute_uv)(a)
 
 
 def qr(a, mode="reduced"):
-    out = QR(mode)(a)
-    return out if mode == "r" else tuple(out)
+    return QR(mode)(a)
 
 
 def pinv(a):
@@ -478,16 +477,16 @@ def matrix_power(a, n: int):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: vector norms over one axis, matrix norms over two."""
+    """``np.linalg.norm``: vector norms over one axis, matrix norms over two. Without ``axis``,
+    a tensor of more than 2 dimensions is a stack of matrices (its last two axes), one norm
+    each, as in PyTensor (NumPy would flatten it)."""
     x = as_tensor_variable(x)
     if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
         x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
     if axis is None:
-        axes = tuple(range(x.ndim))
-        if ord is None or (ord in ("fro", "f") and x.ndim == 2):
+        axes = tuple(range(x.ndim))[-2:]
+        if ord is None or (ord in ("fro", "f") and x.ndim >= 2):
             return E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=keepdims))
-        if x.ndim > 2:
-            raise ValueError(f"norm: ord={ord!r} needs axis for {x}, a {x.ndim}-d tensor")
     else:
         axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(axes) == 1:

@@ -20,6 +20,7 @@ from eqgraph.tensor.subtensor import set_subtensor
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
+from eqgraph.terms.type import describe_value
 from eqgraph.xp import array_namespace, as_output
 
 
@@ -119,20 +120,46 @@ def einsum(subscripts: str, *operands):
 def tensordot(a, b, axes=2):
     """``np.tensordot``: the sum over ``a``'s last (or listed) axes times ``b``'s first (or listed)."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if isinstance(axes, (int, np.integer)):
-        axes_a, axes_b = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))
-    else:
-        axes_a, axes_b = ([x] if isinstance(x, int) else list(x) for x in axes)
-    if len(axes_a) != len(axes_b):
-        raise ValueError(f"tensordot: axes {axes} pair {len(axes_a)} axes of a with {len(axes_b)} of b")
+    axes_a, axes_b = _tensordot_axes(a, b, axes)
     letters = iter(string.ascii_letters)
     sa = [next(letters) for _ in range(a.ndim)]
     sb = [next(letters) for _ in range(b.ndim)]
     for i, j in zip(axes_a, axes_b):
-        sb[j % b.ndim] = sa[i % a.ndim]
-    summed = {sa[i % a.ndim] for i in axes_a}
+        sb[j] = sa[i]
+    summed = {sa[i] for i in axes_a}
     out = [c for c in sa if c not in summed] + [c for c in sb if c not in summed]
     return Einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}")(a, b)
+
+
+def _tensordot_axes(a, b, axes) -> tuple[list[int], list[int]]:
+    """``tensordot``'s ``axes`` as two lists of paired axes of ``a`` and ``b``, each in range
+    and listed once (negative axes count from the end); NumPy's rules, refusing what it refuses."""
+    if isinstance(axes, (int, np.integer)):
+        # NumPy's reading: a negative count sums no axes (the ranges are empty)
+        pairs = (range(-int(axes), 0), range(int(axes)))
+    elif isinstance(axes, (list, tuple)) and len(axes) == 2:
+        pairs = axes
+    else:
+        raise ValueError(f"tensordot: axes must be an int or a pair (axes of a, axes of b), not {axes!r}")
+    axes_a, axes_b = ([x] if isinstance(x, (int, np.integer)) else list(x) for x in pairs)
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"tensordot: axes {axes} pair {len(axes_a)} axes of a with {len(axes_b)} of b")
+    return _normal_axes(axes_a, a.ndim, "a"), _normal_axes(axes_b, b.ndim, "b")
+
+
+def _normal_axes(axes, ndim: int, name: str) -> list[int]:
+    """``axes`` of the ``ndim``-d operand ``name`` as non-negative ints, each listed once."""
+    out = []
+    for axis in axes:
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"tensordot: axes of {name} must be integers, not {describe_value(axis)}")
+        if not -ndim <= axis < ndim:
+            raise np.exceptions.AxisError(f"tensordot: axis {axis} of {name} is out of range for a "
+                                          f"{ndim}-d {name}")
+        if int(axis) % ndim in out:
+            raise ValueError(f"tensordot: axis {axis} of {name} is listed twice in axes")
+        out.append(int(axis) % ndim)
+    return out
 
 
 # -- diagonals --------------------------------------------------------------------------------------

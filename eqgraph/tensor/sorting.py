@@ -10,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.alloc import arange
-from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.shape import flatten, shape_of
 from eqgraph.tensor.type import TensorType
-from eqgraph.terms.basic import Apply
+from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
+from eqgraph.terms.type import describe_value
 from eqgraph.xp import array_namespace, as_output
 
 
@@ -62,6 +63,14 @@ def _sort_input(x, axis):
     x = as_tensor_variable(x)
     if axis is None:
         return flatten(x), 0
+    if isinstance(axis, Variable):  # Sort's axis is a property: it must be known now
+        try:
+            axis = int(get_scalar_constant_value(axis))
+        except NotScalarConstantError:
+            raise TypeError(f"sort: axis must be an int known when the graph is built; {axis} is a "
+                            "symbolic variable (a symbolic axis is not supported yet)") from None
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"sort: axis must be an int or None, not {describe_value(axis)}")
     return x, _axis_of(x, axis)
 
 

@@ -6,6 +6,8 @@ None when it is not.  A static size of 1 is what makes an axis broadcastable.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from eqgraph.settings import config
@@ -157,7 +159,8 @@ class TensorType(Type):
                 return xp.astype(data, getattr(xp, self.dtype))
             raise TypeError(
                 f"{self} cannot store a value of dtype {dtype_name} without risking loss of "
-                f"precision; cast the value to {self.dtype} or pass allow_downcast=True")
+                f"precision; cast the value to {self.dtype}, or compile the function with "
+                "allow_input_downcast=True")
         if strict:
             raise TypeError(f"{self} expected an array of dtype {self.dtype} (strict), "
                             f"got {describe_value(data)}")
@@ -173,21 +176,22 @@ class TensorType(Type):
             raise TypeError(f"{self} cannot hold {describe_value(data)}")
         if allow_downcast or np.can_cast(arr.dtype, self.numpy_dtype, "safe"):
             return arr.astype(self.numpy_dtype)
-        # Python numbers and lists keep their value if it fits exactly (like NumPy's
-        # weak scalars): 1.5 fits float32, 3 fits int8, 1.5 does not fit int32.
-        if not isinstance(data, (np.ndarray, np.generic)):
-            with np.errstate(all="ignore"):
-                cast = arr.astype(self.numpy_dtype)
-            if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f":
-                if first_overflow(arr, cast) is not None:
-                    raise TypeError(f"{self} cannot hold {describe_value(data)}: a finite number in it "
-                                    f"would become inf (largest {self.dtype}: {np.finfo(self.numpy_dtype).max})")
-                return cast  # a Python float into any float type, rounded, like NumPy
-            if (self.numpy_dtype.kind in "fc" or arr.dtype.kind in "biu") and np.array_equal(cast, arr):
-                return cast
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # judged by value below
+            cast = arr.astype(self.numpy_dtype)
+        if self.numpy_dtype.kind == "f" and arr.dtype.kind == "f" and first_overflow(arr, cast) is not None:
+            raise TypeError(f"{self} cannot hold {describe_value(data)}: a finite number in it "
+                            f"would become inf (largest {self.dtype}: {np.finfo(self.numpy_dtype).max})")
+        # PyTensor's rules: a Python or NumPy float scalar is rounded into floatX when
+        # allow_downcast is None; any other value must keep its value exactly
+        if allow_downcast is None and isinstance(data, (float, np.floating)) and self.dtype == config.floatX:
+            return cast
+        if np.array_equal(cast, arr, equal_nan=arr.dtype.kind in "fc" and cast.dtype.kind in "fc"):
+            return cast
         raise TypeError(
-            f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision; "
-            f"cast the value to {self.dtype} or pass allow_downcast=True (got {describe_value(data)})")
+            f"{self} cannot store a value of dtype {arr.dtype} without risking loss of precision: "
+            f"{describe_value(data)} as {self.dtype} would be {str(cast.tolist())[:60]}; cast the value "
+            f"to {self.dtype} yourself, or compile the function with allow_input_downcast=True")
 
     def _check_python_ints_fit(self, data) -> None:
         """Python ints too large for this dtype make NumPy guess uint64, float64 or object,

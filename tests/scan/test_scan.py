@@ -367,3 +367,35 @@ def test_random_draws_in_the_loop_are_new_at_each_step():
     first, second = f(np.zeros(4)), f(np.zeros(4))
     reference = eg.function([], eg.RandomStream(0).normal(size=()))
     np.testing.assert_allclose(np.concatenate([first, second]), [float(reference()) for _ in range(8)])
+
+
+def test_a_draw_made_before_the_loop_is_one_value_for_every_step():
+    # the step reads the draw z, a value; z's generator is not the loop's to advance
+    z_rng = eg.shared(np.random.default_rng(0))
+    z = et.random.normal(0, 1, rng=z_rng)
+    z_rng.default_update = z.owner.outputs[0]
+    (acc, per_step), updates = eg.scan(lambda acc: (acc + z, z), outputs_info=[et.as_tensor(np.float64(0.0)), None],
+                                       n_steps=4)
+    assert not updates
+    f = eg.function([], [acc, per_step])
+    (sums, draws), (_, next_draws) = f(), f()
+    assert len(set(draws.tolist())) == 1 and draws[0] == np.random.default_rng(0).normal(0, 1)
+    np.testing.assert_allclose(sums, draws[0] * np.arange(1, 5))
+    assert next_draws[0] != draws[0]   # the function's call, not the loop's steps, advances z_rng
+
+
+def test_a_draw_made_in_the_step_from_a_stream_made_before_the_loop_is_new_at_each_step():
+    srng = eg.RandomStream(4)
+    draws, updates = eg.scan(lambda: srng.normal(size=()), n_steps=4)
+    assert len(updates) == 1
+    assert len(set(eg.function([], draws, updates=updates)().tolist())) == 4
+
+
+def test_a_draw_made_in_the_step_from_a_generator_made_before_the_loop_is_new_at_each_step():
+    rng = eg.shared(np.random.default_rng(3))
+    template = et.random.normal(0, 1, rng=rng)
+    rng.default_update = template.owner.outputs[0]
+    draws, updates = eg.scan(lambda: et.random.normal(0, 1, rng=rng), n_steps=4)
+    assert list(updates) == [rng]
+    values = eg.function([], draws, updates=updates)()
+    assert len(set(values.tolist())) == 4

@@ -439,3 +439,24 @@ def test_gradient_of_norm_of_every_ord_on_a_stack(ord_, axis, keepdims):
 def test_gradient_of_the_count_of_nonzeros_is_zero():
     x = et.dtensor3("x")
     assert not eg.function([x], eg.grad(linalg.norm(x, 0, axis=-1).sum(), x))(NORM_STACK).any()
+
+
+@pytest.mark.parametrize("decompose", [et.linalg.svd, et.linalg.qr, et.linalg.eigh])
+def test_a_decomposition_returns_a_list_of_outputs_as_pytensor_does(decompose):
+    # code written for PyTensor passes `out if isinstance(out, list) else [out]` to function
+    a = et.dmatrix("a")
+    out = decompose(a)
+    assert isinstance(out, list)
+    values = eg.function([a], out if isinstance(out, list) else [out])(np.eye(2) * 2)
+    assert len(values) == len(out)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", 1, np.inf, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_norm_of_a_stack_of_matrices_is_one_norm_per_matrix_as_in_pytensor(ord, keepdims):
+    # np.linalg.norm(X) would flatten X; PyTensor's norm batches the leading axes
+    stack = RNG.standard_normal((2, 4, 3))
+    x = et.dtensor3("x")
+    got = eg.function([x], linalg.norm(x, ord=ord, keepdims=keepdims))(stack)
+    expected = np.array([np.linalg.norm(m, ord=ord) for m in stack])
+    np.testing.assert_allclose(got, expected[:, None, None] if keepdims else expected)
