@@ -19,8 +19,8 @@ from eqgraph.tensor.alloc import alloc
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, broadcast_static_shapes
 from eqgraph.tensor.extra_ops import eye, tril, triu
 from eqgraph.tensor.math import matmul, matmul_op, max as max_, min as min_, sum as sum_
-from eqgraph.tensor.products import kron
-from eqgraph.tensor.shape import dimshuffle, expand_dims, shape_of, squeeze
+from eqgraph.tensor.products import diagonal, kron
+from eqgraph.tensor.shape import dimshuffle, expand_dims, matrix_transpose, shape_of, squeeze
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -417,29 +417,65 @@ def pinv(a):
     return Pinv()(a)
 
 
-def solve(a, b, assume_a="gen", lower=False, b_ndim=None):
-    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos").
+#: SciPy's and PyTensor's long names of ``assume_a`` (``"her"``: a real Hermitian matrix is symmetric)
+_ASSUME_A = {"general": "gen", "symmetric": "sym", "hermitian": "sym", "her": "sym", "positive definite": "pos",
+             "banded": "gen"}
 
+
+def solve(a, b, assume_a="gen", lower=False, b_ndim=None, *, transposed=False, check_finite=True,
+          overwrite_a=False, overwrite_b=False):
+    """``x`` with ``a @ x = b`` (or ``a.T @ x = b`` with ``transposed``): SciPy's and PyTensor's ``solve``.
+
+    ``assume_a`` is "gen", "sym" or "pos" (or SciPy's long names), "lower triangular" / "upper
+    triangular" (``solve_triangular``), "diagonal" (only the diagonal is read) or "tridiagonal"
+    (only the three diagonals); "banded" solves the whole matrix, which is what it reads.
     ``a`` may be a stack of matrices; ``b`` is read as NumPy 2 and PyTensor do: a vector if it
-    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``."""
-    return _solve_with(Solve(assume_a, lower), a, b, b_ndim)
+    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``.
+    ``check_finite`` and ``overwrite_*`` are SciPy's and have no effect (nothing is overwritten)."""
+    kind = _ASSUME_A.get(str(assume_a).lower(), str(assume_a).lower())
+    if kind in ("lower triangular", "upper triangular"):
+        return solve_triangular(a, b, lower=kind == "lower triangular", trans=int(bool(transposed)), b_ndim=b_ndim)
+    a = _matrix("solve", a)
+    if transposed:  # the transpose's other triangle is the one read
+        a, lower = matrix_transpose(a), not lower
+    if kind == "diagonal":
+        return _diagonal_solve(a, b, b_ndim)
+    if kind == "tridiagonal":  # what SciPy reads: the diagonal and the two next to it
+        a, kind = triu(tril(a, 1), -1), "gen"
+    return _solve_with(Solve(kind, lower), a, b, b_ndim)
 
 
-def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None):
-    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``b`` and
-    ``b_ndim`` as in ``solve``."""
-    if trans not in (0, 1, "N", "T"):
-        raise ValueError(f"solve_triangular: trans must be 0/'N' or 1/'T' for real matrices, not {trans!r}")
-    op = Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)
+def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None, *, check_finite=True,
+                     overwrite_b=False):
+    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``trans`` 0/"N"
+    solves ``a x = b``, 1/"T" ``a.T x = b`` and 2/"C" ``a.conj().T x = b`` (the same, ``a`` being
+    real); ``b`` and ``b_ndim`` as in ``solve``."""
+    if trans not in (0, 1, 2, "N", "T", "C"):  # False and True are 0 and 1, as in PyTensor
+        raise ValueError(f"solve_triangular: trans must be 0/'N', 1/'T' or 2/'C', not {trans!r}")
+    op = Solve("gen", lower, triangular=True, trans=trans in (1, 2, "T", "C"), unit_diagonal=unit_diagonal)
     return _solve_with(op, a, b, b_ndim)
+
+
+def _diagonal_solve(a, b, b_ndim):
+    """``b`` divided by the diagonal of ``a`` (of each matrix): its rows, or a vector's entries."""
+    b, d = as_tensor_variable(b), diagonal(a, 0, -2, -1)
+    _check_b_ndim("solve", b, b_ndim)
+    if b.ndim == 0:
+        raise TypeError(f"solve: b must be a vector (M,) or matrices (..., M, K), got the scalar {b}")
+    vectors = b.ndim == 1 or b_ndim == 1
+    return b / d if vectors else b / expand_dims(d, -1)
+
+
+def _check_b_ndim(op, b, b_ndim):
+    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
+        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
+                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
 
 
 def _solve_with(op, a, b, b_ndim):
     """``op(a, b)`` with ``b``'s core a vector (``b_ndim=1``) or a matrix (2; None: 1 for a 1-d b)."""
     b = as_tensor_variable(b)
-    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
-        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
-                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
+    _check_b_ndim(op, b, b_ndim)
     if b_ndim == 1 and b.ndim > 1:  # a stack of vectors: solve each as a column
         return squeeze(op(a, expand_dims(b, -1)), axis=-1)
     return op(a, b)
