@@ -585,3 +585,8 @@ __all__ = [
     "cho_solve", "cholesky", "det", "eigh", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
 ]
+
+# SciPy's factorizations build on this module's ops and helpers, so they are imported last
+from eqgraph.tensor.linalg_scipy import lu, lu_factor, lu_solve  # noqa: E402
+
+__all__ += ["lu", "lu_factor", "lu_solve"]

@@ -1,0 +1,183 @@
+"""The linear algebra of ``scipy.linalg`` that NumPy has no function for: the LU factorization
+(``lu``, ``lu_factor``, ``lu_solve``), QR with column pivoting or in LAPACK's raw form, and the
+Schur and QZ decompositions; ``et.linalg`` re-exports them with PyTensor's signatures.
+
+Each op is one matrix (or a stack ``(..., M, N)``, batch axes first) in, computed by SciPy one
+matrix at a time: SciPy is an optional extra, and without it these ops say so when they run.
+They are kept out of ``linalg.py`` so that ``rulesets/types.egg``'s generated rules, one per
+decomposition there, stay the decompositions the rewrites name.  Gradients are in
+``eqgraph/grad/vjps_linalg.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eqgraph.tensor.alloc import arange
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
+from eqgraph.tensor.linalg import LinalgOp, _check_square, _matrix, float_dtype, solve_triangular
+from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
+from eqgraph.tensor.type import TensorType
+from eqgraph.terms.basic import Apply
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output, optional_module
+
+
+def scipy_linalg(op):
+    """``scipy.linalg``, or an error naming ``op`` where SciPy is not installed."""
+    module = optional_module("scipy.linalg")
+    if module is None:
+        raise ImportError(f"{op} needs SciPy, which is not installed (pip install scipy, or eqgraph's 'exact' "
+                          "extra): NumPy has no such function")
+    return module
+
+
+def to_numpy(x):
+    """``x`` as a NumPy array: SciPy computes on NumPy arrays only (a CuPy array is copied to the host)."""
+    return x.get() if hasattr(x, "get") and not isinstance(x, np.ndarray) else np.asarray(x)
+
+
+def per_matrix(fn, *arrays):
+    """``fn``'s results (a tuple of arrays) for each matrix of the stacks ``arrays`` (whose batch
+    axes are the same), stacked again behind those batch axes."""
+    batch = arrays[0].shape[:-2]
+    if not batch:
+        return tuple(fn(*arrays))
+    if not all(batch):  # an empty stack: the shapes of one matrix's results, none of them
+        one = fn(*(np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype) for x in arrays))
+        return tuple(np.empty(batch + r.shape, r.dtype) for r in one)
+    results = [fn(*(x[i] for x in arrays)) for i in np.ndindex(batch)]
+    return tuple(np.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
+
+
+class ScipyLinalgOp(LinalgOp):
+    """A ``LinalgOp`` that SciPy computes, one matrix at a time: subclasses set
+    ``compute_one(scipy_linalg, a)`` (a tuple of arrays) and, for integer outputs,
+    ``dtypes()`` (per output, a dtype or None: the input's float dtype)."""
+
+    def dtypes(self) -> tuple:
+        return (None,) * len(self.core_axes())
+
+    def output_types(self, a):
+        types = super().output_types(a)
+        return [TensorType(dtype or t.dtype, t.shape) for t, dtype in zip(types, self.dtypes())]
+
+    def perform(self, node, inputs, output_storage):
+        (a,) = inputs
+        if self.square:
+            _check_square(self, a)
+        xp, module = array_namespace(a), scipy_linalg(self)
+        a = to_numpy(a).astype(float_dtype(node.inputs[0].dtype), copy=False)
+        results = per_matrix(lambda m: self.compute_one(module, m), a)
+        for cell, value, out in zip(output_storage, results, node.outputs):
+            cell[0] = as_output(xp, xp.asarray(value), out.type)
+
+
+class LU(ScipyLinalgOp):
+    """``scipy.linalg.lu`` of a square matrix: ``(P, L, U)`` with ``A = P @ L @ U``; with
+    ``p_indices`` the rows ``p`` (int32) with ``A = L[p] @ U``; with ``permute_l`` ``(P @ L, U)``."""
+
+    __props__ = ("permute_l", "p_indices")
+
+    def __init__(self, permute_l: bool = False, p_indices: bool = False):
+        if permute_l and p_indices:
+            raise ValueError("lu: permute_l and p_indices cannot both be True (one or the other says where P goes)")
+        self.permute_l, self.p_indices = bool(permute_l), bool(p_indices)
+
+    def core_axes(self):
+        if self.permute_l:
+            return ("ss", "ss")
+        return ("s", "ss", "ss") if self.p_indices else ("ss", "ss", "ss")
+
+    def dtypes(self):
+        return ("int32", None, None) if self.p_indices else super().dtypes()
+
+    def compute_one(self, module, a):
+        return module.lu(a, permute_l=self.permute_l, p_indices=self.p_indices, check_finite=False)
+
+
+class LUFactor(ScipyLinalgOp):
+    """``scipy.linalg.lu_factor``: ``(LU, piv)``, ``L``'s strict lower triangle (its diagonal is ones)
+    and ``U`` in one matrix, and the pivots (int32): row ``i`` was swapped with row ``piv[i]``."""
+
+    def core_axes(self):
+        return ("ss", "s")
+
+    def dtypes(self):
+        return (None, "int32")
+
+    def compute_one(self, module, a):
+        return module.lu_factor(a, check_finite=False)
+
+
+class PivotsToPermutation(Op):
+    """The rows ``perm`` (int64) with ``A[perm] = L @ U`` from ``lu_factor``'s pivots (a vector or a
+    stack of them): the row swaps applied in order to ``arange(n)``."""
+
+    __props__ = ()
+
+    def make_node(self, piv):
+        piv = as_tensor_variable(piv)
+        if piv.ndim < 1 or not piv.dtype.startswith(("int", "uint")):
+            raise TypeError(f"{self}: piv must be lu_factor's integer pivots (..., M), got {piv} of type {piv.type}")
+        return Apply(self, [piv], [TensorType("int64", piv.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (piv,) = inputs
+        xp, piv = array_namespace(piv), to_numpy(piv)
+        perm = np.broadcast_to(np.arange(piv.shape[-1]), piv.shape).copy()
+        rows = perm.reshape(-1, piv.shape[-1])
+        for row, swaps in zip(rows, piv.reshape(rows.shape)):
+            for i, j in enumerate(swaps):
+                row[i], row[j] = row[j], row[i]
+        output_storage[0][0] = as_output(xp, xp.asarray(perm), node.outputs[0].type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+
+def permutation_matrix(rows, dtype):
+    """The matrix ``P`` (of ``dtype``) with ``P @ x = x[rows]`` (per vector of a stack of ``rows``)."""
+    n = shape_of(rows)[-1]
+    return cast(E["eq"](expand_dims(rows, -1), arange(n)), dtype)
+
+
+# -- the user's functions ----------------------------------------------------------------------------
+def lu(a, permute_l=False, check_finite=True, p_indices=False, overwrite_a=False):
+    """SciPy's and PyTensor's ``lu``: ``(P, L, U)``, ``(p, L, U)`` or ``(P @ L, U)`` (see ``LU``).
+    ``check_finite`` and ``overwrite_a`` have no effect."""
+    return tuple(LU(permute_l, p_indices)(a))
+
+
+def lu_factor(a, *, check_finite=True, overwrite_a=False):
+    """SciPy's and PyTensor's ``lu_factor``: ``(LU, piv)``, for ``lu_solve``."""
+    return tuple(LUFactor()(a))
+
+
+def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b=False):
+    """``x`` with ``A @ x = b`` (``trans`` 1/True or 2: ``A.T @ x = b``) from ``lu_factor(A)``.
+
+    ``b`` as in ``solve``: a vector ``(M,)``, matrices ``(..., M, K)``, or with ``b_ndim=1``
+    vectors ``(..., M)``."""
+    lu_matrix, piv = lu_and_piv
+    lu_matrix, b = _matrix("lu_solve", lu_matrix), as_tensor_variable(b)
+    if trans not in (0, 1, 2):  # False and True are 0 and 1, as in PyTensor
+        raise ValueError(f"lu_solve: trans must be 0, 1 or 2 (or a bool), not {trans!r}")
+    if b_ndim not in (None, 1, 2) or b.ndim == 0 or (b_ndim == 2 and b.ndim < 2):
+        raise ValueError(f"lu_solve: b must be a vector (M,) or matrices (..., M, K) with b_ndim None, 1 or 2, got b "
+                         f"{b} of {b.ndim} dimensions and b_ndim={b_ndim!r}")
+    vectors = b.ndim == 1 or b_ndim == 1
+    x = expand_dims(b, -1) if vectors else b  # columns: each solve below reads b as matrices
+    p = permutation_matrix(PivotsToPermutation()(piv), float_dtype(lu_matrix.dtype))  # A = P^T L U
+    if trans:  # U^T L^T P x = b
+        x = solve_triangular(lu_matrix, x, lower=False, trans=1)
+        x = matrix_transpose(p) @ solve_triangular(lu_matrix, x, lower=True, trans=1, unit_diagonal=True)
+    else:
+        x = solve_triangular(lu_matrix, p @ x, lower=True, unit_diagonal=True)
+        x = solve_triangular(lu_matrix, x, lower=False)
+    return squeeze(x, axis=-1) if vectors else x
+
+
+__all__ = ["LU", "LUFactor", "PivotsToPermutation", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
+           "permutation_matrix", "scipy_linalg"]

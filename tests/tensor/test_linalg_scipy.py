@@ -1,0 +1,152 @@
+"""eqgraph.tensor.linalg's names that SciPy computes (linalg_scipy.py): values, dtypes and shapes
+against SciPy on matrices and stacks, gradients against finite differences, clear errors."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.testing import verify_grad
+from eqgraph.tensor import linalg, linalg_scipy
+
+RNG = np.random.default_rng(0)
+A = RNG.random((5, 5))
+STACK = RNG.random((2, 3, 4, 4))
+b = RNG.random(4)
+B = RNG.random((4, 2))
+B_STACK = RNG.random((3, 4, 2))   # its batch axes broadcast against STACK's
+
+
+def _each(fn, *arrays):
+    """SciPy's ``fn`` of each matrix of the stacks ``arrays``, stacked again (SciPy's own batching
+    differs between functions and versions)."""
+    batch = arrays[0].shape[:-2]
+    results = [fn(*(x[i] for x in arrays)) for i in np.ndindex(batch)]
+    if not isinstance(results[0], tuple):
+        return np.stack(results).reshape(batch + results[0].shape)
+    return tuple(np.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
+
+
+CASES = {  # name: (eqgraph function giving a tuple, SciPy's, arguments)
+    "lu": (linalg.lu, scipy.linalg.lu, [A]),
+    "lu-float32": (linalg.lu, scipy.linalg.lu, [A.astype("float32")]),
+    "lu-int": (linalg.lu, lambda a: scipy.linalg.lu(a.astype(float)), [np.array([[1, 2], [3, 4]])]),
+    "lu-p_indices": (lambda a: linalg.lu(a, p_indices=True), lambda a: scipy.linalg.lu(a, p_indices=True), [A]),
+    "lu-permute_l": (lambda a: linalg.lu(a, permute_l=True), lambda a: scipy.linalg.lu(a, permute_l=True), [A]),
+    "lu_factor": (linalg.lu_factor, scipy.linalg.lu_factor, [A]),
+    "lu_solve": (lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c),),
+                 lambda a, c: (scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), c),), [A, A[:, :2]]),
+    "lu_solve-trans": (lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c, trans=1),),
+                       lambda a, c: (scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), c, trans=1),), [A, A[0]]),
+    "lu_solve-trans-2-float32": (
+        lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c, trans=2),),
+        lambda a, c: (scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), c, trans=2),),
+        [A.astype("float32"), A[:, :3].astype("float32")]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_scipy(name):
+    build, reference, args = CASES[name]
+    inputs = [et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)]
+    outs = build(*inputs)
+    expected = [np.asarray(e) for e in reference(*args)]
+    got = eg.function(inputs, list(outs))(*args)
+    for out, g, e in zip(outs, got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape == out.type.shape, (g.dtype, e.dtype, g.shape, out.type)
+        tol = 1e-4 if g.dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+
+STACK_CASES = {  # name: (eqgraph function giving a tuple, the reference on stacks, arguments)
+    "lu": (linalg.lu, lambda a: _each(scipy.linalg.lu, a), [STACK]),
+    "lu-p_indices": (lambda a: linalg.lu(a, p_indices=True),
+                     lambda a: _each(lambda m: scipy.linalg.lu(m, p_indices=True), a), [STACK]),
+    "lu-permute_l": (lambda a: linalg.lu(a, permute_l=True),
+                     lambda a: _each(lambda m: scipy.linalg.lu(m, permute_l=True), a), [STACK]),
+    "lu_factor": (linalg.lu_factor, lambda a: _each(scipy.linalg.lu_factor, a), [STACK]),
+    "lu_solve-vector": (lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c),),
+                        lambda a, c: (np.linalg.solve(a, c),), [STACK, b]),
+    "lu_solve-broadcast": (lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c),),
+                           lambda a, c: (np.linalg.solve(a, c),), [STACK, B_STACK]),
+    "lu_solve-stacked-vectors-trans": (
+        lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c, trans=True, b_ndim=1),),
+        lambda a, c: (np.linalg.solve(np.swapaxes(a, -1, -2), c[..., None])[..., 0],), [STACK, B_STACK[..., 0]]),
+}
+
+
+@pytest.mark.parametrize("name", list(STACK_CASES))
+def test_stacks_match_scipy_one_matrix_at_a_time(name):
+    """Static shapes equal the reference's; with unknown shapes the values and infer_shape do."""
+    build, reference, args = STACK_CASES[name]
+    expected = [np.asarray(e) for e in reference(*args)]
+    static = build(*[et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)])
+    assert [o.type for o in static] == [et.TensorType(e.dtype, e.shape) for e in expected]
+    inputs = [et.TensorType(a.dtype, (None,) * a.ndim)(f"a{i}") for i, a in enumerate(args)]
+    outs = build(*inputs)
+    node = outs[0].owner
+    inferred = node.op.infer_shape(None, node, [et.shape_of(i) for i in node.inputs])
+    shapes = [inferred[node.outputs.index(o)] for o in outs] if all(o.owner is node for o in outs) else []
+    got = eg.function(inputs, [*outs, *[d for s in shapes for d in s]])(*args)
+    dims = iter(int(d) for d in got[len(outs):])
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        assert not shapes or tuple(next(dims) for _ in shapes[i]) == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-9)
+
+
+def _weighted(outs):
+    """A scalar that weighs each output differently, so that a cotangent sent to the wrong output fails."""
+    return sum((o * (k + RNG.random(o.type.shape if None not in o.type.shape else ()))).sum()
+               for k, o in enumerate(outs, 1) if o.dtype.startswith("float"))
+
+
+S = RNG.random((4, 4))
+S_STACK = RNG.random((2, 3, 3))
+GRADS = {
+    "lu": (lambda a: _weighted(linalg.lu(a)), [S]),
+    "lu-p_indices": (lambda a: _weighted(linalg.lu(a, p_indices=True)), [S]),
+    "lu-permute_l": (lambda a: _weighted(linalg.lu(a, permute_l=True)), [S]),
+    "lu-L-only": (lambda a: linalg.lu(a)[1], [S]),
+    "lu-stack": (lambda a: _weighted(linalg.lu(et.specify_shape(a, (2, 3, 3)))), [S_STACK]),
+    "lu_factor": (lambda a: _weighted(linalg.lu_factor(a)), [S]),
+    "lu_factor-stack": (lambda a: linalg.lu_factor(a)[0] ** 2, [S_STACK]),
+    "lu_solve": (lambda a, c: linalg.lu_solve(linalg.lu_factor(a), c), [S, B]),
+    "lu_solve-trans-vector-stack": (lambda a, c: linalg.lu_solve(linalg.lu_factor(a), c, trans=1), [S_STACK, b[:3]]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_gradient_matches_finite_differences(name):
+    fn, pt = GRADS[name]
+    verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(3))
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda: linalg.lu(et.dvector("a")), TypeError, r"LU.*at least 2-d"),
+    (lambda: linalg.lu(et.TensorType("float64", (2, 3))("a")), ValueError, r"LU.*square.*\(2, 3\)"),
+    (lambda: linalg.lu(et.dmatrix("a"), permute_l=True, p_indices=True), ValueError, "permute_l and p_indices"),
+    (lambda: linalg.lu_factor(et.TensorType("float64", (4, 2, 3))("a")), ValueError, r"LUFactor.*square"),
+    (lambda: linalg.lu_solve((et.dvector("lu"), et.ivector("p")), et.dvector("b")), TypeError, "lu_solve.*2-d"),
+    (lambda: linalg.lu_solve(linalg.lu_factor(et.dmatrix("a")), et.dvector("b"), trans="T"), ValueError, "trans"),
+    (lambda: linalg.lu_solve(linalg.lu_factor(et.dmatrix("a")), et.dscalar("b")), ValueError, r"b must be a vector"),
+    (lambda: linalg.lu_solve((et.dmatrix("lu"), et.dvector("p")), et.dvector("b")), TypeError, "integer pivots"),
+])
+def test_clear_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build()
+
+
+def test_run_time_errors_name_the_op():
+    a = et.dmatrix("a")
+    with pytest.raises(ValueError, match=r"LU.*square.*\(2, 3\)"):
+        eg.function([a], linalg.lu(a)[1])(np.ones((2, 3)))
+
+
+def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
+    a = et.dmatrix("a")
+    f = eg.function([a], linalg.lu_factor(a)[0])
+    monkeypatch.setattr(linalg_scipy, "optional_module", lambda name: None)
+    with pytest.raises(ImportError, match="LUFactor needs SciPy"):
+        f(A)
