@@ -16,7 +16,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
-from eqgraph.tensor.linalg_scipy import LU, PivotsToPermutation, permutation_matrix
+from eqgraph.tensor.linalg_scipy import LU, PivotedQR, PivotsToPermutation, permutation_matrix
 
 E = et.ELEMWISE_OPS
 
@@ -236,3 +236,14 @@ def _lu_cotangent(l, u, g_l, g_u):
     middle = et.tril(_T(l) @ g_l, -1) + et.triu(g_u @ _T(u))
     left = solve_triangular(l, middle, lower=True, trans=1, unit_diagonal=True)
     return _T(solve_triangular(u, _T(left), lower=False))
+
+
+@entry("PivotedQR", 1, all_outputs=True)
+def _pivoted_qr(gs, outs, a, mode, pivoting):
+    if mode == "raw":
+        return [grad_not_implemented(PivotedQR(mode, pivoting), 0, a, "qr(mode='raw') returns LAPACK's Householder "
+                                     "reflectors, whose gradient is not implemented; use mode='reduced'")]
+    # the QR of A's columns permuted, A[:, P] = A M^T: its cotangent, permuted back
+    m = permutation_matrix(outs[-1], a.dtype if a.dtype.startswith("float") else outs[0].dtype)
+    permuted = et.specify_shape(a @ _T(m), a.type.shape)
+    return [_qr(gs[:-1], outs[:-1], permuted, mode)[0] @ m]

@@ -408,11 +408,6 @@ def svd(a, full_matrices=True, compute_uv=True):
     return tuple(out) if compute_uv else out
 
 
-def qr(a, mode="reduced"):
-    out = QR(mode)(a)
-    return out if mode == "r" else tuple(out)
-
-
 def pinv(a):
     return Pinv()(a)
 
@@ -514,16 +509,19 @@ def matrix_power(a, n: int):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: vector norms over one axis, matrix norms over two."""
+    """``np.linalg.norm``: vector norms over one axis, matrix norms over two; without ``axis`` the
+    norm of a vector, of a matrix, or, as PyTensor's, of each matrix of a stack ``(..., M, N)``.
+    ``ord`` also takes PyTensor's "inf" and "-inf"."""
     x = as_tensor_variable(x)
     if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
         x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
+    ord = {"inf": np.inf, "-inf": -np.inf}.get(ord, ord) if isinstance(ord, str) else ord
     if axis is None:
-        axes = tuple(range(x.ndim))
-        if ord is None or (ord in ("fro", "f") and x.ndim == 2):
+        if x.ndim == 0:
+            raise ValueError(f"norm: x must be a vector, a matrix or a stack of matrices, got the scalar {x}")
+        axes = (x.ndim - 1,) if x.ndim == 1 else (x.ndim - 2, x.ndim - 1)
+        if ord is None and x.ndim <= 2:  # every entry at once
             return E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=keepdims))
-        if x.ndim > 2:
-            raise ValueError(f"norm: ord={ord!r} needs axis for {x}, a {x.ndim}-d tensor")
     else:
         axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(axes) == 1:
@@ -587,6 +585,6 @@ __all__ = [
 ]
 
 # SciPy's factorizations build on this module's ops and helpers, so they are imported last
-from eqgraph.tensor.linalg_scipy import lu, lu_factor, lu_solve  # noqa: E402
+from eqgraph.tensor.linalg_scipy import lu, lu_factor, lu_solve, qr  # noqa: E402
 
 __all__ += ["lu", "lu_factor", "lu_solve"]

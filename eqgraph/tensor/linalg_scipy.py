@@ -16,9 +16,10 @@ import numpy as np
 from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.linalg import LinalgOp, _check_square, _matrix, float_dtype, solve_triangular
+from eqgraph.tensor.linalg import LinalgOp, QR, _batch_count, _check_square, _matrix, float_dtype, solve_triangular
 from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
 from eqgraph.tensor.type import TensorType
+from eqgraph.tensor.variable import TensorVariable
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output, optional_module
@@ -111,6 +112,47 @@ class LUFactor(ScipyLinalgOp):
         return module.lu_factor(a, check_finite=False)
 
 
+class PivotedQR(ScipyLinalgOp):
+    """``scipy.linalg.qr`` where NumPy's ``QR`` cannot: with column ``pivoting`` (the columns ``P``,
+    int32, with ``A[:, P] = Q @ R``, after the other outputs) or in LAPACK's ``mode="raw"`` form:
+    ``(H, tau, R)``, the Householder reflectors below ``H``'s diagonal, their scales and ``R``.
+    ``mode`` is NumPy's: "reduced", "complete", "r" (``R`` of ``(K, N)``) or "raw"."""
+
+    __props__ = ("mode", "pivoting")
+    square = False
+
+    def __init__(self, mode: str = "reduced", pivoting: bool = False):
+        if mode not in QR_MODES:
+            raise ValueError(f"qr: mode must be one of {sorted(QR_MODES)}, not {mode!r}")
+        self.mode, self.pivoting = QR_MODES[mode], bool(pivoting)
+
+    def core_axes(self):
+        axes = {"reduced": ("mk", "kn"), "complete": ("mm", "mn"), "r": ("kn",), "raw": ("mn", "k", "kn")}[self.mode]
+        return (*axes, "n") if self.pivoting else axes
+
+    def dtypes(self):
+        return (*super().dtypes()[:-1], "int32") if self.pivoting else super().dtypes()
+
+    def compute_one(self, module, a):
+        scipy_mode = {"reduced": "economic", "complete": "full"}.get(self.mode, self.mode)
+        out = module.qr(a, mode=scipy_mode, pivoting=self.pivoting, check_finite=False)
+        out = out if isinstance(out, tuple) else (out,)
+        if self.mode == "raw":  # SciPy's ((H, tau), R, ...): flat, as PyTensor's
+            out = (*out[0], *out[1:])
+        if self.mode == "r":  # SciPy's R has all M rows; NumPy's (this op's) the first K
+            out = (out[0][: min(a.shape)], *out[1:])
+        return out
+
+    def flops(self, inputs, outputs):
+        m, n = inputs[0][-2:]
+        return _batch_count(inputs[0]) * 2 * int(m) * int(n) ** 2
+
+
+#: qr's modes: NumPy's, and SciPy's names for them
+QR_MODES = {"reduced": "reduced", "complete": "complete", "r": "r", "raw": "raw", "economic": "reduced",
+            "full": "complete"}
+
+
 class PivotsToPermutation(Op):
     """The rows ``perm`` (int64) with ``A[perm] = L @ U`` from ``lu_factor``'s pivots (a vector or a
     stack of them): the row swaps applied in order to ``arange(n)``."""
@@ -150,6 +192,18 @@ def lu(a, permute_l=False, check_finite=True, p_indices=False, overwrite_a=False
     return tuple(LU(permute_l, p_indices)(a))
 
 
+def qr(a, mode="reduced", pivoting=False, overwrite_a=False, lwork=None):
+    """NumPy's ``qr(a, mode)`` ("reduced", "complete", "r"), also with SciPy's mode names
+    ("economic", "full"), "raw" (PyTensor's ``(H, tau, R)``) and column ``pivoting`` (SciPy's:
+    the columns ``P``, last, with ``a[:, P] = Q @ R``).  ``overwrite_a`` and ``lwork`` have no effect."""
+    if mode not in QR_MODES:
+        raise ValueError(f"qr: mode must be one of {sorted(QR_MODES)}, not {mode!r}")
+    mode = QR_MODES[mode]
+    op = PivotedQR(mode, pivoting) if pivoting or mode == "raw" else QR(mode)
+    out = op(a)
+    return out if isinstance(out, TensorVariable) else tuple(out)
+
+
 def lu_factor(a, *, check_finite=True, overwrite_a=False):
     """SciPy's and PyTensor's ``lu_factor``: ``(LU, piv)``, for ``lu_solve``."""
     return tuple(LUFactor()(a))
@@ -179,5 +233,5 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
     return squeeze(x, axis=-1) if vectors else x
 
 
-__all__ = ["LU", "LUFactor", "PivotsToPermutation", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
+__all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "qr", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
            "permutation_matrix", "scipy_linalg"]

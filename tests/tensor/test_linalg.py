@@ -234,7 +234,8 @@ def _graph_text(f) -> str:
     (lambda: linalg.solve(et.dvector("a"), et.dvector("b"), transposed=True), TypeError, "solve.*at least 2-d"),
     (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="diagonal", b_ndim=2), ValueError, "b_ndim"),
     (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), b_ndim=2), ValueError, "b_ndim"),
-    (lambda: linalg.qr(et.dmatrix("a"), mode="raw"), ValueError, "mode"),
+    (lambda: linalg.qr(et.dmatrix("a"), mode="bogus"), ValueError, "mode"),
+    (lambda: linalg.norm(et.dscalar("x")), ValueError, "norm: x must be a vector"),
     (lambda: linalg.norm(et.dmatrix("a"), "bogus"), ValueError, "not a matrix norm"),
     (lambda: linalg.norm(et.dvector("v"), "fro", axis=0), ValueError, "matrix norm"),
     (lambda: linalg.matrix_power(et.dmatrix("a"), 1.5), TypeError, "Python int"),
@@ -478,3 +479,25 @@ def test_gradient_of_norm_of_every_ord_on_a_stack(ord_, axis, keepdims):
 def test_gradient_of_the_count_of_nonzeros_is_zero():
     x = et.dtensor3("x")
     assert not eg.function([x], eg.grad(linalg.norm(x, 0, axis=-1).sum(), x))(NORM_STACK).any()
+
+
+STACK4 = RNG.random((2, 1, 3, 4)) - 0.5
+
+
+@pytest.mark.parametrize("ord_", MATRIX_ORDS + ["inf", "-inf"], ids=str)
+def test_norm_of_a_stack_without_axis_is_one_norm_per_matrix(ord_):
+    # PyTensor's norm of a stack (..., M, N) is the norm of each matrix, whatever the ord (NumPy's
+    # flattens it for ord=None and refuses the others)
+    x = et.dtensor4("x")
+    numpy_ord = {"inf": np.inf, "-inf": -np.inf}.get(ord_, ord_)
+    for keepdims in (False, True):
+        expected = np.linalg.norm(STACK4, numpy_ord, axis=(-2, -1), keepdims=keepdims)
+        out = linalg.norm(x, ord_, keepdims=keepdims)
+        np.testing.assert_allclose(eg.function([x], out)(STACK4), expected, rtol=1e-12)
+        assert linalg.norm(et.TensorType("float64", STACK4.shape)("s"), ord_, keepdims=keepdims).type.shape == \
+            expected.shape
+
+
+@pytest.mark.parametrize("ord_", [None, "nuc", -1], ids=str)
+def test_gradient_of_the_norm_of_each_matrix_of_a_stack(ord_):
+    verify_grad(lambda a: linalg.norm(a, ord_), [STACK4], n_tests=1, rng=np.random.default_rng(1))

@@ -7,6 +7,7 @@ import scipy.linalg
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.grad import NullTypeGradError
 from eqgraph.testing import verify_grad
 from eqgraph.tensor import linalg, linalg_scipy
 
@@ -16,6 +17,7 @@ STACK = RNG.random((2, 3, 4, 4))
 b = RNG.random(4)
 B = RNG.random((4, 2))
 B_STACK = RNG.random((3, 4, 2))   # its batch axes broadcast against STACK's
+TALL_STACK = RNG.random((2, 5, 3))
 
 
 def _each(fn, *arrays):
@@ -44,6 +46,27 @@ CASES = {  # name: (eqgraph function giving a tuple, SciPy's, arguments)
         lambda a, c: (scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), c, trans=2),),
         [A.astype("float32"), A[:, :3].astype("float32")]),
 }
+TALL, WIDE = RNG.random((5, 3)), RNG.random((3, 5))
+for _mode, _scipy_mode in [("economic", "economic"), ("full", "full"), ("raw", "raw"), ("r", "r")]:
+    for _pivoting in (False, True):
+        for _name, _x in [("tall", TALL), ("wide", WIDE)]:
+            CASES[f"qr-{_mode}-{_name}{'-pivoting' * _pivoting}"] = (
+                lambda a, m=_mode, p=_pivoting: _as_tuple(linalg.qr(a, mode=m, pivoting=p)),
+                lambda a, m=_scipy_mode, p=_pivoting: _scipy_qr(a, m, p), [_x])
+
+
+def _as_tuple(out):
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _scipy_qr(a, mode, pivoting):
+    """SciPy's qr as PyTensor's (and eqgraph's) qr returns it: "raw" flat, "r" with NumPy's K rows."""
+    out = _as_tuple(scipy.linalg.qr(a, mode=mode, pivoting=pivoting))
+    if mode == "raw":
+        out = (*out[0], *out[1:])
+    if mode == "r":
+        out = (out[0][: min(a.shape)], *out[1:])
+    return out
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -70,6 +93,12 @@ STACK_CASES = {  # name: (eqgraph function giving a tuple, the reference on stac
                         lambda a, c: (np.linalg.solve(a, c),), [STACK, b]),
     "lu_solve-broadcast": (lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c),),
                            lambda a, c: (np.linalg.solve(a, c),), [STACK, B_STACK]),
+    "qr-pivoting": (lambda a: linalg.qr(a, pivoting=True),
+                    lambda a: _each(lambda m: scipy.linalg.qr(m, mode="economic", pivoting=True), a), [TALL_STACK]),
+    "qr-raw": (lambda a: linalg.qr(a, mode="raw"), lambda a: _each(lambda m: _scipy_qr(m, "raw", False), a),
+               [TALL_STACK]),
+    "qr-r-pivoting-wide": (lambda a: linalg.qr(a, mode="r", pivoting=True),
+                           lambda a: _each(lambda m: _scipy_qr(m, "r", True), a), [np.swapaxes(TALL_STACK, -1, -2)]),
     "lu_solve-stacked-vectors-trans": (
         lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c, trans=True, b_ndim=1),),
         lambda a, c: (np.linalg.solve(np.swapaxes(a, -1, -2), c[..., None])[..., 0],), [STACK, B_STACK[..., 0]]),
@@ -113,6 +142,12 @@ GRADS = {
     "lu_factor": (lambda a: _weighted(linalg.lu_factor(a)), [S]),
     "lu_factor-stack": (lambda a: linalg.lu_factor(a)[0] ** 2, [S_STACK]),
     "lu_solve": (lambda a, c: linalg.lu_solve(linalg.lu_factor(a), c), [S, B]),
+    "qr-pivoting": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (5, 3)), pivoting=True)), [TALL]),
+    "qr-economic-pivoting-wide": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (3, 5)), "economic", True)),
+                                  [WIDE]),
+    "qr-full-pivoting-wide": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (3, 5)), "full", True)), [WIDE]),
+    "qr-r-pivoting": (lambda a: linalg.qr(et.specify_shape(a, (5, 3)), "r", True)[0], [TALL]),
+    "qr-pivoting-stack": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (2, 5, 3)), pivoting=True)), [TALL_STACK]),
     "lu_solve-trans-vector-stack": (lambda a, c: linalg.lu_solve(linalg.lu_factor(a), c, trans=1), [S_STACK, b[:3]]),
 }
 
@@ -125,6 +160,8 @@ def test_gradient_matches_finite_differences(name):
 
 @pytest.mark.parametrize("build, error, match", [
     (lambda: linalg.lu(et.dvector("a")), TypeError, r"LU.*at least 2-d"),
+    (lambda: linalg.qr(et.dvector("a"), pivoting=True), TypeError, r"PivotedQR.*at least 2-d"),
+    (lambda: linalg.qr(et.dmatrix("a"), mode="thin"), ValueError, r"qr: mode must be one of"),
     (lambda: linalg.lu(et.TensorType("float64", (2, 3))("a")), ValueError, r"LU.*square.*\(2, 3\)"),
     (lambda: linalg.lu(et.dmatrix("a"), permute_l=True, p_indices=True), ValueError, "permute_l and p_indices"),
     (lambda: linalg.lu_factor(et.TensorType("float64", (4, 2, 3))("a")), ValueError, r"LUFactor.*square"),
@@ -136,6 +173,12 @@ def test_gradient_matches_finite_differences(name):
 def test_clear_errors(build, error, match):
     with pytest.raises(error, match=match):
         build()
+
+
+def test_raw_qr_has_no_gradient_and_says_so():
+    a = et.TensorType("float64", (5, 3))("a")
+    with pytest.raises(NullTypeGradError, match="mode='raw'"):
+        eg.grad(linalg.qr(a, mode="raw")[2].sum(), a)
 
 
 def test_run_time_errors_name_the_op():
