@@ -16,7 +16,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
-from eqgraph.tensor.linalg_scipy import LU, PivotedQR, PivotsToPermutation, permutation_matrix
+from eqgraph.tensor.linalg_scipy import LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov, permutation_matrix
 
 E = et.ELEMWISE_OPS
 
@@ -247,3 +247,27 @@ def _pivoted_qr(gs, outs, a, mode, pivoting):
     m = permutation_matrix(outs[-1], a.dtype if a.dtype.startswith("float") else outs[0].dtype)
     permuted = et.specify_shape(a @ _T(m), a.type.shape)
     return [_qr(gs[:-1], outs[:-1], permuted, mode)[0] @ m]
+
+
+@entry("SolveLyapunov", 2)
+def _solve_lyapunov(g, out, a, q, discrete):
+    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T
+    g_q = SolveLyapunov(discrete)(_T(a), g)
+    if discrete:  # L(X) = X - A X A^T
+        g_a = g_q @ a @ _T(out) + _T(g_q) @ a @ out
+    else:  # L(X) = A X + X A^T
+        g_a = -(g_q @ _T(out) + _T(g_q) @ out)
+    return [_sum_to(g_a, a), _sum_to(g_q, q)]
+
+
+@entry("Schur", 1, all_outputs=True)
+def _schur(gs, outs, a, output, sort):
+    return [grad_not_implemented(Schur(output, sort), 0, a, "the Schur vectors are not unique (nor is a real "
+                                 "Schur form's ordering of 2x2 blocks); PyTensor has no gradient either")]
+
+
+@entry("QZ", 2, all_outputs=True)
+def _qz(gs, outs, a, b, output, sort, return_eigenvalues):
+    op = QZ(output, sort, return_eigenvalues)
+    why = "the generalized Schur vectors are not unique; PyTensor has no gradient either"
+    return [grad_not_implemented(op, 0, a, why), grad_not_implemented(op, 1, b, why)]

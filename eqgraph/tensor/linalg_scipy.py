@@ -1,9 +1,11 @@
 """The linear algebra of ``scipy.linalg`` that NumPy has no function for: the LU factorization
-(``lu``, ``lu_factor``, ``lu_solve``), QR with column pivoting or in LAPACK's raw form, and the
-Schur and QZ decompositions; ``et.linalg`` re-exports them with PyTensor's signatures.
+(``lu``, ``lu_factor``, ``lu_solve``), QR with column pivoting or in LAPACK's raw form, the
+Schur and QZ decompositions and the Lyapunov solves; ``et.linalg`` re-exports them with
+PyTensor's signatures.
 
 Each op is one matrix (or a stack ``(..., M, N)``, batch axes first) in, computed by SciPy one
-matrix at a time: SciPy is an optional extra, and without it these ops say so when they run.
+matrix at a time: SciPy is an optional extra, and without it these ops say so when they run
+(the Lyapunov solves, which NumPy can compute another way, do so).
 They are kept out of ``linalg.py`` so that ``rulesets/types.egg``'s generated rules, one per
 decomposition there, stay the decompositions the rewrites name.  Gradients are in
 ``eqgraph/grad/vjps_linalg.py``.
@@ -16,7 +18,8 @@ import numpy as np
 from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.linalg import LinalgOp, QR, _batch_count, _check_square, _matrix, float_dtype, solve_triangular
+from eqgraph.tensor.linalg import (LinalgOp, QR, _batch_count, _broadcast_batches, _check_square, _matrix,
+                                   _square_size, float_dtype, solve_triangular)
 from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorVariable
@@ -153,6 +156,175 @@ QR_MODES = {"reduced": "reduced", "complete": "complete", "r": "r", "raw": "raw"
             "full": "complete"}
 
 
+#: the eigenvalues ``sort`` moves to the top left: SciPy's names (None: no sorting, here "")
+SORTS = ("", "lhp", "rhp", "iuc", "ouc")
+
+
+def _complex_dtype(dtype: str) -> str:
+    return "complex64" if dtype == "float32" else "complex128"
+
+
+def _check_schur_options(op, output, sort):
+    if output not in ("real", "complex"):
+        raise ValueError(f"{op}: output must be 'real' or 'complex', not {output!r}")
+    if sort not in SORTS:
+        raise ValueError(f"{op}: sort must be None, 'lhp', 'rhp', 'iuc' or 'ouc', not {sort!r}")
+
+
+class Schur(ScipyLinalgOp):
+    """``scipy.linalg.schur``: ``(T, Z)`` with ``A = Z @ T @ Z^H``, ``T`` quasi upper triangular
+    (``output="real"``) or upper triangular and complex (``"complex"``); ``sort`` moves the
+    eigenvalues it selects to the top left."""
+
+    __props__ = ("output", "sort")
+
+    def __init__(self, output: str = "real", sort: str = ""):
+        _check_schur_options("schur", output, sort)
+        self.output, self.sort = output, sort
+
+    def core_axes(self):
+        return ("ss", "ss")
+
+    def output_types(self, a):
+        types = super().output_types(a)
+        if self.output == "real":
+            return types
+        return [TensorType(_complex_dtype(t.dtype), t.shape) for t in types]
+
+    def compute_one(self, module, a):
+        return module.schur(a, output=self.output, sort=self.sort or None, check_finite=False)[:2]
+
+
+class QZ(Op):
+    """``scipy.linalg.qz`` (``ordqz`` when sorted): ``(AA, BB, Q, Z)`` with ``A = Q @ AA @ Z^H`` and
+    ``B = Q @ BB @ Z^H``; with ``return_eigenvalues`` ``(AA, BB, alpha, beta, Q, Z)``, the
+    generalized eigenvalues being ``alpha / beta``.  ``A`` and ``B`` are square matrices of one
+    size, or stacks whose batch axes broadcast."""
+
+    __props__ = ("output", "sort", "return_eigenvalues")
+
+    def __init__(self, output: str = "real", sort: str = "", return_eigenvalues: bool = False):
+        _check_schur_options("qz", output, sort)
+        self.output, self.sort, self.return_eigenvalues = output, sort, bool(return_eigenvalues)
+
+    def make_node(self, a, b):
+        a, b = _matrix(self, a), _matrix(self, b)
+        n = _square_size(a) if _square_size(a) is not None else _square_size(b)
+        if None not in (_square_size(a), _square_size(b)) and _square_size(a) != _square_size(b):
+            raise ValueError(f"{self}: A {a} of shape {a.type.shape} and B {b} of shape {b.type.shape} must be "
+                             "matrices of the same size")
+        dtype = float_dtype(np.result_type(float_dtype(a.dtype), float_dtype(b.dtype)).name)
+        complex_dtype = _complex_dtype(dtype)
+        dtype = complex_dtype if self.output == "complex" else dtype
+        batch = _broadcast_batches(self, a, b)
+        matrix = TensorType(dtype, (*batch, n, n))
+        outputs = [matrix(), matrix()]
+        if self.return_eigenvalues:
+            outputs += [TensorType(complex_dtype, (*batch, n))(), TensorType(dtype, (*batch, n))()]
+        return Apply(self, [a, b], outputs + [matrix(), matrix()])
+
+    def perform(self, node, inputs, output_storage):
+        xp, module = array_namespace(*inputs), scipy_linalg(self)
+        dtype = float_dtype(node.inputs[0].dtype if node.inputs[0].dtype == node.inputs[1].dtype else "float64")
+        a, b = (to_numpy(x).astype(dtype, copy=False) for x in inputs)
+        for x in (a, b):
+            _check_square(self, x)
+        if a.shape[-1] != b.shape[-1]:
+            raise ValueError(f"{self}: A of shape {a.shape} and B of shape {b.shape} must be matrices of the same size")
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a, b = (np.broadcast_to(x, batch + x.shape[-2:]) for x in (a, b))
+        results = per_matrix(lambda x, y: self._one(module, x, y), a, b)
+        for cell, value, out in zip(output_storage, results, node.outputs):
+            cell[0] = as_output(xp, xp.asarray(value), out.type)
+
+    def _one(self, module, a, b):
+        if not self.sort and not self.return_eigenvalues:
+            return module.qz(a, b, output=self.output, check_finite=False)
+        # ordqz gives the eigenvalues; selecting them all keeps qz's order
+        sort = self.sort or (lambda alpha, beta: np.ones(np.shape(alpha), dtype=bool))
+        aa, bb, alpha, beta, q, z = module.ordqz(a, b, sort=sort, output=self.output, check_finite=False)
+        return (aa, bb, alpha, beta, q, z) if self.return_eigenvalues else (aa, bb, q, z)
+
+    def infer_shape(self, fgraph, node, shapes):
+        batch, n = _broadcast_batch_shape(node, shapes), shapes[0][-1]
+        matrix = (*batch, n, n)
+        vectors = [(*batch, n)] * 2 if self.return_eigenvalues else []
+        return [matrix, matrix, *vectors, matrix, matrix]
+
+    def flops(self, inputs, outputs):
+        return _batch_count(outputs[0]) * 30 * int(inputs[0][-1]) ** 3
+
+
+class SolveLyapunov(Op):
+    """SciPy's ``solve_continuous_lyapunov`` (``A X + X A^T = Q``) or, ``discrete``,
+    ``solve_discrete_lyapunov`` (``X - A X A^T = Q``) for square ``A`` and ``Q`` of one size, or
+    stacks whose batch axes broadcast.  Without SciPy NumPy solves the same equation written
+    as one system of ``N^2`` unknowns (``kron``), which costs ``N^6``, not ``N^3``."""
+
+    __props__ = ("discrete",)
+
+    def __init__(self, discrete: bool = False):
+        self.discrete = bool(discrete)
+
+    def __str__(self):
+        return f"SolveLyapunov{{{'discrete' if self.discrete else 'continuous'}}}"
+
+    def make_node(self, a, q):
+        a, q = _matrix(self, a), _matrix(self, q)
+        n, m = _square_size(a), _square_size(q)
+        if n is not None and m is not None and n != m:
+            raise ValueError(f"{self}: A {a} of shape {a.type.shape} and Q {q} of shape {q.type.shape} must be "
+                             "matrices of the same size")
+        dtype = float_dtype(np.result_type(float_dtype(a.dtype), float_dtype(q.dtype)).name)
+        size = n if n is not None else m
+        return Apply(self, [a, q], [TensorType(dtype, (*_broadcast_batches(self, a, q), size, size))()])
+
+    def perform(self, node, inputs, output_storage):
+        xp = array_namespace(*inputs)
+        dtype = node.outputs[0].type.dtype
+        a, q = (to_numpy(x).astype(dtype, copy=False) for x in inputs)
+        for x in (a, q):
+            _check_square(self, x)
+        if a.shape[-1] != q.shape[-1]:
+            raise ValueError(f"{self}: A of shape {a.shape} and Q of shape {q.shape} must be matrices of the same size")
+        batch = np.broadcast_shapes(a.shape[:-2], q.shape[:-2])
+        a, q = (np.broadcast_to(x, batch + x.shape[-2:]) for x in (a, q))
+        module = optional_module("scipy.linalg")
+        if module is None:
+            x = self._by_kron(a, q)
+        else:
+            solver = module.solve_discrete_lyapunov if self.discrete else module.solve_continuous_lyapunov
+            (x,) = per_matrix(lambda m, r: (solver(m, r),), a, q)
+        output_storage[0][0] = as_output(xp, xp.asarray(x), node.outputs[0].type)
+
+    def _by_kron(self, a, q):
+        """The equation as ``K vec(X) = vec(Q)`` (rows of ``X`` one after another: ``vec(A X B) =
+        (A kron B^T) vec(X)``)."""
+        n = a.shape[-1]
+        eye = np.eye(n, dtype=a.dtype)
+        if self.discrete:  # X - A X A^T
+            k = np.eye(n * n, dtype=a.dtype) - np.einsum("...ik,...jl->...ijkl", a, a).reshape(a.shape[:-2] + (n * n,) * 2)
+        else:  # A X + X A^T
+            k = (np.einsum("...ik,jl->...ijkl", a, eye) + np.einsum("ik,...jl->...ijkl", eye, a))
+            k = k.reshape(a.shape[:-2] + (n * n,) * 2)
+        return np.linalg.solve(k, q.reshape(q.shape[:-2] + (n * n, 1))).reshape(q.shape)
+
+    def infer_shape(self, fgraph, node, shapes):
+        n = shapes[0][-1]
+        return [(*_broadcast_batch_shape(node, shapes), n, n)]
+
+    def flops(self, inputs, outputs):
+        return _batch_count(outputs[0]) * 25 * int(inputs[0][-1]) ** 3
+
+
+def _broadcast_batch_shape(node, shapes) -> list:
+    """The batch sizes of ``node``'s two stacks of matrices broadcast: the larger of each pair
+    (the other is 1 or the same)."""
+    width = node.outputs[0].ndim - 2
+    padded = [(1,) * (width + 2 - len(shape)) + tuple(shape[:-2]) for shape in shapes]
+    return [E["maximum"](x, y) for x, y in zip(*padded)]
+
+
 class PivotsToPermutation(Op):
     """The rows ``perm`` (int64) with ``A[perm] = L @ U`` from ``lu_factor``'s pivots (a vector or a
     stack of them): the row swaps applied in order to ``arange(n)``."""
@@ -204,6 +376,31 @@ def qr(a, mode="reduced", pivoting=False, overwrite_a=False, lwork=None):
     return out if isinstance(out, TensorVariable) else tuple(out)
 
 
+def schur(a, output="real", sort=None):
+    """SciPy's and PyTensor's ``schur``: ``(T, Z)`` with ``a = Z @ T @ Z^H`` (see ``Schur``).  No gradient."""
+    return tuple(Schur(output, sort or "")(a))
+
+
+def qz(a, b, output="real", sort=None, return_eigenvalues=False):
+    """PyTensor's ``qz`` (SciPy's ``qz``, or ``ordqz`` when sorted): ``(AA, BB, Q, Z)``, or with
+    ``return_eigenvalues`` ``(AA, BB, alpha, beta, Q, Z)``.  No gradient."""
+    return tuple(QZ(output, sort or "", return_eigenvalues)(a, b))
+
+
+def solve_continuous_lyapunov(a, q):
+    """``X`` with ``a @ X + X @ a.T = q`` (SciPy's ``solve_continuous_lyapunov``)."""
+    return SolveLyapunov(discrete=False)(a, q)
+
+
+def solve_discrete_lyapunov(a, q, method="bilinear"):
+    """``X`` with ``X - a @ X @ a.T = q`` (SciPy's ``solve_discrete_lyapunov``).  ``method``,
+    PyTensor's "direct" or "bilinear", picks how it is computed there: here SciPy's solver (or
+    without SciPy NumPy's ``solve`` of the ``N^2`` system) gives the result for both."""
+    if method not in ("direct", "bilinear"):
+        raise ValueError(f"solve_discrete_lyapunov: method must be 'direct' or 'bilinear', not {method!r}")
+    return SolveLyapunov(discrete=True)(a, q)
+
+
 def lu_factor(a, *, check_finite=True, overwrite_a=False):
     """SciPy's and PyTensor's ``lu_factor``: ``(LU, piv)``, for ``lu_solve``."""
     return tuple(LUFactor()(a))
@@ -233,5 +430,6 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
     return squeeze(x, axis=-1) if vectors else x
 
 
-__all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "qr", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
+__all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "QZ", "Schur", "SolveLyapunov", "qr",
+           "qz", "schur", "solve_continuous_lyapunov", "solve_discrete_lyapunov", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
            "permutation_matrix", "scipy_linalg"]

@@ -46,6 +46,32 @@ CASES = {  # name: (eqgraph function giving a tuple, SciPy's, arguments)
         lambda a, c: (scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), c, trans=2),),
         [A.astype("float32"), A[:, :3].astype("float32")]),
 }
+SMALL = 0.4 * RNG.random((4, 4))   # its eigenvalues inside the unit circle: the discrete equation has one solution
+Q = RNG.random((4, 4))
+CASES.update({
+    "schur": (linalg.schur, scipy.linalg.schur, [A]),
+    "schur-float32": (linalg.schur, scipy.linalg.schur, [A.astype("float32")]),
+    "schur-complex-sorted": (lambda a: linalg.schur(a, "complex", "iuc"),
+                             lambda a: scipy.linalg.schur(a, "complex", sort="iuc")[:2], [A]),
+    "qz": (linalg.qz, scipy.linalg.qz, [A[:4, :4], Q]),
+    "qz-complex": (lambda a, c: linalg.qz(a, c, "complex"), lambda a, c: scipy.linalg.qz(a, c, "complex"), [A[:4, :4], Q]),
+    "qz-sorted-eigenvalues": (lambda a, c: linalg.qz(a, c, sort="lhp", return_eigenvalues=True),
+                              lambda a, c: scipy.linalg.ordqz(a, c, sort="lhp"), [A[:4, :4], Q]),
+    "qz-sorted": (lambda a, c: linalg.qz(a, c, "complex", "ouc"),
+                  lambda a, c: [scipy.linalg.ordqz(a, c, "ouc", "complex")[i] for i in (0, 1, 4, 5)], [A[:4, :4], Q]),
+    # the eigenvalues come with qz's own factors, in its order
+    "qz-eigenvalues": (lambda a, c: [o for i, o in enumerate(linalg.qz(a, c, return_eigenvalues=True)) if i in (0, 1, 4, 5)],
+                       scipy.linalg.qz, [A[:4, :4], Q]),
+    "solve_continuous_lyapunov": (lambda a, c: (linalg.solve_continuous_lyapunov(a, c),),
+                                  lambda a, c: (scipy.linalg.solve_continuous_lyapunov(a, c),), [SMALL, Q]),
+    "solve_discrete_lyapunov": (lambda a, c: (linalg.solve_discrete_lyapunov(a, c),),
+                                lambda a, c: (scipy.linalg.solve_discrete_lyapunov(a, c),), [SMALL, Q]),
+    "solve_discrete_lyapunov-direct-float32": (
+        lambda a, c: (linalg.solve_discrete_lyapunov(a, c, method="direct"),),
+        # float32 stays float32, as in NumPy's linalg (SciPy's solver returns float64)
+        lambda a, c: (scipy.linalg.solve_discrete_lyapunov(a, c).astype("float32"),),
+        [SMALL.astype("float32"), Q.astype("float32")]),
+})
 TALL, WIDE = RNG.random((5, 3)), RNG.random((3, 5))
 for _mode, _scipy_mode in [("economic", "economic"), ("full", "full"), ("raw", "raw"), ("r", "r")]:
     for _pivoting in (False, True):
@@ -99,6 +125,18 @@ STACK_CASES = {  # name: (eqgraph function giving a tuple, the reference on stac
                [TALL_STACK]),
     "qr-r-pivoting-wide": (lambda a: linalg.qr(a, mode="r", pivoting=True),
                            lambda a: _each(lambda m: _scipy_qr(m, "r", True), a), [np.swapaxes(TALL_STACK, -1, -2)]),
+    "schur-complex": (lambda a: linalg.schur(a, "complex"), lambda a: _each(lambda m: scipy.linalg.schur(m, "complex"), a),
+                      [STACK]),
+    "qz-broadcast": (lambda a, c: linalg.qz(a, c, return_eigenvalues=True),
+                     lambda a, c: _each(lambda x, y: scipy.linalg.ordqz(x, y, lambda al, be: al == al),
+                                        *np.broadcast_arrays(a, c)), [STACK, B_STACK[:, :, :1] + Q]),
+    "solve_continuous_lyapunov-broadcast": (
+        lambda a, c: (linalg.solve_continuous_lyapunov(a, c),),
+        lambda a, c: (_each(scipy.linalg.solve_continuous_lyapunov, *np.broadcast_arrays(a, c)),), [STACK, Q]),
+    "solve_discrete_lyapunov-broadcast": (
+        lambda a, c: (linalg.solve_discrete_lyapunov(a, c),),
+        lambda a, c: (_each(scipy.linalg.solve_discrete_lyapunov, *np.broadcast_arrays(a, c)),),
+        [SMALL, 0.3 * STACK]),
     "lu_solve-stacked-vectors-trans": (
         lambda a, c: (linalg.lu_solve(linalg.lu_factor(a), c, trans=True, b_ndim=1),),
         lambda a, c: (np.linalg.solve(np.swapaxes(a, -1, -2), c[..., None])[..., 0],), [STACK, B_STACK[..., 0]]),
@@ -148,6 +186,10 @@ GRADS = {
     "qr-full-pivoting-wide": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (3, 5)), "full", True)), [WIDE]),
     "qr-r-pivoting": (lambda a: linalg.qr(et.specify_shape(a, (5, 3)), "r", True)[0], [TALL]),
     "qr-pivoting-stack": (lambda a: _weighted(linalg.qr(et.specify_shape(a, (2, 5, 3)), pivoting=True)), [TALL_STACK]),
+    "solve_continuous_lyapunov": (linalg.solve_continuous_lyapunov, [S, Q]),
+    "solve_discrete_lyapunov": (linalg.solve_discrete_lyapunov, [0.5 * S, Q]),
+    "solve_continuous_lyapunov-broadcast": (linalg.solve_continuous_lyapunov, [S_STACK, Q[:3, :3]]),
+    "solve_discrete_lyapunov-broadcast": (linalg.solve_discrete_lyapunov, [0.4 * S[:3, :3], S_STACK]),
     "lu_solve-trans-vector-stack": (lambda a, c: linalg.lu_solve(linalg.lu_factor(a), c, trans=1), [S_STACK, b[:3]]),
 }
 
@@ -162,6 +204,19 @@ def test_gradient_matches_finite_differences(name):
     (lambda: linalg.lu(et.dvector("a")), TypeError, r"LU.*at least 2-d"),
     (lambda: linalg.qr(et.dvector("a"), pivoting=True), TypeError, r"PivotedQR.*at least 2-d"),
     (lambda: linalg.qr(et.dmatrix("a"), mode="thin"), ValueError, r"qr: mode must be one of"),
+    (lambda: linalg.schur(et.TensorType("float64", (3, 2))("a")), ValueError, r"Schur.*square.*\(3, 2\)"),
+    (lambda: linalg.schur(et.dmatrix("a"), output="imaginary"), ValueError, "schur: output must be"),
+    (lambda: linalg.schur(et.dmatrix("a"), sort="up"), ValueError, "schur: sort must be"),
+    (lambda: linalg.qz(et.dmatrix("a"), et.dvector("b")), TypeError, r"QZ.*at least 2-d"),
+    (lambda: linalg.qz(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2, 2))("b")), ValueError,
+     "QZ.*same size"),
+    (lambda: linalg.qz(et.TensorType("float64", (2, 3, 3))("a"), et.TensorType("float64", (4, 3, 3))("b")),
+     ValueError, "cannot broadcast"),
+    (lambda: linalg.solve_continuous_lyapunov(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2, 2))("q")),
+     ValueError, r"SolveLyapunov\{continuous\}.*same size"),
+    (lambda: linalg.solve_discrete_lyapunov(et.dmatrix("a"), et.TensorType("float64", (2, 3))("q")), ValueError,
+     r"SolveLyapunov\{discrete\}.*square"),
+    (lambda: linalg.solve_discrete_lyapunov(et.dmatrix("a"), et.dmatrix("q"), method="schur"), ValueError, "method"),
     (lambda: linalg.lu(et.TensorType("float64", (2, 3))("a")), ValueError, r"LU.*square.*\(2, 3\)"),
     (lambda: linalg.lu(et.dmatrix("a"), permute_l=True, p_indices=True), ValueError, "permute_l and p_indices"),
     (lambda: linalg.lu_factor(et.TensorType("float64", (4, 2, 3))("a")), ValueError, r"LUFactor.*square"),
@@ -181,10 +236,31 @@ def test_raw_qr_has_no_gradient_and_says_so():
         eg.grad(linalg.qr(a, mode="raw")[2].sum(), a)
 
 
+def test_schur_and_qz_have_no_gradient_and_say_why():
+    a, c = et.dmatrix("a"), et.dmatrix("c")
+    with pytest.raises(NullTypeGradError, match="Schur.*not unique"):
+        eg.grad(linalg.schur(a)[0].sum(), a)
+    with pytest.raises(NullTypeGradError, match="QZ.*not unique"):
+        eg.grad(linalg.qz(a, c)[1].sum(), c)
+
+
+def test_without_scipy_the_lyapunov_solves_are_numpys(monkeypatch):
+    a, c = et.dtensor4("a"), et.dmatrix("c")
+    f = eg.function([a, c], [linalg.solve_continuous_lyapunov(a, c), linalg.solve_discrete_lyapunov(0.3 * a, c)])
+    monkeypatch.setattr(linalg_scipy, "optional_module", lambda name: None)
+    continuous, discrete = f(STACK, Q)
+    np.testing.assert_allclose(continuous, _each(scipy.linalg.solve_continuous_lyapunov, STACK, np.broadcast_to(Q, STACK.shape)))
+    np.testing.assert_allclose(discrete, _each(scipy.linalg.solve_discrete_lyapunov, 0.3 * STACK, np.broadcast_to(Q, STACK.shape)))
+
+
 def test_run_time_errors_name_the_op():
-    a = et.dmatrix("a")
+    a, c = et.dmatrix("a"), et.dmatrix("c")
     with pytest.raises(ValueError, match=r"LU.*square.*\(2, 3\)"):
         eg.function([a], linalg.lu(a)[1])(np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"QZ.*\(3, 3\).*\(2, 2\).*same size"):
+        eg.function([a, c], linalg.qz(a, c)[0])(np.ones((3, 3)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"SolveLyapunov.*same size"):
+        eg.function([a, c], linalg.solve_continuous_lyapunov(a, c))(np.ones((3, 3)), np.ones((2, 2)))
 
 
 def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
