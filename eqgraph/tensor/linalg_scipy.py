@@ -413,6 +413,8 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
     vectors ``(..., M)``."""
     lu_matrix, piv = lu_and_piv
     lu_matrix, b = _matrix("lu_solve", lu_matrix), as_tensor_variable(b)
+    if b.dtype.startswith("complex"):  # the real factors' solves would drop the imaginary part
+        raise TypeError(f"lu_solve: complex right-hand sides are not supported yet (b {b} is {b.dtype})")
     if trans not in (0, 1, 2):  # False and True are 0 and 1, as in PyTensor
         raise ValueError(f"lu_solve: trans must be 0, 1 or 2 (or a bool), not {trans!r}")
     if b_ndim not in (None, 1, 2) or b.ndim == 0 or (b_ndim == 2 and b.ndim < 2):

@@ -269,3 +269,57 @@ def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
     monkeypatch.setattr(linalg_scipy, "optional_module", lambda name: None)
     with pytest.raises(ImportError, match="LUFactor needs SciPy"):
         f(A)
+
+
+# -- complex input: NumPy's result, or a refusal when the graph is built that names the op and dtype -----
+Z, ZV, D, DV = et.zmatrix("z"), et.zvector("zv"), et.dmatrix("d"), et.dvector("dv")
+REFUSED = {  # name: (build, the op or function the error names)
+    "inv": (lambda: linalg.inv(Z), "MatrixInverse"), "det": (lambda: linalg.det(Z), "Det"),
+    "slogdet": (lambda: linalg.slogdet(Z), "SlogDet"), "cholesky": (lambda: linalg.cholesky(Z), "Cholesky"),
+    "eigh": (lambda: linalg.eigh(Z), "Eigh"), "eigvalsh": (lambda: linalg.eigvalsh(Z), "Eigh"),
+    "svd": (lambda: linalg.svd(Z, compute_uv=False), "SVD"), "qr": (lambda: linalg.qr(Z), "QR"),
+    "qr-pivoting": (lambda: linalg.qr(Z, pivoting=True), "PivotedQR"), "pinv": (lambda: linalg.pinv(Z), "Pinv"),
+    "norm-nuc": (lambda: linalg.norm(Z, "nuc"), "SVD"), "norm-2": (lambda: linalg.norm(Z, 2), "SVD"),
+    "matrix_power": (lambda: linalg.matrix_power(Z, 0), "matrix_power"),
+    "solve": (lambda: linalg.solve(Z, DV), "solve"), "solve-b": (lambda: linalg.solve(D, ZV), "Solve"),
+    "solve-diagonal": (lambda: linalg.solve(Z, DV, assume_a="diagonal"), "solve"),
+    "solve_triangular": (lambda: linalg.solve_triangular(Z, DV), "SolveTriangular"),
+    "solve_triangular-b": (lambda: linalg.solve_triangular(D, ZV, trans="C"), "SolveTriangular"),
+    "cho_solve": (lambda: linalg.cho_solve((Z, True), DV), "SolveTriangular"),
+    "lu": (lambda: linalg.lu(Z), "LU"), "lu_factor": (lambda: linalg.lu_factor(Z), "LUFactor"),
+    "lu_solve": (lambda: linalg.lu_solve(linalg.lu_factor(D), ZV), "lu_solve"),
+    "schur": (lambda: linalg.schur(Z, "complex"), "Schur"), "qz": (lambda: linalg.qz(D, Z), "QZ"),
+    "solve_continuous_lyapunov": (lambda: linalg.solve_continuous_lyapunov(D, Z), "SolveLyapunov"),
+    "solve_discrete_lyapunov": (lambda: linalg.solve_discrete_lyapunov(Z, D), "SolveLyapunov"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_complex_input_is_refused_when_the_graph_is_built(name):
+    build, op = REFUSED[name]
+    with pytest.raises(TypeError, match=rf"{op}.*complex.*complex128"):
+        build()
+
+
+ZA = np.array([[2 + 1j, 0.5], [0.5 - 2j, 1 - 1j]])
+COMPUTED = {  # name: (eqgraph function, NumPy's, arguments)
+    "norm": (linalg.norm, np.linalg.norm, [ZA]),
+    "norm-1": (lambda z: linalg.norm(z, 1), lambda z: np.linalg.norm(z, 1), [ZA]),
+    "norm-inf": (lambda z: linalg.norm(z, "inf"), lambda z: np.linalg.norm(z, np.inf), [ZA]),
+    "norm-vector-3": (lambda z: linalg.norm(z, 3, axis=-1), lambda z: np.linalg.norm(z, 3, axis=-1), [ZA]),
+    "norm-complex64": (linalg.norm, np.linalg.norm, [ZA.astype("complex64")]),
+    "norm-stack": (lambda z: linalg.norm(z, "fro"), lambda z: np.linalg.norm(z, "fro", axis=(-2, -1)),
+                   [np.stack([ZA, 2j * ZA])]),
+    "kron": (linalg.kron, np.kron, [ZA, ZA.T]),
+    "solve-diagonal-complex-b": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
+                                 lambda a, c: c / np.diagonal(a), [ZA.real, ZA[0]]),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPUTED))
+def test_complex_input_that_is_computed_gives_numpys_result(name):
+    build, reference, args = COMPUTED[name]
+    inputs = [et.TensorType(a.dtype, a.shape)(f"a{i}") for i, a in enumerate(args)]
+    got, expected = eg.function(inputs, build(*inputs))(*args), np.asarray(reference(*args))
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, expected.dtype)
+    np.testing.assert_allclose(got, expected, rtol=1e-6 if got.dtype in (np.float32, np.complex64) else 1e-12)
