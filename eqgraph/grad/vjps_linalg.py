@@ -16,7 +16,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
-from eqgraph.tensor.linalg_scipy import LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov, permutation_matrix
+from eqgraph.tensor.linalg.lapack import LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov, permutation_matrix
 
 E = et.ELEMWISE_OPS
 

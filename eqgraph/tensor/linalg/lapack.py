@@ -6,8 +6,8 @@ PyTensor's signatures.
 Each op is one matrix (or a stack ``(..., M, N)``, batch axes first) in, computed by SciPy one
 matrix at a time: SciPy is an optional extra, and without it these ops say so when they run
 (the Lyapunov solves, which NumPy can compute another way, do so).
-They are kept out of ``linalg.py`` so that ``rulesets/types.egg``'s generated rules, one per
-decomposition there, stay the decompositions the rewrites name.  Gradients are in
+They are kept out of the package's ``__init__`` so that ``rulesets/types.egg``'s generated
+rules, one per decomposition defined there, stay the decompositions the rewrites name.  Gradients are in
 ``eqgraph/grad/vjps_linalg.py``.
 """
 

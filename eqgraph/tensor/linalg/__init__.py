@@ -5,8 +5,9 @@ Each decomposition or solve is one op on a matrix or a stack of matrices (``(...
 last two axes are the matrix, the leading ones a batch, as in NumPy and PyTensor's Blockwise)
 computed by NumPy; ``solve_triangular`` and ``solve(assume_a=...)`` use SciPy when it is
 installed (the ``exact`` extra) and otherwise NumPy on the matrix's triangle, which gives the same
-result.  Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is
-written with these and the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
+result; what only SciPy computes (``lu``, ``schur``, ``qz``, pivoted QR...) is in ``lapack.py``.
+Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is written with these and
+the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
 the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rulesets/linalg.egg``.
 """
 
@@ -585,7 +586,7 @@ __all__ = [
 ]
 
 # SciPy's factorizations build on this module's ops and helpers, so they are imported last
-from eqgraph.tensor.linalg_scipy import (  # noqa: E402
+from eqgraph.tensor.linalg.lapack import (  # noqa: E402
     lu, lu_factor, lu_solve, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 
 __all__ += ["lu", "lu_factor", "lu_solve", "qz", "schur", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]

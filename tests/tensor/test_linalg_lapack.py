@@ -1,4 +1,4 @@
-"""eqgraph.tensor.linalg's names that SciPy computes (linalg_scipy.py): values, dtypes and shapes
+"""eqgraph.tensor.linalg's names that SciPy computes (linalg/lapack.py): values, dtypes and shapes
 against SciPy on matrices and stacks, gradients against finite differences, clear errors."""
 
 import numpy as np
@@ -9,7 +9,8 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.grad import NullTypeGradError
 from eqgraph.testing import verify_grad
-from eqgraph.tensor import linalg, linalg_scipy
+from eqgraph.tensor import linalg
+from eqgraph.tensor.linalg import lapack
 
 RNG = np.random.default_rng(0)
 A = RNG.random((5, 5))
@@ -247,7 +248,7 @@ def test_schur_and_qz_have_no_gradient_and_say_why():
 def test_without_scipy_the_lyapunov_solves_are_numpys(monkeypatch):
     a, c = et.dtensor4("a"), et.dmatrix("c")
     f = eg.function([a, c], [linalg.solve_continuous_lyapunov(a, c), linalg.solve_discrete_lyapunov(0.3 * a, c)])
-    monkeypatch.setattr(linalg_scipy, "optional_module", lambda name: None)
+    monkeypatch.setattr(lapack, "optional_module", lambda name: None)
     continuous, discrete = f(STACK, Q)
     np.testing.assert_allclose(continuous, _each(scipy.linalg.solve_continuous_lyapunov, STACK, np.broadcast_to(Q, STACK.shape)))
     np.testing.assert_allclose(discrete, _each(scipy.linalg.solve_discrete_lyapunov, 0.3 * STACK, np.broadcast_to(Q, STACK.shape)))
@@ -266,7 +267,7 @@ def test_run_time_errors_name_the_op():
 def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
     a = et.dmatrix("a")
     f = eg.function([a], linalg.lu_factor(a)[0])
-    monkeypatch.setattr(linalg_scipy, "optional_module", lambda name: None)
+    monkeypatch.setattr(lapack, "optional_module", lambda name: None)
     with pytest.raises(ImportError, match="LUFactor needs SciPy"):
         f(A)
 
