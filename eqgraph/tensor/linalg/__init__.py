@@ -33,16 +33,18 @@ def float_dtype(dtype: str) -> str:
     return dtype if dtype in FLOAT_DTYPES and dtype != "float16" else "float64"
 
 
-def _matrix(op, a, square=True):
+def _matrix(op, a, square=True, arg="a"):
+    """``a``, the argument ``arg`` of ``op``, as a tensor: a (square) matrix or a stack of them."""
     a = as_tensor_variable(a)
     if a.ndim < 2:
-        raise TypeError(f"{op} needs a matrix or a stack of matrices (at least 2-d), got {a} with "
+        raise TypeError(f"{op}: {arg} must be a matrix or a stack of matrices (at least 2-d), got {a} with "
                         f"{a.ndim} dimensions")
     if a.dtype in ("complex64", "complex128"):
-        raise TypeError(f"{op}: complex matrices are not supported yet ({a} is {a.dtype})")
+        raise TypeError(f"{op}: complex matrices are not supported yet ({arg} = {a} is {a.dtype})")
     rows, cols = a.type.shape[-2:]
     if square and rows is not None and cols is not None and rows != cols:
-        raise ValueError(f"{op} needs square matrices (its last two axes), got {a} of static shape {a.type.shape}")
+        raise ValueError(f"{op}: {arg} must be square matrices (its last two axes), got {a} of static shape "
+                         f"{a.type.shape}")
     return a
 
 

@@ -208,7 +208,7 @@ class QZ(Op):
         self.output, self.sort, self.return_eigenvalues = output, sort, bool(return_eigenvalues)
 
     def make_node(self, a, b):
-        a, b = _matrix(self, a), _matrix(self, b)
+        a, b = _matrix(self, a, arg="a"), _matrix(self, b, arg="b")
         n = _square_size(a) if _square_size(a) is not None else _square_size(b)
         if None not in (_square_size(a), _square_size(b)) and _square_size(a) != _square_size(b):
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and B {b} of shape {b.type.shape} must be "
@@ -270,7 +270,7 @@ class SolveLyapunov(Op):
         return f"SolveLyapunov{{{'discrete' if self.discrete else 'continuous'}}}"
 
     def make_node(self, a, q):
-        a, q = _matrix(self, a), _matrix(self, q)
+        a, q = _matrix(self, a, arg="a"), _matrix(self, q, arg="q")
         n, m = _square_size(a), _square_size(q)
         if n is not None and m is not None and n != m:
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and Q {q} of shape {q.type.shape} must be "
@@ -412,7 +412,7 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
     ``b`` as in ``solve``: a vector ``(M,)``, matrices ``(..., M, K)``, or with ``b_ndim=1``
     vectors ``(..., M)``."""
     lu_matrix, piv = lu_and_piv
-    lu_matrix, b = _matrix("lu_solve", lu_matrix), as_tensor_variable(b)
+    lu_matrix, b = _matrix("lu_solve", lu_matrix, arg="lu"), as_tensor_variable(b)
     if b.dtype.startswith("complex"):  # the real factors' solves would drop the imaginary part
         raise TypeError(f"lu_solve: complex right-hand sides are not supported yet (b {b} is {b.dtype})")
     if trans not in (0, 1, 2):  # False and True are 0 and 1, as in PyTensor
