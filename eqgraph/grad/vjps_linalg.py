@@ -2,7 +2,8 @@
 
 Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetric and triangular
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
-folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011 (LU), Townsend 2016 (SVD), Seeger et al.
+folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011
+(LU), Townsend 2016 (SVD), Seeger et al.
 2017 (QR; wide matrices split as Liao et al. 2019), Golub & Pereyra 1973 (pseudo-inverse).
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
@@ -16,7 +17,8 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
-from eqgraph.tensor.linalg.lapack import LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov, permutation_matrix
+from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
+                                          permutation_matrix)
 
 E = et.ELEMWISE_OPS
 

@@ -61,7 +61,7 @@ CASES.update({
     "qz-sorted": (lambda a, c: linalg.qz(a, c, "complex", "ouc"),
                   lambda a, c: [scipy.linalg.ordqz(a, c, "ouc", "complex")[i] for i in (0, 1, 4, 5)], [A[:4, :4], Q]),
     # the eigenvalues come with qz's own factors, in its order
-    "qz-eigenvalues": (lambda a, c: [o for i, o in enumerate(linalg.qz(a, c, return_eigenvalues=True)) if i in (0, 1, 4, 5)],
+    "qz-eigenvalues": (lambda a, c: [linalg.qz(a, c, return_eigenvalues=True)[i] for i in (0, 1, 4, 5)],
                        scipy.linalg.qz, [A[:4, :4], Q]),
     "solve_continuous_lyapunov": (lambda a, c: (linalg.solve_continuous_lyapunov(a, c),),
                                   lambda a, c: (scipy.linalg.solve_continuous_lyapunov(a, c),), [SMALL, Q]),
@@ -127,8 +127,8 @@ STACK_CASES = {  # name: (eqgraph function giving a tuple, the reference on stac
     "qr-r-pivoting-wide": (lambda a: linalg.qr(a, mode="r", pivoting=True),
                            lambda a: _each(lambda m: _scipy_qr(m, "r", True), a), [np.swapaxes(TALL_STACK, -1, -2)]),
     "schur": (linalg.schur, lambda a: _each(scipy.linalg.schur, a), [STACK]),
-    "schur-complex": (lambda a: linalg.schur(a, "complex"), lambda a: _each(lambda m: scipy.linalg.schur(m, "complex"), a),
-                      [STACK]),
+    "schur-complex": (lambda a: linalg.schur(a, "complex"),
+                      lambda a: _each(lambda m: scipy.linalg.schur(m, "complex"), a), [STACK]),
     "qz-broadcast": (lambda a, c: linalg.qz(a, c, return_eigenvalues=True),
                      lambda a, c: _each(lambda x, y: scipy.linalg.ordqz(x, y, lambda al, be: al == al),
                                         *np.broadcast_arrays(a, c)), [STACK, B_STACK[:, :, :1] + Q]),
@@ -214,7 +214,8 @@ def test_gradient_matches_finite_differences(name):
      "QZ.*same size"),
     (lambda: linalg.qz(et.TensorType("float64", (2, 3, 3))("a"), et.TensorType("float64", (4, 3, 3))("b")),
      ValueError, "cannot broadcast"),
-    (lambda: linalg.solve_continuous_lyapunov(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2, 2))("q")),
+    (lambda: linalg.solve_continuous_lyapunov(et.TensorType("float64", (3, 3))("a"),
+                                              et.TensorType("float64", (2, 2))("q")),
      ValueError, r"SolveLyapunov\{continuous\}.*same size"),
     (lambda: linalg.solve_discrete_lyapunov(et.dmatrix("a"), et.TensorType("float64", (2, 3))("q")), ValueError,
      r"SolveLyapunov\{discrete\}: q must be square"),
@@ -251,8 +252,9 @@ def test_without_scipy_the_lyapunov_solves_are_numpys(monkeypatch):
     f = eg.function([a, c], [linalg.solve_continuous_lyapunov(a, c), linalg.solve_discrete_lyapunov(0.3 * a, c)])
     monkeypatch.setattr(lapack, "optional_module", lambda name: None)
     continuous, discrete = f(STACK, Q)
-    np.testing.assert_allclose(continuous, _each(scipy.linalg.solve_continuous_lyapunov, STACK, np.broadcast_to(Q, STACK.shape)))
-    np.testing.assert_allclose(discrete, _each(scipy.linalg.solve_discrete_lyapunov, 0.3 * STACK, np.broadcast_to(Q, STACK.shape)))
+    q = np.broadcast_to(Q, STACK.shape)
+    np.testing.assert_allclose(continuous, _each(scipy.linalg.solve_continuous_lyapunov, STACK, q))
+    np.testing.assert_allclose(discrete, _each(scipy.linalg.solve_discrete_lyapunov, 0.3 * STACK, q))
 
 
 def test_run_time_errors_name_the_op():

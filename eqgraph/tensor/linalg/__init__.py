@@ -432,7 +432,8 @@ def solve(a, b, assume_a="gen", lower=False, b_ndim=None, *, transposed=False, c
     ``check_finite`` and ``overwrite_*`` are SciPy's and have no effect (nothing is overwritten)."""
     kind = _ASSUME_A.get(str(assume_a).lower(), str(assume_a).lower())
     if kind in ("lower triangular", "upper triangular"):
-        return solve_triangular(a, b, lower=kind == "lower triangular", trans=int(bool(transposed)), b_ndim=b_ndim)
+        lower = kind == "lower triangular"
+        return solve_triangular(a, b, lower=lower, trans=int(bool(transposed)), b_ndim=b_ndim)
     a = _matrix("solve", a)
     if transposed:  # the transpose's other triangle is the one read
         a, lower = matrix_transpose(a), not lower
@@ -591,4 +592,5 @@ __all__ = [
 from eqgraph.tensor.linalg.lapack import (  # noqa: E402
     lu, lu_factor, lu_solve, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 
-__all__ += ["lu", "lu_factor", "lu_solve", "qz", "schur", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
+__all__ += ["lu", "lu_factor", "lu_solve", "qz", "schur", "solve_continuous_lyapunov",
+            "solve_discrete_lyapunov"]

@@ -7,8 +7,8 @@ Each op is one matrix (or a stack ``(..., M, N)``, batch axes first) in, compute
 matrix at a time: SciPy is an optional extra, and without it these ops say so when they run
 (the Lyapunov solves, which NumPy can compute another way, do so).
 They are kept out of the package's ``__init__`` so that ``rulesets/types.egg``'s generated
-rules, one per decomposition defined there, stay the decompositions the rewrites name.  Gradients are in
-``eqgraph/grad/vjps_linalg.py``.
+rules, one per decomposition defined there, stay the decompositions the rewrites name.
+Gradients are in ``eqgraph/grad/vjps_linalg.py``.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class LU(ScipyLinalgOp):
 
     def __init__(self, permute_l: bool = False, p_indices: bool = False):
         if permute_l and p_indices:
-            raise ValueError("lu: permute_l and p_indices cannot both be True (one or the other says where P goes)")
+            raise ValueError("lu: permute_l and p_indices cannot both be True (each says where P goes)")
         self.permute_l, self.p_indices = bool(permute_l), bool(p_indices)
 
     def core_axes(self):
@@ -130,7 +130,8 @@ class PivotedQR(ScipyLinalgOp):
         self.mode, self.pivoting = QR_MODES[mode], bool(pivoting)
 
     def core_axes(self):
-        axes = {"reduced": ("mk", "kn"), "complete": ("mm", "mn"), "r": ("kn",), "raw": ("mn", "k", "kn")}[self.mode]
+        layouts = {"reduced": ("mk", "kn"), "complete": ("mm", "mn"), "r": ("kn",), "raw": ("mn", "k", "kn")}
+        axes = layouts[self.mode]
         return (*axes, "n") if self.pivoting else axes
 
     def dtypes(self):
@@ -225,12 +226,13 @@ class QZ(Op):
 
     def perform(self, node, inputs, output_storage):
         xp, module = array_namespace(*inputs), scipy_linalg(self)
-        dtype = float_dtype(node.inputs[0].dtype if node.inputs[0].dtype == node.inputs[1].dtype else "float64")
+        dtype = np.result_type(*(float_dtype(x.dtype) for x in node.inputs))  # as make_node's
         a, b = (to_numpy(x).astype(dtype, copy=False) for x in inputs)
         for x in (a, b):
             _check_square(self, x)
         if a.shape[-1] != b.shape[-1]:
-            raise ValueError(f"{self}: A of shape {a.shape} and B of shape {b.shape} must be matrices of the same size")
+            raise ValueError(f"{self}: A of shape {a.shape} and B of shape {b.shape} must be matrices of the "
+                             "same size")
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a, b = (np.broadcast_to(x, batch + x.shape[-2:]) for x in (a, b))
         results = per_matrix(lambda x, y: self._one(module, x, y), a, b)
@@ -286,7 +288,8 @@ class SolveLyapunov(Op):
         for x in (a, q):
             _check_square(self, x)
         if a.shape[-1] != q.shape[-1]:
-            raise ValueError(f"{self}: A of shape {a.shape} and Q of shape {q.shape} must be matrices of the same size")
+            raise ValueError(f"{self}: A of shape {a.shape} and Q of shape {q.shape} must be matrices of the "
+                             "same size")
         batch = np.broadcast_shapes(a.shape[:-2], q.shape[:-2])
         a, q = (np.broadcast_to(x, batch + x.shape[-2:]) for x in (a, q))
         module = optional_module("scipy.linalg")
@@ -303,9 +306,10 @@ class SolveLyapunov(Op):
         n = a.shape[-1]
         eye = np.eye(n, dtype=a.dtype)
         if self.discrete:  # X - A X A^T
-            k = np.eye(n * n, dtype=a.dtype) - np.einsum("...ik,...jl->...ijkl", a, a).reshape(a.shape[:-2] + (n * n,) * 2)
+            k = -np.einsum("...ik,...jl->...ijkl", a, a).reshape(a.shape[:-2] + (n * n,) * 2)
+            k += np.eye(n * n, dtype=a.dtype)
         else:  # A X + X A^T
-            k = (np.einsum("...ik,jl->...ijkl", a, eye) + np.einsum("ik,...jl->...ijkl", eye, a))
+            k = np.einsum("...ik,jl->...ijkl", a, eye) + np.einsum("ik,...jl->...ijkl", eye, a)
             k = k.reshape(a.shape[:-2] + (n * n,) * 2)
         return np.linalg.solve(k, q.reshape(q.shape[:-2] + (n * n, 1))).reshape(q.shape)
 
@@ -334,7 +338,8 @@ class PivotsToPermutation(Op):
     def make_node(self, piv):
         piv = as_tensor_variable(piv)
         if piv.ndim < 1 or not piv.dtype.startswith(("int", "uint")):
-            raise TypeError(f"{self}: piv must be lu_factor's integer pivots (..., M), got {piv} of type {piv.type}")
+            raise TypeError(f"{self}: piv must be lu_factor's integer pivots (..., M), got {piv} of type "
+                            f"{piv.type}")
         return Apply(self, [piv], [TensorType("int64", piv.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
@@ -432,6 +437,6 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
     return squeeze(x, axis=-1) if vectors else x
 
 
-__all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "QZ", "Schur", "SolveLyapunov", "qr",
-           "qz", "schur", "solve_continuous_lyapunov", "solve_discrete_lyapunov", "ScipyLinalgOp", "lu", "lu_factor", "lu_solve",
-           "permutation_matrix", "scipy_linalg"]
+__all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "QZ", "Schur", "ScipyLinalgOp",
+           "SolveLyapunov", "lu", "lu_factor", "lu_solve", "permutation_matrix", "qr", "qz", "schur", "scipy_linalg",
+           "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
