@@ -129,9 +129,8 @@ STACK_CASES = {  # name: (eqgraph function giving a tuple, the reference on stac
     "schur": (linalg.schur, lambda a: _each(scipy.linalg.schur, a), [STACK]),
     "schur-complex": (lambda a: linalg.schur(a, "complex"),
                       lambda a: _each(lambda m: scipy.linalg.schur(m, "complex"), a), [STACK]),
-    "qz-broadcast": (lambda a, c: linalg.qz(a, c, return_eigenvalues=True),
-                     lambda a, c: _each(lambda x, y: scipy.linalg.ordqz(x, y, lambda al, be: al == al),
-                                        *np.broadcast_arrays(a, c)), [STACK, B_STACK[:, :, :1] + Q]),
+    "qz-broadcast": (linalg.qz, lambda a, c: _each(scipy.linalg.qz, *np.broadcast_arrays(a, c)),
+                     [STACK, B_STACK[:, :, :1] + Q]),
     "solve_continuous_lyapunov-broadcast": (
         lambda a, c: (linalg.solve_continuous_lyapunov(a, c),),
         lambda a, c: (_each(scipy.linalg.solve_continuous_lyapunov, *np.broadcast_arrays(a, c)),), [STACK, Q]),
@@ -237,6 +236,23 @@ def test_raw_qr_has_no_gradient_and_says_so():
     a = et.TensorType("float64", (5, 3))("a")
     with pytest.raises(NullTypeGradError, match="mode='raw'"):
         eg.grad(linalg.qr(a, mode="raw")[2].sum(), a)
+
+
+@pytest.mark.parametrize("output", ["real", "complex"])
+def test_qz_eigenvalues_are_the_generalized_eigenvalues_of_each_pair(output):
+    a, c = et.dtensor4("a"), et.dmatrix("c")
+    outs = linalg.qz(a, c, output, return_eigenvalues=True)
+    aa, bb, alpha, beta, q, z = eg.function([a, c], list(outs))(STACK, Q)
+    assert alpha.dtype == np.complex128 and beta.dtype == (np.float64 if output == "real" else np.complex128)
+    for i in np.ndindex(STACK.shape[:-2]):  # the factors are qz's, the eigenvalues alpha / beta
+        for got, expected in zip((aa[i], bb[i], q[i], z[i]), scipy.linalg.qz(STACK[i], Q, output)):
+            np.testing.assert_allclose(got, expected, atol=1e-12)
+        np.testing.assert_allclose(_sorted(alpha[i] / beta[i]), _sorted(scipy.linalg.eigvals(STACK[i], Q)))
+
+
+def _sorted(values):
+    """Complex values by real part, then imaginary part (a pair's real parts may differ by rounding)."""
+    return values[np.lexsort((values.imag, np.round(values.real, 8)))]
 
 
 def test_schur_and_qz_have_no_gradient_and_say_why():

@@ -240,12 +240,27 @@ class QZ(Op):
             cell[0] = as_output(xp, xp.asarray(value), out.type)
 
     def _one(self, module, a, b):
-        if not self.sort and not self.return_eigenvalues:
+        if self.sort:
+            aa, bb, alpha, beta, q, z = module.ordqz(a, b, sort=self.sort, output=self.output, check_finite=False)
+        elif self.return_eigenvalues:
+            aa, bb, alpha, beta, q, z = self._gges(module, a, b)
+        else:
             return module.qz(a, b, output=self.output, check_finite=False)
-        # ordqz gives the eigenvalues; selecting them all keeps qz's order
-        sort = self.sort or (lambda alpha, beta: np.ones(np.shape(alpha), dtype=bool))
-        aa, bb, alpha, beta, q, z = module.ordqz(a, b, sort=sort, output=self.output, check_finite=False)
         return (aa, bb, alpha, beta, q, z) if self.return_eigenvalues else (aa, bb, q, z)
+
+    def _gges(self, module, a, b):
+        """LAPACK's gges, which ``qz`` calls, with the eigenvalues it computes (``qz`` drops them; ``ordqz``
+        would scale a complex pair's ``alpha`` and ``beta`` otherwise, their ratio being the same)."""
+        if self.output == "complex":
+            a, b = (x.astype(_complex_dtype(x.dtype.name)) for x in (a, b))
+        (gges,) = module.get_lapack_funcs(("gges",), (a, b))
+        aa, bb, _, *eigenvalues, q, z, _, info = gges(lambda *args: None, a, b, sort_t=0)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"{self}: the QZ iteration did not converge (LAPACK gges info={info})")
+        if len(eigenvalues) == 3:  # real: alpha's real and imaginary parts apart
+            real, imaginary, beta = eigenvalues
+            return aa, bb, real + 1j * imaginary, beta, q, z
+        return (aa, bb, *eigenvalues, q, z)
 
     def infer_shape(self, fgraph, node, shapes):
         batch, n = _broadcast_batch_shape(node, shapes), shapes[0][-1]
