@@ -3,8 +3,8 @@
 Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetric and triangular
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
 folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011
-(LU), Townsend 2016 (SVD), Seeger et al.
-2017 (QR; wide matrices split as Liao et al. 2019), Golub & Pereyra 1973 (pseudo-inverse).
+(LU), Townsend 2016 (SVD), Seeger et al. 2017 (QR; wide matrices split as Liao et al. 2019),
+Golub & Pereyra 1973 (pseudo-inverse); a Lyapunov solve's is the solve of its adjoint equation.
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
 last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
