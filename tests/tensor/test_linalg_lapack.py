@@ -58,6 +58,7 @@ CASES.update({
     "qz-complex": (lambda a, c: linalg.qz(a, c, "complex"), lambda a, c: scipy.linalg.qz(a, c, "complex"), [A[:4, :4], Q]),
     "qz-sorted-eigenvalues": (lambda a, c: linalg.qz(a, c, sort="lhp", return_eigenvalues=True),
                               lambda a, c: scipy.linalg.ordqz(a, c, sort="lhp"), [A[:4, :4], Q]),
+    "ordqz": (lambda a, c: linalg.ordqz(a, c, "rhp"), lambda a, c: scipy.linalg.ordqz(a, c, "rhp"), [A[:4, :4], Q]),
     "qz-sorted": (lambda a, c: linalg.qz(a, c, "complex", "ouc"),
                   lambda a, c: [scipy.linalg.ordqz(a, c, "ouc", "complex")[i] for i in (0, 1, 4, 5)], [A[:4, :4], Q]),
     # the eigenvalues come with qz's own factors, in its order

@@ -590,7 +590,7 @@ __all__ = [
 
 # SciPy's factorizations build on this module's ops and helpers, so they are imported last
 from eqgraph.tensor.linalg.lapack import (  # noqa: E402
-    lu, lu_factor, lu_solve, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
+    lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 
-__all__ += ["lu", "lu_factor", "lu_solve", "qz", "schur", "solve_continuous_lyapunov",
+__all__ += ["lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
             "solve_discrete_lyapunov"]

@@ -407,6 +407,11 @@ def qz(a, b, output="real", sort=None, return_eigenvalues=False):
     return tuple(QZ(output, sort or "", return_eigenvalues)(a, b))
 
 
+def ordqz(a, b, sort=None, output="real"):
+    """PyTensor's ``ordqz``: ``qz`` with the eigenvalues, ``(AA, BB, alpha, beta, Q, Z)``."""
+    return qz(a, b, output=output, sort=sort, return_eigenvalues=True)
+
+
 def solve_continuous_lyapunov(a, q):
     """``X`` with ``a @ X + X @ a.T = q`` (SciPy's ``solve_continuous_lyapunov``)."""
     return SolveLyapunov(discrete=False)(a, q)
@@ -453,5 +458,5 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
 
 
 __all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "QZ", "Schur", "ScipyLinalgOp",
-           "SolveLyapunov", "lu", "lu_factor", "lu_solve", "permutation_matrix", "qr", "qz", "schur", "scipy_linalg",
-           "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
+           "SolveLyapunov", "lu", "lu_factor", "lu_solve", "ordqz", "permutation_matrix", "qr", "qz", "schur",
+           "scipy_linalg", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
