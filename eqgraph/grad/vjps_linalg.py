@@ -2,8 +2,9 @@
 
 Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetric and triangular
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
-folded onto that triangle.  Formulas: Murray 2016 (Cholesky), Townsend 2016 (SVD), Seeger et al.
-2017 (QR; wide matrices split as Liao et al. 2019), Golub & Pereyra 1973 (pseudo-inverse).
+folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011
+(LU), Townsend 2016 (SVD), Seeger et al. 2017 (QR; wide matrices split as Liao et al. 2019),
+Golub & Pereyra 1973 (pseudo-inverse); a Lyapunov solve's is the solve of its adjoint equation.
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
 last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
@@ -16,6 +17,8 @@ import eqgraph.tensor as et
 from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
+from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
+                                          permutation_matrix)
 
 E = et.ELEMWISE_OPS
 
@@ -206,3 +209,68 @@ def _solve(g, out, a, b, assume_a, lower, triangular, trans, unit_diagonal):
     else:
         g_a = g_used
     return [_sum_to(g_a, a), g_b]
+
+
+@entry("LU", 1, all_outputs=True)
+def _lu(gs, outs, a, permute_l, p_indices):
+    if permute_l:  # (P L, U): P is piecewise constant, so L's cotangent is P^T times P L's
+        p, l, u = LU()(a)
+        g_l = None if gs[0] is None else _T(p) @ gs[0]
+        g_u = gs[1]
+    else:
+        p, l, u = outs
+        p = permutation_matrix(p, l.dtype) if p_indices else p  # A = L[p] @ U = P L U
+        g_l, g_u = gs[1], gs[2]
+    return [p @ _lu_cotangent(l, u, _or_zeros(g_l, l), _or_zeros(g_u, u))]
+
+
+@entry("LUFactor", 1, all_outputs=True)
+def _lu_factor(gs, outs, a):
+    packed, piv = outs
+    g = _or_zeros(gs[0], packed)  # the pivots are piecewise constant
+    l, u = et.tril(packed, -1) + _eye_like(packed), et.triu(packed)
+    p = permutation_matrix(PivotsToPermutation()(piv), packed.dtype)  # A[perm] = L U: A = P^T L U
+    return [_T(p) @ _lu_cotangent(l, u, et.tril(g, -1), et.triu(g))]
+
+
+def _lu_cotangent(l, u, g_l, g_u):
+    """The cotangent of ``B = L U`` (``L`` unit lower, ``U`` upper triangular) from those of ``L``
+    and ``U``: ``L^-T (tril(L^T g_L, -1) + triu(g_U U^T)) U^-T``."""
+    middle = et.tril(_T(l) @ g_l, -1) + et.triu(g_u @ _T(u))
+    left = solve_triangular(l, middle, lower=True, trans=1, unit_diagonal=True)
+    return _T(solve_triangular(u, _T(left), lower=False))
+
+
+@entry("PivotedQR", 1, all_outputs=True)
+def _pivoted_qr(gs, outs, a, mode, pivoting):
+    if mode == "raw":
+        return [grad_not_implemented(PivotedQR(mode, pivoting), 0, a, "qr(mode='raw') returns LAPACK's Householder "
+                                     "reflectors, whose gradient is not implemented; use mode='reduced'")]
+    # the QR of A's columns permuted, A[:, P] = A M^T: its cotangent, permuted back
+    m = permutation_matrix(outs[-1], a.dtype if a.dtype.startswith("float") else outs[0].dtype)
+    permuted = et.specify_shape(a @ _T(m), a.type.shape)
+    return [_qr(gs[:-1], outs[:-1], permuted, mode)[0] @ m]
+
+
+@entry("SolveLyapunov", 2)
+def _solve_lyapunov(g, out, a, q, discrete):
+    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T
+    g_q = SolveLyapunov(discrete)(_T(a), g)
+    if discrete:  # L(X) = X - A X A^T
+        g_a = g_q @ a @ _T(out) + _T(g_q) @ a @ out
+    else:  # L(X) = A X + X A^T
+        g_a = -(g_q @ _T(out) + _T(g_q) @ out)
+    return [_sum_to(g_a, a), _sum_to(g_q, q)]
+
+
+@entry("Schur", 1, all_outputs=True)
+def _schur(gs, outs, a, output, sort):
+    return [grad_not_implemented(Schur(output, sort), 0, a, "the Schur vectors are not unique (nor is a real "
+                                 "Schur form's ordering of 2x2 blocks); PyTensor has no gradient either")]
+
+
+@entry("QZ", 2, all_outputs=True)
+def _qz(gs, outs, a, b, output, sort, return_eigenvalues):
+    op = QZ(output, sort, return_eigenvalues)
+    why = "the generalized Schur vectors are not unique; PyTensor has no gradient either"
+    return [grad_not_implemented(op, 0, a, why), grad_not_implemented(op, 1, b, why)]

@@ -37,6 +37,25 @@ CASES = {  # name: (eqgraph function, reference, arguments)
                                lambda a, c: scipy.linalg.solve_triangular(a, c, lower=True), [A, B]),
     "solve_triangular-trans": (lambda a, c: linalg.solve_triangular(a, c, trans="T", unit_diagonal=True),
                                lambda a, c: scipy.linalg.solve_triangular(a, c, trans="T", unit_diagonal=True), [A, b]),
+    "solve-transposed": (lambda a, c: linalg.solve(a, c, transposed=True),
+                         lambda a, c: scipy.linalg.solve(a, c, transposed=True), [A, B]),
+    "solve-pos-transposed": (lambda a, c: linalg.solve(a, c, assume_a="positive definite", transposed=True),
+                             lambda a, c: scipy.linalg.solve(a, c, assume_a="pos", lower=True), [SPD, b]),
+    "solve-diagonal": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
+                       lambda a, c: scipy.linalg.solve(a, c, assume_a="diagonal"), [A, B]),
+    "solve-diagonal-vector": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
+                              lambda a, c: scipy.linalg.solve(a, c, assume_a="diagonal"), [A, b]),
+    "solve-tridiagonal": (lambda a, c: linalg.solve(a, c, assume_a="tridiagonal"),
+                          lambda a, c: scipy.linalg.solve(a, c, assume_a="tridiagonal"), [A, B]),
+    "solve-banded": (lambda a, c: linalg.solve(a, c, assume_a="banded"),
+                     lambda a, c: scipy.linalg.solve(a, c, assume_a="banded"), [A, B]),
+    "solve-upper-triangular-transposed": (
+        lambda a, c: linalg.solve(a, c, assume_a="upper triangular", transposed=True),
+        lambda a, c: scipy.linalg.solve_triangular(a, c, trans=1), [A, B]),
+    "solve_triangular-C": (lambda a, c: linalg.solve_triangular(a, c, lower=True, trans="C"),
+                           lambda a, c: scipy.linalg.solve_triangular(a, c, lower=True, trans="C"), [A, b]),
+    "solve_triangular-2": (lambda a, c: linalg.solve_triangular(a, c, trans=2),
+                           lambda a, c: scipy.linalg.solve_triangular(a, c, trans=2), [A, B]),
     "cho_solve": (lambda a, c: linalg.cho_solve((linalg.cholesky(a), True), c), np.linalg.solve, [SPD, B]),
     "cho_solve-upper": (lambda a, c: linalg.cho_solve((linalg.cholesky(a, lower=False), False), c),
                         np.linalg.solve, [SPD, b]),
@@ -108,6 +127,13 @@ GRADS = {
     "solve_triangular": (lambda a, c: linalg.solve_triangular(a, c, lower=True), [S, TALL3]),
     "solve_triangular-trans-unit": (lambda a, c: linalg.solve_triangular(a, c, trans=1, unit_diagonal=True),
                                     [S, TALL3[:, 1]]),
+    "solve-transposed": (lambda a, c: linalg.solve(a, c, transposed=True), [S, TALL3]),
+    "solve-sym-transposed": (lambda a, c: linalg.solve(a, c, assume_a="symmetric", transposed=True), [S, TALL3]),
+    "solve-diagonal": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"), [S, TALL3]),
+    "solve-tridiagonal": (lambda a, c: linalg.solve(a, c, assume_a="tridiagonal"), [S, TALL3[:, 0]]),
+    "solve-lower-triangular-transposed": (
+        lambda a, c: linalg.solve(a, c, assume_a="lower triangular", transposed=True), [S, TALL3]),
+    "solve_triangular-C": (lambda a, c: linalg.solve_triangular(a, c, trans="C"), [S, TALL3]),
     "eigh": (lambda a: linalg.eigh(a)[0] + linalg.eigh(a)[1] ** 2, [SPD3]),
     "eigh-upper": (lambda a: linalg.eigvalsh(a, "U"), [S]),
     "svd-values": (lambda a: linalg.svd(a, compute_uv=False), [TALL3]),
@@ -202,11 +228,14 @@ def _graph_text(f) -> str:
      ValueError, "cannot broadcast"),
     (lambda: linalg.solve(et.TensorType("float64", (3, 3))("a"), et.TensorType("float64", (2,))("b")),
      ValueError, "do not match"),
-    (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="banded"), ValueError, "assume_a"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="bogus"), ValueError, "assume_a"),
     (lambda: linalg.solve(et.dmatrix("a"), et.zvector("b")), TypeError, "complex right-hand sides"),
-    (lambda: linalg.solve_triangular(et.dmatrix("a"), et.dvector("b"), trans="C"), ValueError, "trans"),
+    (lambda: linalg.solve_triangular(et.dmatrix("a"), et.dvector("b"), trans="H"), ValueError, "trans"),
+    (lambda: linalg.solve(et.dvector("a"), et.dvector("b"), transposed=True), TypeError, "solve.*at least 2-d"),
+    (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), assume_a="diagonal", b_ndim=2), ValueError, "b_ndim"),
     (lambda: linalg.solve(et.dmatrix("a"), et.dvector("b"), b_ndim=2), ValueError, "b_ndim"),
-    (lambda: linalg.qr(et.dmatrix("a"), mode="raw"), ValueError, "mode"),
+    (lambda: linalg.qr(et.dmatrix("a"), mode="bogus"), ValueError, "mode"),
+    (lambda: linalg.norm(et.dscalar("x")), ValueError, "norm: x must be a vector"),
     (lambda: linalg.norm(et.dmatrix("a"), "bogus"), ValueError, "not a matrix norm"),
     (lambda: linalg.norm(et.dvector("v"), "fro", axis=0), ValueError, "matrix norm"),
     (lambda: linalg.matrix_power(et.dmatrix("a"), 1.5), TypeError, "Python int"),
@@ -278,6 +307,15 @@ STACK_CASES = {  # name: (eqgraph function, reference, arguments)
     "cho_solve": (lambda a, c: linalg.cho_solve((linalg.cholesky(a), True), c), np.linalg.solve, [SPD_STACK, B_STACK]),
     "solve-stacked-vectors": (lambda a, c: linalg.solve(a, c, b_ndim=1),
                               lambda a, c: np.linalg.solve(a, c[..., None])[..., 0], [STACK, B_STACK[..., 0]]),
+    "solve-transposed": (lambda a, c: linalg.solve(a, c, transposed=True),
+                         lambda a, c: np.linalg.solve(np.swapaxes(a, -1, -2), c), [STACK, B_STACK]),
+    "solve-diagonal-stacked-vectors": (
+        lambda a, c: linalg.solve(a, c, assume_a="diagonal", b_ndim=1),
+        lambda a, c: c / np.diagonal(a, 0, -2, -1), [STACK, B_STACK[..., 0]]),
+    "solve-diagonal": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
+                       lambda a, c: c / np.diagonal(a, 0, -2, -1)[..., None], [STACK, B_STACK]),
+    "solve-tridiagonal": (lambda a, c: linalg.solve(a, c, assume_a="tridiagonal"),
+                          lambda a, c: np.linalg.solve(np.triu(np.tril(a, 1), -1), c), [STACK, b[:3]]),
     "solve_triangular-stacked-vectors": (
         lambda a, c: linalg.solve_triangular(a, c, lower=True, b_ndim=1),
         lambda a, c: np.linalg.solve(np.tril(a), c[..., None])[..., 0], [STACK, B_STACK[0, :, :, 0]]),
@@ -334,6 +372,8 @@ STACK_GRADS = {  # gradients on (2, 3, 3) stacks, against finite differences
     "solve-stacked-vectors": (lambda a, c: linalg.solve(a, c, b_ndim=1), [STACK, B_STACK[:2, 0, :, 0]]),
     "solve-broadcast": (linalg.solve, [STACK, B_STACK[:2, :, :, :1]]),
     "solve-pos": (lambda a, c: linalg.solve(a, c, assume_a="pos"), [SPD_STACK, TALL2]),
+    "solve-transposed": (lambda a, c: linalg.solve(a, c, transposed=True), [STACK, TALL2]),
+    "solve-diagonal": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"), [STACK, b[:3]]),
     "solve_triangular-trans-unit": (lambda a, c: linalg.solve_triangular(a, c, trans=1, unit_diagonal=True),
                                     [STACK, b[:3]]),
     "eigh": (lambda a: linalg.eigh(a)[0] + (linalg.eigh(a)[1] ** 2).sum(-1), [SPD_STACK]),
@@ -460,3 +500,25 @@ def test_norm_of_a_stack_of_matrices_is_one_norm_per_matrix_as_in_pytensor(ord, 
     got = eg.function([x], linalg.norm(x, ord=ord, keepdims=keepdims))(stack)
     expected = np.array([np.linalg.norm(m, ord=ord) for m in stack])
     np.testing.assert_allclose(got, expected[:, None, None] if keepdims else expected)
+
+
+STACK4 = RNG.random((2, 1, 3, 4)) - 0.5
+
+
+@pytest.mark.parametrize("ord_", MATRIX_ORDS + ["inf", "-inf"], ids=str)
+def test_norm_of_a_stack_without_axis_is_one_norm_per_matrix(ord_):
+    # PyTensor's norm of a stack (..., M, N) is the norm of each matrix, whatever the ord (NumPy's
+    # flattens it for ord=None and refuses the others)
+    x = et.dtensor4("x")
+    numpy_ord = {"inf": np.inf, "-inf": -np.inf}.get(ord_, ord_)
+    for keepdims in (False, True):
+        expected = np.linalg.norm(STACK4, numpy_ord, axis=(-2, -1), keepdims=keepdims)
+        out = linalg.norm(x, ord_, keepdims=keepdims)
+        np.testing.assert_allclose(eg.function([x], out)(STACK4), expected, rtol=1e-12)
+        assert linalg.norm(et.TensorType("float64", STACK4.shape)("s"), ord_, keepdims=keepdims).type.shape == \
+            expected.shape
+
+
+@pytest.mark.parametrize("ord_", [None, "nuc", -1], ids=str)
+def test_gradient_of_the_norm_of_each_matrix_of_a_stack(ord_):
+    verify_grad(lambda a: linalg.norm(a, ord_), [STACK4], n_tests=1, rng=np.random.default_rng(1))

@@ -5,8 +5,9 @@ Each decomposition or solve is one op on a matrix or a stack of matrices (``(...
 last two axes are the matrix, the leading ones a batch, as in NumPy and PyTensor's Blockwise)
 computed by NumPy; ``solve_triangular`` and ``solve(assume_a=...)`` use SciPy when it is
 installed (the ``exact`` extra) and otherwise NumPy on the matrix's triangle, which gives the same
-result.  Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is
-written with these and the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
+result; what only SciPy computes (``lu``, ``schur``, ``qz``, pivoted QR...) is in ``lapack.py``.
+Everything else (``norm``, ``matrix_power``, ``cho_solve``, ``kron``) is written with these and
+the ordinary ops.  Gradients are in ``eqgraph/grad/vjps_linalg.py``;
 the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rulesets/linalg.egg``.
 """
 
@@ -19,8 +20,8 @@ from eqgraph.tensor.alloc import alloc
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, broadcast_static_shapes
 from eqgraph.tensor.extra_ops import eye, tril, triu
 from eqgraph.tensor.math import matmul, matmul_op, max as max_, min as min_, sum as sum_
-from eqgraph.tensor.products import kron
-from eqgraph.tensor.shape import dimshuffle, expand_dims, shape_of, squeeze
+from eqgraph.tensor.products import diagonal, kron
+from eqgraph.tensor.shape import dimshuffle, expand_dims, matrix_transpose, shape_of, squeeze
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -32,16 +33,18 @@ def float_dtype(dtype: str) -> str:
     return dtype if dtype in FLOAT_DTYPES and dtype != "float16" else "float64"
 
 
-def _matrix(op, a, square=True):
+def _matrix(op, a, square=True, arg="a"):
+    """``a``, the argument ``arg`` of ``op``, as a tensor: a (square) matrix or a stack of them."""
     a = as_tensor_variable(a)
     if a.ndim < 2:
-        raise TypeError(f"{op} needs a matrix or a stack of matrices (at least 2-d), got {a} with "
+        raise TypeError(f"{op}: {arg} must be a matrix or a stack of matrices (at least 2-d), got {a} with "
                         f"{a.ndim} dimensions")
     if a.dtype in ("complex64", "complex128"):
-        raise TypeError(f"{op}: complex matrices are not supported yet ({a} is {a.dtype})")
+        raise TypeError(f"{op}: complex matrices are not supported yet ({arg} = {a} is {a.dtype})")
     rows, cols = a.type.shape[-2:]
     if square and rows is not None and cols is not None and rows != cols:
-        raise ValueError(f"{op} needs square matrices (its last two axes), got {a} of static shape {a.type.shape}")
+        raise ValueError(f"{op}: {arg} must be square matrices (its last two axes), got {a} of static shape "
+                         f"{a.type.shape}")
     return a
 
 
@@ -408,37 +411,70 @@ def svd(a, full_matrices=True, compute_uv=True):
     return SVD(full_matrices, compute_uv)(a)
 
 
-def qr(a, mode="reduced"):
-    return QR(mode)(a)
-
-
 def pinv(a):
     return Pinv()(a)
 
 
-def solve(a, b, assume_a="gen", lower=False, b_ndim=None):
-    """``x`` with ``a @ x = b`` (SciPy's ``solve``; ``assume_a`` "gen", "sym" or "pos").
+#: SciPy's and PyTensor's long names of ``assume_a`` (``"her"``: a real Hermitian matrix is symmetric)
+_ASSUME_A = {"general": "gen", "symmetric": "sym", "hermitian": "sym", "her": "sym", "positive definite": "pos",
+             "banded": "gen"}
 
+
+def solve(a, b, assume_a="gen", lower=False, b_ndim=None, *, transposed=False, check_finite=True,
+          overwrite_a=False, overwrite_b=False):
+    """``x`` with ``a @ x = b`` (or ``a.T @ x = b`` with ``transposed``): SciPy's and PyTensor's ``solve``.
+
+    ``assume_a`` is "gen", "sym" or "pos" (or SciPy's long names), "lower triangular" / "upper
+    triangular" (``solve_triangular``), "diagonal" (only the diagonal is read) or "tridiagonal"
+    (only the three diagonals); "banded" solves the whole matrix, which is what it reads.
     ``a`` may be a stack of matrices; ``b`` is read as NumPy 2 and PyTensor do: a vector if it
-    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``."""
-    return _solve_with(Solve(assume_a, lower), a, b, b_ndim)
+    is 1-d, else matrices ``(..., M, K)``; ``b_ndim=1`` (PyTensor's) reads it as vectors ``(..., M)``.
+    ``check_finite`` and ``overwrite_*`` are SciPy's and have no effect (nothing is overwritten)."""
+    kind = _ASSUME_A.get(str(assume_a).lower(), str(assume_a).lower())
+    if kind in ("lower triangular", "upper triangular"):
+        lower = kind == "lower triangular"
+        return solve_triangular(a, b, lower=lower, trans=int(bool(transposed)), b_ndim=b_ndim)
+    a = _matrix("solve", a)
+    if transposed:  # the transpose's other triangle is the one read
+        a, lower = matrix_transpose(a), not lower
+    if kind == "diagonal":
+        return _diagonal_solve(a, b, b_ndim)
+    if kind == "tridiagonal":  # what SciPy reads: the diagonal and the two next to it
+        a, kind = triu(tril(a, 1), -1), "gen"
+    return _solve_with(Solve(kind, lower), a, b, b_ndim)
 
 
-def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None):
-    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``b`` and
-    ``b_ndim`` as in ``solve``."""
-    if trans not in (0, 1, "N", "T"):
-        raise ValueError(f"solve_triangular: trans must be 0/'N' or 1/'T' for real matrices, not {trans!r}")
-    op = Solve("gen", lower, triangular=True, trans=trans in (1, "T"), unit_diagonal=unit_diagonal)
+def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None, *, check_finite=True,
+                     overwrite_b=False):
+    """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``trans`` 0/"N"
+    solves ``a x = b``, 1/"T" ``a.T x = b`` and 2/"C" ``a.conj().T x = b`` (the same, ``a`` being
+    real); ``b`` and ``b_ndim`` as in ``solve``."""
+    if trans not in (0, 1, 2, "N", "T", "C"):  # False and True are 0 and 1, as in PyTensor
+        raise ValueError(f"solve_triangular: trans must be 0/'N', 1/'T' or 2/'C', not {trans!r}")
+    op = Solve("gen", lower, triangular=True, trans=trans in (1, 2, "T", "C"), unit_diagonal=unit_diagonal)
     return _solve_with(op, a, b, b_ndim)
+
+
+def _diagonal_solve(a, b, b_ndim):
+    """``b`` divided by the diagonal of ``a`` (of each matrix): its rows, or a vector's entries."""
+    b, d = as_tensor_variable(b), diagonal(a, 0, -2, -1)
+    _check_b_ndim("solve", b, b_ndim)
+    if b.ndim == 0:
+        raise TypeError(f"solve: b must be a vector (M,) or matrices (..., M, K), got the scalar {b}")
+    vectors = b.ndim == 1 or b_ndim == 1
+    return b / d if vectors else b / expand_dims(d, -1)
+
+
+def _check_b_ndim(op, b, b_ndim):
+    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
+        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
+                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
 
 
 def _solve_with(op, a, b, b_ndim):
     """``op(a, b)`` with ``b``'s core a vector (``b_ndim=1``) or a matrix (2; None: 1 for a 1-d b)."""
     b = as_tensor_variable(b)
-    if b_ndim not in (None, 1, 2) or (b_ndim == 2 and b.ndim < 2):
-        raise ValueError(f"{op}: b_ndim must be 1 (b holds vectors (..., M)) or 2 (matrices (..., M, K)), "
-                         f"got {b_ndim!r} for b {b} of {b.ndim} dimensions")
+    _check_b_ndim(op, b, b_ndim)
     if b_ndim == 1 and b.ndim > 1:  # a stack of vectors: solve each as a column
         return squeeze(op(a, expand_dims(b, -1)), axis=-1)
     return op(a, b)
@@ -477,15 +513,18 @@ def matrix_power(a, n: int):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: vector norms over one axis, matrix norms over two. Without ``axis``,
-    a tensor of more than 2 dimensions is a stack of matrices (its last two axes), one norm
-    each, as in PyTensor (NumPy would flatten it)."""
+    """``np.linalg.norm``: vector norms over one axis, matrix norms over two; without ``axis`` the
+    norm of a vector, of a matrix, or, as PyTensor's, of each matrix of a stack ``(..., M, N)``.
+    ``ord`` also takes PyTensor's "inf" and "-inf"."""
     x = as_tensor_variable(x)
     if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
         x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
+    ord = {"inf": np.inf, "-inf": -np.inf}.get(ord, ord) if isinstance(ord, str) else ord
     if axis is None:
-        axes = tuple(range(x.ndim))[-2:]
-        if ord is None or (ord in ("fro", "f") and x.ndim >= 2):
+        if x.ndim == 0:
+            raise ValueError(f"norm: x must be a vector, a matrix or a stack of matrices, got the scalar {x}")
+        axes = (x.ndim - 1,) if x.ndim == 1 else (x.ndim - 2, x.ndim - 1)
+        if ord is None and x.ndim <= 2:  # every entry at once
             return E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=keepdims))
     else:
         axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
@@ -548,3 +587,10 @@ __all__ = [
     "cho_solve", "cholesky", "det", "eigh", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
 ]
+
+# SciPy's factorizations build on this module's ops and helpers, so they are imported last
+from eqgraph.tensor.linalg.lapack import (  # noqa: E402
+    lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
+
+__all__ += ["lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
+            "solve_discrete_lyapunov"]
