@@ -21,6 +21,10 @@ thin layer over egglog is only this:
   (``eqgraph.function(..., assume_finite=True)``, ``Ruleset.granting``); every other rule must
   keep inf, NaN and division by zero as they are (docs/numerics.md). ``ASSUMPTIONS`` lists the
   kinds; the soundness checker draws inf, NaN and zeros for a rule without one;
+- ``:exception reassociation`` marks the one documented exception to that, applied by default:
+  a rule that reorders sums of products (matrix chains, an inverse times b as a solve), which
+  with inf entries may turn NaN into inf or inf into NaN, as every BLAS does. The soundness
+  checker draws finite values for it;
 - ``Join_<n>`` (a join of n inputs), the constructor's old name, still works with a
   DeprecationWarning: a join's inputs are now one vector child (egraph/schema.py), so it is
   rewritten to ``(Join (vec-of a b) axis)`` where a rule builds one, and where it matches one
@@ -70,6 +74,8 @@ SAME_DTYPE_GUARD = "(= (dtype {lhs}) (dtype {term}))"
 DOMAINS = ("positive-definite",)
 #: what ``:assumes KIND`` may name: an assumption a compile may grant (docs/numerics.md)
 ASSUMPTIONS = ("finite",)
+#: what ``:exception KIND`` may name: a documented exception to the numerics policy, on by default
+EXCEPTIONS = ("reassociation",)
 
 
 class RuleFileError(ValueError):
@@ -88,6 +94,7 @@ class Rule:
     when: str | None = None
     domain: tuple = ()        # (kind, variable) pairs of its ``:domain``: where its left side is defined
     assumes: str | None = None  # the assumption of its ``:assumes`` (ASSUMPTIONS), None for a rule that needs none
+    exception: str | None = None  # its ``:exception`` (EXCEPTIONS): how it may change inf and NaN by default
 
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
@@ -427,13 +434,14 @@ def _take_domain(form: str, parts: list[str], source: str, line: int) -> tuple[s
     return form, tuple((words[0], v) for v in words[1:])
 
 
-def _take_assumption(form: str, parts: list[str], source: str, line: int) -> tuple[str, str]:
-    """``form`` without its ``:assumes KIND``, and the kind."""
-    given = _option(parts, ":assumes")
-    if given not in ASSUMPTIONS:
-        raise RuleFileError(f"{source}:{line}: :assumes names what the rule assumes of every value, one of "
-                            f"{', '.join(ASSUMPTIONS)} (e.g. :assumes finite), not {given!r}")
-    return re.sub(r"\s*:assumes\s+" + re.escape(given), "", form, count=1), given
+def _take_option(form: str, parts: list[str], key: str, kinds: tuple, source: str, line: int) -> tuple[str, str]:
+    """``form`` without its ``KEY KIND`` (``:assumes finite``), and the kind, one of ``kinds``."""
+    given = _option(parts, key)
+    if given not in kinds:
+        what = "what the rule assumes of every value" if key == ":assumes" else "the policy exception the rule is"
+        raise RuleFileError(f"{source}:{line}: {key} names {what}, one of {', '.join(kinds)} "
+                            f"(e.g. {key} {kinds[0]}; docs/numerics.md), not {given!r}")
+    return re.sub(r"\s*" + key + r"\s+" + re.escape(given), "", form, count=1), given
 
 
 _OLD_JOIN = re.compile(r"\(Join_(\d+)[\s)]")
@@ -526,9 +534,12 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         if ":domain" in parts:
             form, domain = _take_domain(form, parts, source, line)
             parts = _subforms(form)
-        assumes = None
+        assumes = exception = None
         if ":assumes" in parts:
-            form, assumes = _take_assumption(form, parts, source, line)
+            form, assumes = _take_option(form, parts, ":assumes", ASSUMPTIONS, source, line)
+            parts = _subforms(form)
+        if ":exception" in parts:
+            form, exception = _take_option(form, parts, ":exception", EXCEPTIONS, source, line)
             parts = _subforms(form)
         forbidden = _forbidden_action(form)
         if forbidden:
@@ -546,7 +557,7 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         lhs = rhs = when = None
         if head in ("rewrite", "birewrite") and len(parts) >= 3:
             lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
-        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain, assumes))
+        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain, assumes, exception))
         edits.append((written, egg + "\n" * (written.count("\n") - egg.count("\n"))))
     names = [r.name for r in rules]
     duplicates = {n for n in names if names.count(n) > 1}
