@@ -17,7 +17,9 @@ import eqgraph.tensor as et
 from eqgraph.rules.check import UnsoundRuleError, check_rule, check_rules
 from eqgraph.rules.ruleset import builtin_names, load
 
-RULES = [(name, rule) for name in builtin_names() for rule in load(name).rules if rule.kind != "rule"]
+# every rule of every file, those marked :assumes too (checked on finite values)
+RULES = [(name, rule) for name in builtin_names() for rule in (load(name).written or load(name)).rules
+         if rule.kind != "rule"]
 CHECKED: dict = {}  # rule -> bindings on which both sides were compared
 
 
