@@ -83,3 +83,28 @@ def test_dividing_by_an_integer_constant():
     x = et.dvector("x")
     f = eg.function([x], x / et.constant(np.int64(3)))
     np.testing.assert_allclose(f(np.array([3.0, 6.0])), [1.0, 2.0])
+
+
+# The numerics policy (docs/numerics.md): a rule that assumes nothing meets inf, NaN and zeros;
+# one marked :assumes finite is checked on finite nonzero values only
+OLD_CANCEL = '(rewrite (TrueDiv (Mul x y) y) (Second y x) :same-dtype x {marker} :name "{name}")'
+
+
+def test_a_cancellation_that_turns_nan_into_a_number_is_caught():
+    with pytest.raises(UnsoundRuleError, match="old-cancel") as caught:
+        check_rules(OLD_CANCEL.format(marker="", name="old-cancel"), draws=60)
+    assert "inf" in str(caught.value) or "nan" in str(caught.value) or "0." in str(caught.value)
+
+
+def test_the_same_cancellation_marked_as_assuming_finite_values_passes():
+    report = check_rules(OLD_CANCEL.format(marker=":assumes finite", name="assumed-cancel"), draws=30)
+    [count] = [n for name, n in report.checked.items() if name.endswith("/assumed-cancel")]
+    assert count > 0
+
+
+def test_a_guarded_cancellation_is_checked_on_proven_constants():
+    guarded = ('(rewrite (TrueDiv (Mul x y) y) (Second y x) :when ((known-nonzero y) (known-finite y)) '
+               ':same-dtype x :name "proven-cancel")')
+    report = check_rules(guarded, draws=40)
+    [count] = [n for name, n in report.checked.items() if name.endswith("/proven-cancel")]
+    assert count > 0
