@@ -3,18 +3,20 @@
     PYTHONPATH=. python bench/rewrites.py [--family stability] [--quick] [--case NAME]
 
 The corpus (``bench/rewrite_corpus.py``) holds everyday expressions and gradients across the
-rewrite families of issue 11. Each is compiled by eqgraph (default rulesets) and by PyTensor's
-default mode in one run, and one line is printed per expression:
+rewrite families of issue 11. Each is compiled by eqgraph in both numerics modes (the default,
+and ``assume_finite=True``, which also applies the rewrites that assume finite values and
+nonzero divisors, as PyTensor does: docs/numerics.md) and by PyTensor's default mode in one
+run, and one line is printed per expression:
 
 - ``key``: whether the key rewrite applied (a predicate over the compiled graph; the last
-  column says which), for eqgraph / PyTensor; ``ref`` where eqgraph refuses it on purpose,
-  as wrong for some values or shapes these inputs may have (the case's ``refused`` says
-  why; it counts as not applied);
+  column says which), for eqgraph / eqgraph with assume_finite / PyTensor; ``ref`` where
+  eqgraph refuses it on purpose, as wrong for some values or shapes these inputs may have (the
+  case's ``refused`` says why; it counts as not applied);
 - ``nodes``: apply nodes in the compiled graph (PyTensor's ``f.maker.fgraph``, without its
   output ``DeepCopyOp``s; eqgraph's ``f.stages.fused``, or ``optimized`` before fusion existed),
   and in brackets the ops with fused elementwise kernels opened up (PyTensor's ``Composite``;
   eqgraph's ``f.stages.optimized``), which is what the key reads;
-- ``err``: max relative error against the stable reference on the extreme input (``!`` marks
+- ``err``: max relative error (default mode) against the stable reference on the extreme input (``!`` marks
   a non-finite result where the reference is finite, ``~`` an ordinary input: the case has
   no extreme one);
 - ``time``: per-call time eqgraph / PyTensor at a medium size (min over repeats of timeit).
@@ -43,17 +45,18 @@ from rewrite_corpus import CASES, GraphNode, eqgraph_namespace, namespace, norma
 class Eqgraph:
     name = "eqgraph"
 
-    def __init__(self):
+    def __init__(self, assume_finite: bool = False):
         import eqgraph as eg
         import eqgraph.tensor as et
 
         self.eg, self.et, self.T = eg, et, eqgraph_namespace()
+        self.assume_finite = assume_finite
 
     def inputs(self, case):
         return [self.et.tensor(f"x{i}", dtype=d, shape=static_shape(s)) for i, (d, s) in enumerate(case.inputs)]
 
     def compile(self, inputs, outputs):
-        return self.eg.function(inputs, outputs)
+        return self.eg.function(inputs, outputs, assume_finite=self.assume_finite)
 
     def nodes(self, f) -> tuple[int, list]:
         # what runs is f.stages.fused once elementwise fusion (issue 12) is in; the ops are read
@@ -233,17 +236,29 @@ def cell(result, field, refused=None) -> str:
     return f"{result['err']:.1e}{mark}"
 
 
-def row(case, ours, theirs) -> str:
+def row(case, ours, theirs, finite) -> str:
     extreme = "" if case.extreme is not None else "~"
     ratio = "-"
     if theirs and "error" not in theirs and "error" not in ours and not math.isnan(ours["time"]):
         ratio = f"{ours['time'] / theirs['time']:.3g}"
-    return (f"{case.name:<32} {case.family:<11} {cell(ours, 'key', case.refused):>3}/{cell(theirs, 'key'):<3} "
+    return (f"{case.name:<32} {case.family:<11} {cell(ours, 'key', case.refused):>3}/{cell(finite, 'key'):>3}/"
+            f"{cell(theirs, 'key'):<3} "
             f"{cell(ours, 'nodes'):>7}/{cell(theirs, 'nodes'):<7} {extreme}{cell(ours, 'err'):>9} "
             f"{extreme}{cell(theirs, 'err'):>9} {ratio:>6}  {case.key.text}")
 
 
-def summary(results) -> list[str]:
+def summary(results, finite) -> list[str]:
+    lines = summary_of(results)
+    keys = sum(1 for f in finite if f.get("key"))
+    gained = [c.name for (c, o, _), f in zip(results, finite) if f.get("key") and not o.get("key")]
+    changed = [c.name for (c, _, _), f in zip(results, finite) if f.get("witness") == "changed"]
+    failed = [c.name for (c, _, _), f in zip(results, finite) if "error" in f]
+    return lines + [f"with assume_finite=True: key rewrite applied {keys}, fails {len(failed)} {failed}",
+                    f"  applied only when assuming finite values: {len(gained)} {gained}",
+                    f"  results changed on their witness inputs: {len(changed)} {changed}"]
+
+
+def summary_of(results) -> list[str]:
     both = [(c, o, t) for c, o, t in results if t is not None]
     failed = [f"{c.name}: {o['error']}" for c, o, _ in results if "error" in o]  # the error, to find it again
     nonfinite = [c.name for c, o, _ in results if "error" not in o and o["nonfinite"]]
@@ -298,7 +313,7 @@ def main(argv=None):
     if not cases:
         parser.error(f"no case in family {args.family!r} matching {args.case!r}")
     repeat = 0 if args.no_time else 2 if args.quick else 5
-    ours = Eqgraph()
+    ours, ours_finite = Eqgraph(), Eqgraph(assume_finite=True)
     try:
         theirs = PyTensor()
     except ImportError:
@@ -307,16 +322,18 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     if theirs is not None:
         linker = type(theirs.pytensor.compile.mode.get_default_mode().linker).__name__
-        print(f"eqgraph (default rulesets) vs PyTensor {theirs.pytensor.__version__} (default mode, {linker})")
-    print(f"{'case':<32} {'family':<11} key e/p {'nodes e/p':^15} {'err eq':>10} {'err pt':>10} {'time':>6}  key")
-    results = []
+        print(f"eqgraph (default rulesets; key e/f: default / assume_finite=True) vs PyTensor "
+              f"{theirs.pytensor.__version__} (default mode, {linker})")
+    print(f"{'case':<32} {'family':<11} key e/f/p {'nodes e/p':^15} {'err eq':>10} {'err pt':>10} {'time':>6}  key")
+    results, finite = [], []
     start = time.perf_counter()
     for case in cases:
         result = (case, measure(ours, case, repeat), theirs and measure(theirs, case, repeat))
         results.append(result)
-        print(row(*result), flush=True)
+        finite.append(measure(ours_finite, case, 0))   # keys and witnesses; the time is the default's
+        print(row(*result, finite[-1]), flush=True)
     print()
-    print("\n".join(summary(results)))
+    print("\n".join(summary(results, finite)))
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

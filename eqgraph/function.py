@@ -26,6 +26,7 @@ from eqgraph.exec.fusion import fuse
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.inplace import destroy_dead_inputs
 from eqgraph.exec.profile import ProfileStats
+from eqgraph.settings import config
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
 from eqgraph.extract.unstable import unstable_patterns
@@ -72,7 +73,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
              exact_extraction=False, no_default_updates=False, mode=None, fusion=True,
-             chunks=None) -> Function:
+             chunks=None, assume_finite=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -110,12 +111,18 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     chunks : with ``backend="dask"``, how NumPy arguments and shared values are split into
         chunks: None (one chunk each) or what ``dask.array.from_array`` takes; a tuple shorter
         than an array's ndim chunks its leading axes (``(50_000,)``: blocks of rows).
+    assume_finite : True also applies the rewrites that assume every value is a finite number
+        and no divisor is zero (``x - x -> 0``, ``x * 0 -> 0``, ``x / x -> 1``, ``x * y / y -> x``),
+        as PyTensor does; by default (False) a rewrite keeps inf, NaN and division by zero as
+        NumPy has them (docs/numerics.md). None reads ``eqgraph.config.assume_finite``.
+        ``f.stages.report.assumed()`` lists the assuming rules that fired.
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
     inputs = _check_inputs(inputs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model)
+    assume_finite = _check_assume_finite(assume_finite)
     debug = _check_mode(mode)
     update_pairs = _check_updates(updates)
     given_pairs = _check_givens(givens)
@@ -127,7 +134,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
                      cost_model=cost_model, exact_extraction=exact_extraction,
                      no_default_updates=no_default_updates, mode=mode, fusion=fusion,
-                     chunks=chunks)   # what pickling keeps
+                     chunks=chunks, assume_finite=assume_finite)   # what pickling keeps
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
@@ -148,7 +155,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         cost_model = runtime.cost_model()
 
     with _no_garbage_collection():  # compiling allocates many small objects that live on
-        rulesets = load_rulesets(rulesets)  # read once: each stage finds its rules among these
+        # read once: each stage finds its rules among these
+        rulesets = [r.granting(("finite",) if assume_finite else ()) for r in load_rulesets(rulesets)]
         graph = FunctionGraph(inputs + shared_inputs, targets)
         # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
         encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits, time_rules=profile)
@@ -258,6 +266,16 @@ def _check_options(name, rulesets, limits, cost_model) -> None:
     if cost_model is not None and not callable(getattr(cost_model, "node_cost", None)):
         raise TypeError("cost_model must be None or an object with a node_cost(enode, op, in_types, "
                         f"out_type, child_ops) method, like eqgraph.CostModel(); not {describe_value(cost_model)}")
+
+
+def _check_assume_finite(assume_finite) -> bool:
+    """``assume_finite`` as given, or ``config.assume_finite`` for None."""
+    if assume_finite is None:
+        return config.assume_finite
+    if not isinstance(assume_finite, bool):
+        raise TypeError(f"function() assume_finite must be True, False or None (read eqgraph.config.assume_finite), "
+                        f"not {describe_value(assume_finite)}")
+    return assume_finite
 
 
 MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True}

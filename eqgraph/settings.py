@@ -10,6 +10,11 @@
 made from Python floats. It is read when the variable or constant is made: changing it does
 not retype a graph already built.
 
+``assume_finite`` (default False) is what ``eqgraph.function`` does when its own
+``assume_finite`` is not given: True also applies the rewrites that assume every value is a
+finite number and no divisor is zero (``x - x -> 0``, ``x / x -> 1``), as PyTensor does;
+docs/numerics.md. It is read when a function is compiled.
+
 This module imports nothing from eqgraph, so every layer may read it.
 """
 
@@ -25,8 +30,8 @@ FLOAT_CHOICES = ("float64", "float32", "float16")
 class Config:
     """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
 
-    _defaults = {"floatX": "float64"}
-    _choices = {"floatX": FLOAT_CHOICES}
+    _defaults = {"floatX": "float64", "assume_finite": False}
+    _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False)}
 
     def __init__(self):
         object.__setattr__(self, "_values", dict(self._defaults))
@@ -45,8 +50,8 @@ class Config:
         if name not in self._defaults:
             raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(self._defaults)}")
         choices = self._choices.get(name)
-        if choices is not None and value not in choices:
-            raise ValueError(f"eqgraph.config.{name} must be one of {', '.join(choices)}, not {value!r}")
+        if choices is not None and (value not in choices or type(value) is not type(choices[0])):
+            raise ValueError(f"eqgraph.config.{name} must be one of {', '.join(map(str, choices))}, not {value!r}")
         return value
 
     @contextlib.contextmanager

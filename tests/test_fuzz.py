@@ -11,13 +11,12 @@ takes comparisons, boolean inputs and integer terms as its condition. A graph pa
 shape and dtype, and its values agree within what rounding can explain (see
 ``compare`` below), NaN and inf in the same places.
 
-Deliberate differences from NumPy, allowed only with the default rules:
+Deliberate differences from NumPy, allowed only with the default rules (docs/numerics.md: a
+default rewrite never turns NumPy's NaN into a number, so ``x*y/y`` is NaN at ``y = 0``):
 
 - "stabilized": a stability rewrite (log1p, softplus, log(exp(x)) -> x, sqrt(x*x) -> |x|,
   ...) gives a finite value where NumPy overflows; it must agree with a long double
   reference where that is finite;
-- "assumed y != 0": ``x*y/y -> x`` (rulesets/algebra.egg) assumes ``y`` is neither 0 nor
-  infinite, so eqgraph gives ``x`` where NumPy gives NaN;
 - "signed zero of log1p/expm1": log1p(-0.0) and expm1(-0.0) are -0.0, while NumPy's
   log(1 + -0.0) and exp(-0.0) - 1 are +0.0;
 - "inf/NaN of another association": matmul-assoc (rulesets/matmul.egg) picks the cheapest
@@ -113,20 +112,18 @@ def compare(term: Term, got: np.ndarray, rules: bool, tags: frozenset):
         inf_sign = np.isinf(g) & np.isinf(w) & (g != w)
         bad |= ~fin_g & ~fin_w & ~(np.isnan(g) & np.isnan(w)) & (g != w) & ~inf_sign
         # With rules, eqgraph may be more accurate than NumPy where NumPy overflowed on the
-        # way (stability rewrites; beyond long double's range too, as log(exp(1e200)) -> 1e200),
-        # and x*y/y -> x assumes y is neither 0 nor infinite where NumPy gives NaN.
+        # way (stability rewrites; beyond long double's range too, as log(exp(1e200)) -> 1e200).
         differs = bad | (fin_g & ~fin_w)
         ref_rounded = ref.astype(want.dtype).astype(LD)  # inf where the exact value overflows the dtype
         stabilized = differs & np.where(np.isfinite(ref), close(g, ref_rounded), fin_g & ("stable" in tags))
-        assumed = differs & ~stabilized & np.isnan(w) & ~np.isnan(g) & ("cancel" in tags)
         # matmul-assoc picks the cheapest association, whose products may overflow (or meet
         # inf * 0) where NumPy's left-to-right ones do not; such an overflow may flip an inf's sign
         reassociated = (differs & (~fin_g | ~fin_w) | inf_sign) & ("overflowing association" in tags)
         inf_sign = inf_sign & ~(reassociated & rules)
-        bad = differs & ~((stabilized | assumed | reassociated) & rules)
+        bad = differs & ~((stabilized | reassociated) & rules)
         zero_sign = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
         bad, inf_sign, zero_sign = bad & ~unsure, inf_sign & ~unsure, zero_sign & ~unsure
-        allowed = [kind for kind, mask in (("stabilized", stabilized), ("assumed y != 0", assumed),
+        allowed = [kind for kind, mask in (("stabilized", stabilized),
                                            ("inf/NaN of another association", reassociated))
                    if rules and mask.any()]
         if rules and "stable" in tags and (zero_sign | inf_sign).any():

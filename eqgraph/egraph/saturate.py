@@ -128,6 +128,10 @@ class Report:
         """Rules with at least one match, most matches first."""
         return dict(sorted(((k, v) for k, v in self.matches.items() if v), key=lambda kv: -kv[1]))
 
+    def assumed(self) -> dict[str, int]:
+        """The rules that fired only because the compile granted their ``:assumes`` (``assume_finite``)."""
+        return {k: v for k, v in self.fired().items() if getattr(self.rules.get(k), "assumes", None)}
+
     def __str__(self):
         lines = [f"saturation stopped: {self.stop_reason} after {self.iterations} iterations, "
                  f"{self.seconds:.3f} s; e-nodes per iteration: {self.sizes}, at most {self.peak}"]
@@ -138,6 +142,8 @@ class Report:
             rule = self.rules.get(name)
             where = f"  {rule.source[0]}:{rule.source[1]}" if rule else ""
             lines.append(f"  {count:>7}  {1e3 * seconds.get(name, 0.0):>9.3f}  {name}{where}")
+        if self.assumed():
+            lines.append(f"  assuming finite values (assume_finite): {', '.join(self.assumed())}")
         # egglog's per-rule times leave out most of the work (rebuilding, merging): the wall
         # clock per ruleset is the number to trust
         for name, secs in sorted(self.ruleset_seconds.items(), key=lambda kv: -kv[1]):

@@ -20,9 +20,16 @@ A general rule whose one action unions the matched term with another,
 ndim. One whose right side reads what its guards compute is reported, not checked.
 
 A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
-and the counterexample.  Drawn values are never zero (booleans are True): rules
-may assume that a divisor is nonzero (``x*y/y -> x``, like Aesara).  Draws come from
+and the counterexample; values are equal where both are NaN.  Draws come from
 ``numpy.random.default_rng``, seeded per rule, so a check is repeatable.
+
+What is drawn follows the rule's kind (docs/numerics.md). A rule without ``:assumes`` must
+keep inf, NaN and division by zero as NumPy has them: its float operands hold inf, -inf, NaN,
+0.0 and -0.0 among ordinary values, integers hold 0 and booleans False. Some operands are
+drawn as constants of size 1 instead of inputs, so that guards on types.egg's value facts
+(``(known-finite y)``, which no input has) hold on some draws. A rule marked
+``:assumes finite`` is checked where its assumption holds: finite, nonzero values only; so is
+the documented exception, ``:exception reassociation`` (reordered sums of products).
 
 A rule whose left side is defined only for some operands says so with ``:domain``
 (``:domain (positive-definite A)``: it takes a Cholesky factor of ``A``). Random values
@@ -49,7 +56,7 @@ from eqgraph.egraph.schema import Schema
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
 from eqgraph.tensor.subtensor import FULL_SLICE
-from eqgraph.terms import FunctionGraph
+from eqgraph.terms import Constant, FunctionGraph
 from eqgraph.terms.graph import toposort
 
 DTYPES = ("float64", "float32", "int64", "bool")
@@ -66,6 +73,10 @@ SCHEMA = Schema()
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
 TRIES_PER_MIX = 3     # bindings drawn for one ndim mix before moving on to the next
 TRIES_PER_DRAW = 10   # bindings drawn per binding asked for, at most (most mixes may not type-check)
+#: the values IEEE arithmetic gets wrong as real-number identities: a rule that assumes nothing keeps them
+SPECIAL_FLOATS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0])
+SPECIAL_SHARE = 0.3   # of the drawn elements, for such a rule
+CONSTANT_SHARE = 0.3  # of its operands drawn as constants, for guards that read value facts
 
 
 def _positive_definite(rng, shape, dtype):
@@ -130,7 +141,7 @@ def check_rules(rules, draws: int = 100, seed: int = 0) -> CheckReport:
     """
     ruleset = load(rules)
     report = CheckReport(ruleset.source)
-    for rule in ruleset.rules:
+    for rule in (ruleset.written or ruleset).rules:   # the rules that assume something too
         if rule.kind == "rule":
             rule = two_sides(rule)
             if rule.lhs is None:
@@ -172,7 +183,7 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     rule = two_sides(rule)
     if rule.lhs is None:
         raise Uncheckable(f"{rule.name} is a general rule that unions no matched term with another")
-    alone = _alone(ruleset, rule)
+    alone = _alone(ruleset.written or ruleset, rule)
     # seeded by what the rule says, not by its name: rule text gets a ruleset name that
     # counts the strings loaded before it, which made a check depend on what ran earlier
     rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode())])
@@ -186,7 +197,7 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived)
+        return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived, rule.assumes is None and rule.exception is None)
                    for source, target in directions)
 
 
@@ -256,7 +267,8 @@ class Draw:
     left: object     # the source's value
 
 
-def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict, derived: dict) -> int:
+def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict, derived: dict,
+                     special: bool) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
     typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
@@ -270,7 +282,8 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict,
         dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1  # every other binding draws the :domain operands inside it
-            draw = _draw(Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived), source, target)
+            binding = Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived, special)
+            draw = _draw(binding, source, target)
             if draw is not None:
                 found.append(draw)
                 break
@@ -415,7 +428,7 @@ def _run_rule_or_raise(alone: Ruleset, draw: Draw) -> list[bool]:
 
 
 def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
-    inputs = list(dict.fromkeys(v for d in draws for v in d.binding.tensors.values()))
+    inputs = list(dict.fromkeys(v for d in draws for v in d.binding.inputs()))
     outputs = [v for d in draws for v in (d.source, d.target) if v is not None]
     report, data = _saturate(alone, inputs, outputs)
     if not report.matches.get(alone.rules[0].name):
@@ -432,7 +445,7 @@ def _run_rule(alone: Ruleset, draws: list[Draw]) -> list[bool]:
 
 
 def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
-    report, _ = _saturate(alone, list(draw.binding.tensors.values()), [draw.source])
+    report, _ = _saturate(alone, draw.binding.inputs(), [draw.source])
     return bool(report.matches.get(alone.rules[0].name))
 
 
@@ -475,7 +488,8 @@ def _compare(rule: Rule, draw: Draw) -> None:
 
 
 def _describe(binding: Binding, values: dict) -> str:
-    rows = [f"  {name} = {_show(values[v])}  ({v.type})" for name, v in binding.tensors_by_name()]
+    rows = [f"  {name} = {_show(values[v] if v in values else v.data)}  ({v.type}{', a constant' if v not in values else ''})"
+            for name, v in binding.tensors_by_name()]
     rows += [f"  {name} = {value!r}" for name, value in binding.primitives_by_name()]
     return "  inputs:\n" + "\n".join("  " + r for r in rows)
 
@@ -538,8 +552,10 @@ def _name(variable) -> str:
 class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
-    def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None, derived: dict | None = None):
+    def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None, derived: dict | None = None,
+                 special: bool = False):
         self.rng = rng
+        self.special = special  # draw inf, NaN and zeros (a rule that assumes nothing must keep them)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
         self.tensors: dict = {}   # pattern variable -> input variable
         self.shapes: dict = {}    # input variable -> its runtime shape
@@ -550,7 +566,11 @@ class Binding:
             if v in (domain or {}) and ndim >= 2:  # square matrices, values drawn in arrays()
                 shape = shape[:-1] + shape[-2:-1]
             static = tuple(s if rng.random() < 0.5 else None for s in shape)
-            self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
+            if special and v not in (domain or {}) and rng.random() < CONSTANT_SHARE:
+                shape = (1,) * ndim   # a size-1 constant: the encoder writes its value, types.egg knows facts of it
+                self.tensors[v] = et.constant(self._values(shape, str(dtype)), name=_name(v))
+            else:
+                self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
             if v in (domain or {}) and ndim >= 2:
                 self.domain[self.tensors[v]] = domain[v]
@@ -560,6 +580,10 @@ class Binding:
         for v, (prop, operand) in (derived or {}).items():  # read off an operand by the guards
             if operand in self.tensors:
                 self.primitives[v] = getattr(self.tensors[operand].type, prop)
+
+    def inputs(self) -> list:
+        """The tensors drawn as graph inputs (the others are constants)."""
+        return [t for t in self.tensors.values() if not isinstance(t, Constant)]
 
     def tensors_by_name(self):
         return [(_name(v), t) for v, t in self.tensors.items()]
@@ -571,18 +595,30 @@ class Binding:
         """Nonzero values of each tensor's runtime shape (which its static shape allows); a
         ``:domain`` operand's values lie in its domain."""
         out = {}
-        for t in self.tensors.values():
+        for t in self.inputs():
             shape, dtype = self.shapes[t], t.type.dtype
             if t in self.domain:
-                value = DOMAIN_VALUES[self.domain[t]](self.rng, shape, dtype)
-            elif dtype == "bool":  # nonzero, like every drawn value
-                value = np.ones(shape, dtype=bool)
-            elif dtype.startswith("int"):
-                value = self.rng.integers(1, 4, size=shape) * self.rng.choice([-1, 1], size=shape)
+                out[t] = np.asarray(DOMAIN_VALUES[self.domain[t]](self.rng, shape, dtype), dtype=dtype)
             else:
-                value = self.rng.uniform(0.1, 2.0, size=shape) * self.rng.choice([-1, 1], size=shape)
-            out[t] = np.asarray(value, dtype=dtype)
+                out[t] = self._values(shape, dtype)
         return out
+
+    def _values(self, shape: tuple, dtype: str) -> np.ndarray:
+        """Nonzero finite values; for a rule that assumes nothing, some of them (a share
+        ``SPECIAL_SHARE``) inf, -inf, NaN, 0.0 or -0.0 (0 or False for integers and booleans)."""
+        rng = self.rng
+        if dtype == "bool":
+            value = np.ones(shape, dtype=bool)
+        elif dtype.startswith("int"):
+            value = rng.integers(1, 4, size=shape) * rng.choice([-1, 1], size=shape)
+        else:
+            value = rng.uniform(0.1, 2.0, size=shape) * rng.choice([-1, 1], size=shape)
+        value = np.asarray(value, dtype=dtype)
+        if self.special:
+            specials = SPECIAL_FLOATS if dtype.startswith("float") else np.zeros(1)
+            where = rng.random(shape) < SPECIAL_SHARE
+            value[where] = rng.choice(specials, size=int(where.sum())).astype(dtype)
+        return value
 
     def primitive(self, v, sort: str):
         if isinstance(v, tuple):  # an egglog primitive expression, e.g. (/ c 2.0)

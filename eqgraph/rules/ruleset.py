@@ -15,6 +15,16 @@ thin layer over egglog is only this:
   soundness checker (``rules/check.py``) draws half of its operands inside that domain, where
   random draws almost never land (a stack of positive definite matrices). ``DOMAINS`` lists
   the kinds; the rule holds for every operand regardless, outside the domain both sides fail;
+- ``:assumes finite`` marks a rule that holds only if every value is a finite number and no
+  divisor is zero (``x - x -> 0``, ``x / x -> 1``: NaN for x = inf). Such a rule is kept out
+  of the program egglog runs unless the compile grants the assumption
+  (``eqgraph.function(..., assume_finite=True)``, ``Ruleset.granting``); every other rule must
+  keep inf, NaN and division by zero as they are (docs/numerics.md). ``ASSUMPTIONS`` lists the
+  kinds; the soundness checker draws inf, NaN and zeros for a rule without one;
+- ``:exception reassociation`` marks the one documented exception to that, applied by default:
+  a rule that reorders sums of products (matrix chains, an inverse times b as a solve), which
+  with inf entries may turn NaN into inf or inf into NaN, as every BLAS does. The soundness
+  checker draws finite values for it;
 - ``Join_<n>`` (a join of n inputs), the constructor's old name, still works with a
   DeprecationWarning: a join's inputs are now one vector child (egraph/schema.py), so it is
   rewritten to ``(Join (vec-of a b) axis)`` where a rule builds one, and where it matches one
@@ -62,6 +72,10 @@ MODES = ("saturate", "step")
 SAME_DTYPE_GUARD = "(= (dtype {lhs}) (dtype {term}))"
 #: what ``:domain (kind var ...)`` may name: operands the soundness checker knows how to draw
 DOMAINS = ("positive-definite",)
+#: what ``:assumes KIND`` may name: an assumption a compile may grant (docs/numerics.md)
+ASSUMPTIONS = ("finite",)
+#: what ``:exception KIND`` may name: a documented exception to the numerics policy, on by default
+EXCEPTIONS = ("reassociation",)
 
 
 class RuleFileError(ValueError):
@@ -79,6 +93,8 @@ class Rule:
     rhs: str | None = None
     when: str | None = None
     domain: tuple = ()        # (kind, variable) pairs of its ``:domain``: where its left side is defined
+    assumes: str | None = None  # the assumption of its ``:assumes`` (ASSUMPTIONS), None for a rule that needs none
+    exception: str | None = None  # its ``:exception`` (EXCEPTIONS): how it may change inf and NaN by default
 
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
@@ -107,6 +123,19 @@ class Rule:
         of ``empty`` (those with no e-node). A query's every constructor term must exist for
         it to match (egglog looks terms up in a query; it never builds them)."""
         return any(not (needed & empty) for needed in _query_constructors(self))
+
+
+def _withholding(written: Ruleset, granted: frozenset) -> Ruleset:
+    """``written`` without the rules that assume what ``granted`` lacks, their lines kept blank."""
+    program, kept, withheld = written.program, [], []
+    for rule in written.rules:
+        if rule.assumes is None or rule.assumes in granted:
+            kept.append(rule)
+        else:
+            withheld.append(rule)
+            program = program.replace(rule.text, "\n" * rule.text.count("\n"), 1)
+    return Ruleset(written.name, kept, program, written.source, written.saturate, granted, tuple(withheld),
+                   written)
 
 
 @functools.cache  # saturate asks on every compile: parsing 600 rules again took 25 ms
@@ -144,9 +173,28 @@ class Ruleset:
     program: str = ""         # the file as sent to egglog (same lines, rules completed)
     source: str = "<string>"
     saturate: bool = False    # an analysis: run to a fixed point around each rewrite step
+    granted: frozenset = frozenset(ASSUMPTIONS)  # the assumptions its rules may make
+    withheld: tuple = ()      # the file's rules left out: they assume what was not granted
+    written: Ruleset | None = None    # the file with every rule, whatever it assumes (None: this is it)
 
     def __iter__(self):
         return iter(self.rules)
+
+    def granting(self, assumptions) -> Ruleset:
+        """This ruleset with the rules whose ``:assumes`` is among ``assumptions`` and no other
+        assuming rule; the same object where that changes nothing (sessions are pooled by
+        ruleset identity, so a variant is made once and kept)."""
+        granted = frozenset(assumptions)
+        written = self.written or self
+        if granted == self.granted or not any(r.assumes for r in written.rules):
+            return self
+        if granted >= written.granted and written.saturate == self.saturate:
+            return written
+        cache = written.__dict__.setdefault("_variants", {})
+        key = (granted, self.saturate)
+        if key not in cache:
+            cache[key] = replace(_withholding(written, granted), saturate=self.saturate)
+        return cache[key]
 
     @property
     def mode(self) -> str:
@@ -386,6 +434,16 @@ def _take_domain(form: str, parts: list[str], source: str, line: int) -> tuple[s
     return form, tuple((words[0], v) for v in words[1:])
 
 
+def _take_option(form: str, parts: list[str], key: str, kinds: tuple, source: str, line: int) -> tuple[str, str]:
+    """``form`` without its ``KEY KIND`` (``:assumes finite``), and the kind, one of ``kinds``."""
+    given = _option(parts, key)
+    if given not in kinds:
+        what = "what the rule assumes of every value" if key == ":assumes" else "the policy exception the rule is"
+        raise RuleFileError(f"{source}:{line}: {key} names {what}, one of {', '.join(kinds)} "
+                            f"(e.g. {key} {kinds[0]}; docs/numerics.md), not {given!r}")
+    return re.sub(r"\s*" + key + r"\s+" + re.escape(given), "", form, count=1), given
+
+
 _OLD_JOIN = re.compile(r"\(Join_(\d+)[\s)]")
 
 
@@ -476,6 +534,13 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         if ":domain" in parts:
             form, domain = _take_domain(form, parts, source, line)
             parts = _subforms(form)
+        assumes = exception = None
+        if ":assumes" in parts:
+            form, assumes = _take_option(form, parts, ":assumes", ASSUMPTIONS, source, line)
+            parts = _subforms(form)
+        if ":exception" in parts:
+            form, exception = _take_option(form, parts, ":exception", EXCEPTIONS, source, line)
+            parts = _subforms(form)
         forbidden = _forbidden_action(form)
         if forbidden:
             raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
@@ -492,7 +557,7 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         lhs = rhs = when = None
         if head in ("rewrite", "birewrite") and len(parts) >= 3:
             lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
-        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain))
+        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain, assumes, exception))
         edits.append((written, egg + "\n" * (written.count("\n") - egg.count("\n"))))
     names = [r.name for r in rules]
     duplicates = {n for n in names if names.count(n) > 1}
@@ -505,7 +570,8 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         program += [text[position:start], replacement]
         position = start + len(form)
     program.append(text[position:])
-    return Ruleset(ruleset, rules, "".join(program), source, saturate)
+    written = Ruleset(ruleset, rules, "".join(program), source, saturate, frozenset(ASSUMPTIONS))
+    return written.granting(())   # by default no rule assumes anything (docs/numerics.md)
 
 
 #: where a rule file takes the type rules generated from the op registry (rulesets/types.egg)

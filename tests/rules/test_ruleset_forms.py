@@ -22,9 +22,9 @@ OLD_TEXTS = {
     "algebra/div-one":
         "(rewrite (TrueDiv x (Scalar 1.0 d n)) x :when ((= (set-of n) (ndim x)) (= (dtype (TrueDiv x (Scalar 1.0 d n))) (dtype x))))",
     "algebra/mul-div-cancel":
-        "(rewrite (TrueDiv (Mul x y) y) (Second y x) :when ((= (dtype (TrueDiv (Mul x y) y)) (dtype x))))",
+        "(rewrite (TrueDiv (Mul x y) y) (Second y x) :when ((known-nonzero y) (known-finite y) (= (dtype (TrueDiv (Mul x y) y)) (dtype x))))",
     "algebra/mul-div-cancel-left":
-        "(rewrite (TrueDiv (Mul y x) y) (Second y x) :when ((= (dtype (TrueDiv (Mul y x) y)) (dtype x))))",
+        "(rewrite (TrueDiv (Mul y x) y) (Second y x) :when ((known-nonzero y) (known-finite y) (= (dtype (TrueDiv (Mul y x) y)) (dtype x))))",
     "algebra/pow-one":
         "(rewrite (Pow x (Scalar 1.0 d n)) x :when ((= (set-of n) (ndim x)) (= (dtype (Pow x (Scalar 1.0 d n))) (dtype x))))",
     "algebra/pow-two":

@@ -17,7 +17,9 @@ import eqgraph.tensor as et
 from eqgraph.rules.check import Uncheckable, UnsoundRuleError, check_rule, check_rules, left_sides, two_sides
 from eqgraph.rules.ruleset import builtin_names, load
 
-RULES = [(name, rule) for name in builtin_names() for rule in load(name).rules if rule.kind != "rule"]
+# every rule of every file, those marked :assumes too (checked on finite values)
+RULES = [(name, rule) for name in builtin_names() for rule in (load(name).written or load(name)).rules
+         if rule.kind != "rule"]
 CHECKED: dict = {}  # rule -> bindings on which both sides were compared
 
 
@@ -152,3 +154,28 @@ def test_the_left_side_sweep_catches_the_old_read_after_set(tmp_path):
     old.write_text(OLD_READ_AFTER_SET + "\n")
     with pytest.raises(TypeContradiction, match="elementwise term whose operands differ"):
         compile_left_sides(str(old), draws=4, rulesets=[*eg.DEFAULT_RULESETS, str(old)])
+
+
+# The numerics policy (docs/numerics.md): a rule that assumes nothing meets inf, NaN and zeros;
+# one marked :assumes finite is checked on finite nonzero values only
+OLD_CANCEL = '(rewrite (TrueDiv (Mul x y) y) (Second y x) :same-dtype x {marker} :name "{name}")'
+
+
+def test_a_cancellation_that_turns_nan_into_a_number_is_caught():
+    with pytest.raises(UnsoundRuleError, match="old-cancel") as caught:
+        check_rules(OLD_CANCEL.format(marker="", name="old-cancel"), draws=60)
+    assert "inf" in str(caught.value) or "nan" in str(caught.value) or "0." in str(caught.value)
+
+
+def test_the_same_cancellation_marked_as_assuming_finite_values_passes():
+    report = check_rules(OLD_CANCEL.format(marker=":assumes finite", name="assumed-cancel"), draws=30)
+    [count] = [n for name, n in report.checked.items() if name.endswith("/assumed-cancel")]
+    assert count > 0
+
+
+def test_a_guarded_cancellation_is_checked_on_proven_constants():
+    guarded = ('(rewrite (TrueDiv (Mul x y) y) (Second y x) :when ((known-nonzero y) (known-finite y)) '
+               ':same-dtype x :name "proven-cancel")')
+    report = check_rules(guarded, draws=40)
+    [count] = [n for name, n in report.checked.items() if name.endswith("/proven-cancel")]
+    assert count > 0
