@@ -84,7 +84,7 @@ __all__ = [
     "zscalar", "zvector", "zrow", "zcol", "zmatrix", "ztensor3", "ztensor4",
     # elementwise
     "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle",
-    *ELEMWISE_OPS, "where", "divide", "floor_divide",
+    "where", "divide", "floor_divide",
     # shapes
     "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",
@@ -115,6 +115,7 @@ __all__ = [
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
     "Convolve", "conv1d", "conv2d",
 ]
+__all__ += [name for name in ELEMWISE_OPS if name not in __all__]   # every elementwise op's name
 
 # The operators of TensorVariable call the ops through this namespace (see variable.py).
 variable.et = _sys.modules[__name__]
