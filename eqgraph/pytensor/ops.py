@@ -85,9 +85,13 @@ def _composite(scalar_op, *xs):
     fg = scalar_op.fgraph
     memo = dict(zip(fg.inputs, xs))
     for node in fg.toposort():
-        args = [memo[i] if i in memo else et.constant(np.asarray(i.data, dtype=i.type.dtype)) for i in node.inputs]
-        memo[node.outputs[0]] = scalar_function(node.op)(*args)
-    return [memo[o] if o in memo else et.constant(np.asarray(o.data, dtype=o.type.dtype)) for o in fg.outputs]
+        args = [memo[i] if i in memo else _scalar_constant(i) for i in node.inputs]
+        memo[node.outputs[0]] = apply_scalar(node.op, node.outputs[0].type.dtype, args)
+    return [memo[o] if o in memo else _scalar_constant(o) for o in fg.outputs]
+
+
+def _scalar_constant(c):
+    return et.constant(np.asarray(c.data, dtype=c.type.dtype))
 
 
 # scalar-op class -> fn(*eqgraph inputs); Elemwise applies it with broadcasting
@@ -128,9 +132,19 @@ def scalar_function(scalar_op):
                                        f"({scalar_op}) yet")
 
 
+def apply_scalar(scalar_op, out_dtype: str, xs):
+    """``scalar_op`` on eqgraph inputs ``xs``, computed in PyTensor's output dtype: PyTensor casts
+    integer inputs of a float op to the output dtype first (``log`` of an int8 is a float32 log),
+    where NumPy's rules would compute in float16."""
+    if np.dtype(out_dtype).kind in "fc":
+        cond = 1 if isinstance(scalar_op, ps.Switch) else 0  # a switch's condition stays boolean
+        xs = [*xs[:cond], *[x if np.dtype(x.dtype).kind in "fc" else et.cast(x, out_dtype) for x in xs[cond:]]]
+    return scalar_function(scalar_op)(*xs)
+
+
 def _elemwise(node, *xs):
     try:
-        return scalar_function(node.op.scalar_op)(*xs)
+        return apply_scalar(node.op.scalar_op, node.outputs[0].type.dtype, xs)
     except UnsupportedOp as e:
         raise UnsupportedOp(node.op, node, why=e.args[0].split(": ", 2)[-1]) from None
 
@@ -227,7 +241,7 @@ BLOCKWISE = {
     ptm.Dot: lambda node, a, b: et.matmul(a, b),
     slinalg.Cholesky: lambda node, a: elinalg.cholesky(a, lower=node.op.core_op.lower),
     slinalg.SolveTriangular: lambda node, a, b: elinalg.solve_triangular(
-        a, b, lower=node.op.core_op.lower, trans=node.op.core_op.trans,
+        a, b, lower=node.op.core_op.lower, trans=getattr(node.op.core_op, "trans", 0),  # PyTensor 2.38 has none
         unit_diagonal=node.op.core_op.unit_diagonal, b_ndim=node.op.core_op.b_ndim),
     slinalg.Solve: lambda node, a, b: elinalg.solve(
         a, b, assume_a=node.op.core_op.assume_a, lower=node.op.core_op.lower, b_ndim=node.op.core_op.b_ndim),
