@@ -32,13 +32,15 @@ class Converted:
     ``inputs``: eqgraph variables for PyTensor's inputs, in order; ``outputs``: the outputs rebuilt
     with eqgraph ops; ``shared``: PyTensor shared variable -> the eqgraph shared variable made from
     its value when converting (``set_value`` on the PyTensor one does not reach it afterwards);
-    ``memo``: every PyTensor variable converted -> its eqgraph counterpart.
+    ``memo``: every PyTensor variable converted -> its eqgraph counterpart; ``pytensor_outputs``:
+    the PyTensor outputs converted.
     """
 
     inputs: list
     outputs: list
     shared: dict = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
+    pytensor_outputs: list = field(default_factory=list)
 
 
 def from_pytensor(outputs_or_fgraph, inputs=None, *, labels=None, shared_as_inputs=False) -> Converted:
@@ -69,6 +71,7 @@ def from_pytensor(outputs_or_fgraph, inputs=None, *, labels=None, shared_as_inpu
     for node in io_toposort(inputs, outputs):
         _convert_node(node, memo, labels, outputs)
     converted.outputs = [memo[o] for o in outputs]
+    converted.pytensor_outputs = outputs
     return converted
 
 
@@ -128,9 +131,12 @@ def _constant(v):
 
 def _convert_node(node, memo, labels, outputs):
     translate = translation_of(node.op)
-    if translate is None:
-        raise UnsupportedOp(node.op, node, _labels_using(node, labels, outputs))
-    results = translate(node, *[memo[i] for i in node.inputs])
+    try:
+        if translate is None:
+            raise UnsupportedOp(node.op, node)
+        results = translate(node, *[memo[i] for i in node.inputs])
+    except UnsupportedOp as e:
+        raise UnsupportedOp(e.op, e.node, _labels_using(node, labels, outputs), e.why) from None
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if len(results) != len(node.outputs):
         raise AssertionError(f"the translation of {node.op} gave {len(results)} outputs for {len(node.outputs)}")

@@ -29,6 +29,7 @@ from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor import slinalg, nlinalg, special
 from pytensor.tensor import subtensor as ptsub
 from pytensor.tensor.blockwise import Blockwise
+from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type_other import MakeSlice
 
@@ -41,7 +42,7 @@ class UnsupportedOp(NotImplementedError):
     """A PyTensor op with no eqgraph translation (yet)."""
 
     def __init__(self, op, node=None, labels=(), why="eqgraph has no translation for it yet"):
-        self.op, self.node, self.labels = op, node, list(labels)
+        self.op, self.node, self.labels, self.why = op, node, list(labels), why
         where = f" (in the graph of {', '.join(map(str, self.labels))})" if self.labels else ""
         inputs = "" if node is None else f" applied to {[str(i.type) for i in node.inputs]}"
         super().__init__(f"from_pytensor: {describe(op)}{inputs}{where}: {why}")
@@ -67,9 +68,10 @@ def translation_of(op):
 def constant_int(node, i: int, what: str) -> int:
     """Input ``i`` of ``node`` as a Python int, which eqgraph needs static (an axis, a count)."""
     v = node.inputs[i]
-    if not isinstance(v, Constant):
-        raise UnsupportedOp(node.op, node, why=f"{what} (input {i}) must be a constant, got {v}")
-    return int(v.data)
+    try:
+        return int(ptb.get_underlying_scalar_constant_value(v))
+    except NotScalarConstantError:
+        raise UnsupportedOp(node.op, node, why=f"{what} (input {i}) must be a constant, got {v}") from None
 
 
 # -- elementwise ------------------------------------------------------------------------
@@ -146,7 +148,7 @@ def _elemwise(node, *xs):
     try:
         return apply_scalar(node.op.scalar_op, node.outputs[0].type.dtype, xs)
     except UnsupportedOp as e:
-        raise UnsupportedOp(node.op, node, why=e.args[0].split(": ", 2)[-1]) from None
+        raise UnsupportedOp(node.op, node, why=e.why) from None
 
 
 # CAReduce's scalar op -> eqgraph reduction
@@ -221,10 +223,23 @@ def _split(node, x, axis, splits):
 
 
 def _alloc_diag(node, v):
+    """``v``'s last axis on the diagonal of output axes ``axis1``, ``axis2`` (its other axes after them)."""
     op = node.op
-    if (op.axis1, op.axis2) != (0, 1) or v.ndim != 1:
-        raise UnsupportedOp(op, node, why="only a vector on the diagonal of a matrix converts")
-    return et.diag(v, k=op.offset)
+    if v.ndim == 1 and (op.axis1, op.axis2) == (0, 1):
+        return et.diag(v, k=op.offset)
+    if op.offset != 0:
+        raise UnsupportedOp(op, node, why="an offset diagonal of a stack of vectors does not convert yet")
+    n = v.ndim + 1
+    square = et.expand_dims(v, -1) * et.eye(et.shape(v)[-1], dtype=v.dtype)  # (*batch, k, k)
+    rest = iter(range(n - 2))
+    order = [n - 2 if a == op.axis1 else n - 1 if a == op.axis2 else next(rest) for a in range(n)]
+    return et.transpose(square, order)
+
+
+def _softmax_grad(node, dy, sm):
+    """PyTensor's SoftmaxGrad, in its own order of operations."""
+    dy_times_sm = dy * sm
+    return dy_times_sm - et.sum(dy_times_sm, axis=node.op.axis, keepdims=True) * sm
 
 
 # -- graphs inside ops --------------------------------------------------------------------
@@ -253,8 +268,22 @@ BLOCKWISE = {
 def _blockwise(node, *xs):
     core = BLOCKWISE.get(type(node.op.core_op))
     if core is None:
-        raise UnsupportedOp(node.op, node)
+        return _one_block(node, xs)
     return core(node, *xs)
+
+
+def _one_block(node, xs):
+    """A Blockwise whose batch axes all have static size 1: its core op's translation on the one
+    block, given the batch axes back."""
+    n = node.op.batch_ndim(node)
+    translate = translation_of(node.op.core_op)
+    if translate is None or any(s != 1 for i in node.inputs for s in i.type.shape[:n]):
+        raise UnsupportedOp(node.op, node)
+    first = (0,) * n
+    core_node = node.op.core_op.make_node(*[i[first] for i in node.inputs])  # constants stay visible
+    results = translate(core_node, *[x[first] for x in xs])
+    results = results if isinstance(results, (list, tuple)) else [results]
+    return [et.shape_padleft(r, n) for r in results]
 
 
 def _core(node, *xs):
@@ -280,6 +309,7 @@ OPS = {
     DimShuffle:                lambda node, x: et.dimshuffle(x, node.op.new_order),
     special.Softmax:           lambda node, x: et.softmax(x, axis=node.op.axis),
     special.LogSoftmax:        lambda node, x: et.log_softmax(x, axis=node.op.axis),
+    special.SoftmaxGrad:       _softmax_grad,
     pte.CumOp:                 lambda node, x: (et.cumsum if node.op.mode == "add" else et.cumprod)(x, axis=node.op.axis),
     # indexing
     ptsub.Subtensor:           _subtensor,

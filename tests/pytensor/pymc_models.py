@@ -11,7 +11,12 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-RNG = np.random.default_rng(20261127)
+
+
+def _rng():
+    """A generator of its own for each model, so that a model's data do not depend on which
+    models were built before it."""
+    return np.random.default_rng(20261127)
 
 
 def eight_schools_noncentered():
@@ -37,10 +42,11 @@ def eight_schools_centered():
 
 
 def radon_hierarchical():
+    rng = _rng()
     n_counties, n = 12, 120
-    county = RNG.integers(0, n_counties, n)
-    floor = (RNG.random(n) < 0.3).astype("float64")
-    log_radon = RNG.normal(1.0, 0.8, n)
+    county = rng.integers(0, n_counties, n)
+    floor = (rng.random(n) < 0.3).astype("float64")
+    log_radon = rng.normal(1.0, 0.8, n)
     with pm.Model(coords={"county": np.arange(n_counties)}) as model:
         floor_idx = pm.Data("floor_idx", floor)
         mu_a = pm.Normal("mu_a", 0, 10)
@@ -56,8 +62,9 @@ def radon_hierarchical():
 
 
 def logistic_regression():
-    X = RNG.normal(size=(200, 4))
-    y = (RNG.random(200) < 1 / (1 + np.exp(-X @ np.array([1.0, -2, 0.5, 0])))).astype("int64")
+    rng = _rng()
+    X = rng.normal(size=(200, 4))
+    y = (rng.random(200) < 1 / (1 + np.exp(-X @ np.array([1.0, -2, 0.5, 0])))).astype("int64")
     with pm.Model() as model:
         w = pm.Normal("w", 0, 1, shape=4)
         b = pm.Normal("b", 0, 1)
@@ -66,8 +73,9 @@ def logistic_regression():
 
 
 def logistic_regression_p():
-    X = RNG.normal(size=(100, 3))
-    y = RNG.integers(0, 2, 100)
+    rng = _rng()
+    X = rng.normal(size=(100, 3))
+    y = rng.integers(0, 2, 100)
     with pm.Model() as model:
         w = pm.Normal("w", 0, 1, shape=3)
         pm.Bernoulli("y", p=pm.math.sigmoid(pt.dot(X, w)), observed=y)
@@ -75,8 +83,9 @@ def logistic_regression_p():
 
 
 def linear_regression_glm():
-    X = RNG.normal(size=(150, 3))
-    y = X @ np.array([0.5, -1.0, 2.0]) + 1.0 + RNG.normal(0, 0.5, 150)
+    rng = _rng()
+    X = rng.normal(size=(150, 3))
+    y = X @ np.array([0.5, -1.0, 2.0]) + 1.0 + rng.normal(0, 0.5, 150)
     with pm.Model() as model:
         intercept = pm.Normal("intercept", 0, 10)
         beta = pm.Normal("beta", 0, 10, shape=3)
@@ -86,8 +95,9 @@ def linear_regression_glm():
 
 
 def uniform_sigma_regression():
+    rng = _rng()
     x = np.linspace(0, 1, 50)
-    y = 2 * x + RNG.normal(0, 0.3, 50)
+    y = 2 * x + rng.normal(0, 0.3, 50)
     with pm.Model() as model:
         slope = pm.Normal("slope", 0, 5)
         sigma = pm.Uniform("sigma", 0, 2)
@@ -96,7 +106,8 @@ def uniform_sigma_regression():
 
 
 def mixture_fixed_weights():
-    data = np.concatenate([RNG.normal(-2, 1, 60), RNG.normal(3, 0.5, 40)])
+    rng = _rng()
+    data = np.concatenate([rng.normal(-2, 1, 60), rng.normal(3, 0.5, 40)])
     with pm.Model() as model:
         mu = pm.Normal("mu", [-1.0, 1.0], 5, transform=pm.distributions.transforms.ordered)
         sigma = pm.HalfNormal("sigma", 2, shape=2)
@@ -105,7 +116,8 @@ def mixture_fixed_weights():
 
 
 def mixture_dirichlet():
-    data = np.concatenate([RNG.normal(-2, 1, 60), RNG.normal(3, 0.5, 40)])
+    rng = _rng()
+    data = np.concatenate([rng.normal(-2, 1, 60), rng.normal(3, 0.5, 40)])
     with pm.Model() as model:
         w = pm.Dirichlet("w", np.ones(2))
         mu = pm.Normal("mu", [-1.0, 1.0], 5, transform=pm.distributions.transforms.ordered)
@@ -115,7 +127,8 @@ def mixture_dirichlet():
 
 
 def gaussian_random_walk():
-    y = np.cumsum(RNG.normal(0, 0.3, 40)) + RNG.normal(0, 0.1, 40)
+    rng = _rng()
+    y = np.cumsum(rng.normal(0, 0.3, 40)) + rng.normal(0, 0.1, 40)
     with pm.Model() as model:
         sigma = pm.Exponential("sigma", 1.0)
         walk = pm.GaussianRandomWalk("walk", sigma=sigma, init_dist=pm.Normal.dist(0, 1), steps=39)
@@ -124,7 +137,8 @@ def gaussian_random_walk():
 
 
 def stochastic_volatility_normal():
-    returns = RNG.normal(0, 0.02, 60)
+    rng = _rng()
+    returns = rng.normal(0, 0.02, 60)
     with pm.Model() as model:
         step_size = pm.Exponential("step_size", 10)
         volatility = pm.GaussianRandomWalk("volatility", sigma=step_size, init_dist=pm.Normal.dist(0, 1), shape=60)
@@ -133,8 +147,9 @@ def stochastic_volatility_normal():
 
 
 def gp_marginal():
+    rng = _rng()
     X = np.linspace(0, 5, 25)[:, None]
-    y = np.sin(X[:, 0]) + RNG.normal(0, 0.2, 25)
+    y = np.sin(X[:, 0]) + rng.normal(0, 0.2, 25)
     with pm.Model() as model:
         ell = pm.LogNormal("ell", 0, 1)
         eta = pm.HalfNormal("eta", 1)
@@ -146,8 +161,9 @@ def gp_marginal():
 
 
 def mvnormal_known_cov():
+    rng = _rng()
     cov = np.array([[1.0, 0.3, 0.1], [0.3, 2.0, 0.2], [0.1, 0.2, 0.5]])
-    data = RNG.multivariate_normal(np.zeros(3), cov, 30)
+    data = rng.multivariate_normal(np.zeros(3), cov, 30)
     with pm.Model() as model:
         mu = pm.Normal("mu", 0, 2, shape=3)
         pm.MvNormal("x", mu=mu, cov=cov, observed=data)
@@ -155,8 +171,9 @@ def mvnormal_known_cov():
 
 
 def zero_sum_normal():
-    group = RNG.integers(0, 5, 80)
-    y = RNG.normal(size=80)
+    rng = _rng()
+    group = rng.integers(0, 5, 80)
+    y = rng.normal(size=80)
     with pm.Model() as model:
         effect = pm.ZeroSumNormal("effect", sigma=1.0, shape=5)
         pm.Normal("y", effect[group], 1.0, observed=y)
@@ -164,8 +181,9 @@ def zero_sum_normal():
 
 
 def softmax_regression():
-    X = RNG.normal(size=(60, 2))
-    y = RNG.integers(0, 3, 60)
+    rng = _rng()
+    X = rng.normal(size=(60, 2))
+    y = rng.integers(0, 3, 60)
     with pm.Model() as model:
         W = pm.Normal("W", 0, 1, shape=(2, 3))
         pm.Categorical("y", p=pm.math.softmax(pt.dot(X, W), axis=-1), observed=y)
@@ -173,8 +191,9 @@ def softmax_regression():
 
 
 def poisson_glm():
-    X = RNG.normal(size=(80, 2)) * 0.5
-    y = RNG.poisson(np.exp(X @ np.array([0.5, -0.3])))
+    rng = _rng()
+    X = rng.normal(size=(80, 2)) * 0.5
+    y = rng.poisson(np.exp(X @ np.array([0.5, -0.3])))
     with pm.Model() as model:
         beta = pm.Normal("beta", 0, 1, shape=2)
         pm.Poisson("y", pt.exp(pt.dot(X, beta)), observed=y)
@@ -182,8 +201,9 @@ def poisson_glm():
 
 
 def student_t_regression():
+    rng = _rng()
     x = np.linspace(0, 1, 40)
-    y = 1 + x + RNG.standard_t(3, 40) * 0.2
+    y = 1 + x + rng.standard_t(3, 40) * 0.2
     with pm.Model() as model:
         a = pm.Normal("a", 0, 5)
         sigma = pm.HalfNormal("sigma", 1)
@@ -192,7 +212,8 @@ def student_t_regression():
 
 
 def lkj_cholesky_cov():
-    data = RNG.multivariate_normal(np.zeros(2), [[1.0, 0.5], [0.5, 1.0]], 40)
+    rng = _rng()
+    data = rng.multivariate_normal(np.zeros(2), [[1.0, 0.5], [0.5, 1.0]], 40)
     with pm.Model() as model:
         chol, _, _ = pm.LKJCholeskyCov("chol", n=2, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=2))
         pm.MvNormal("x", mu=np.zeros(2), chol=chol, observed=data)
@@ -226,6 +247,6 @@ MODELS = {
     "softmax regression (Categorical)": (softmax_regression, None),
     "Poisson GLM": (poisson_glm, "gammaln"),
     "Student-t regression": (student_t_regression, "gammaln"),
-    "LKJ Cholesky covariance": (lkj_cholesky_cov, "gammaln"),
+    "LKJ Cholesky covariance": (lkj_cholesky_cov, "Blockwise(ARange), gammaln"),
     "beta-binomial trials": (beta_binomial_trials, "gammaln"),
 }

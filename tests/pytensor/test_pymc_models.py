@@ -1,0 +1,73 @@
+"""PyMC models from PyMC's docs and gallery: their log-density and gradient graphs converted with
+``from_pytensor`` and compiled by eqgraph agree with PyTensor's own function at 20 points.
+
+The reference is PyTensor compiled in FAST_COMPILE mode (its ops' Python implementations): its C
+mode takes 20-80 s a model to compile. A model that needs an op eqgraph lacks is an expected
+failure naming the op, strict, so that it shows up as a pass when the op lands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytensor")
+pm = pytest.importorskip("pymc")
+
+import pytensor  # noqa: E402
+
+import eqgraph as eg  # noqa: E402
+from eqgraph.pytensor import from_pytensor, from_pymc  # noqa: E402
+from pymc_models import MODELS  # noqa: E402
+
+#: the models of the default run (the rest are `slow`): one of each kind of graph
+QUICK = {"eight schools (non-centered)", "radon hierarchical (pm.Data)", "logistic regression, logit_p",
+         "GP marginal (ExpQuad)"}
+POINTS = 20
+
+
+def _params() -> list:
+    params = []
+    for name, (build, missing) in MODELS.items():
+        marks = [] if name in QUICK else [pytest.mark.slow]
+        if missing:
+            marks.append(pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=missing))
+        params.append(pytest.param(build, id=name, marks=marks))
+    return params
+
+
+def points(model, n: int, seed: int = 0):
+    """``n`` points of the model's value variables: its initial point, moved at random."""
+    rng = np.random.default_rng(seed)
+    start = model.initial_point()
+    for _ in range(n):
+        yield [np.asarray(start[v.name] + rng.normal(0, 0.5, np.shape(start[v.name])), dtype=v.dtype)
+               if v.dtype.startswith("float") else start[v.name] for v in model.value_vars]
+
+
+@pytest.mark.parametrize("build", _params())
+def test_logp_and_gradient_match_pytensor(build):
+    model = build()
+    converted = from_pymc(model)
+    f = eg.function(converted.inputs, converted.outputs)
+    ref = pytensor.function(model.value_vars, converted.pytensor_outputs, mode="FAST_COMPILE")
+    for args in points(model, POINTS):
+        (logp, dlogp), (ref_logp, ref_dlogp) = f(*args), ref(*args)
+        assert np.isfinite(logp) or not np.isfinite(ref_logp), (logp, ref_logp)
+        assert np.isfinite(dlogp).all() or not np.isfinite(ref_dlogp).all(), (dlogp, ref_dlogp)
+        np.testing.assert_allclose(logp, ref_logp, rtol=1e-12)
+        # relative to the gradient's size: a component that cancels to near 0 has no relative digits
+        np.testing.assert_allclose(dlogp, ref_dlogp, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(ref_dlogp).max()))
+
+
+def test_an_unsupported_op_names_the_model_variable():
+    model = MODELS["Poisson GLM"][0]()
+    with pytest.raises(NotImplementedError, match=r"GammaLn.*in the graph of y"):
+        from_pymc(model)
+
+
+def test_pm_data_becomes_a_shared_variable_of_its_value():
+    model = MODELS["radon hierarchical (pm.Data)"][0]()
+    converted = from_pymc(model)
+    data = converted.shared[model["floor_idx"]]
+    np.testing.assert_array_equal(data.get_value(), model["floor_idx"].get_value())
