@@ -19,7 +19,8 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
 from pytensor.compile.builders import OpFromGraph
-from pytensor.compile.ops import DeepCopyOp, OutputGuard, ViewOp
+from pytensor.compile import ops as compile_ops
+from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.graph.basic import Constant
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor import basic as ptb
@@ -149,6 +150,14 @@ def _elemwise(node, *xs):
         return apply_scalar(node.op.scalar_op, node.outputs[0].type.dtype, xs)
     except UnsupportedOp as e:
         raise UnsupportedOp(node.op, node, why=e.why) from None
+
+
+def _dimshuffle(node, x):
+    """PyTensor drops an axis of unknown size, checking at run time that it is 1; eqgraph needs
+    the size static, which SpecifyShape states (and checks)."""
+    kept = set(node.op.new_order) - {"x"}
+    x = et.specify_shape(x, [None if a in kept else 1 for a in range(x.ndim)])
+    return et.dimshuffle(x, node.op.new_order)
 
 
 # CAReduce's scalar op -> eqgraph reduction
@@ -306,10 +315,10 @@ OPS = {
     Elemwise:                  _elemwise,
     CAReduce:                  _careduce,
     ptm.Argmax:                lambda node, x: et.argmax(x, axis=node.op.axis),
-    DimShuffle:                lambda node, x: et.dimshuffle(x, node.op.new_order),
+    DimShuffle:                _dimshuffle,
     special.Softmax:           lambda node, x: et.softmax(x, axis=node.op.axis),
     special.LogSoftmax:        lambda node, x: et.log_softmax(x, axis=node.op.axis),
-    special.SoftmaxGrad:       _softmax_grad,
+    getattr(special, "SoftmaxGrad", None): _softmax_grad,  # PyTensor 2.38; 3.0 has none
     pte.CumOp:                 lambda node, x: (et.cumsum if node.op.mode == "add" else et.cumprod)(x, axis=node.op.axis),
     # indexing
     ptsub.Subtensor:           _subtensor,
@@ -348,9 +357,10 @@ OPS = {
     CheckAndRaise:             _check,
     # identities PyTensor's function machinery puts in graphs
     DeepCopyOp:                lambda node, x: x,
-    OutputGuard:               lambda node, x: x,
+    getattr(compile_ops, "OutputGuard", None): lambda node, x: x,  # PyTensor 2.38; 3.0 has none
     ViewOp:                    lambda node, x: x,
     # graphs inside ops, inlined
     OpFromGraph:               _inline,
 }
 # fmt: on
+OPS.pop(None, None)  # the classes this PyTensor version lacks
