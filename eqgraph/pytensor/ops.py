@@ -175,7 +175,10 @@ def _careduce(node, x):
 
 # -- indexing ---------------------------------------------------------------------------
 def _index(node, index_inputs):
-    """The Python index of a (basic) Subtensor-family node, with eqgraph variables in it."""
+    """The Python index of a Subtensor-family node, with eqgraph variables in it: its ``idx_list``
+    read with its index inputs (PyTensor 2.38's advanced forms have none: the inputs are the index)."""
+    if not hasattr(node.op, "idx_list"):
+        return tuple(index_inputs)
     return tuple(ptsub.indices_from_subtensor(list(index_inputs), node.op.idx_list))
 
 
@@ -187,15 +190,13 @@ def _inc_subtensor(node, x, y, *index):
     return _write(node, x[_index(node, index)], y)
 
 
-def _advanced_subtensor(node, x, *index):
-    return x[tuple(index)]
 
 
 def _advanced_inc_subtensor(node, x, y, *index):
     if getattr(node.op, "ignore_duplicates", False) and not node.op.set_instead_of_inc:
         raise UnsupportedOp(node.op, node, why="eqgraph's inc_subtensor adds repeated indices up "
                                                "(ignore_duplicates=True is not supported yet)")
-    return _write(node, x[tuple(index)], y)
+    return _write(node, x[_index(node, index)], y)
 
 
 def _write(node, view, y):
@@ -325,7 +326,7 @@ OPS = {
     ptsub.IncSubtensor:        _inc_subtensor,
     ptsub.AdvancedSubtensor1:  lambda node, x, i: x[i],
     ptsub.AdvancedIncSubtensor1: lambda node, x, y, i: _write(node, x[i], y),
-    ptsub.AdvancedSubtensor:   _advanced_subtensor,
+    ptsub.AdvancedSubtensor:   _subtensor,
     ptsub.AdvancedIncSubtensor: _advanced_inc_subtensor,
     MakeSlice:                 lambda node, *parts: slice(*parts),
     # shapes
