@@ -333,7 +333,7 @@ OPS = {
     Shape:                     lambda node, x: et.shape(x),
     Shape_i:                   lambda node, x: et.shape(x)[node.op.i],
     SpecifyShape:              _specify_shape,
-    Reshape:                   lambda node, x, shape: et.reshape(x, shape, ndim=node.op.ndim),
+    Reshape:                   lambda node, x, shape: et.reshape(x, et.cast(shape, "int64"), ndim=node.op.ndim),
     # building tensors
     ptb.Alloc:                 lambda node, value, *shape: et.alloc(value, *shape),
     ptb.AllocEmpty:            lambda node, *shape: et.zeros(shape, dtype=node.op.dtype),
