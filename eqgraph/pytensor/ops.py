@@ -27,12 +27,18 @@ from pytensor.tensor import basic as ptb
 from pytensor.tensor import extra_ops as pte
 from pytensor.tensor import math as ptm
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
-from pytensor.tensor import slinalg, nlinalg, special
+from pytensor.tensor import special
 from pytensor.tensor import subtensor as ptsub
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type_other import MakeSlice
+
+try:  # PyTensor 3.0 keeps the linear-algebra ops in one module; 2.38 in two
+    from pytensor.tensor.linalg import Cholesky, Det, MatrixInverse, Solve, SolveTriangular
+except ImportError:
+    from pytensor.tensor.nlinalg import Det, MatrixInverse
+    from pytensor.tensor.slinalg import Cholesky, Solve, SolveTriangular
 
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg as elinalg
@@ -264,14 +270,14 @@ def _inline(node, *xs):
 # Blockwise core op -> fn(node, *inputs) that batches over leading axes as Blockwise does
 BLOCKWISE = {
     ptm.Dot: lambda node, a, b: et.matmul(a, b),
-    slinalg.Cholesky: lambda node, a: elinalg.cholesky(a, lower=node.op.core_op.lower),
-    slinalg.SolveTriangular: lambda node, a, b: elinalg.solve_triangular(
+    Cholesky: lambda node, a: elinalg.cholesky(a, lower=node.op.core_op.lower),
+    SolveTriangular: lambda node, a, b: elinalg.solve_triangular(
         a, b, lower=node.op.core_op.lower, trans=getattr(node.op.core_op, "trans", 0),  # PyTensor 2.38 has none
         unit_diagonal=node.op.core_op.unit_diagonal, b_ndim=node.op.core_op.b_ndim),
-    slinalg.Solve: lambda node, a, b: elinalg.solve(
+    Solve: lambda node, a, b: elinalg.solve(
         a, b, assume_a=node.op.core_op.assume_a, lower=node.op.core_op.lower, b_ndim=node.op.core_op.b_ndim),
-    nlinalg.MatrixInverse: lambda node, a: elinalg.inv(a),
-    nlinalg.Det: lambda node, a: elinalg.det(a),
+    MatrixInverse: lambda node, a: elinalg.inv(a),
+    Det: lambda node, a: elinalg.det(a),
 }
 
 
@@ -349,11 +355,11 @@ OPS = {
     # linear algebra (a core op alone, or a Blockwise of one)
     ptm.Dot:                   lambda node, a, b: et.dot(a, b),
     Blockwise:                 _blockwise,
-    slinalg.Cholesky:          _core,
-    slinalg.SolveTriangular:   _core,
-    slinalg.Solve:             _core,
-    nlinalg.MatrixInverse:     _core,
-    nlinalg.Det:               _core,
+    Cholesky:          _core,
+    SolveTriangular:   _core,
+    Solve:             _core,
+    MatrixInverse:     _core,
+    Det:               _core,
     # checks: NaN where a check fails (see the module docstring)
     CheckAndRaise:             _check,
     # identities PyTensor's function machinery puts in graphs
