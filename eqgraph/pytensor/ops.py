@@ -196,8 +196,6 @@ def _inc_subtensor(node, x, y, *index):
     return _write(node, x[_index(node, index)], y)
 
 
-
-
 def _advanced_inc_subtensor(node, x, y, *index):
     if getattr(node.op, "ignore_duplicates", False) and not node.op.set_instead_of_inc:
         raise UnsupportedOp(node.op, node, why="eqgraph's inc_subtensor adds repeated indices up "
@@ -236,20 +234,6 @@ def _split(node, x, axis, splits):
     if isinstance(node.inputs[2], Constant):
         sizes = [int(s) for s in node.inputs[2].data]
     return et.split(x, sizes, axis=constant_int(node, 1, "the axis"))
-
-
-def _alloc_diag(node, v):
-    """``v``'s last axis on the diagonal of output axes ``axis1``, ``axis2`` (its other axes after them)."""
-    op = node.op
-    if v.ndim == 1 and (op.axis1, op.axis2) == (0, 1):
-        return et.diag(v, k=op.offset)
-    if op.offset != 0:
-        raise UnsupportedOp(op, node, why="an offset diagonal of a stack of vectors does not convert yet")
-    n = v.ndim + 1
-    square = et.expand_dims(v, -1) * et.eye(et.shape(v)[-1], dtype=v.dtype)  # (*batch, k, k)
-    rest = iter(range(n - 2))
-    order = [n - 2 if a == op.axis1 else n - 1 if a == op.axis2 else next(rest) for a in range(n)]
-    return et.transpose(square, order)
 
 
 def _softmax_grad(node, dy, sm):
@@ -351,7 +335,6 @@ OPS = {
     ptb.ARange:                lambda node, start, stop, step: et.arange(start, stop, step, dtype=node.op.dtype),
     ptb.Eye:                   lambda node, n, m, k: et.eye(n, m, constant_int(node, 2, "k"), dtype=node.op.dtype),
     ptb.ExtractDiag:           lambda node, x: et.diagonal(x, node.op.offset, node.op.axis1, node.op.axis2),
-    ptb.AllocDiag:             _alloc_diag,
     # linear algebra (a core op alone, or a Blockwise of one)
     ptm.Dot:                   lambda node, a, b: et.dot(a, b),
     Blockwise:                 _blockwise,
@@ -366,7 +349,7 @@ OPS = {
     DeepCopyOp:                lambda node, x: x,
     getattr(compile_ops, "OutputGuard", None): lambda node, x: x,  # PyTensor 2.38; 3.0 has none
     ViewOp:                    lambda node, x: x,
-    # graphs inside ops, inlined
+    # graphs inside ops, inlined (AllocDiag and PyMC's symbolic ops among them)
     OpFromGraph:               _inline,
 }
 # fmt: on

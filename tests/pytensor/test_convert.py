@@ -15,6 +15,7 @@ import pytensor.scalar as ps  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.builders import OpFromGraph  # noqa: E402
 from pytensor.raise_op import Assert  # noqa: E402
+from pytensor.tensor.basic import alloc_diag  # noqa: E402
 from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
@@ -77,7 +78,7 @@ def test_shapes_joins_and_allocation():
     outs = [x.reshape((x.shape[0] * x.shape[1],)), x.shape, x.shape[1], pt.specify_shape(y, (5,)) * 2,
             pt.alloc(y[0], 3, x.shape[0]), pt.concatenate([x, x[:1]], axis=0), a, b,
             pt.stack([y[0], y[1]]), y.dimshuffle("x", 0), x[:, :1].dimshuffle(0), pt.zeros_like(x) + 1,
-            pt.eye(3, 3, 1), pt.diag(y), pt.arange(x.shape[0])]
+            pt.eye(3, 3, 1), pt.diag(y), pt.arange(x.shape[0]), alloc_diag(x, 0, 2, 0)]
     same_as_pytensor([x, y], outs, RNG.normal(size=(2, 3)), RNG.normal(size=5))
 
 
