@@ -229,6 +229,50 @@ def beta_binomial_trials():
     return model
 
 
+def exponential_survival():
+    rng = _rng()
+    x = rng.normal(size=50)
+    times = rng.exponential(np.exp(-0.5 * x))
+    with pm.Model() as model:
+        beta = pm.Normal("beta", 0, 1)
+        log_rate0 = pm.Normal("log_rate0", 0, 2)
+        pm.Exponential("t", lam=pt.exp(log_rate0 + beta * x), observed=times)
+    return model
+
+
+def robust_regression():
+    rng = _rng()
+    x = np.linspace(-1, 1, 60)
+    y = 0.5 + 2 * x + rng.laplace(0, 0.3, 60)
+    with pm.Model() as model:
+        a = pm.Cauchy("a", 0, 5)
+        b = pm.Laplace("b", 0, 5)
+        scale = pm.LogNormal("scale", 0, 1)
+        pm.Laplace("y", a + b * x, scale, observed=y)
+    return model
+
+
+def ordered_logistic():
+    rng = _rng()
+    x = rng.normal(size=80)
+    y = np.digitize(x + rng.logistic(size=80), [-1.0, 0.5])
+    with pm.Model() as model:
+        beta = pm.Normal("beta", 0, 2)
+        cutpoints = pm.Normal("cutpoints", [-1.0, 1.0], 5, transform=pm.distributions.transforms.ordered)
+        pm.OrderedLogistic("y", eta=beta * x, cutpoints=cutpoints, observed=y)
+    return model
+
+
+def censored_normal():
+    rng = _rng()
+    y = np.clip(rng.normal(1.0, 1.0, 50), -np.inf, 2.0)
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 5)
+        sigma = pm.HalfNormal("sigma", 2)
+        pm.Censored("y", pm.Normal.dist(mu, sigma), lower=None, upper=2.0, observed=y)
+    return model
+
+
 MODELS = {
     "eight schools (non-centered)": (eight_schools_noncentered, None),
     "eight schools (centered)": (eight_schools_centered, None),
@@ -249,4 +293,8 @@ MODELS = {
     "Student-t regression": (student_t_regression, "gammaln"),
     "LKJ Cholesky covariance": (lkj_cholesky_cov, "Blockwise(ARange), gammaln"),
     "beta-binomial trials": (beta_binomial_trials, "gammaln"),
+    "exponential survival": (exponential_survival, None),
+    "robust regression (Cauchy, Laplace, LogNormal)": (robust_regression, None),
+    "ordered logistic": (ordered_logistic, None),
+    "censored normal": (censored_normal, "erfc"),
 }
