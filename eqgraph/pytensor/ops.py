@@ -230,9 +230,10 @@ def _join(node, axis, *tensors):
 
 
 def _split(node, x, axis, splits):
-    sizes = [splits[i] for i in range(node.op.len_splits)]
     if isinstance(node.inputs[2], Constant):
         sizes = [int(s) for s in node.inputs[2].data]
+    else:
+        sizes = [splits[i] for i in range(node.op.len_splits)]
     return et.split(x, sizes, axis=constant_int(node, 1, "the axis"))
 
 

@@ -15,6 +15,9 @@ pytest.importorskip("pytensor")
 pm = pytest.importorskip("pymc")
 
 import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.graph.basic import Apply  # noqa: E402
+from pytensor.graph.op import Op  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
 from eqgraph.pytensor import from_pytensor, from_pymc  # noqa: E402
@@ -60,9 +63,26 @@ def test_logp_and_gradient_match_pytensor(build):
         np.testing.assert_allclose(dlogp, ref_dlogp, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(ref_dlogp).max()))
 
 
+class Mystery(Op):
+    """An op eqgraph will never know."""
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0]
+
+    def grad(self, inputs, output_grads):
+        return output_grads
+
+
 def test_an_unsupported_op_names_the_model_variable():
-    model = MODELS["Poisson GLM"][0]()
-    with pytest.raises(NotImplementedError, match=r"GammaLn.*in the graph of y"):
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 1)
+        pm.Normal("y", mu, 1, observed=np.zeros(3))
+        pm.Potential("odd_penalty", Mystery()(mu))
+    with pytest.raises(NotImplementedError, match=r"Mystery.*in the graph of odd_penalty\): eqgraph has no"):
         from_pymc(model)
 
 
