@@ -59,7 +59,8 @@ def from_pytensor(outputs_or_fgraph, inputs=None, *, labels=None, shared_as_inpu
         single = isinstance(outputs_or_fgraph, PtVariable)
         outputs = [outputs_or_fgraph] if single else list(outputs_or_fgraph)
         if inputs is None:
-            inputs = [v for v in ancestors(outputs) if v.owner is None and not isinstance(v, (PtConstant, PtShared))]
+            inputs = [v for v in ancestors(outputs)
+                      if v.owner is None and not isinstance(v, (PtConstant, PtShared))]
     converted = Converted(inputs=[], outputs=[])
     memo = converted.memo
     for v in inputs:
@@ -139,7 +140,8 @@ def _convert_node(node, memo, labels, outputs):
         raise UnsupportedOp(e.op, e.node, _labels_using(node, labels, outputs), e.why) from None
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if len(results) != len(node.outputs):
-        raise AssertionError(f"the translation of {node.op} gave {len(results)} outputs for {len(node.outputs)}")
+        raise AssertionError(f"the translation of {node.op} gave {len(results)} outputs, "
+                             f"PyTensor's node has {len(node.outputs)}")
     for pt_out, eq_out in zip(node.outputs, results):
         memo[pt_out] = _as_typed(eq_out, pt_out, node)
 

@@ -18,20 +18,20 @@ import functools
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
-from pytensor.compile.builders import OpFromGraph
 from pytensor.compile import ops as compile_ops
+from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.graph.basic import Constant
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor import basic as ptb
 from pytensor.tensor import extra_ops as pte
 from pytensor.tensor import math as ptm
-from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor import special
 from pytensor.tensor import subtensor as ptsub
 from pytensor.tensor.blockwise import Blockwise
-from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.type_other import MakeSlice
 
 try:  # PyTensor 3.0 keeps the linear-algebra ops in one module; 2.38 in two
@@ -147,7 +147,8 @@ def apply_scalar(scalar_op, out_dtype: str, xs):
     where NumPy's rules would compute in float16."""
     if np.dtype(out_dtype).kind in "fc":
         cond = 1 if isinstance(scalar_op, ps.Switch) else 0  # a switch's condition stays boolean
-        xs = [*xs[:cond], *[x if np.dtype(x.dtype).kind in "fc" else et.cast(x, out_dtype) for x in xs[cond:]]]
+        xs = [*xs[:cond], *[x if np.dtype(x.dtype).kind in "fc" else et.cast(x, out_dtype)
+                            for x in xs[cond:]]]
     return scalar_function(scalar_op)(*xs)
 
 
@@ -165,6 +166,8 @@ def _dimshuffle(node, x):
     x = et.specify_shape(x, [None if a in kept else 1 for a in range(x.ndim)])
     return et.dimshuffle(x, node.op.new_order)
 
+
+CUMULATIVE = {"add": et.cumsum, "mul": et.cumprod}  # CumOp's mode -> eqgraph function
 
 # CAReduce's scalar op -> eqgraph reduction
 REDUCTIONS = {ps.Add: et.sum, ps.Mul: et.prod, ps.ScalarMaximum: et.max, ps.ScalarMinimum: et.min,
@@ -257,7 +260,7 @@ BLOCKWISE = {
     ptm.Dot: lambda node, a, b: et.matmul(a, b),
     Cholesky: lambda node, a: elinalg.cholesky(a, lower=node.op.core_op.lower),
     SolveTriangular: lambda node, a, b: elinalg.solve_triangular(
-        a, b, lower=node.op.core_op.lower, trans=getattr(node.op.core_op, "trans", 0),  # PyTensor 2.38 has none
+        a, b, lower=node.op.core_op.lower, trans=getattr(node.op.core_op, "trans", 0),  # none in 2.38
         unit_diagonal=node.op.core_op.unit_diagonal, b_ndim=node.op.core_op.b_ndim),
     Solve: lambda node, a, b: elinalg.solve(
         a, b, assume_a=node.op.core_op.assume_a, lower=node.op.core_op.lower, b_ndim=node.op.core_op.b_ndim),
@@ -311,7 +314,7 @@ OPS = {
     special.Softmax:           lambda node, x: et.softmax(x, axis=node.op.axis),
     special.LogSoftmax:        lambda node, x: et.log_softmax(x, axis=node.op.axis),
     getattr(special, "SoftmaxGrad", None): _softmax_grad,  # PyTensor 2.38; 3.0 has none
-    pte.CumOp:                 lambda node, x: (et.cumsum if node.op.mode == "add" else et.cumprod)(x, axis=node.op.axis),
+    pte.CumOp:                 lambda node, x: CUMULATIVE[node.op.mode](x, axis=node.op.axis),
     # indexing
     ptsub.Subtensor:           _subtensor,
     ptsub.IncSubtensor:        _inc_subtensor,
@@ -324,7 +327,7 @@ OPS = {
     Shape:                     lambda node, x: et.shape(x),
     Shape_i:                   lambda node, x: et.shape(x)[node.op.i],
     SpecifyShape:              _specify_shape,
-    Reshape:                   lambda node, x, shape: et.reshape(x, et.cast(shape, "int64"), ndim=node.op.ndim),
+    Reshape:                   lambda node, x, shape: et.reshape(x, et.cast(shape, "int64"), node.op.ndim),
     # building tensors
     ptb.Alloc:                 lambda node, value, *shape: et.alloc(value, *shape),
     ptb.AllocEmpty:            lambda node, *shape: et.zeros(shape, dtype=node.op.dtype),
@@ -333,8 +336,8 @@ OPS = {
     ptb.Split:                 _split,
     ptb.ScalarFromTensor:      lambda node, x: x,
     ptb.TensorFromScalar:      lambda node, x: x,
-    ptb.ARange:                lambda node, start, stop, step: et.arange(start, stop, step, dtype=node.op.dtype),
-    ptb.Eye:                   lambda node, n, m, k: et.eye(n, m, constant_int(node, 2, "k"), dtype=node.op.dtype),
+    ptb.ARange:                lambda node, *bounds: et.arange(*bounds, dtype=node.op.dtype),
+    ptb.Eye:                   lambda node, n, m, k: et.eye(n, m, constant_int(node, 2, "k"), node.op.dtype),
     ptb.ExtractDiag:           lambda node, x: et.diagonal(x, node.op.offset, node.op.axis1, node.op.axis2),
     # linear algebra (a core op alone, or a Blockwise of one)
     ptm.Dot:                   lambda node, a, b: et.dot(a, b),

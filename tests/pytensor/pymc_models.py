@@ -12,7 +12,6 @@ import pymc as pm
 import pytensor.tensor as pt
 
 
-
 def _rng():
     """A generator of its own for each model, so that a model's data do not depend on which
     models were built before it."""
@@ -141,7 +140,8 @@ def stochastic_volatility_normal():
     returns = rng.normal(0, 0.02, 60)
     with pm.Model() as model:
         step_size = pm.Exponential("step_size", 10)
-        volatility = pm.GaussianRandomWalk("volatility", sigma=step_size, init_dist=pm.Normal.dist(0, 1), shape=60)
+        volatility = pm.GaussianRandomWalk("volatility", sigma=step_size, init_dist=pm.Normal.dist(0, 1),
+                                           shape=60)
         pm.Normal("returns", 0, pt.exp(volatility), observed=returns)
     return model
 

@@ -66,7 +66,8 @@ def test_reductions():
 
 def test_basic_and_advanced_indexing_and_their_writing_forms():
     x, i, k = pt.dmatrix("x"), pt.lvector("i"), pt.lscalar("k")
-    outs = [x[1:k, ::2], x[k], x[i], x[i, i], x[i, 1:], pt.set_subtensor(x[1:k], 0.0), pt.inc_subtensor(x[:, 0], 1.0),
+    outs = [x[1:k, ::2], x[k], x[i], x[i, i], x[i, 1:], pt.set_subtensor(x[1:k], 0.0),
+            pt.inc_subtensor(x[:, 0], 1.0),
             pt.inc_subtensor(x[i], 1.0), pt.set_subtensor(x[i, i], -1.0), pt.inc_subtensor(x[i, 1:], 2.0)]
     outs.append(pt.grad((x[i] ** 2).sum() + x[1:k].sum(), x))
     same_as_pytensor([x, i, k], outs, RNG.normal(size=(4, 3)), np.array([0, 2, 0]), np.int64(3))

@@ -2,8 +2,9 @@
 ``from_pytensor`` and compiled by eqgraph agree with PyTensor's own function at 20 points.
 
 The reference is PyTensor compiled in FAST_COMPILE mode (its ops' Python implementations), the
-same values as its C mode without the C compiler's wait, which a test suite cannot afford. A model that needs an op eqgraph lacks is an expected
-failure naming the op, strict, so that it shows up as a pass when the op lands.
+same values as its C mode without the C compiler's wait, which a test suite cannot afford. A model
+that needs an op eqgraph lacks is an expected failure naming the op, strict, so that it shows up
+as a pass when the op lands.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ pm = pytest.importorskip("pymc")
 
 import pytensor  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
+from pymc_models import MODELS  # noqa: E402
 from pytensor.graph.basic import Apply  # noqa: E402
 from pytensor.graph.op import Op  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
-from eqgraph.pytensor import from_pytensor, from_pymc  # noqa: E402
-from pymc_models import MODELS  # noqa: E402
+from eqgraph.pytensor import from_pymc  # noqa: E402
 
 #: the models of the default run (the rest are `slow`): one of each kind of graph
 QUICK = {"eight schools (non-centered)", "radon hierarchical (pm.Data)", "logistic regression, logit_p",
@@ -60,7 +61,8 @@ def test_logp_and_gradient_match_pytensor(build):
         assert np.isfinite(dlogp).all() or not np.isfinite(ref_dlogp).all(), (dlogp, ref_dlogp)
         np.testing.assert_allclose(logp, ref_logp, rtol=1e-12)
         # relative to the gradient's size: a component that cancels to near 0 has no relative digits
-        np.testing.assert_allclose(dlogp, ref_dlogp, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(ref_dlogp).max()))
+        scale = max(1.0, np.abs(ref_dlogp).max())
+        np.testing.assert_allclose(dlogp, ref_dlogp, rtol=1e-12, atol=1e-12 * scale)
 
 
 class Mystery(Op):
