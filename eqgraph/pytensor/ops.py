@@ -32,13 +32,14 @@ from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
-from pytensor.tensor.type_other import MakeSlice
+from pytensor.tensor.sort import ArgSortOp, SortOp
+from pytensor.tensor.type_other import MakeSlice, NoneTypeT
 
 try:  # PyTensor 3.0 keeps the linear-algebra ops in one module; 2.38 in two
-    from pytensor.tensor.linalg import Cholesky, Det, MatrixInverse, Solve, SolveTriangular
+    from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, Solve, SolveTriangular
 except ImportError:
     from pytensor.tensor.nlinalg import Det, MatrixInverse
-    from pytensor.tensor.slinalg import Cholesky, Solve, SolveTriangular
+    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Solve, SolveTriangular
 
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg as elinalg
@@ -167,6 +168,11 @@ def _dimshuffle(node, x):
     return et.dimshuffle(x, node.op.new_order)
 
 
+def _sort_axis(node):
+    """A sort's axis: None (the flattened input) or a constant."""
+    return None if isinstance(node.inputs[1].type, NoneTypeT) else constant_int(node, 1, "the axis")
+
+
 CUMULATIVE = {"add": et.cumsum, "mul": et.cumprod}  # CumOp's mode -> eqgraph function
 
 # CAReduce's scalar op -> eqgraph reduction
@@ -264,6 +270,7 @@ BLOCKWISE = {
         unit_diagonal=node.op.core_op.unit_diagonal, b_ndim=node.op.core_op.b_ndim),
     Solve: lambda node, a, b: elinalg.solve(
         a, b, assume_a=node.op.core_op.assume_a, lower=node.op.core_op.lower, b_ndim=node.op.core_op.b_ndim),
+    CholeskySolve: lambda node, c, b: elinalg.cho_solve((c, node.op.core_op.lower), b),
     MatrixInverse: lambda node, a: elinalg.inv(a),
     Det: lambda node, a: elinalg.det(a),
 }
@@ -315,6 +322,9 @@ OPS = {
     special.LogSoftmax:        lambda node, x: et.log_softmax(x, axis=node.op.axis),
     getattr(special, "SoftmaxGrad", None): _softmax_grad,  # PyTensor 2.38; 3.0 has none
     pte.CumOp:                 lambda node, x: CUMULATIVE[node.op.mode](x, axis=node.op.axis),
+    pte.Repeat:                lambda node, x, repeats: et.repeat(x, repeats, axis=node.op.axis),
+    SortOp:                    lambda node, x, axis: et.sort(x, axis=_sort_axis(node)),
+    ArgSortOp:                 lambda node, x, axis: et.argsort(x, axis=_sort_axis(node)),  # ties stay in order
     # indexing
     ptsub.Subtensor:           _subtensor,
     ptsub.IncSubtensor:        _inc_subtensor,

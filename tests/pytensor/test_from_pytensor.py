@@ -89,18 +89,21 @@ def test_linear_algebra_and_its_gradient():
     chol = pt.linalg.cholesky(spd)
     z = pt.linalg.solve_triangular(chol, v, lower=True)
     w = pt.linalg.solve(spd, b, assume_a="pos")
+    u = pt.linalg.cho_solve((chol, True), b)
     cost = (z**2).sum() + pt.log(pt.diag(chol)).sum() + w.sum() + pt.dot(a, v).sum() + pt.matmul(a, b).sum()
-    outs = [chol, z, w, pt.dot(b.T, v), *pt.grad(cost, [a, b, v])]
+    outs = [chol, z, w, u, pt.dot(b.T, v), *pt.grad(cost, [a, b, v])]  # 2.38 has no gradient of cho_solve
     same_as_pytensor([a, b, v], outs, RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2)), RNG.normal(size=3),
                      rtol=1e-11)
 
 
-def test_cumulative_ops_and_softmax():
-    x = pt.dmatrix("x")
+def test_cumulative_ops_softmax_sorting_and_repeating():
+    x, r = pt.dmatrix("x"), pt.lvector("r")
     outs = [pt.cumsum(x, axis=1), pt.cumprod(x, axis=0), pt.special.softmax(x, axis=1),
             pt.special.log_softmax(x, axis=0)]
     cost = (outs[0] ** 2).sum() + (outs[2] * x).sum() + outs[3].sum()
-    same_as_pytensor([x], [*outs, pt.grad(cost, x)], RNG.normal(size=(3, 4)))
+    more = [pt.sort(x, axis=1), pt.sort(x, axis=None), pt.argsort(x, axis=0), pt.repeat(x, r, axis=0),
+            pt.repeat(x, 2, axis=1)]
+    same_as_pytensor([x, r], [*outs, pt.grad(cost, x), *more], RNG.normal(size=(3, 4)), np.array([2, 0, 1]))
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in log")
