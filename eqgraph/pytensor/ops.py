@@ -324,7 +324,7 @@ OPS = {
     pte.CumOp:                 lambda node, x: CUMULATIVE[node.op.mode](x, axis=node.op.axis),
     pte.Repeat:                lambda node, x, repeats: et.repeat(x, repeats, axis=node.op.axis),
     SortOp:                    lambda node, x, axis: et.sort(x, axis=_sort_axis(node)),
-    ArgSortOp:                 lambda node, x, axis: et.argsort(x, axis=_sort_axis(node)),  # ties stay in order
+    ArgSortOp:                 lambda node, x, axis: et.argsort(x, axis=_sort_axis(node)),  # stable
     # indexing
     ptsub.Subtensor:           _subtensor,
     ptsub.IncSubtensor:        _inc_subtensor,
