@@ -70,7 +70,7 @@ def from_pytensor(outputs_or_fgraph, inputs=None, *, labels=None, shared_as_inpu
         if v.owner is None and v not in memo:
             memo[v] = _root(v, converted, shared_as_inputs)
     for node in io_toposort(inputs, outputs):
-        _convert_node(node, memo, labels, outputs)
+        _convert_node(node, memo, labels)
     converted.outputs = [memo[o] for o in outputs]
     converted.pytensor_outputs = outputs
     return converted
@@ -85,7 +85,7 @@ def convert_graph(inner_inputs, inner_outputs, eq_inputs) -> list:
                 raise ValueError(f"from_pytensor: an inner graph reads {v}, which is not one of its inputs")
             memo[v] = _constant(v)
     for node in io_toposort(inner_inputs, inner_outputs):
-        _convert_node(node, memo, None, inner_outputs)
+        _convert_node(node, memo, None)
     return [memo[o] for o in inner_outputs]
 
 
@@ -130,14 +130,14 @@ def _constant(v):
     return et.constant(data, dtype=data.dtype.name, name=v.name)
 
 
-def _convert_node(node, memo, labels, outputs):
+def _convert_node(node, memo, labels):
     translate = translation_of(node.op)
     try:
         if translate is None:
             raise UnsupportedOp(node.op, node)
         results = translate(node, *[memo[i] for i in node.inputs])
     except UnsupportedOp as e:
-        raise UnsupportedOp(e.op, e.node, _labels_using(node, labels, outputs), e.why) from None
+        raise UnsupportedOp(e.op, e.node, _labels_using(node, labels), e.why) from None
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if len(results) != len(node.outputs):
         raise AssertionError(f"the translation of {node.op} gave {len(results)} outputs, "
@@ -165,7 +165,8 @@ def _as_typed(eq_out, pt_out, node):
     return eq_out
 
 
-def _labels_using(node, labels, outputs) -> list:
+def _labels_using(node, labels) -> list:
+    """The labels of the labelled variables whose graphs use ``node``."""
     if not labels:
         return []
     return [name for var, name in labels.items() if node in {a.owner for a in ancestors([var])}]
