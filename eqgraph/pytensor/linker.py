@@ -1,0 +1,43 @@
+"""A PyTensor mode whose linker hands the whole graph to eqgraph (``eqgraph.pytensor.mode()``).
+
+PyTensor's function machinery keeps doing what it does for every linker: it puts shared variables
+among the graph's inputs and their update expressions among its outputs, writes the updates back,
+and guards outputs that are views of inputs. The linker's part (``JITLinker``'s contract, as in
+PyTensor's JAX linker) is one callable from the graph's input values to its output values; here
+that is ``eqgraph.function`` of the converted graph, whose outputs never share memory with its
+inputs, so ``borrow`` needs nothing more.
+"""
+
+from __future__ import annotations
+
+from pytensor.compile.mode import Mode
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
+from pytensor.link.basic import JITLinker
+
+import eqgraph
+from eqgraph.pytensor.convert import from_pytensor
+
+
+class EqgraphLinker(JITLinker):
+    """Compiles a PyTensor FunctionGraph with ``eqgraph.function``."""
+
+    # eqgraph chooses its own in-place operations and rewrites; PyTensor's C-only and BLAS
+    # rewrites would give it ops with no translation
+    incompatible_rewrites = ("cxx_only", "BlasOpt", "inplace", "local_careduce_fusion", "fusion")
+
+    def fgraph_convert(self, fgraph, input_storage=None, storage_map=None, **kwargs):
+        converted = from_pytensor(fgraph, shared_as_inputs=True)
+        return eqgraph.function(converted.inputs, converted.outputs, on_unused_input="ignore")
+
+    def create_thunk_inputs(self, storage_map):
+        return [storage_map[v] for v in self.fgraph.inputs]
+
+    def jit_compile(self, fn):
+        return fn
+
+
+def mode() -> Mode:
+    """A PyTensor ``Mode`` that compiles with eqgraph: for ``pytensor.function(..., mode=mode())``
+    and PyMC's ``model.compile_logp(mode=mode())``. PyTensor only applies the rewrites every
+    linker needs (``minimum_compile``); eqgraph's e-graph does the optimizing."""
+    return Mode(EqgraphLinker(), RewriteDatabaseQuery(include=["minimum_compile"]))

@@ -1,0 +1,156 @@
+"""``from_pytensor``, entry by entry of its table: each PyTensor graph converted and compiled by
+eqgraph gives what PyTensor's own function gives (FAST_COMPILE: PyTensor's Python implementations)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytensor = pytest.importorskip("pytensor")
+
+import pytensor.scalar as ps  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.compile.builders import OpFromGraph  # noqa: E402
+from pytensor.raise_op import Assert  # noqa: E402
+from pytensor.tensor.basic import alloc_diag  # noqa: E402
+from pytensor.tensor.elemwise import Elemwise  # noqa: E402
+
+import eqgraph as eg  # noqa: E402
+from eqgraph.pytensor import UnsupportedOp, from_pytensor  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def same_as_pytensor(inputs, outputs, *values, rtol=1e-13):
+    """Compile ``outputs`` with both libraries and compare them on ``values``."""
+    converted = from_pytensor(outputs, inputs=inputs)
+    got = eg.function(converted.inputs, converted.outputs)(*values)
+    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*values)
+    for g, w, out in zip(got, want, outputs):
+        assert np.asarray(g).dtype == np.asarray(w).dtype == out.type.dtype, (out, g, w)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-300)
+    return got
+
+
+def test_importing_eqgraph_does_not_import_pytensor():
+    code = "import sys, eqgraph, eqgraph.tensor; print('pytensor' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_elementwise_ops_and_their_gradients():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    z = (pt.exp(x) * pt.log1p(y**2) + pt.sigmoid(x) - pt.softplus(-y) + pt.switch(x > y, x, y)
+         + pt.clip(x, -0.5, 0.5) + pt.maximum(x, y) / pt.sqrt(1 + y**2) + pt.tanh(x) * pt.erf(y)
+         + pt.log1mexp(-pt.abs(x) - 0.1) + pt.reciprocal(1 + x**2) + x * y * x)  # a 3-input mul
+    cost = z.sum()
+    same_as_pytensor([x, y], [z, *pt.grad(cost, [x, y])], RNG.normal(size=5), RNG.normal(size=5))
+
+
+def test_an_integer_input_of_a_float_op_is_computed_in_the_output_dtype():
+    # PyTensor's log of an int8 is a float32 log; NumPy's rules would compute it in float16
+    x = pt.scalar("x", dtype="int8")
+    (out,) = same_as_pytensor([x], [pt.log(x)], np.int8(5), rtol=0)
+    assert out == np.log(np.float32(5))
+
+
+def test_reductions():
+    x = pt.dmatrix("x")
+    outs = [x.sum(axis=0), x.prod(axis=1), x.max(), x.min(axis=0), pt.all(x > 0, axis=1), pt.any(x > 1),
+            pt.argmax(x, axis=1), pt.logsumexp(x, axis=1)]
+    same_as_pytensor([x], outs, RNG.normal(size=(3, 4)))
+
+
+def test_basic_and_advanced_indexing_and_their_writing_forms():
+    x, i, k = pt.dmatrix("x"), pt.lvector("i"), pt.lscalar("k")
+    outs = [x[1:k, ::2], x[k], x[i], x[i, i], x[i, 1:], pt.set_subtensor(x[1:k], 0.0),
+            pt.inc_subtensor(x[:, 0], 1.0),
+            pt.inc_subtensor(x[i], 1.0), pt.set_subtensor(x[i, i], -1.0), pt.inc_subtensor(x[i, 1:], 2.0)]
+    outs.append(pt.grad((x[i] ** 2).sum() + x[1:k].sum(), x))
+    same_as_pytensor([x, i, k], outs, RNG.normal(size=(4, 3)), np.array([0, 2, 0]), np.int64(3))
+
+
+def test_shapes_joins_and_allocation():
+    x, y = pt.dmatrix("x"), pt.dvector("y")
+    a, b = pt.split(y, splits_size=[2, 3], n_splits=2, axis=0)
+    outs = [x.reshape((x.shape[0] * x.shape[1],)), x.shape, x.shape[1], pt.specify_shape(y, (5,)) * 2,
+            pt.alloc(y[0], 3, x.shape[0]), pt.concatenate([x, x[:1]], axis=0), a, b,
+            pt.stack([y[0], y[1]]), y.dimshuffle("x", 0), x[:, :1].dimshuffle(0), pt.zeros_like(x) + 1,
+            pt.eye(3, 3, 1), pt.diag(y), pt.arange(x.shape[0]), alloc_diag(x, 0, 2, 0)]
+    same_as_pytensor([x, y], outs, RNG.normal(size=(2, 3)), RNG.normal(size=5))
+
+
+def test_linear_algebra_and_its_gradient():
+    a, b, v = pt.dmatrix("a"), pt.dmatrix("b"), pt.dvector("v")
+    spd = a @ a.T + 3 * pt.eye(3)
+    chol = pt.linalg.cholesky(spd)
+    z = pt.linalg.solve_triangular(chol, v, lower=True)
+    w = pt.linalg.solve(spd, b, assume_a="pos")
+    u = pt.linalg.cho_solve((chol, True), b)
+    cost = (z**2).sum() + pt.log(pt.diag(chol)).sum() + w.sum() + pt.dot(a, v).sum() + pt.matmul(a, b).sum()
+    outs = [chol, z, w, u, pt.dot(b.T, v), *pt.grad(cost, [a, b, v])]  # 2.38 has no gradient of cho_solve
+    same_as_pytensor([a, b, v], outs, RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2)), RNG.normal(size=3),
+                     rtol=1e-11)
+
+
+def test_cumulative_ops_softmax_sorting_and_repeating():
+    x, r = pt.dmatrix("x"), pt.lvector("r")
+    outs = [pt.cumsum(x, axis=1), pt.cumprod(x, axis=0), pt.special.softmax(x, axis=1),
+            pt.special.log_softmax(x, axis=0)]
+    cost = (outs[0] ** 2).sum() + (outs[2] * x).sum() + outs[3].sum()
+    more = [pt.sort(x, axis=1), pt.sort(x, axis=None), pt.argsort(x, axis=0), pt.repeat(x, r, axis=0),
+            pt.repeat(x, 2, axis=1)]
+    same_as_pytensor([x, r], [*outs, pt.grad(cost, x), *more], RNG.normal(size=(3, 4)), np.array([2, 0, 1]))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")
+def test_a_failed_check_makes_the_value_nan():
+    x = pt.dvector("x")
+    checked = Assert("x must be positive")(pt.log(x), pt.all(x > 0))
+    converted = from_pytensor([checked], inputs=[x])
+    f = eg.function(converted.inputs, converted.outputs)
+    np.testing.assert_allclose(f(np.array([1.0, 2.0]))[0], np.log([1.0, 2.0]))
+    assert np.isnan(f(np.array([1.0, -2.0]))[0]).all()
+
+
+def test_op_from_graph_is_inlined():
+    a, b = pt.dscalar("a"), pt.dscalar("b")
+    op = OpFromGraph([a, b], [a * b + pt.exp(a)])
+    x, y = pt.dvector("x"), pt.dvector("y")
+    out = op(x[0], y[1]) + op(y[0], x[1])
+    same_as_pytensor([x, y], [out, *pt.grad(out, [x, y])], RNG.normal(size=2), RNG.normal(size=2))
+
+
+def test_a_fused_composite_is_inlined():
+    a, b = ps.float64("a"), ps.float64("b")
+    composite = Elemwise(ps.Composite([a, b], [ps.exp(a) * b - ps.log1p(b * b)]))
+    x, y = pt.dvector("x"), pt.dvector("y")
+    same_as_pytensor([x, y], [composite(x, y)], RNG.normal(size=4), RNG.normal(size=4))
+
+
+def test_a_shared_variable_becomes_an_eqgraph_shared_variable_or_an_input():
+    data = pytensor.shared(np.arange(3.0), name="data")
+    x = pt.dvector("x")
+    out = (x * data).sum()
+    converted = from_pytensor([out], inputs=[x])
+    np.testing.assert_array_equal(converted.shared[data].get_value(), np.arange(3.0))
+    assert eg.function(converted.inputs, converted.outputs)(np.ones(3))[0] == 3.0
+    as_inputs = from_pytensor([out], inputs=[x], shared_as_inputs=True)
+    assert len(as_inputs.inputs) == 2 and not as_inputs.shared
+    assert eg.function(as_inputs.inputs, as_inputs.outputs)(np.ones(3), np.full(3, 2.0))[0] == 6.0
+
+
+def test_an_op_with_no_translation_is_named_with_the_labels_using_it():
+    x = pt.dvector("x")
+    term = pt.gammaln(x).sum()
+    with pytest.raises(UnsupportedOp, match=r"Elemwise\(GammaLn\).*in the graph of alpha.*gammaln"):
+        from_pytensor([term + x.sum()], inputs=[x], labels={term: "alpha", x.sum(): "beta"})
+
+
+def test_an_input_not_listed_is_an_error_naming_it():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    with pytest.raises(ValueError, match=r"reads y .*list it in `inputs`"):
+        from_pytensor([x + y], inputs=[x])
