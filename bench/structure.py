@@ -31,7 +31,8 @@ LAYERS = [
     ("extract",),
     ("exec",),
     ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
-    ("inspect", "testing", "loops"),   # testing compiles (verify_grad), loops compiles its inner graph: beside inspect, above function
+    ("inspect", "testing", "loops", "explore"),   # testing compiles (verify_grad), loops compiles its inner graph: beside inspect, above function
+    ("pytensor",),   # the PyTensor bridge: converts onto everything below
     ("__init__", "__main__"),
 ]
 

@@ -1,8 +1,7 @@
 """Helpers for testing graphs: ``verify_grad`` checks symbolic gradients against finite differences.
 
 It compiles graphs, so it sits above the compiler (``eqgraph.function``); the
-gradient driver in ``eqgraph/grad/`` stays below it. ``eg.verify_grad`` is this
-function; ``eqgraph.grad.verify_grad`` still finds it, with a DeprecationWarning.
+gradient driver in ``eqgraph/grad/`` stays below it. ``eg.verify_grad`` is this function.
 """
 
 from __future__ import annotations

@@ -14,16 +14,3 @@ __all__ = [
     "disconnected_grad", "grad_not_implemented", "grad_undefined", "zero_grad",
 ]
 
-
-def __getattr__(name):
-    # verify_grad compiles graphs, so it moved above the compiler, to eqgraph.testing. This
-    # deprecation alias is the one place grad/ reaches up, and only when the old name is used.
-    if name == "verify_grad":
-        import warnings
-
-        from eqgraph.testing import verify_grad
-
-        warnings.warn("eqgraph.grad.verify_grad moved: use eg.verify_grad or eqgraph.testing.verify_grad",
-                      DeprecationWarning, stacklevel=2)
-        return verify_grad
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-# GradBlocker moved to the tensor level (issue 10); its old import path still works
-from eqgraph.tensor.grad_blocker import (GradBlocker as GradBlocker, disconnected_grad as disconnected_grad,
-                                         zero_grad as zero_grad)
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.type import Type
 

@@ -25,11 +25,6 @@ thin layer over egglog is only this:
   a rule that reorders sums of products (matrix chains, an inverse times b as a solve), which
   with inf entries may turn NaN into inf or inf into NaN, as every BLAS does. The soundness
   checker draws finite values for it;
-- ``Join_<n>`` (a join of n inputs), the constructor's old name, still works with a
-  DeprecationWarning: a join's inputs are now one vector child (egraph/schema.py), so it is
-  rewritten to ``(Join (vec-of a b) axis)`` where a rule builds one, and where it matches one
-  to ``(Join v axis)`` with ``(= (vec-length v) 2) (= a (vec-get v 0)) ...`` added to the
-  conditions (``_vector_joins``);
 - a ruleset's mode says how saturation runs it: ``"step"`` (one step per
   iteration, a rewrite ruleset) or ``"saturate"`` (an analysis, run to a fixed
   point around every rewrite step, like ``types``).  The schedule gives it as
@@ -52,7 +47,6 @@ import functools
 import itertools
 import os
 import re
-import warnings
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
@@ -444,55 +438,6 @@ def _take_option(form: str, parts: list[str], key: str, kinds: tuple, source: st
     return re.sub(r"\s*" + key + r"\s+" + re.escape(given), "", form, count=1), given
 
 
-_OLD_JOIN = re.compile(r"\(Join_(\d+)[\s)]")
-
-
-def _vector_joins(form: str, parts: list[str], source: str, line: int) -> str:
-    """``form`` with the old ``(Join_<n> x1 .. xn axis)`` in the vector form (module docstring)."""
-    warnings.warn(f"{source}:{line}: Join_<n> is deprecated: a join's inputs are one vector, "
-                  "(Join (vec-of a b) axis); in a pattern, (Join v axis) with (= a (vec-get v 0))",
-                  DeprecationWarning, stacklevel=4)
-    head, conditions = parts[0], []
-    if head == "birewrite":
-        raise RuleFileError(f"{source}:{line}: a birewrite cannot match a join by its inputs (Join_<n>): "
-                            "egglog matches a vector child only in conditions; write two rewrites")
-
-    def pattern(text: str) -> str:  # matches a join: its vector bound to a new variable, entries checked
-        if not text.startswith("("):
-            return text
-        sub = _subforms(text)
-        match = re.fullmatch(r"Join_(\d+)", sub[0]) if sub else None
-        if match is None:
-            return "(" + " ".join(pattern(p) for p in sub) + ")"
-        n, vector = int(match.group(1)), f"join-inputs-{len(conditions)}"
-        conditions.append(f"(= (vec-length {vector}) {n})")
-        conditions.extend(f"(= {pattern(a)} (vec-get {vector} {i}))" for i, a in enumerate(sub[1:n + 1]))
-        return "(" + " ".join(["Join", vector] + [pattern(p) for p in sub[n + 1:]]) + ")"
-
-    def built(text: str) -> str:  # builds a join: its inputs in a vec-of
-        if not text.startswith("("):
-            return text
-        sub = [built(p) for p in _subforms(text)]
-        match = re.fullmatch(r"Join_(\d+)", sub[0]) if sub else None
-        if match is None:
-            return "(" + " ".join(sub) + ")"
-        n = int(match.group(1))
-        return "(" + " ".join(["Join", f"(vec-of {' '.join(sub[1:n + 1])})"] + sub[n + 1:]) + ")"
-
-    if head == "rule":  # (rule (queries) (actions) options)
-        queries = [pattern(q) for q in _subforms(parts[1])]
-        return "(" + " ".join(["rule", "(" + " ".join(queries + conditions) + ")", built(parts[2]), *parts[3:]]) + ")"
-    lhs, rhs, rest = pattern(parts[1]), built(parts[2]), parts[3:]
-    if conditions:
-        when = _option(rest, ":when")
-        if when is None:
-            rest = [*rest, ":when", "(" + " ".join(conditions) + ")"]
-        else:
-            i = rest.index(":when") + 1
-            rest[i] = "(" + " ".join([pattern(q) for q in _subforms(when)] + conditions) + ")"
-    return "(" + " ".join([head, lhs, rhs, *rest]) + ")"
-
-
 def _option(parts: list[str], key: str):
     if key in parts:
         i = parts.index(key)
@@ -524,9 +469,6 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
                 f"({', '.join(RULE_HEADS)}), rulesets, declarations ({', '.join(DECLARATION_HEADS)}) "
                 "and facts of the relations it declares")
         written = form
-        if _OLD_JOIN.search(form):
-            form = _vector_joins(form, parts, source, line)
-            parts = _subforms(form)
         if ":same-dtype" in parts:
             form = _expand_same_dtype(form, parts, source, line)
             parts = _subforms(form)

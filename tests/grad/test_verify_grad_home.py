@@ -5,7 +5,6 @@ import importlib
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
@@ -20,21 +19,11 @@ def test_eg_verify_grad_is_the_testing_one():
     verify_grad(lambda x: et.tanh(x) * x, [np.array([0.3, -1.2])], rng=np.random.default_rng(0))
 
 
-def test_the_old_path_still_works_with_a_deprecation_warning():
-    grad_package = importlib.import_module("eqgraph.grad")
-    with pytest.warns(DeprecationWarning, match="eqgraph.testing"):
-        assert grad_package.verify_grad is verify_grad
-    with pytest.warns(DeprecationWarning):
-        from eqgraph.grad import verify_grad as old  # noqa: F401
-    with pytest.raises(AttributeError, match="no_such_name"):
-        grad_package.no_such_name  # noqa: B018
-
-
-def test_grad_modules_import_nothing_above_them_but_the_alias():
+def test_grad_modules_import_nothing_above_them():
     upward = []
     for path in sorted(GRAD_DIR.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             upward += [(path.name, node.lineno, n) for n in names if n.startswith(ABOVE_GRAD)]
-    assert [(f, n) for f, _, n in upward] == [("__init__.py", "eqgraph.testing")], upward
+    assert upward == []

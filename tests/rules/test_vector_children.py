@@ -2,7 +2,6 @@
 what egglog 13 accepts and refuses for vector children, joins of any number of inputs, and
 the old ``Join_<n>`` spelling in rule files (deprecated, still working)."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from egglog import bindings
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph.schema import Schema
-from eqgraph.rules.ruleset import RuleFileError, parse_rules
 
 PRELUDE = """
 (sort T)
@@ -62,31 +60,3 @@ def test_a_join_of_many_inputs_compiles_and_is_typed():
     join = next(n for n in data.nodes.values() if n.op == "Join")
     assert len(join.children) == 11 and join.args == (1,)
     assert data.static_type(join.eclass) == ("float64", (2, None))   # types.egg walks the vector
-
-
-OLD_RULES = """
-(rewrite (Exp (Join_2 a b axis)) (Join_2 (Exp a) (Exp b) axis) :name "exp-of-join")
-(rule ((= e (Join_2 (Exp a) b 0))) ((union e (Join_2 (Exp a) b 0))) :name "noop")
-"""
-
-
-def test_old_join_names_in_a_rule_file_still_work_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match="Join_<n> is deprecated"):
-        rules = parse_rules(OLD_RULES, "oldjoin", "oldjoin.egg")
-    text = rules.rules[0].text
-    assert "(Join (vec-of (Exp a) (Exp b)) axis)" in text and "(vec-get join-inputs-0 0)" in text
-    x, y = et.dvector("x"), et.dvector("y")
-    out = et.exp(et.concatenate([x, y]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # warned above (loaded rulesets are cached)
-        f = eg.function([x, y], out, rulesets=["types", OLD_RULES])
-        proven = eg.equivalent(out, et.concatenate([et.exp(x), et.exp(y)]), rulesets=["types", OLD_RULES])
-    matched = {name.split("/")[1]: n for name, n in f.stages.report.matches.items() if not name.startswith("types")}
-    assert matched["exp-of-join"] >= 1 and matched["noop"] >= 1
-    assert proven
-    np.testing.assert_allclose(f([0.0, 1.0], [2.0]), np.exp([0.0, 1.0, 2.0]))
-
-
-def test_a_birewrite_of_an_old_join_name_is_refused_clearly():
-    with pytest.warns(DeprecationWarning), pytest.raises(RuleFileError, match="oldjoin.egg:1: a birewrite"):
-        parse_rules("(birewrite (Join_2 a b 0) (Join_2 b a 0))", "oldjoin", "oldjoin.egg")

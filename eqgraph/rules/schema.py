@@ -1,5 +1,0 @@
-"""Deprecated: moved to ``eqgraph.egraph.schema`` (issue 10)."""
-
-from eqgraph.rules._moved import alias
-
-alias(__name__, "eqgraph.egraph.schema")
