@@ -1,0 +1,144 @@
+"""The host's draws of the distributions beyond ``RandomVariable``'s first eight, from NumPy's ``Generator``.
+
+Each function ``(rng, size, *params, **options)`` draws what PyTensor's ``RandomVariable`` of the
+same name draws: where PyTensor calls a NumPy method, the same method (the same numbers from the
+same state); where it calls SciPy's ``rvs``, the standard draw SciPy makes from the generator,
+scaled and shifted as SciPy does (``standard * scale + loc``: the same numbers again), with SciPy's
+refusal of a non-positive scale as a ``ValueError`` naming the distribution (NumPy's methods refuse
+their own bad parameters with their own ``ValueError``s).
+
+``size`` is a tuple or ``None`` (the parameters' broadcast shape). The multivariate draws have
+core dimensions: ``multivariate_normal`` ``(n), (n, n) -> (n)``, ``dirichlet`` ``(k) -> (k)``,
+``categorical`` ``(k) -> ()``; their batch dimensions broadcast against each other and ``size``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _shape(size, *params) -> tuple:
+    return tuple(size) if size is not None else np.broadcast_shapes(*(np.shape(p) for p in params))
+
+
+def _require_positive(distribution: str, **params) -> None:
+    """SciPy's check of its scale and shape parameters: each must be > 0 (NaN is refused too)."""
+    for name, value in params.items():
+        if not np.all(np.asarray(value) > 0):
+            raise ValueError(f"{distribution}: {name} must be > 0, got {value}")
+
+
+def _scaled(distribution, standard, loc, scale):
+    _require_positive(distribution, scale=scale)
+    return standard * scale + loc
+
+
+def gamma(rng, size, shape, scale):
+    _require_positive("gamma", shape=shape, scale=scale)
+    return rng.standard_gamma(shape, size=_shape(size, shape, scale)) * scale
+
+
+def beta(rng, size, alpha, beta):
+    return rng.beta(alpha, beta, size=size)
+
+
+def exponential(rng, size, scale):
+    return rng.exponential(scale, size=size)
+
+
+def poisson(rng, size, lam):
+    return rng.poisson(lam, size=size)
+
+
+def negative_binomial(rng, size, n, p):
+    return rng.negative_binomial(n, p, size=size)
+
+
+def t(rng, size, df, loc, scale):
+    _require_positive("t", df=df)
+    return _scaled("t", rng.standard_t(df, size=_shape(size, df, loc, scale)), loc, scale)
+
+
+def cauchy(rng, size, loc, scale):
+    return _scaled("cauchy", rng.standard_cauchy(size=_shape(size, loc, scale)), loc, scale)
+
+
+def halfnormal(rng, size, loc, scale):
+    return _scaled("halfnormal", np.abs(rng.standard_normal(size=_shape(size, loc, scale))), loc, scale)
+
+
+def halfcauchy(rng, size, loc, scale):
+    return _scaled("halfcauchy", np.abs(rng.standard_cauchy(size=_shape(size, loc, scale))), loc, scale)
+
+
+def invgamma(rng, size, shape, scale):
+    _require_positive("invgamma", shape=shape)
+    return _scaled("invgamma", 1.0 / rng.gamma(shape, size=_shape(size, shape, scale)), 0.0, scale)
+
+
+def pareto(rng, size, b, scale):
+    """Pareto's first kind, ``x >= scale``: NumPy's ``pareto`` is the second (Lomax), less one."""
+    _require_positive("pareto", b=b)
+    return _scaled("pareto", rng.pareto(b, size=_shape(size, b, scale)) + 1.0, 0.0, scale)
+
+
+def betabinom(rng, size, n, a, b):
+    _require_positive("betabinom", a=a, b=b)
+    shape = _shape(size, n, a, b)
+    return rng.binomial(n, rng.beta(a, b, size=shape), size=shape)
+
+
+def _numpy_method(name):
+    def draw(rng, size, *params):
+        return getattr(rng, name)(*params, size=size)
+
+    draw.__name__ = name
+    return draw
+
+
+def multivariate_normal(rng, size, mean, cov, *, method):
+    """``mean + A z`` with ``A A^T = cov`` from ``method``'s factorization and ``z`` standard normal."""
+    if mean.shape[-1:] != cov.shape[-1:] or cov.shape[-2:-1] != cov.shape[-1:]:
+        raise ValueError(f"multivariate_normal: cov must be square with the length of mean ({mean.shape[-1]}), "
+                         f"not of shape {cov.shape}")
+    batch = _shape(size, mean[..., 0], cov[..., 0, 0])
+    if method == "cholesky":
+        factor = np.linalg.cholesky(cov)
+    elif method == "svd":
+        u, s, _ = np.linalg.svd(cov)
+        factor = u * np.sqrt(s)[..., None, :]
+    else:
+        w, v = np.linalg.eigh(cov)
+        factor = v * np.sqrt(w)[..., None, :]
+    z = rng.standard_normal(size=(*batch, mean.shape[-1]))
+    return mean + np.einsum("...ij,...j->...i", factor, z)
+
+
+def dirichlet(rng, size, alphas):
+    """NumPy's ``dirichlet``, one batch entry at a time where ``alphas`` has batch dimensions."""
+    if alphas.ndim == 1:
+        return rng.dirichlet(alphas, size=size)
+    batch = _shape(size, alphas[..., 0])
+    alphas = np.broadcast_to(alphas, (*batch, alphas.shape[-1]))
+    out = np.empty(alphas.shape)
+    for index in np.ndindex(*batch):
+        out[index] = rng.dirichlet(alphas[index])
+    return out
+
+
+def categorical(rng, size, p):
+    """The first category whose cumulative probability reaches a uniform draw."""
+    batch = _shape(size, p[..., 0])
+    if np.broadcast_shapes(batch, p.shape[:-1]) != batch:
+        raise ValueError(f"categorical: size {batch} does not cover the batch shape of p {p.shape[:-1]}")
+    u = rng.uniform(size=batch)
+    cumulative = np.cumsum(p, axis=-1)
+    index = np.sum(cumulative < u[..., None], axis=-1)
+    return np.minimum(index, p.shape[-1] - 1)  # a cumulative sum rounded below 1 never gives k
+
+
+DRAWS = {f.__name__: f for f in (
+    gamma, beta, exponential, poisson, negative_binomial, t, cauchy, halfnormal, halfcauchy, invgamma,
+    pareto, betabinom, multivariate_normal, dirichlet, categorical,
+    *(_numpy_method(name) for name in ("laplace", "lognormal", "geometric", "hypergeometric", "vonmises",
+                                       "weibull", "logistic", "gumbel", "triangular", "chisquare", "wald")))}
