@@ -2,10 +2,14 @@
 
 Each function ``(rng, size, *params, **options)`` draws what PyTensor's ``RandomVariable`` of the
 same name draws: where PyTensor calls a NumPy method, the same method (the same numbers from the
-same state); where it calls SciPy's ``rvs``, the standard draw SciPy makes from the generator,
-scaled and shifted as SciPy does (``standard * scale + loc``: the same numbers again), with SciPy's
-refusal of a non-positive scale as a ``ValueError`` naming the distribution (NumPy's methods refuse
-their own bad parameters with their own ``ValueError``s).
+same state); where it calls SciPy's ``rvs``, the standard draw SciPy makes from the generator
+(its own method, or its quantile function at a uniform draw: Cauchy's, SciPy computes in
+compiled code, agrees to rounding), scaled and shifted as SciPy does
+(``standard * scale + loc``: the same numbers again), with SciPy's refusal of a non-positive
+scale or shape as a ``ValueError`` naming the distribution and parameter (NumPy's methods refuse
+their own bad parameters with their own ``ValueError``s). ``invgamma`` alone is drawn otherwise:
+``1 / gamma`` needs no SciPy (whose quantile function it would take), so its numbers are not
+SciPy's, though its law is.
 
 ``size`` is a tuple or ``None`` (the parameters' broadcast shape). The multivariate draws have
 core dimensions: ``multivariate_normal`` ``(n), (n, n) -> (n)``, ``dirichlet`` ``(k) -> (k)``,
@@ -60,7 +64,8 @@ def t(rng, size, df, loc, scale):
 
 
 def cauchy(rng, size, loc, scale):
-    return _scaled("cauchy", rng.standard_cauchy(size=_shape(size, loc, scale)), loc, scale)
+    u = rng.uniform(size=_shape(size, loc, scale))
+    return _scaled("cauchy", np.tan(np.pi * (u - 0.5)), loc, scale)
 
 
 def halfnormal(rng, size, loc, scale):
@@ -68,7 +73,14 @@ def halfnormal(rng, size, loc, scale):
 
 
 def halfcauchy(rng, size, loc, scale):
-    return _scaled("halfcauchy", np.abs(rng.standard_cauchy(size=_shape(size, loc, scale))), loc, scale)
+    u = rng.uniform(size=_shape(size, loc, scale))
+    return _scaled("halfcauchy", np.tan(np.pi / 2 * u), loc, scale)
+
+
+def gumbel(rng, size, loc, scale):
+    """The Gumbel of maxima, as SciPy's ``gumbel_r`` draws it (NumPy's ``gumbel`` gives other numbers)."""
+    u = rng.uniform(size=_shape(size, loc, scale))
+    return _scaled("gumbel", -np.log(-np.log(u)), loc, scale)
 
 
 def invgamma(rng, size, shape, scale):
@@ -77,9 +89,10 @@ def invgamma(rng, size, shape, scale):
 
 
 def pareto(rng, size, b, scale):
-    """Pareto's first kind, ``x >= scale``: NumPy's ``pareto`` is the second (Lomax), less one."""
+    """Pareto's first kind, ``x >= scale`` (NumPy's ``pareto`` is the second, Lomax's, less one)."""
     _require_positive("pareto", b=b)
-    return _scaled("pareto", rng.pareto(b, size=_shape(size, b, scale)) + 1.0, 0.0, scale)
+    u = rng.uniform(size=_shape(size, b, scale))
+    return _scaled("pareto", pow(1 - u, -1.0 / b), 0.0, scale)
 
 
 def betabinom(rng, size, n, a, b):
@@ -139,6 +152,6 @@ def categorical(rng, size, p):
 
 DRAWS = {f.__name__: f for f in (
     gamma, beta, exponential, poisson, negative_binomial, t, cauchy, halfnormal, halfcauchy, invgamma,
-    pareto, betabinom, multivariate_normal, dirichlet, categorical,
+    gumbel, pareto, betabinom, multivariate_normal, dirichlet, categorical,
     *(_numpy_method(name) for name in ("laplace", "lognormal", "geometric", "hypergeometric", "vonmises",
-                                       "weibull", "logistic", "gumbel", "triangular", "chisquare", "wald")))}
+                                       "weibull", "logistic", "triangular", "chisquare", "wald")))}
