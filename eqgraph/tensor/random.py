@@ -151,14 +151,14 @@ class RandomVariable(Op):
 
     def _draw_on_device(self, rng, inputs):
         """The draw made on the GPU by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
+        if self.distribution not in random_draws.DRAWS:
+            raise NotImplementedError(f"{self}: {self.distribution} is not drawn on the GPU; give its parameters "
+                                      "as host (NumPy) values to draw it with NumPy")
         import cupy  # only reached with CuPy arrays in hand
 
         size, params = (tuple(int(s) for s in to_numpy(inputs[0])), inputs[1:]) if self.sized else (None, inputs)
         params = [cupy.asarray(p) for p in params]
         float_dtype = self.dtype if self.dtype in ("float32", "float64") else "float64"
-        if self.distribution not in random_draws.DRAWS:
-            raise NotImplementedError(f"{self}: {self.distribution} is not drawn on the GPU; give its parameters "
-                                      "as host (NumPy) values to draw it with NumPy")
         device_rng = cupy.random.default_rng(int(rng.integers(2**63)))
         return random_draws.DRAWS[self.distribution](cupy, device_rng, size, *params, float_dtype=float_dtype,
                                                      **dict(self.options))

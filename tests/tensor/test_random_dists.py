@@ -14,7 +14,7 @@ import scipy.stats as stats
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.tensor import random
+from eqgraph.tensor import random, random_draws
 
 SEED = 20261127
 
@@ -281,3 +281,70 @@ def test_every_new_draw_is_a_stream_method_with_pytensors_parameter_names():
         assert getattr(eg.RandomStream, name).__wrapped__ is function
         names = list(inspect.signature(function).parameters)
         assert set(p for p in params if not (name == "choice" and p == "p")) <= set(names), name
+
+
+# -- the GPU's draws (``random_draws``), checked on the host with NumPy as ``xp`` ----------------
+def device_draw(name, *params, size=None, **options):
+    gen = np.random.default_rng(SEED)
+    params = [np.asarray(p) for p in params]
+    return random_draws.DRAWS[name](np, gen, size, *params, float_dtype="float64", **options)
+
+
+DEVICE_LAWS = [(name, (2.0, 3.0) if name == "gamma" else args, law) for name, args, law in LAWS
+               if name not in ("hypergeometric", "vonmises")]
+
+
+@pytest.mark.parametrize("name, args, law", DEVICE_LAWS, ids=[c[0] for c in DEVICE_LAWS])
+def test_each_gpu_draw_has_its_laws_mean_and_variance(name, args, law):
+    n = 100_000
+    out = np.asarray(device_draw(name, *args, size=(n,)))
+    mean, var, kurtosis = (float(v) for v in law.stats(moments="mvk"))
+    assert out.shape == (n,)
+    assert abs(out.mean() - mean) < 5 * np.sqrt(var / n)
+    assert abs(out.var() - var) < 5 * var * np.sqrt((kurtosis + 2) / n)
+
+
+@pytest.mark.parametrize("name, law", [("cauchy", stats.cauchy(1.0, 2.0)), ("halfcauchy", stats.halfcauchy(1.0, 2.0))])
+def test_heavy_tailed_gpu_draws_have_their_laws_quartiles(name, law):
+    out = device_draw(name, 1.0, 2.0, size=(100_000,))
+    for q in (0.25, 0.5, 0.75):
+        assert abs(np.mean(out <= law.ppf(q)) - q) < 5 * np.sqrt(q * (1 - q) / 1e5)
+
+
+@pytest.mark.parametrize("method", ["cholesky", "svd", "eigh"])
+def test_gpu_multivariate_normal_has_the_mean_and_covariance_asked_for(method):
+    mean, cov = np.array([1.0, -2.0]), np.array([[2.0, 0.6], [0.6, 1.0]])
+    out = device_draw("multivariate_normal", mean, cov, size=(100_000,), method=method)
+    assert out.shape == (100_000, 2)
+    np.testing.assert_allclose(out.mean(axis=0), mean, atol=5 * np.sqrt(2.0 / 1e5))
+    np.testing.assert_allclose(np.cov(out.T), cov, atol=0.03)
+
+
+def test_gpu_dirichlet_and_categorical_follow_their_parameters():
+    alphas = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 5.0]])
+    out = device_draw("dirichlet", alphas, size=(50_000, 2))
+    assert out.shape == (50_000, 2, 3)
+    np.testing.assert_allclose(out.sum(axis=-1), 1.0)
+    np.testing.assert_allclose(out.mean(axis=0), alphas / alphas.sum(axis=-1, keepdims=True), atol=0.01)
+    p = np.array([0.1, 0.2, 0.7])
+    idx = device_draw("categorical", p, size=(100_000,))
+    np.testing.assert_allclose(np.bincount(idx, minlength=3) / 1e5, p, atol=5 * np.sqrt(0.25 / 1e5))
+
+
+DEFAULTS = {"t": (0.0, 1.0), "pareto": (1.0,)}  # the functions' defaults, which the GPU draws take as arguments
+GPU_BAD = [(name, args + DEFAULTS.get(name, ())[len(args) - 1:]) for name, args, _ in BAD
+           if name not in ("hypergeometric", "vonmises", "gamma")]
+GPU_BAD += [("gamma", (-1.0, 1.0)), ("gamma", (1.0, -1.0)), ("dirichlet", (np.array([-1.0, 1.0]),))]
+
+
+@pytest.mark.parametrize("name, args", GPU_BAD, ids=[c[0] for c in GPU_BAD])
+def test_gpu_draws_refuse_bad_parameters_naming_the_distribution(name, args):
+    with pytest.raises(ValueError, match=name):
+        device_draw(name, *args, size=(3,))
+
+
+@pytest.mark.parametrize("name", ["hypergeometric", "vonmises"])
+def test_a_draw_without_a_gpu_algorithm_says_so_by_name(name):
+    draw = getattr(random, name)(*([3, 4, 2] if name == "hypergeometric" else [0.0, 1.0]))
+    with pytest.raises(NotImplementedError, match=f"{name} is not drawn on the GPU"):
+        draw.owner.op._draw_on_device(np.random.default_rng(0), [np.asarray(v.data) for v in draw.owner.inputs[1:]])
