@@ -33,7 +33,7 @@ import functools
 import numpy as np
 
 from eqgraph.settings import config
-from eqgraph.tensor import random_draws, random_host
+from eqgraph.tensor import _random_host, random_draws
 from eqgraph.tensor.basic import as_tensor_variable, constant
 from eqgraph.tensor.shape import static_values
 from eqgraph.tensor.elemwise import cast
@@ -46,7 +46,7 @@ from eqgraph.terms.type import describe_value
 from eqgraph.xp import array_namespace, as_output, is_cupy_namespace, to_numpy
 
 #: per distribution: (NumPy Generator method, parameter names); the distributions without a
-#: method here are drawn by ``random_host``
+#: method here are drawn by ``_random_host``
 DISTRIBUTIONS = {
     "normal": ("normal", ("loc", "scale")),
     "uniform": ("uniform", ("low", "high")),
@@ -132,7 +132,7 @@ class RandomVariable(Op):
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
         output_storage[0][0] = rng
         if DISTRIBUTIONS[self.distribution][0] is None:
-            draw = random_host.DRAWS[self.distribution](rng, size, *params, **dict(self.options))
+            draw = _random_host.DRAWS[self.distribution](rng, size, *params, **dict(self.options))
             output_storage[1][0] = as_output(xp, np.asarray(draw), node.outputs[1].type)
             return
         method = getattr(rng, DISTRIBUTIONS[self.distribution][0])
