@@ -348,3 +348,26 @@ def test_a_draw_without_a_gpu_algorithm_says_so_by_name(name):
     draw = getattr(random, name)(*([3, 4, 2] if name == "hypergeometric" else [0.0, 1.0]))
     with pytest.raises(NotImplementedError, match=f"{name} is not drawn on the GPU"):
         draw.owner.op._draw_on_device(np.random.default_rng(0), [np.asarray(v.data) for v in draw.owner.inputs[1:]])
+
+
+def test_symbolic_core_and_batch_lengths_come_out_at_run_time():
+    m, n = et.iscalar("m"), et.iscalar("n")
+    srng = eg.RandomStream(SEED)
+    mvn = srng.multivariate_normal(et.ones((m,)), et.eye(m), size=(2, n))
+    assert mvn.type.shape == (2, None, None)
+    out, shape = eg.function([m, n], [mvn, mvn.shape])(3, 4)
+    assert out.shape == (2, 4, 3) and list(shape) == [2, 4, 3]
+    dirichlet = srng.dirichlet(et.ones((m,)), size=(n,))
+    assert list(eg.function([m, n], dirichlet.shape)(3, 5)) == [5, 3]
+
+
+def test_batched_cov_draws_each_batch_entry_with_its_own_covariance():
+    cov = np.stack([np.eye(2), 4.0 * np.eye(2)])
+    _, (out,), _ = draws("multivariate_normal", np.zeros(2), cov, size=(50_000, 2))
+    assert out.shape == (50_000, 2, 2)
+    np.testing.assert_allclose(out.var(axis=0), [[1.0, 1.0], [4.0, 4.0]], rtol=0.05)
+
+
+def test_a_float32_draw_is_float32_statically_and_at_run_time():
+    draw = random.gamma(2.0, scale=1.0, size=(3,), dtype="float32", rng=eg.shared(np.random.default_rng(0)))
+    assert draw.dtype == "float32" and eg.function([], draw)().dtype == np.float32
