@@ -28,11 +28,16 @@ def _shape(size, *params) -> tuple:
 def _require_positive(distribution: str, **params) -> None:
     """SciPy's check of its scale and shape parameters: each must be > 0 (NaN is refused too)."""
     for name, value in params.items():
-        if not np.all(np.asarray(value) > 0):
-            raise ValueError(f"{distribution}: {name} must be > 0, got {value}")
+        value = np.asarray(value)
+        if not np.all(value > 0):
+            bad = value[~(value > 0)] if value.ndim else value
+            raise ValueError(f"{distribution}: {name} must be > 0, got {np.ravel(bad)[0]}"
+                             + (f" among {value.size} values" if value.ndim else ""))
 
 
 def _scaled(distribution, standard, loc, scale):
+    """SciPy's ``standard * scale + loc``; the scale is checked after the draw, which only spends
+    the copy of the generator this draw was given."""
     _require_positive(distribution, scale=scale)
     return standard * scale + loc
 
