@@ -5,10 +5,10 @@
     f = eg.function([], w)                  # each call draws anew; the same seed, the same stream
 
 Where the parameters live on the host, NumPy's ``Generator`` draws. Where they live on a GPU
-(the CuPy backend), every distribution is drawn there (``random_draws``) by a CuPy generator
-seeded from the stream's NumPy generator, so a large draw never crosses the bus: the same seed
-gives the same numbers on every call sequence, but other numbers than on the host (as JAX's
-numbers differ from NumPy's).
+(the CuPy backend), every distribution but ``hypergeometric`` and ``vonmises`` (which refuse
+by name) is drawn there (``random_draws``) by a CuPy generator seeded from the stream's NumPy
+generator, so a large draw never crosses the bus: the same seed gives the same numbers on every
+call sequence, but other numbers than on the host (as JAX's numbers differ from NumPy's).
 
 Every draw gets a generator of its own: a shared variable holding a NumPy ``Generator``
 seeded from the stream (``SeedSequence(seed).spawn``, one child per draw, in the order the
@@ -146,7 +146,6 @@ class RandomVariable(Op):
             draw = method(int(params[0]) if np.ndim(params[0]) == 0 else params[0])
         else:
             draw = method(*params, size=size, **options)
-        output_storage[0][0] = rng
         output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
 
     def _draw_on_device(self, rng, inputs):
