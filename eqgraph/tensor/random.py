@@ -5,10 +5,10 @@
     f = eg.function([], w)                  # each call draws anew; the same seed, the same stream
 
 Where the parameters live on the host, NumPy's ``Generator`` draws. Where they live on a GPU
-(the CuPy backend), every distribution is drawn there (``random_draws``) by a CuPy generator
-seeded from the stream's NumPy generator, so a large draw never crosses the bus: the same seed
-gives the same numbers on every call sequence, but other numbers than on the host (as JAX's
-numbers differ from NumPy's).
+(the CuPy backend), every distribution but ``hypergeometric`` and ``vonmises`` (which refuse
+by name) is drawn there (``random_draws``) by a CuPy generator seeded from the stream's NumPy
+generator, so a large draw never crosses the bus: the same seed gives the same numbers on every
+call sequence, but other numbers than on the host (as JAX's numbers differ from NumPy's).
 
 Every draw gets a generator of its own: a shared variable holding a NumPy ``Generator``
 seeded from the stream (``SeedSequence(seed).spawn``, one child per draw, in the order the
@@ -33,7 +33,7 @@ import functools
 import numpy as np
 
 from eqgraph.settings import config
-from eqgraph.tensor import random_draws
+from eqgraph.tensor import _random_host, random_draws
 from eqgraph.tensor.basic import as_tensor_variable, constant
 from eqgraph.tensor.shape import static_values
 from eqgraph.tensor.elemwise import cast
@@ -45,18 +45,38 @@ from eqgraph.terms.op import Op
 from eqgraph.terms.type import describe_value
 from eqgraph.xp import array_namespace, as_output, is_cupy_namespace, to_numpy
 
-#: per distribution: (NumPy Generator method, parameter names, dimensions the draw adds to
-#: the parameters' broadcast shape: multinomial's categories)
+#: per distribution: (NumPy Generator method, parameter names); the distributions without a
+#: method here are drawn by ``_random_host``
 DISTRIBUTIONS = {
-    "normal": ("normal", ("loc", "scale"), 0),
-    "uniform": ("uniform", ("low", "high"), 0),
-    "integers": ("integers", ("low", "high"), 0),
-    "bernoulli": ("binomial", ("p",), 0),       # binomial(1, p): the 1 is passed by perform
-    "binomial": ("binomial", ("n", "p"), 0),
-    "multinomial": ("multinomial", ("n", "pvals"), 1),
-    "choice": ("choice", ("a", "p"), 0),
-    "permutation": ("permutation", ("x",), 0),
+    "normal": ("normal", ("loc", "scale")),
+    "uniform": ("uniform", ("low", "high")),
+    "integers": ("integers", ("low", "high")),
+    "bernoulli": ("binomial", ("p",)),       # binomial(1, p): the 1 is passed by perform
+    "binomial": ("binomial", ("n", "p")),
+    "multinomial": ("multinomial", ("n", "pvals")),
+    "choice": ("choice", ("a", "p")),
+    "permutation": ("permutation", ("x",)),
+    **{name: (None, params) for name, params in (
+        ("multivariate_normal", ("mean", "cov")), ("dirichlet", ("alphas",)), ("gamma", ("shape", "scale")),
+        ("beta", ("alpha", "beta")), ("exponential", ("scale",)), ("poisson", ("lam",)),
+        ("negative_binomial", ("n", "p")), ("t", ("df", "loc", "scale")), ("cauchy", ("loc", "scale")),
+        ("laplace", ("loc", "scale")), ("lognormal", ("mean", "sigma")), ("halfnormal", ("loc", "scale")),
+        ("halfcauchy", ("loc", "scale")), ("categorical", ("p",)), ("geometric", ("p",)),
+        ("hypergeometric", ("ngood", "nbad", "nsample")), ("vonmises", ("mu", "kappa")),
+        ("invgamma", ("shape", "scale")), ("weibull", ("shape",)), ("logistic", ("loc", "scale")),
+        ("gumbel", ("loc", "scale")), ("pareto", ("b", "scale")), ("triangular", ("left", "mode", "right")),
+        ("chisquare", ("df",)), ("wald", ("mean", "scale")), ("betabinom", ("n", "a", "b")))},
 }
+
+#: the multivariate distributions: (core dimensions of each parameter, the parameter whose last
+#: dimension is the draw's core dimension, or None for a scalar draw); the others are elementwise
+CORE = {
+    "multinomial": ((0, 1), 1),
+    "multivariate_normal": ((1, 2), 0),
+    "dirichlet": ((1,), 0),
+    "categorical": ((1,), None),
+}
+
 
 class RandomVariable(Op):
     """``RandomVariable(distribution, dtype, sized, options)(rng, [size], *params) -> (new rng, draw)``.
@@ -83,20 +103,23 @@ class RandomVariable(Op):
         return Apply(self, [rng, *inputs], [rng.type(), TensorType(self.dtype, shape)()])
 
     def _static_shape(self, size, params) -> tuple:
-        extra = DISTRIBUTIONS[self.distribution][2]
+        """PyTensor's: ``size`` (or the parameters' broadcast batch shape) then the core dimension."""
         if self.distribution == "permutation":
             x = params[0]
             return (None,) if x.ndim == 0 else x.type.shape
+        core_ndims, core_param = CORE.get(self.distribution, ((0,) * len(params), None))
+        for param, ndim, name in zip(params, core_ndims, DISTRIBUTIONS[self.distribution][1]):
+            if param.ndim < ndim:
+                raise TypeError(f"{self}: {name} must have at least {ndim} dimensions, not {param} of type {param.type}")
+        core = () if core_param is None else params[core_param].type.shape[-1:]
         if size is not None:
             if size.ndim != 1 or size.type.shape[0] is None or size.dtype not in ("int8", "int16", "int32", "int64"):
                 raise TypeError(f"{self}: size must be a tuple of ints or an int vector of known length, "
                                 f"not {size} of type {size.type}")
-            return tuple(static_values(size)) + tuple(p.type.shape[-1] for p in params[-1:] if extra)
+            return tuple(static_values(size)) + core
         if self.distribution == "choice":
             return ()
-        batch = [p.type.shape[:p.ndim - extra] if p is params[-1] and extra else p.type.shape for p in params]
-        core = params[-1].type.shape[-1:] if extra else ()
-        return _broadcast_static(batch) + tuple(core)
+        return _broadcast_static([p.type.shape[:p.ndim - n] for p, n in zip(params, core_ndims)]) + core
 
     def perform(self, node, inputs, output_storage):
         rng = copy_generator(inputs[0])  # the input generator is never advanced: outputs own their state
@@ -107,6 +130,11 @@ class RandomVariable(Op):
             return
         inputs = [inputs[0], *(to_numpy(v) for v in inputs[1:])]  # NumPy's Generator draws on the host
         size, params = (tuple(int(s) for s in inputs[1]), inputs[2:]) if self.sized else (None, inputs[1:])
+        output_storage[0][0] = rng
+        if DISTRIBUTIONS[self.distribution][0] is None:
+            draw = _random_host.DRAWS[self.distribution](rng, size, *params, **dict(self.options))
+            output_storage[1][0] = as_output(xp, np.asarray(draw), node.outputs[1].type)
+            return
         method = getattr(rng, DISTRIBUTIONS[self.distribution][0])
         options = dict(self.options)
         if self.distribution == "bernoulli":
@@ -118,11 +146,13 @@ class RandomVariable(Op):
             draw = method(int(params[0]) if np.ndim(params[0]) == 0 else params[0])
         else:
             draw = method(*params, size=size, **options)
-        output_storage[0][0] = rng
         output_storage[1][0] = as_output(xp, draw, node.outputs[1].type)
 
     def _draw_on_device(self, rng, inputs):
         """The draw made on the GPU by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
+        if self.distribution not in random_draws.DRAWS:
+            raise NotImplementedError(f"{self}: {self.distribution} is not drawn on the GPU; give its parameters "
+                                      "as host (NumPy) values to draw it with NumPy")
         import cupy  # only reached with CuPy arrays in hand
 
         size, params = (tuple(int(s) for s in to_numpy(inputs[0])), inputs[1:]) if self.sized else (None, inputs)
@@ -200,7 +230,140 @@ def permutation(x, rng=None, name=None):
     return _draw("permutation", (x,), None, rng, "int64" if x.ndim == 0 else x.dtype, name)
 
 
-DRAWS = (normal, uniform, integers, bernoulli, binomial, multinomial, choice, permutation)
+def multivariate_normal(mean, cov, size=None, method="cholesky", rng=None, dtype=None, name=None):
+    """``(n), (n, n) -> (n)``: ``mean + A z`` where ``A A^T = cov`` by ``method``: "cholesky",
+    "svd" or "eigh" (the last two take a singular ``cov``)."""
+    if method not in ("cholesky", "svd", "eigh"):
+        raise ValueError(f"multivariate_normal: method must be 'cholesky', 'svd' or 'eigh', not {method!r}")
+    return _draw("multivariate_normal", (mean, cov), size, rng, dtype or config.floatX, name,
+                 options=(("method", method),))
+
+
+def dirichlet(alphas, size=None, rng=None, dtype=None, name=None):
+    """``(k) -> (k)``: points of the simplex with concentrations ``alphas``."""
+    return _draw("dirichlet", (alphas,), size, rng, dtype or config.floatX, name)
+
+
+def gamma(shape, rate=None, scale=None, size=None, rng=None, dtype=None, name=None):
+    """Gamma of ``shape`` and ``scale``, or of ``rate = 1 / scale`` (PyTensor takes either, not both)."""
+    if (rate is None) == (scale is None):
+        raise ValueError("gamma: give exactly one of rate and scale")
+    if rate is not None:
+        scale = 1.0 / as_tensor_variable(rate)
+    return _draw("gamma", (shape, scale), size, rng, dtype or config.floatX, name)
+
+
+def beta(alpha, beta, size=None, rng=None, dtype=None, name=None):
+    return _draw("beta", (alpha, beta), size, rng, dtype or config.floatX, name)
+
+
+def exponential(scale=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("exponential", (scale,), size, rng, dtype or config.floatX, name)
+
+
+def poisson(lam=1.0, size=None, rng=None, dtype="int64", name=None):
+    return _draw("poisson", (lam,), size, rng, dtype, name)
+
+
+def negative_binomial(n, p, size=None, rng=None, dtype="int64", name=None):
+    """Failures before the ``n``-th success, at success probability ``p`` (NumPy's and SciPy's)."""
+    return _draw("negative_binomial", (n, p), size, rng, dtype, name)
+
+
+nbinom = negative_binomial
+
+
+def t(df, loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """Student's t with ``df`` degrees of freedom, shifted by ``loc`` and scaled by ``scale``."""
+    return _draw("t", (df, loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def cauchy(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("cauchy", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def laplace(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("laplace", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, rng=None, dtype=None, name=None):
+    """``exp`` of a normal of ``mean`` and standard deviation ``sigma``."""
+    return _draw("lognormal", (mean, sigma), size, rng, dtype or config.floatX, name)
+
+
+def halfnormal(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """``loc + scale * |z|``, ``z`` standard normal."""
+    return _draw("halfnormal", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def halfcauchy(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """``loc + scale * |c|``, ``c`` standard Cauchy."""
+    return _draw("halfcauchy", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def categorical(p, size=None, rng=None, dtype="int64", name=None):
+    """``(k) -> ()``: a category ``i`` of ``0..k-1`` with probability ``p[..., i]``."""
+    return _draw("categorical", (p,), size, rng, dtype, name)
+
+
+def geometric(p, size=None, rng=None, dtype="int64", name=None):
+    """Trials up to and including the first success (``>= 1``), as NumPy's."""
+    return _draw("geometric", (p,), size, rng, dtype, name)
+
+
+def hypergeometric(ngood, nbad, nsample, size=None, rng=None, dtype="int64", name=None):
+    return _draw("hypergeometric", (ngood, nbad, nsample), size, rng, dtype, name)
+
+
+def vonmises(mu, kappa, size=None, rng=None, dtype=None, name=None):
+    return _draw("vonmises", (mu, kappa), size, rng, dtype or config.floatX, name)
+
+
+def invgamma(shape, scale, size=None, rng=None, dtype=None, name=None):
+    """``scale / g``, ``g`` a gamma of ``shape`` and scale 1."""
+    return _draw("invgamma", (shape, scale), size, rng, dtype or config.floatX, name)
+
+
+def weibull(shape, size=None, rng=None, dtype=None, name=None):
+    return _draw("weibull", (shape,), size, rng, dtype or config.floatX, name)
+
+
+def logistic(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    return _draw("logistic", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """The Gumbel of maxima (SciPy's ``gumbel_r``, NumPy's ``gumbel``)."""
+    return _draw("gumbel", (loc, scale), size, rng, dtype or config.floatX, name)
+
+
+def pareto(b, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """Pareto's first kind: ``x >= scale``, density ``b scale^b / x^(b+1)`` (SciPy's ``pareto``)."""
+    return _draw("pareto", (b, scale), size, rng, dtype or config.floatX, name)
+
+
+def triangular(left, mode, right, size=None, rng=None, dtype=None, name=None):
+    return _draw("triangular", (left, mode, right), size, rng, dtype or config.floatX, name)
+
+
+def chisquare(df, size=None, rng=None, dtype=None, name=None):
+    return _draw("chisquare", (df,), size, rng, dtype or config.floatX, name)
+
+
+def wald(mean=1.0, scale=1.0, size=None, rng=None, dtype=None, name=None):
+    """The inverse Gaussian of ``mean`` and shape ``scale``."""
+    return _draw("wald", (mean, scale), size, rng, dtype or config.floatX, name)
+
+
+def betabinom(n, a, b, size=None, rng=None, dtype="int64", name=None):
+    """A binomial of ``n`` trials whose success probability is a beta of ``a`` and ``b``."""
+    return _draw("betabinom", (n, a, b), size, rng, dtype, name)
+
+
+DRAWS = (normal, uniform, integers, bernoulli, binomial, multinomial, choice, permutation,
+         multivariate_normal, dirichlet, gamma, beta, exponential, poisson, negative_binomial, nbinom, t,
+         cauchy, laplace, lognormal, halfnormal, halfcauchy, categorical, geometric, hypergeometric,
+         vonmises, invgamma, weibull, logistic, gumbel, pareto, triangular, chisquare, wald, betabinom)
 
 
 def _draw(distribution, params, size, rng, dtype, name, options=()) -> Variable:
@@ -276,3 +439,4 @@ def _size_vector(size) -> Variable:
         return constant(np.asarray(size, dtype="int64").reshape(-1))
     vec = as_tensor_variable(list(size) if isinstance(size, (tuple, list)) else size)
     return cast(vec, "int64") if vec.dtype != "int64" and vec.dtype.startswith(("int", "uint")) else vec
+RandomStream.nbinom = RandomStream.negative_binomial  # PyTensor's second name for it

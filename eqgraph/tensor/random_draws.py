@@ -1,12 +1,12 @@
 """Every distribution of ``RandomStream`` built from a generator's basic draws, for the GPU.
 
-CuPy's ``Generator`` has uniform, normal, binomial and scalar-bounded integer draws but no
-multinomial, choice or permutation, and its integer draw takes no array bounds. Each function
+CuPy's ``Generator`` has uniform, normal, gamma, Poisson, binomial and scalar-bounded integer
+draws but no multinomial, choice or permutation, and its integer draw takes no array bounds. Each function
 here builds one distribution from those basic draws plus array operations (sort, cumulative
 sum, search), so the whole draw stays on the device: nothing crosses the bus but the seed.
 
 The functions are written against a NumPy-like module ``xp`` and a generator ``gen`` with
-``random``, ``standard_normal``, ``integers`` and ``binomial`` (CuPy's, or NumPy's in the tests,
+``random``, ``standard_normal``, ``standard_gamma``, ``poisson``, ``integers`` and ``binomial`` (CuPy's, or NumPy's in the tests,
 which is how these algorithms are checked on a machine without a GPU). Each draws from the
 distribution NumPy's method of the same name draws from, with its parameter checks (the same
 ``ValueError``s), though not the same numbers:
@@ -124,6 +124,192 @@ def permutation(xp, gen, size, x, *, float_dtype):
     return order if x.ndim == 0 else x[order]
 
 
+# -- the distributions beyond the first eight: inverse distribution functions at uniform draws,
+# or transformations of normal and gamma draws (``gen.standard_gamma`` and ``gen.poisson``);
+# hypergeometric and vonmises have no such construction here and are not drawn on the GPU --
+def _uniform_open(xp, gen, shape):
+    """Uniforms in ``(0, 1)``: the logarithms and quantile functions below are finite at them."""
+    u = gen.random(size=shape)
+    return xp.where(u == 0.0, 0.5 * np.finfo(np.float64).tiny, u)
+
+
+def _positive(xp, distribution, **params):
+    for name, value in params.items():
+        _require(xp, ~(value > 0), distribution, f"{name} must be > 0")
+
+
+def _standard_gamma(xp, gen, shape_param, shape):
+    return gen.standard_gamma(xp.broadcast_to(shape_param, shape).astype("float64"), size=shape)
+
+
+def gamma(xp, gen, size, shape, scale, *, float_dtype):
+    _positive(xp, "gamma", shape=shape, scale=scale)
+    return _standard_gamma(xp, gen, shape, _shape(size, (shape, scale))) * scale
+
+
+def beta(xp, gen, size, alpha, beta, *, float_dtype):
+    _positive(xp, "beta", alpha=alpha, beta=beta)
+    shape = _shape(size, (alpha, beta))
+    x, y = _standard_gamma(xp, gen, alpha, shape), _standard_gamma(xp, gen, beta, shape)
+    return x / (x + y)
+
+
+def exponential(xp, gen, size, scale, *, float_dtype):
+    _require(xp, ~(scale >= 0), "exponential", "scale must be >= 0")
+    return -xp.log1p(-gen.random(size=_shape(size, (scale,)))) * scale
+
+
+def poisson(xp, gen, size, lam, *, float_dtype):
+    _require(xp, ~(lam >= 0), "poisson", "lam must be >= 0")
+    shape = _shape(size, (lam,))
+    return gen.poisson(xp.broadcast_to(lam, shape).astype("float64"), size=shape)
+
+
+def negative_binomial(xp, gen, size, n, p, *, float_dtype):
+    """A Poisson whose rate is a gamma of shape ``n`` and scale ``(1 - p) / p``."""
+    _positive(xp, "negative_binomial", n=n)
+    _require(xp, ~((p > 0) & (p <= 1)), "negative_binomial", "p must be in (0, 1]")
+    shape = _shape(size, (n, p))
+    rate = _standard_gamma(xp, gen, n, shape) * ((1 - p) / p)
+    return gen.poisson(rate, size=shape)
+
+
+def t(xp, gen, size, df, loc, scale, *, float_dtype):
+    _positive(xp, "t", df=df, scale=scale)
+    shape = _shape(size, (df, loc, scale))
+    chi2 = 2.0 * _standard_gamma(xp, gen, df / 2.0, shape)
+    return gen.standard_normal(size=shape) / xp.sqrt(chi2 / df) * scale + loc
+
+
+def cauchy(xp, gen, size, loc, scale, *, float_dtype):
+    _positive(xp, "cauchy", scale=scale)
+    return xp.tan(np.pi * (gen.random(size=_shape(size, (loc, scale))) - 0.5)) * scale + loc
+
+
+def laplace(xp, gen, size, loc, scale, *, float_dtype):
+    _require(xp, ~(scale >= 0), "laplace", "scale must be >= 0")
+    u = _uniform_open(xp, gen, _shape(size, (loc, scale))) - 0.5
+    return loc - scale * xp.sign(u) * xp.log1p(-2.0 * xp.abs(u))
+
+
+def lognormal(xp, gen, size, mean, sigma, *, float_dtype):
+    _require(xp, ~(sigma >= 0), "lognormal", "sigma must be >= 0")
+    return xp.exp(mean + sigma * gen.standard_normal(size=_shape(size, (mean, sigma))))
+
+
+def halfnormal(xp, gen, size, loc, scale, *, float_dtype):
+    _positive(xp, "halfnormal", scale=scale)
+    return xp.abs(gen.standard_normal(size=_shape(size, (loc, scale)))) * scale + loc
+
+
+def halfcauchy(xp, gen, size, loc, scale, *, float_dtype):
+    _positive(xp, "halfcauchy", scale=scale)
+    return xp.tan(np.pi / 2 * gen.random(size=_shape(size, (loc, scale)))) * scale + loc
+
+
+def categorical(xp, gen, size, p, *, float_dtype):
+    batch = tuple(size) if size is not None else p.shape[:-1]
+    if np.broadcast_shapes(batch, p.shape[:-1]) != batch:
+        raise ValueError(f"categorical: size {batch} does not cover the batch shape of p {p.shape[:-1]}")
+    u = gen.random(size=batch)
+    index = xp.sum(xp.cumsum(p.astype("float64"), axis=-1) < u[..., None], axis=-1)
+    return xp.minimum(index, p.shape[-1] - 1)
+
+
+def geometric(xp, gen, size, p, *, float_dtype):
+    """Trials up to the first success: ``1 + floor(log(1 - u) / log(1 - p))``."""
+    _require(xp, ~((p > 0) & (p <= 1)), "geometric", "p must be in (0, 1]")
+    u = gen.random(size=_shape(size, (p,)))
+    return 1 + xp.floor(xp.log1p(-u) / xp.log1p(-p.astype("float64"))).astype("int64")
+
+
+def invgamma(xp, gen, size, shape, scale, *, float_dtype):
+    _positive(xp, "invgamma", shape=shape, scale=scale)
+    return scale / _standard_gamma(xp, gen, shape, _shape(size, (shape, scale)))
+
+
+def weibull(xp, gen, size, shape, *, float_dtype):
+    _require(xp, ~(shape >= 0), "weibull", "shape must be >= 0")
+    return (-xp.log1p(-gen.random(size=_shape(size, (shape,))))) ** (1.0 / shape)
+
+
+def logistic(xp, gen, size, loc, scale, *, float_dtype):
+    _require(xp, ~(scale >= 0), "logistic", "scale must be >= 0")
+    u = _uniform_open(xp, gen, _shape(size, (loc, scale)))
+    return loc + scale * xp.log(u / (1.0 - u))
+
+
+def gumbel(xp, gen, size, loc, scale, *, float_dtype):
+    _positive(xp, "gumbel", scale=scale)
+    return loc - scale * xp.log(-xp.log(_uniform_open(xp, gen, _shape(size, (loc, scale)))))
+
+
+def pareto(xp, gen, size, b, scale, *, float_dtype):
+    _positive(xp, "pareto", b=b, scale=scale)
+    return scale * (1.0 - gen.random(size=_shape(size, (b, scale)))) ** (-1.0 / b)
+
+
+def triangular(xp, gen, size, left, mode, right, *, float_dtype):
+    _require(xp, ~((left <= mode) & (mode <= right) & (left < right)), "triangular",
+             "left <= mode <= right and left < right are required")
+    u = gen.random(size=_shape(size, (left, mode, right)))
+    width = right - left
+    below = left + xp.sqrt(u * width * (mode - left))
+    above = right - xp.sqrt((1.0 - u) * width * (right - mode))
+    return xp.where(u < (mode - left) / width, below, above)
+
+
+def chisquare(xp, gen, size, df, *, float_dtype):
+    _positive(xp, "chisquare", df=df)
+    return 2.0 * _standard_gamma(xp, gen, df / 2.0, _shape(size, (df,)))
+
+
+def wald(xp, gen, size, mean, scale, *, float_dtype):
+    """Michael, Schucany and Haas: a root of the normal's square, kept or inverted by a uniform."""
+    _positive(xp, "wald", mean=mean, scale=scale)
+    shape = _shape(size, (mean, scale))
+    y = gen.standard_normal(size=shape) ** 2 * mean
+    x = mean + mean / (2.0 * scale) * (y - xp.sqrt(4.0 * scale * y + y * y))
+    return xp.where(gen.random(size=shape) <= mean / (mean + x), x, mean * mean / x)
+
+
+def betabinom(xp, gen, size, n, a, b, *, float_dtype):
+    _require(xp, n < 0, "betabinom", "n < 0")
+    _positive(xp, "betabinom", a=a, b=b)
+    shape = _shape(size, (n, a, b))
+    p = beta(xp, gen, shape, a, b, float_dtype=float_dtype)
+    return gen.binomial(xp.broadcast_to(n, shape), p, size=shape)
+
+
+def multivariate_normal(xp, gen, size, mean, cov, *, method, float_dtype):
+    if mean.shape[-1:] != cov.shape[-1:] or cov.shape[-2:-1] != cov.shape[-1:]:
+        raise ValueError(f"multivariate_normal: cov must be square with the length of mean ({mean.shape[-1]}), "
+                         f"not of shape {cov.shape}")
+    batch = tuple(size) if size is not None else np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    cov = cov.astype("float64")
+    if method == "cholesky":
+        factor = xp.linalg.cholesky(cov)
+    elif method == "svd":
+        u, s, _ = xp.linalg.svd(cov)
+        factor = u * xp.sqrt(s)[..., None, :]
+    else:
+        w, v = xp.linalg.eigh(cov)
+        factor = v * xp.sqrt(w)[..., None, :]
+    z = gen.standard_normal(size=(*batch, mean.shape[-1]))
+    return mean + xp.einsum("...ij,...j->...i", factor, z)
+
+
+def dirichlet(xp, gen, size, alphas, *, float_dtype):
+    """Independent gammas of shapes ``alphas``, divided by their sum."""
+    _positive(xp, "dirichlet", alphas=alphas)
+    batch = tuple(size) if size is not None else alphas.shape[:-1]
+    g = _standard_gamma(xp, gen, alphas, (*batch, alphas.shape[-1]))
+    return g / g.sum(axis=-1, keepdims=True)
+
+
 #: distribution name -> the function drawing it
-DRAWS = {f.__name__: f for f in (normal, uniform, bernoulli, integers, binomial, multinomial, choice,
-                                  permutation)}
+DRAWS = {f.__name__: f for f in (
+    normal, uniform, bernoulli, integers, binomial, multinomial, choice, permutation, multivariate_normal,
+    dirichlet, gamma, beta, exponential, poisson, negative_binomial, t, cauchy, laplace, lognormal, halfnormal,
+    halfcauchy, categorical, geometric, invgamma, weibull, logistic, gumbel, pareto, triangular, chisquare, wald,
+    betabinom)}
