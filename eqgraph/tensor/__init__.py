@@ -54,7 +54,7 @@ floor_divide = ELEMWISE_OPS["int_div"]
 # the elementwise one above (it also takes one argument, as np.where does)
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
-    CumOp, Nonzero, Repeat, allclose, array_split_points, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
+    CumOp, Nonzero, Repeat, allclose, array_split_points, bincount, fill_diagonal, fill_diagonal_offset, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
     column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
@@ -107,7 +107,8 @@ __all__ = [
     "inc_subtensor", "set_subtensor",
     # everyday ops (issue 13)
     "Sort", "argsort", "sort", "take_along_axis",
-    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
+    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
+    "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",

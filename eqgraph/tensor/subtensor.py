@@ -494,6 +494,15 @@ def set_subtensor(view, y):
     return _writing(view, y, True)
 
 
-def inc_subtensor(view, y):
-    """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``."""
+def inc_subtensor(view, y, *, ignore_duplicates=False):
+    """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``; repeated array indices
+    accumulate, or with ``ignore_duplicates`` (PyTensor's) act as NumPy's ``x[index] += y``: each
+    repeat writes ``x[i] + y``, the last one wins."""
+    if ignore_duplicates:
+        return set_subtensor(view, view + cast(y, view.dtype) if _fits(y, view) else view + y)
     return _writing(view, y, False)
+
+
+def _fits(y, view) -> bool:
+    y = as_tensor_variable(y)
+    return getattr(y, "weak", False) or np.can_cast(y.dtype, view.dtype, "safe")

