@@ -59,6 +59,7 @@ from eqgraph.tensor.extra_ops import (  # noqa: E402
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
 )
+from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
     Einsum, ExtractDiag, diag, diagonal, einsum, kron, tensordot, trace,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
+    "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
     "Convolve", "conv1d", "conv2d",

@@ -132,3 +132,78 @@ def test_inc_subtensor_ignoring_duplicates_refuses_a_lossy_cast():
 def test_clear_errors(build, error, match):
     with pytest.raises(error, match=match):
         build()
+
+
+SPACES = {"linspace": (et.linspace, np.linspace), "logspace": (et.logspace, np.logspace),
+          "geomspace": (et.geomspace, np.geomspace)}
+
+
+@pytest.mark.parametrize("name", list(SPACES))
+@pytest.mark.parametrize("endpoint", [True, False])
+@pytest.mark.parametrize("num", [0, 1, 2, 7])
+def test_spaces_of_scalars_match_numpy(name, endpoint, num):
+    ours, numpy_ = SPACES[name]
+    out = ours(1.5, 40.0, num, endpoint=endpoint)
+    expected = numpy_(1.5, 40.0, num, endpoint=endpoint)
+    got = eg.function([], out)()
+    assert out.type.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    if endpoint and num > 1:
+        assert got[-1] == expected[-1]  # exactly the endpoint
+
+
+@pytest.mark.parametrize("name", list(SPACES))
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_spaces_of_arrays_with_a_symbolic_num_match_numpy(name, axis):
+    ours, numpy_ = SPACES[name]
+    start, stop, num = et.dvector("start"), et.dmatrix("stop"), et.iscalar("num")
+    f = eg.function([start, stop, num], ours(start, stop, num, axis=axis))
+    begin, end = np.array([1.0, -2.0, 5.0]), np.array([[4.0, -8.0, 0.5], [2.0, -1.0, 3.0]])
+    for n in (0, 1, 5):
+        got, expected = f(begin, end, n), numpy_(begin, end, n, axis=axis)
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_linspace_retstep_and_dtype():
+    a = et.dscalar("a")
+    samples, step = et.linspace(a, 10.0, 5, retstep=True, dtype="float32")
+    got, got_step = eg.function([a], [samples, step])(2.0)
+    expected, expected_step = np.linspace(2.0, 10.0, 5, retstep=True, dtype="float32")
+    assert got.dtype == "float32"
+    np.testing.assert_allclose(got, expected)
+    assert got_step == expected_step
+    # fewer than two samples have no step (NumPy's NaN)
+    assert np.isnan(eg.function([a], et.linspace(a, 1.0, 1, retstep=True)[1])(0.0))
+
+
+def test_logspace_with_an_array_base():
+    base = et.dvector("base")
+    f = eg.function([base], et.logspace(np.zeros((2, 1)), [1.0, 2.0, 3.0], 4, base=base, axis=-1))
+    bases = np.array([2.0, 3.0, 4.0])
+    np.testing.assert_allclose(f(bases), np.logspace(np.zeros((2, 1)), [1.0, 2.0, 3.0], 4, base=bases, axis=-1))
+
+
+def test_linspace_to_an_integer_dtype_truncates_as_pytensors_cast():
+    np.testing.assert_array_equal(eg.function([], et.linspace(0, 10, 4, dtype="int32"))(), [0, 3, 6, 10])
+
+
+@pytest.mark.parametrize("build", [
+    lambda a, b: et.linspace(a, b, 5),
+    lambda a, b: et.linspace(a, b, 4, endpoint=False, axis=-1),
+    lambda a, b: et.logspace(a, b, 4, base=3.0),
+    lambda a, b: et.geomspace(a, b, 4, axis=-1),
+])
+def test_space_gradients(build):
+    verify_grad(build, [np.array([1.0, -2.0]), np.array([3.0, -1.0])], n_tests=1, rng=np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda: et.linspace(0.0, 1.0, 2.5), TypeError, "num must be an integer"),
+    (lambda: et.logspace(0.0, 1.0, -1), ValueError, "non-negative"),
+    (lambda: et.linspace(et.dvector("a"), 1.0, 3, axis=2), ValueError, "axis 2 is out of bounds"),
+    (lambda: et.geomspace(0.0, 1.0, 3), ValueError, "cannot include zero"),
+])
+def test_space_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build()
