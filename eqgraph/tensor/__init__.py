@@ -23,6 +23,7 @@ from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector
     cscalar, cvector, crow, ccol, cmatrix, ctensor3, ctensor4,
     zscalar, zvector, zrow, zcol, zmatrix, ztensor3, ztensor4,
 )
+from eqgraph.tensor.plurals import PLURALS
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
@@ -47,6 +48,7 @@ from eqgraph.tensor.subtensor import (
 # One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
 # et.exp, et.switch, ...; tests/test_public_api.py checks that each is here and in __all__
 globals().update(ELEMWISE_OPS)
+globals().update(PLURALS)  # et.dvectors("x", "y"), et.matrices(3), ... (tensor/plurals.py)
 divide = ELEMWISE_OPS["true_div"]
 floor_divide = ELEMWISE_OPS["int_div"]
 
@@ -119,6 +121,7 @@ __all__ = [
     "Convolve", "conv1d", "conv2d",
 ]
 __all__ += [name for name in ELEMWISE_OPS if name not in __all__]   # every elementwise op's name
+__all__ += ["PLURALS", *sorted(PLURALS)]   # the plural constructors
 
 # The operators of TensorVariable call the ops through this namespace (see variable.py).
 variable.et = _sys.modules[__name__]

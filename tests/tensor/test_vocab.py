@@ -207,3 +207,23 @@ def test_space_gradients(build):
 def test_space_errors(build, error, match):
     with pytest.raises(error, match=match):
         build()
+
+
+def test_plural_constructors_as_pytensor_has_them():
+    x, y = et.dvectors("x", "y")
+    assert (x.name, y.name) == ("x", "y") and x.type == et.dvector and y.type == et.dvector
+    a, b, c = et.imatrices(3)
+    assert a.type == et.imatrix and a is not b and c.name is None
+    assert et.fscalars("s").type == et.fscalar  # one name: the variable itself, as PyTensor's
+    assert [v.name for v in et.ltensor3s("pq")] == ["p", "q"]
+    assert [v.name for v in et.rows(["r", "s"])] == ["r", "s"] and et.cols(1)[0].type.shape == (None, 1)
+    assert et.dtensor7s("t").type.shape == (None,) * 7
+    with eg.config.change_flags(floatX="float32"):
+        assert et.matrices("m").dtype == "float32"
+    assert et.matrices("m").dtype == "float64"
+
+
+@pytest.mark.parametrize("call", [lambda: et.dvectors(2, 3), lambda: et.dvectors(-1), lambda: et.dvectors("x", 2)])
+def test_plural_constructors_refuse_mixed_arguments(call):
+    with pytest.raises(TypeError, match="dvectors"):
+        call()
