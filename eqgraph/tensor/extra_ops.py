@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.alloc import alloc, arange
+from eqgraph.tensor.alloc import alloc, arange, shape_entries
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
@@ -176,7 +176,7 @@ def repeat(x, repeats, axis=None):
 def tile(x, reps):
     """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
     x = as_tensor_variable(x)
-    reps = [reps] if not isinstance(reps, (tuple, list)) else list(reps)
+    reps = list(shape_entries(reps, "tile: reps"))
     ndim = max(x.ndim, len(reps))
     x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
     reps = [1] * (ndim - len(reps)) + reps

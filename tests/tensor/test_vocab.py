@@ -227,3 +227,37 @@ def test_plural_constructors_as_pytensor_has_them():
 def test_plural_constructors_refuse_mixed_arguments(call):
     with pytest.raises(TypeError, match="dvectors"):
         call()
+
+
+def test_a_shape_given_as_one_symbolic_vector():
+    x, v = et.dmatrix("x"), et.dscalar("v")
+    s = et.specify_shape(et.lvector("s"), (2,))
+    f = eg.function([x, v, s.owner.inputs[0]], [et.zeros(x.shape), et.ones(s), et.alloc(v, *s), et.full(x.shape, v),
+                                                et.reshape(x, s), et.zeros(x.shape, dtype="int32")])
+    value, sizes = RNG.random((2, 3)), np.array([3, 2])
+    zeros, ones, alloc, full, reshaped, izeros = f(value, 4.0, sizes)
+    np.testing.assert_array_equal(zeros, np.zeros((2, 3)))
+    np.testing.assert_array_equal(ones, np.ones((3, 2)))
+    np.testing.assert_array_equal(alloc, np.full((3, 2), 4.0))
+    np.testing.assert_array_equal(full, np.full((2, 3), 4.0))
+    np.testing.assert_array_equal(reshaped, value.reshape(3, 2))
+    assert izeros.dtype == "int32"
+    # a constant shape vector keeps the static shape
+    assert et.ones(et.constant(np.array([2, 3]))).type.shape == (2, 3)
+    assert et.zeros(et.TensorType("float64", (4, 5))("y").shape).type.shape == (4, 5)
+
+
+def test_tile_with_reps_as_a_vector_of_known_length():
+    x, r = et.dvector("x"), et.lvector("r")
+    f = eg.function([x, r], et.tile(x, et.specify_shape(r, (2,))))
+    np.testing.assert_array_equal(f(np.arange(2.0), np.array([2, 3])), np.tile(np.arange(2.0), (2, 3)))
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda: et.zeros(et.lvector("s")), ValueError, "not known when the graph is built"),
+    (lambda: et.ones(et.dvector("s")), TypeError, "integer vector"),
+    (lambda: et.tile(et.dvector("x"), et.lvector("r")), ValueError, "tile: reps"),
+])
+def test_shape_vector_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build()
