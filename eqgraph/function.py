@@ -209,6 +209,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    attached = _attached_updates(used, update_pairs, suppressed)  # scan(..., return_updates=False)
+    if attached:
+        update_pairs = update_pairs + attached
+        targets += [expr for _, expr in attached]
+        used = _variables(targets, inputs)
     while suppressed is not None:  # a random draw's generator, say; walks again only if there are some
         defaults = _default_updates(used, update_pairs, suppressed)
         if not defaults:
@@ -472,6 +477,18 @@ def _check_no_default_updates(no_default_updates) -> set | None:
             raise TypeError(f"no_default_updates item #{i} ({what}) is not a shared variable; "
                             "list the shared variables whose default_update must not apply")
     return set(no_default_updates)
+
+
+def _attached_updates(used, update_pairs, suppressed) -> list:
+    """(shared variable, new value) that loops built with ``scan(..., return_updates=False)`` keep
+    on their node, for the loops ``used`` reaches; those ``updates`` already give, or that
+    ``no_default_updates`` suppresses (None: all), are left out."""
+    if suppressed is None:
+        return []
+    skipped = {var for var, _ in update_pairs} | suppressed
+    nodes = dict.fromkeys(v.owner for v in used if v.owner is not None and "updates" in v.owner.tag)
+    return _check_updates([(var, new) for node in nodes for var, new in node.tag["updates"].items()
+                           if var not in skipped])
 
 
 def _default_updates(used, update_pairs, suppressed: set) -> list:
