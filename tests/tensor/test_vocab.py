@@ -261,3 +261,33 @@ def test_tile_with_reps_as_a_vector_of_known_length():
 def test_shape_vector_errors(build, error, match):
     with pytest.raises(error, match=match):
         build()
+
+
+def test_sort_and_argsort_along_a_symbolic_axis():
+    t, axis = et.dtensor3("t"), et.lscalar("axis")
+    f = eg.function([t, axis], [et.sort(t, axis), et.argsort(t, axis)])
+    value = RNG.random((2, 3, 4))
+    for a in (0, 1, 2, -1, -3):
+        got, order = f(value, a)
+        np.testing.assert_array_equal(got, np.sort(value, a))
+        np.testing.assert_array_equal(order, np.argsort(value, a, kind="stable"))
+        assert order.dtype == "int64"
+    for a in (3, -4):
+        with pytest.raises(ValueError, match="out of bounds"):
+            f(value, a)
+
+
+def test_sort_along_a_symbolic_axis_differentiates():
+    axis = et.iscalar("axis")
+    x = et.dmatrix("x")
+    g = eg.grad((et.sort(x, axis) * np.arange(6.0).reshape(2, 3)).sum(), x)
+    f = eg.function([x, axis], g)
+    value = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+    for a in (0, 1):
+        expected = np.zeros_like(value)
+        np.put_along_axis(expected, np.argsort(value, a), np.arange(6.0).reshape(2, 3), a)
+        np.testing.assert_array_equal(f(value, a), expected)
+    with pytest.raises(ValueError, match="out of bounds"):
+        f(value, 2)
+    with pytest.raises(TypeError, match="0-d integer"):
+        et.sort(x, et.dscalar("a"))
