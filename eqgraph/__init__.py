@@ -20,7 +20,7 @@ from eqgraph.tensor.conditional import ifelse as ifelse
 from eqgraph.tensor.random import RandomStream as RandomStream
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
-from eqgraph.function import UnusedInputError as UnusedInputError, function as function
+from eqgraph.function import In as In, UnusedInputError as UnusedInputError, function as function
 from eqgraph import evaluate as _evaluate  # noqa: F401  (plugs the compiler into Variable.eval)
 from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,
                           GradientError as GradientError, Lop as Lop, NullType as NullType,
@@ -41,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "tensor", "terms",
     # compiling and running
-    "function", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
+    "function", "In", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
     "ChunkedOpError", "DaskCostModel",
     "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
     # loops

@@ -27,7 +27,8 @@ from eqgraph.exec.link import Program, link
 from eqgraph.exec.inplace import destroy_dead_inputs
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.settings import config
-from eqgraph.tensor.sharedvar import SharedVariable
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.sharedvar import Container, SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
 from eqgraph.extract.unstable import unstable_patterns
 from eqgraph.grad.types import DisconnectedType, NullType
@@ -67,6 +68,71 @@ class Stages:
                 f"== optimized (cost {self.extraction.dag_cost:.0f}){stopped} ==\n"
                 f"{debugprint(self.optimized, file='str')}"
                 f"== fused (what runs) ==\n{debugprint(self.fused, file='str')}")
+
+
+class In:
+    """PyTensor's ``In``: an input of ``eqgraph.function`` with options.
+
+    name : the keyword the call takes it by (default the variable's name).
+    value : its default, used when a call leaves it out.
+    update : an expression whose value, computed by each call, becomes the default for the next
+        one (the value is state kept by the function, ``f[name]`` reads it); it needs ``value``.
+    mutable, borrow : PyTensor's permissions to overwrite the caller's array and to keep it.  A
+        compiled function never overwrites its arguments and never returns an array that shares
+        memory with one, so both are accepted and change nothing; ``mutable=True`` with
+        ``borrow=False`` is refused, as PyTensor refuses it.
+    """
+
+    def __init__(self, variable, name=None, value=None, update=None, mutable=None, strict=False,
+                 allow_downcast=None, autoname=True, implicit=None, borrow=None, shared=False):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"In: variable must be a symbolic Variable, not {describe_value(variable)}")
+        if strict or allow_downcast is not None or implicit or shared:
+            raise TypeError("In: strict, allow_downcast, implicit and shared are not supported; use "
+                            "function(allow_input_downcast=...) for conversions")
+        if mutable and borrow is False:
+            raise ValueError(f"In({variable}): mutable=True implies borrow=True (the input may be aliased "
+                             "and overwritten); borrow=False contradicts it")
+        if update is not None and value is None:
+            raise ValueError(f"In({variable}): an update needs an initial value")
+        self.variable, self.value, self.update = variable, value, update
+        self.name = name if name is not None or not autoname else variable.name
+        self.mutable, self.borrow = bool(mutable), bool(mutable if borrow is None else borrow)
+
+    def __repr__(self):
+        return f"In({self.variable}, name={self.name!r})"
+
+
+def _unwrap_in(inputs):
+    """(the input variables, the ``In`` of each or None); anything else is left to _check_inputs."""
+    if not isinstance(inputs, (list, tuple)):
+        return inputs, []
+    specs = [i if isinstance(i, In) else None for i in inputs]
+    return [i.variable if isinstance(i, In) else i for i in inputs], specs
+
+
+def _input_state(inputs, specs):
+    """({position: Container of the default}, [(Container, update expression)], {name: position})."""
+    defaults, updates, names = {}, [], {}
+    for i, (var, spec) in enumerate(zip(inputs, specs)):
+        if spec is None:
+            continue
+        if spec.value is not None:
+            try:
+                defaults[i] = Container(var.type.filter(spec.value, False, True))
+            except (TypeError, ValueError) as err:
+                raise TypeError(f"In({var}): the value {describe_value(spec.value)} does not fit the input's "
+                                f"type {var.type}: {err}") from None
+        if spec.update is not None:
+            try:
+                update = var.type.filter_variable(as_tensor_variable(spec.update))
+            except TypeError as err:
+                raise TypeError(f"In({var}): the update {spec.update} does not fit the input's type {var.type}: "
+                                f"{err}") from None
+            updates.append((defaults[i], update))
+        if spec.name is not None:
+            names[spec.name] = i
+    return defaults, updates, names
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unused_input="raise",
@@ -119,7 +185,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
+    given_inputs = inputs
+    inputs, specs = _unwrap_in(inputs)
     inputs = _check_inputs(inputs)
+    input_defaults, input_updates, input_names = _input_state(inputs, specs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model)
     assume_finite = _check_assume_finite(assume_finite)
@@ -135,10 +204,16 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                      cost_model=cost_model, exact_extraction=exact_extraction,
                      no_default_updates=no_default_updates, mode=mode, fusion=fusion,
                      chunks=chunks, assume_finite=assume_finite)   # what pickling keeps
+    arguments["inputs"] = given_inputs
     targets = outputs + [expr for _, expr in update_pairs]
     if given_pairs:
         targets = clone_replace(targets, given_pairs)
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
+    attached = _attached_updates(used, update_pairs, suppressed)  # scan(..., return_updates=False)
+    if attached:
+        update_pairs = update_pairs + attached
+        targets += [expr for _, expr in attached]
+        used = _variables(targets, inputs)
     while suppressed is not None:  # a random draw's generator, say; walks again only if there are some
         defaults = _default_updates(used, update_pairs, suppressed)
         if not defaults:
@@ -147,6 +222,12 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         new_targets = [expr for _, expr in defaults]
         targets += clone_replace(new_targets, given_pairs) if given_pairs else new_targets
         used = _variables(targets, inputs)  # a default update may use more (shared) variables
+    # an In's update is one more update, into the container its default lives in
+    update_pairs = update_pairs + input_updates
+    new_targets = [expr for _, expr in input_updates]
+    targets += clone_replace(new_targets, given_pairs) if given_pairs and new_targets else new_targets
+    if input_updates:
+        used = _variables(targets, inputs)
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
@@ -178,6 +259,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
                               name=name, allow_input_downcast=allow_input_downcast, trust_input=trust_input,
                               profile=stats)
     compiled.compiled_from = (function, arguments)
+    if input_defaults or input_names:
+        compiled.set_input_defaults(input_defaults, input_names)
     return compiled
 
 
@@ -394,6 +477,18 @@ def _check_no_default_updates(no_default_updates) -> set | None:
             raise TypeError(f"no_default_updates item #{i} ({what}) is not a shared variable; "
                             "list the shared variables whose default_update must not apply")
     return set(no_default_updates)
+
+
+def _attached_updates(used, update_pairs, suppressed) -> list:
+    """(shared variable, new value) that loops built with ``scan(..., return_updates=False)`` keep
+    on their node, for the loops ``used`` reaches; those ``updates`` already give, or that
+    ``no_default_updates`` suppresses (None: all), are left out."""
+    if suppressed is None:
+        return []
+    skipped = {var for var, _ in update_pairs} | suppressed
+    nodes = dict.fromkeys(v.owner for v in used if v.owner is not None and "updates" in v.owner.tag)
+    return _check_updates([(var, new) for node in nodes for var, new in node.tag["updates"].items()
+                           if var not in skipped])
 
 
 def _default_updates(used, update_pairs, suppressed: set) -> list:

@@ -33,6 +33,7 @@ conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flat
 horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
 trace tri tril triu vertical_stack vstack random_draws
+bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by
@@ -62,7 +63,7 @@ def _public(module):
 def test_tensor_names_are_unchanged():
     """The pinned names, and every elementwise op of the registry (adding one adds its name)."""
     et = importlib.import_module("eqgraph.tensor")
-    assert sorted(_public(et)) == sorted(set(TENSOR_NAMES) | set(et.ELEMWISE_OPS))
+    assert sorted(_public(et)) == sorted(set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS))
 
 
 def test_tensor_all_lists_every_public_name_but_its_submodules():
@@ -71,8 +72,8 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
-                          "products", "sorting", "random_draws"}
-    assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS)) - submodules
+                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates"}
+    assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 
 
 def test_every_elementwise_op_is_a_tensor_name():

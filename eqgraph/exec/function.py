@@ -197,9 +197,41 @@ class Function:
         for container, value in zip(self._updated, values):
             container[0] = value
 
+    # -- inputs given with eqgraph.In ----------------------------------------------------
+    #: {input position: Container of its default}; an In's update writes the container
+    _defaults: dict = {}
+
+    def set_input_defaults(self, defaults: dict, names: dict):
+        """Defaults for inputs a call may leave out, and the keywords (``In(name=...)``) naming
+        inputs; ``eqgraph.function`` sets them for its ``In`` inputs."""
+        self._defaults = dict(defaults)
+        self._positions = {**self._positions, **names}
+
+    def __getitem__(self, key):
+        """The current default of the input named ``key`` (or that variable), as PyTensor's ``f[key]``."""
+        return self._default_cell(key)[0]
+
+    def __setitem__(self, key, value):
+        i = self._input_position(key)
+        self._default_cell(key)[0] = self.inputs[i].type.filter(value, False, True)
+
+    def _default_cell(self, key):
+        i = self._input_position(key)
+        if i not in self._defaults:
+            raise KeyError(f"{self._title()}: input {self._arg_name(i)} has no default value")
+        return self._defaults[i]
+
+    def _input_position(self, key) -> int:
+        if isinstance(key, str) and key in self._positions:
+            return self._positions[key]
+        for i, var in enumerate(self.inputs):
+            if var is key:
+                return i
+        raise KeyError(f"{self._title()} has no input {key!r}")
+
     # -- argument errors ------------------------------------------------------------
     def _merge_keywords(self, args, kwargs):
-        if len(args) > len(self.inputs) or (not kwargs and len(args) < len(self.inputs)):
+        if len(args) > len(self.inputs) or (not kwargs and not self._defaults and len(args) < len(self.inputs)):
             self._wrong_count(len(args))
         merged = list(args) + [_MISSING] * (len(self.inputs) - len(args))
         for key, value in kwargs.items():
@@ -211,6 +243,9 @@ class Function:
             if i < len(args):
                 raise TypeError(f"{self._title()} got input {key!r} twice (by position and by name)")
             merged[i] = value
+        for i, cell in self._defaults.items():
+            if merged[i] is _MISSING:
+                merged[i] = cell[0]
         missing = [self._arg_name(i) for i, v in enumerate(merged) if v is _MISSING]
         if missing:
             raise TypeError(f"{self._title()} is missing input(s): {', '.join(missing)}")
@@ -259,6 +294,7 @@ class Function:
                          stages=self.stages, name=self.name if name is None else name,
                          allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
                          shared_containers=containers)
+        new._defaults, new._positions = self._defaults, self._positions  # an In's state, shared
         if self.compiled_from is not None or self.copied_from is not None:  # it pickles
             new.copied_from = _CopiedFrom(self, dict(swap or {}), delete_updates, name)
         return new

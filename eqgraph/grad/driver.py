@@ -274,44 +274,60 @@ def _raise_not_differentiable(node, out, f):
         f"of {node.op}({', '.join(map(str, node.inputs))}); Rop of {f} needs it")
 
 
-def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
-    """The Jacobian of a vector (or scalar) ``expression``: one row per element.
+def _like_wrt(wrt, results):
+    """``results`` as PyTensor returns them: one variable for one ``wrt``, else a list or a tuple
+    as ``wrt`` was."""
+    if isinstance(wrt, Variable):
+        return results[0]
+    return tuple(results) if isinstance(wrt, tuple) else list(results)
 
-    For a static length the rows are built one by one and stacked, so the e-graph sees
-    them all; for a length known only at run time one row's graph is run in a loop
-    (``JacobianRows``, see ``eqgraph/grad/loop.py`` for why a loop).
+
+def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
+    """The Jacobian of ``expression`` for each of ``wrt``: of shape ``expression.shape + w.shape``
+    (PyTensor's), a variable, list or tuple as ``wrt`` is.
+
+    An expression of more than one dimension is flattened, differentiated, and the rows reshaped.
+    For a static length the rows are built one by one and stacked, so the e-graph sees them all;
+    for a length known only at run time one row's graph is run in a loop (``JacobianRows``, see
+    ``eqgraph/grad/loop.py`` for why a loop).
     """
     expression = et.as_tensor_variable(expression)
-    if expression.ndim == 0:
-        return grad(expression, wrt, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
-    if expression.ndim != 1:
-        raise ValueError(f"jacobian needs a vector (or a scalar), got {expression} of type {expression.type}; "
-                         "flatten it first")
     wrt_list = [wrt] if isinstance(wrt, Variable) else list(wrt)
+    kwargs = {"consider_constant": consider_constant, "disconnected_inputs": disconnected_inputs}
+    if expression.ndim == 0:
+        return _like_wrt(wrt, grad(expression, wrt_list, **kwargs))
+    if expression.ndim == 1:
+        return _like_wrt(wrt, _vector_jacobian(expression, wrt_list, kwargs))
+    rows = _vector_jacobian(et.flatten(expression), wrt_list, kwargs)
+    sizes = et.shape_of(expression)
+    return _like_wrt(wrt, [et.reshape(r, (*sizes, *et.shape_of(w)), ndim=expression.ndim + w.ndim)
+                           for r, w in zip(rows, wrt_list)])
+
+
+def _vector_jacobian(expression, wrt_list, kwargs) -> list:
+    """The Jacobian of the vector ``expression`` for each of ``wrt_list``: one row per element."""
     n = expression.type.shape[0]
     if n is None:
         index = TensorType("int64", ())("i")
-        rows = grad(expression[index], wrt_list, consider_constant=consider_constant,
-                    disconnected_inputs=disconnected_inputs)
+        rows = grad(expression[index], wrt_list, **kwargs)
         op = JacobianRows.build(index, rows, wrt_list)
-        stacked = op(et.shape_of(expression)[0], *op.free, return_list=True)
-        return stacked[0] if isinstance(wrt, Variable) else stacked
-    rows = [grad(expression[i], wrt_list, consider_constant=consider_constant,
-                 disconnected_inputs=disconnected_inputs) for i in range(n)]
+        return op(et.shape_of(expression)[0], *op.free, return_list=True)
     if n == 0:
-        return et.zeros((0, *et.shape_of(wrt)), dtype=_float_dtype(wrt)) if isinstance(wrt, Variable) else \
-            [et.zeros((0, *et.shape_of(w)), dtype=_float_dtype(w)) for w in wrt_list]
-    stacked = [et.stack([row[j] for row in rows]) for j in range(len(wrt_list))]
-    return stacked[0] if isinstance(wrt, Variable) else stacked
+        return [et.zeros((0, *et.shape_of(w)), dtype=_float_dtype(w)) for w in wrt_list]
+    rows = [grad(expression[i], wrt_list, **kwargs) for i in range(n)]
+    return [et.stack([row[j] for row in rows]) for j in range(len(wrt_list))]
 
 
 def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
-    """The matrix of second derivatives of the scalar ``cost`` for vectors ``wrt`` (of any length)."""
-    single = isinstance(wrt, Variable)
-    wrt_list = [wrt] if single else list(wrt)
+    """The second derivatives of the scalar ``cost`` for each of ``wrt``: of shape
+    ``w.shape + w.shape`` (a matrix for a vector ``w``), a variable, list or tuple as ``wrt`` is."""
+    cost = et.as_tensor_variable(cost)
+    if cost.ndim != 0:
+        raise ValueError(f"hessian needs a scalar cost, got {cost} of type {cost.type}")
+    wrt_list = [wrt] if isinstance(wrt, Variable) else list(wrt)
     out = []
     for w in wrt_list:
         g = grad(cost, w, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
         out.append(jacobian(et.specify_shape(g, w.type.shape), w, consider_constant=consider_constant,
                             disconnected_inputs="ignore"))
-    return out[0] if single else out
+    return _like_wrt(wrt, out)

@@ -28,7 +28,7 @@ from eqgraph.terms.type import describe_value
 
 def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None, truncate_gradient=-1,
          go_backwards=False, mode=None, name=None, profile=False, allow_gc=None, strict=False,
-         return_list=False):
+         return_list=False, return_updates=True):
     """Repeat ``fn`` over ``sequences``, feeding its outputs back; returns ``(outputs, updates)``.
 
     sequences : variables iterated over their first axis, or dicts ``{"input": x, "taps": [-1, 0]}``
@@ -52,7 +52,11 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     Returns the outputs (one variable, or a list when ``fn`` has several outputs or
     ``return_list``), each with ``n_steps`` entries along a new first axis, and an
     ``OrderedDict`` ``{shared variable: its value after the last step}`` to pass to
-    ``eqgraph.function(..., updates=...)``.
+    ``eqgraph.function(..., updates=...)``.  With ``return_updates=False`` (PyTensor 3's
+    signature) only the outputs are returned; the updates stay attached to the loop's node
+    (``node.tag["updates"]``), and ``eqgraph.function`` applies them to the shared variables
+    of every such loop its outputs use, unless its ``updates`` or ``no_default_updates`` say
+    otherwise.
     """
     seqs = _sequences(sequences)
     if n_steps is None and not seqs:
@@ -108,7 +112,11 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     results = op(*outer, return_list=True)
     outs = results[:len(outputs)]
     new_values = OrderedDict(zip(shared, results[len(outputs):]))
-    return (outs[0] if len(outs) == 1 and not return_list else outs), new_values
+    outs = outs[0] if len(outs) == 1 and not return_list else outs
+    if not return_updates:
+        results[0].owner.tag["updates"] = new_values
+        return outs
+    return outs, new_values
 
 
 # -- arguments --------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector
     cscalar, cvector, crow, ccol, cmatrix, ctensor3, ctensor4,
     zscalar, zvector, zrow, zcol, zmatrix, ztensor3, ztensor4,
 )
+from eqgraph.tensor.plurals import PLURALS
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
@@ -47,6 +48,7 @@ from eqgraph.tensor.subtensor import (
 # One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
 # et.exp, et.switch, ...; tests/test_public_api.py checks that each is here and in __all__
 globals().update(ELEMWISE_OPS)
+globals().update(PLURALS)  # et.dvectors("x", "y"), et.matrices(3), ... (tensor/plurals.py)
 divide = ELEMWISE_OPS["true_div"]
 floor_divide = ELEMWISE_OPS["int_div"]
 
@@ -54,11 +56,12 @@ floor_divide = ELEMWISE_OPS["int_div"]
 # the elementwise one above (it also takes one argument, as np.where does)
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
-    CumOp, Nonzero, Repeat, allclose, array_split_points, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
+    CumOp, Nonzero, Repeat, allclose, array_split_points, bincount, fill_diagonal, fill_diagonal_offset, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
     column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
 )
+from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
     Einsum, ExtractDiag, diag, diagonal, einsum, kron, tensordot, trace,
 )
@@ -107,15 +110,18 @@ __all__ = [
     "inc_subtensor", "set_subtensor",
     # everyday ops (issue 13)
     "Sort", "argsort", "sort", "take_along_axis",
-    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
+    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
+    "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
+    "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
     "Convolve", "conv1d", "conv2d",
 ]
 __all__ += [name for name in ELEMWISE_OPS if name not in __all__]   # every elementwise op's name
+__all__ += ["PLURALS", *sorted(PLURALS)]   # the plural constructors
 
 # The operators of TensorVariable call the ops through this namespace (see variable.py).
 variable.et = _sys.modules[__name__]

@@ -8,7 +8,8 @@ from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, con
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.shape import int64_const
 from eqgraph.settings import config
-from eqgraph.tensor.type import TensorType
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
@@ -69,11 +70,30 @@ def alloc(value, *shape):
     return Alloc()(value, *shape)
 
 
+def shape_entries(shape, what="the shape") -> tuple:
+    """The sizes in ``shape``: a tuple or list of sizes, one size, or (PyTensor's) one integer
+    vector, such as ``x.shape``, whose length is known when the graph is built."""
+    if isinstance(shape, (tuple, list)):
+        return tuple(shape)
+    vector = as_tensor_variable(shape)
+    if vector.ndim == 0:
+        return (vector,)
+    if vector.ndim != 1 or vector.dtype not in DISCRETE_DTYPES or vector.dtype == "bool":
+        raise TypeError(f"{what} must be sizes or an integer vector of them, got {vector} ({vector.type})")
+    if isinstance(vector, TensorConstant):
+        return tuple(int(n) for n in vector.data)  # plain ints keep the result's static shape
+    length = vector.type.shape[0]
+    if length is None:
+        raise ValueError(f"{what}: the length of {vector} ({vector.type}) is not known when the graph is "
+                         "built; use et.specify_shape to state it, or give the sizes as a list")
+    return tuple(vector[i] for i in range(length))
+
+
 def full(shape, fill_value, dtype=None):
-    """``np.full``: a tensor of ``shape`` filled with ``fill_value``."""
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    """``np.full``: a tensor of ``shape`` (sizes, or one integer vector such as ``x.shape``)
+    filled with ``fill_value``."""
     value = as_tensor_variable(fill_value, dtype=dtype)
-    return alloc(value, *shape)
+    return alloc(value, *shape_entries(shape, "full: shape"))
 
 
 def zeros(shape, dtype=None):

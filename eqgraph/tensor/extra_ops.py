@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.alloc import alloc, arange
+from eqgraph.tensor.alloc import alloc, arange, shape_entries
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.join import concatenate
-from eqgraph.tensor.math import all as all_, sum as sum_
+from eqgraph.tensor.math import all as all_, max as max_, sum as sum_
 from eqgraph.tensor.shape import flatten, int64_const, reshape, shape_of
-from eqgraph.tensor.subtensor import set_subtensor
+from eqgraph.tensor.subtensor import inc_subtensor, set_subtensor
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType, dtype_name_of
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -176,7 +176,7 @@ def repeat(x, repeats, axis=None):
 def tile(x, reps):
     """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
     x = as_tensor_variable(x)
-    reps = [reps] if not isinstance(reps, (tuple, list)) else list(reps)
+    reps = list(shape_entries(reps, "tile: reps"))
     ndim = max(x.ndim, len(reps))
     x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
     reps = [1] * (ndim - len(reps)) + reps
@@ -452,8 +452,97 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return E["switch"](E["and_"](E["isinf"](x), E["lt"](x, 0)), constant(neginf, dtype=x.dtype), out)
 
 
+# -- writing diagonals and counting ------------------------------------------------------------
+def _diagonal_value(a, val, what):
+    """``val`` as a 0-d tensor of ``a``'s dtype; PyTensor refuses a ``val`` that ``a``'s dtype
+    cannot hold without losing precision (a Python number fits any dtype)."""
+    val = as_tensor_variable(val)
+    if val.ndim != 0:
+        raise TypeError(f"{what}: val must be a scalar, got {val} with {val.ndim} dimensions")
+    if val.dtype != a.dtype and not getattr(val, "weak", False) and \
+            np.result_type(a.dtype, val.dtype) != np.dtype(a.dtype):
+        raise TypeError(f"{what}: val {val} of dtype {val.dtype} does not fit {a} of dtype {a.dtype}; cast it first")
+    return cast(val, a.dtype)
+
+
+def fill_diagonal(a, val):
+    """PyTensor's ``fill_diagonal``: a copy of ``a`` with ``a[i, i, ..., i] = val``; a matrix may be
+    rectangular (the first ``min(rows, columns)`` diagonal elements), a tensor of more dimensions
+    must have them all of one length, as NumPy requires."""
+    a = as_tensor_variable(a)
+    if a.ndim < 2:
+        raise TypeError(f"fill_diagonal: a must have at least two dimensions, got {a} with {a.ndim}")
+    val = _diagonal_value(a, val, "fill_diagonal")
+    known = {n for n in a.type.shape if n is not None}
+    if a.ndim > 2 and len(known) > 1:
+        raise ValueError(f"fill_diagonal: the {a.ndim} dimensions of {a} must have one length, got {a.type.shape}")
+    sizes = shape_of(a)
+    # a matrix takes the shorter side; more dimensions take the longest, so that unequal sizes
+    # known only at run time index out of bounds (an error) instead of filling a shorter diagonal
+    length = E["minimum"](*sizes) if a.ndim == 2 else _largest(sizes)
+    i = arange(length)
+    return set_subtensor(a[(i,) * a.ndim], val)
+
+
+def _largest(sizes):
+    out = sizes[0]
+    for s in sizes[1:]:
+        out = E["maximum"](out, s)
+    return out
+
+
+def fill_diagonal_offset(a, val, offset):
+    """PyTensor's ``fill_diagonal_offset``: a copy of the matrix ``a`` with its ``offset``-th diagonal
+    (above the main one for ``offset > 0``, below for ``offset < 0``) set to ``val``; ``offset`` is an
+    integer, possibly symbolic; a diagonal outside the matrix leaves it unchanged."""
+    a, offset = as_tensor_variable(a), as_tensor_variable(offset)
+    if a.ndim != 2:
+        raise TypeError(f"fill_diagonal_offset: a must be a matrix, got {a} with {a.ndim} dimensions")
+    val = _diagonal_value(a, val, "fill_diagonal_offset")
+    if offset.ndim != 0 or offset.dtype not in DISCRETE_DTYPES or offset.dtype == "bool":
+        raise TypeError(f"fill_diagonal_offset: offset must be an integer scalar, got {offset} ({offset.type})")
+    offset = cast(offset, "int64")
+    rows, cols = shape_of(a)
+    down, right = E["maximum"](-offset, 0), E["maximum"](offset, 0)
+    length = E["maximum"](E["minimum"](rows - down, cols - right), 0)
+    i = arange(length)
+    return set_subtensor(a[i + down, i + right], val)
+
+
+def bincount(x, weights=None, minlength=None, assert_nonneg=False):
+    """PyTensor's ``bincount``: ``out[n]`` counts (or, with ``weights``, sums the weights of) the
+    elements of the integer vector ``x`` equal to ``n``; ``len(out)`` is ``max(x) + 1``, at least
+    ``minlength``.  As in PyTensor the counts have ``x``'s dtype and the sums ``weights``' dtype.
+    A negative element is an error at run time whatever ``assert_nonneg`` says, never a count
+    written at the end of ``out``."""
+    x = as_tensor_variable(x)
+    if x.ndim != 1:
+        raise TypeError(f"bincount: x must be a vector, got {x} with {x.ndim} dimensions")
+    if x.dtype not in DISCRETE_DTYPES or x.dtype == "bool":
+        raise TypeError(f"bincount: x must hold integers, got {x} of dtype {x.dtype}")
+    # -1 appended: the length of an empty x's count is 0 (NumPy's), not an error from max of nothing
+    length = _max_or(x, -1) + 1
+    if minlength is not None:
+        length = E["maximum"](length, cast(as_tensor_variable(minlength), "int64"))
+    # a negative element is sent past the end, where indexing raises
+    where_to = E["switch"](E["ge"](x, 0), cast(x, "int64"), length)
+    if weights is None:
+        out, add = alloc(constant(0, dtype=x.dtype), length), constant(1, dtype=x.dtype)
+    else:
+        weights = as_tensor_variable(weights)
+        if weights.ndim != 1:
+            raise TypeError(f"bincount: weights must be a vector like x, got {weights} with {weights.ndim} dimensions")
+        out, add = alloc(constant(0, dtype=weights.dtype), length), weights
+    return inc_subtensor(out[where_to], add)
+
+
+def _max_or(x, floor):
+    """``max(x)``, or ``floor`` for an empty ``x``."""
+    return max_(concatenate([cast(x, "int64"), constant(np.array([floor], dtype="int64"))]))
+
+
 __all__ = [
-    "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
+    "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack", "where",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.alloc import arange
+from eqgraph.tensor.conditional import ifelse
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast, dimshuffle
 from eqgraph.tensor.shape import flatten, shape_of
-from eqgraph.tensor.type import TensorType
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.terms.type import describe_value
@@ -59,31 +60,83 @@ class Sort(Op):
         return int(n * max(np.log2(max(inputs[0][self.axis], 2)), 1))
 
 
-def _sort_input(x, axis):
+class CheckAxis(Op):
+    """``x`` itself, once the 0-d integer input ``axis`` is checked to be one of ``x``'s axes
+    (``-ndim <= axis < ndim``) at run time: what a graph that branches on a symbolic axis reads,
+    so that an axis out of range is an error rather than a branch taken by default."""
+
+    __props__ = ()
+    view_map = {0: [0]}
+
+    def make_node(self, x, axis):
+        x, axis = as_tensor_variable(x), as_tensor_variable(axis)
+        if axis.ndim != 0 or axis.dtype not in DISCRETE_DTYPES or axis.dtype == "bool":
+            raise TypeError(f"a symbolic axis must be a 0-d integer, got {axis} ({axis.type})")
+        if x.ndim == 0:
+            raise ValueError(f"{x} is 0-d: it has no axis {axis}")
+        return Apply(self, [x, axis], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        x, axis = inputs
+        if not -x.ndim <= int(axis) < x.ndim:
+            raise ValueError(f"axis {int(axis)} is out of bounds for an array of {x.ndim} dimensions "
+                             f"(input {node.inputs[0]})")
+        output_storage[0][0] = x
+
+    def infer_shape(self, fgraph, node, shapes):
+        return [shapes[0]]
+
+    def connection_pattern(self, node):
+        return [[True], [False]]
+
+    def grad(self, inputs, output_grads):
+        return [output_grads[0], None]  # the axis only selects
+
+
+def _static_axis(axis):
+    """``axis`` as an int when the graph knows it, or None for a symbolic one."""
+    if not isinstance(axis, Variable):
+        return axis
+    try:
+        return int(get_scalar_constant_value(axis))
+    except NotScalarConstantError:
+        return None
+
+
+def _sorted(x, axis, arg: bool):
     x = as_tensor_variable(x)
     if axis is None:
-        return flatten(x), 0
-    if isinstance(axis, Variable):  # Sort's axis is a property: it must be known now
-        try:
-            axis = int(get_scalar_constant_value(axis))
-        except NotScalarConstantError:
-            raise TypeError(f"sort: axis must be an int known when the graph is built; {axis} is a "
-                            "symbolic variable (a symbolic axis is not supported yet)") from None
-    if not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"sort: axis must be an int or None, not {describe_value(axis)}")
-    return x, _axis_of(x, axis)
+        return Sort(0, arg)(flatten(x))
+    static = _static_axis(axis)
+    if static is None:
+        return _sorted_along_symbolic_axis(x, axis, arg)
+    if not isinstance(static, (int, np.integer)):
+        raise TypeError(f"sort: axis must be an int, a 0-d integer variable or None, not {describe_value(axis)}")
+    return Sort(_axis_of(x, static), arg)(x)
+
+
+def _sorted_along_symbolic_axis(x, axis, arg: bool):
+    """One static-axis sort per axis of ``x``, chosen by a lazy ``ifelse`` on the checked axis:
+    only the sort taken runs, and the gradient is each branch's own."""
+    checked = CheckAxis()(x, axis)
+    axis = cast(checked.owner.inputs[1], "int64")
+    axis = E["switch"](E["lt"](axis, 0), axis + x.ndim, axis)
+    out = Sort(x.ndim - 1, arg)(checked)
+    for k in reversed(range(x.ndim - 1)):
+        out = ifelse(E["eq"](axis, k), Sort(k, arg)(checked), out)
+    return out
 
 
 def sort(x, axis=-1):
-    """``np.sort``: ``x`` sorted along ``axis`` (None: the flattened ``x``)."""
-    x, axis = _sort_input(x, axis)
-    return Sort(axis)(x)
+    """``np.sort``: ``x`` sorted along ``axis`` (None: the flattened ``x``); ``axis`` may be a 0-d
+    integer variable, as in PyTensor."""
+    return _sorted(x, axis, arg=False)
 
 
 def argsort(x, axis=-1):
-    """``np.argsort`` (stable): the indices that sort ``x`` along ``axis``."""
-    x, axis = _sort_input(x, axis)
-    return Sort(axis, arg=True)(x)
+    """``np.argsort`` (stable): the indices that sort ``x`` along ``axis`` (an int, a 0-d integer
+    variable, or None)."""
+    return _sorted(x, axis, arg=True)
 
 
 class ArgAlongAxis(Op):

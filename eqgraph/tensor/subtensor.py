@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
+from eqgraph.tensor.duplicates import last_writes
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.shape import MakeVector, Shape, int64_const, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
@@ -494,6 +495,15 @@ def set_subtensor(view, y):
     return _writing(view, y, True)
 
 
-def inc_subtensor(view, y):
-    """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``."""
+def inc_subtensor(view, y, *, ignore_duplicates=False):
+    """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``; repeated array indices
+    accumulate, or with ``ignore_duplicates`` (PyTensor's) act as NumPy's ``x[index] += y``: a
+    place named twice gets ``x + y`` once, from the last write (``tensor/duplicates.py``)."""
+    node = getattr(view, "owner", None)
+    if ignore_duplicates and node is not None and isinstance(node.op, AdvancedSubtensor):
+        x, *index_inputs = node.inputs
+        last = last_writes(x, node.op.idx_list, index_inputs, node.op.block_at, view.ndim)
+        if last is not None:
+            y = as_tensor_variable(y)
+            y = ELEMWISE_OPS["switch"](last, y, constant(0, dtype=y.dtype))
     return _writing(view, y, False)

@@ -1,0 +1,78 @@
+"""eqgraph.In, PyTensor's ``pytensor.compile.io.In``: defaults, names, updates kept as the
+function's state, and mutable/borrow (which never make an output alias an argument)."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+
+
+def test_a_default_value_and_a_keyword_name():
+    x, y = et.dscalars("x", "y")
+    f = eg.function([x, eg.In(y, value=1.0, name="offset")], x + y)
+    assert f(2.0) == 3.0 and f(2.0, 3.0) == 5.0 and f(2.0, offset=5.0) == 7.0
+    with pytest.raises(TypeError, match="missing input"):
+        f(offset=1.0)
+
+
+def test_an_update_keeps_state_between_calls():
+    total, step = et.dscalar("total"), et.dscalar("step")
+    f = eg.function([eg.In(step, value=1.0), eg.In(total, value=0.0, update=total + step, name="acc")], total * 2)
+    assert [f(), f(), f()] == [0.0, 2.0, 4.0]
+    assert f["acc"] == 3.0 and f[total] == 3.0
+    assert f(step=10.0) == 6.0 and f["acc"] == 13.0
+    f["acc"] = 100.0
+    assert f() == 200.0 and f["acc"] == 101.0
+    assert f(total=-1.0) == -2.0 and f["acc"] == 0.0  # a value passed is used, then updated
+
+
+def test_a_vector_state_is_never_the_callers_array():
+    v = et.dvector("v")
+    f = eg.function([eg.In(v, value=np.zeros(3), update=v + 1.0)], v)
+    first = f()
+    second = f()
+    np.testing.assert_array_equal(first, np.zeros(3))
+    np.testing.assert_array_equal(second, np.ones(3))
+    assert not np.shares_memory(first, f["v"]) and not np.shares_memory(second, f["v"])
+
+
+@pytest.mark.parametrize("options", [{"mutable": True}, {"borrow": True}, {"mutable": True, "borrow": True}])
+def test_mutable_and_borrow_never_alias_or_overwrite_the_argument(options):
+    v = et.dvector("v")
+    f = eg.function([eg.In(v, **options)], [v, v * 2])
+    value = np.arange(3.0)
+    same, double = f(value)
+    assert not np.shares_memory(same, value)
+    np.testing.assert_array_equal(value, np.arange(3.0))
+    np.testing.assert_array_equal(double, value * 2)
+
+
+def test_the_copy_of_a_function_shares_the_state():
+    c = et.dscalar("c")
+    f = eg.function([eg.In(c, value=0.0, update=c + 1.0)], c)
+    g = f.copy()
+    f()
+    assert g() == 1.0 and f["c"] == 2.0
+
+
+@pytest.mark.parametrize("build, error, match", [
+    (lambda x: eg.In(1.0), TypeError, "must be a symbolic Variable"),
+    (lambda x: eg.In(x, mutable=True, borrow=False), ValueError, "mutable=True implies borrow=True"),
+    (lambda x: eg.In(x, update=x + 1), ValueError, "needs an initial value"),
+    (lambda x: eg.In(x, strict=True), TypeError, "not supported"),
+    (lambda x: eg.function([eg.In(x, value=0.0, update=et.dvector("w"))], x), TypeError, "does not fit"),
+    (lambda x: eg.function([eg.In(x, value="a")], x), TypeError, r"In\(x\): the value"),
+])
+def test_clear_errors(build, error, match):
+    with pytest.raises(error, match=match):
+        build(et.dscalar("x"))
+
+
+def test_unknown_key_is_a_key_error():
+    x = et.dscalar("x")
+    f = eg.function([x], x)
+    with pytest.raises(KeyError, match="no default value"):
+        f["x"]
+    with pytest.raises(KeyError, match="no input"):
+        f["nope"]
