@@ -487,9 +487,7 @@ def _compare(rule: Rule, draw: Draw) -> None:
     elif isinstance(draw.left, FailedCheck) or isinstance(right, FailedCheck):
         if isinstance(draw.left, FailedCheck) and isinstance(right, FailedCheck) and draw.left.op == right.op:
             return
-        problem = (f"the left side {'raises' if isinstance(draw.left, FailedCheck) else 'does not raise'} "
-                   f"and the right side {'raises' if isinstance(right, FailedCheck) else 'does not'}: "
-                   f"{draw.left if isinstance(draw.left, FailedCheck) else right}")
+        problem = _check_difference(draw.left, right)
     elif np.shape(right) != np.shape(draw.left):
         problem = f"shapes differ: {np.shape(draw.left)} and {np.shape(right)}"
     elif not source.type.values_eq_approx(draw.left, right):
@@ -502,6 +500,15 @@ def _compare(rule: Rule, draw: Draw) -> None:
         f"  left side:  {source} = {_show(draw.left)}\n"
         f"  right side: {target if target is not None else '(not built)'} = "
         f"{_show(right) if right is not None else '-'}", rule)
+
+
+def _check_difference(left, right) -> str:
+    """How the run-time checks of two sides differ, where at least one failed."""
+    if not isinstance(right, FailedCheck):
+        return f"the left side's check fails ({left.op}), the right side raises nothing"
+    if not isinstance(left, FailedCheck):
+        return f"the right side's check fails ({right.op}), the left side raises nothing"
+    return f"the left side's check {left.op} fails, the right side's is another: {right.op}"
 
 
 def _describe(binding: Binding, values: dict) -> str:
