@@ -187,7 +187,7 @@ def type_rules() -> str:
         if n > 1:  # x[...] += x1: shaped like x
             rule(f"same-type-inc-{n}", f"IncSubtensor_{n}", "(same-type e x0)")
             rule(f"same-type-advanced-inc-{n}", f"AdvancedIncSubtensor_{n}", "(same-type e x0)")
-            rule(f"same-type-check-{n}", f"CheckAndRaise_{n}", "(same-type e x0)")  # the checked value
+            rule(f"checked-value-{n}", f"CheckAndRaise_{n}", "(checked-value e x0)")
     rules += [_linalg_rule(schema, op, j) for op in _linalg_ops() for j in range(len(op.core_axes()))]
     return "\n".join(rules) + "\n"
 

@@ -7,7 +7,10 @@ The output is ``value``; when a condition is false (``not all(condition)``, like
 
 In the e-graph the check is a term like any other, ``(CheckAndRaise_<n> value cond... exc msg)``
 with its exception and message as props, so two checks with different messages are different
-terms. Only rulesets/assertions.egg removes one, where every condition is proven true.
+terms. Only rulesets/assertions.egg removes one, where every condition is proven true. Its shape
+is read off its output (no ``infer_shape``, and its own shape-root in types.egg), so a graph that
+reads only the shape of a checked value still runs the check; only a fully static shape, a
+constant, is known without it.
 """
 
 from __future__ import annotations
@@ -95,7 +98,9 @@ class CheckAndRaise(Op):
                              meta=np.empty((0,) * value.ndim, dtype=value.dtype))
 
     def infer_shape(self, fgraph, node, shapes):
-        return [shapes[0]]
+        # the value's shape, read without the check, would let a graph that reads only the
+        # shape skip it (egraph/shapes.py answers Shape(v) from this); a static shape is known anyway
+        raise NotImplementedError(f"{self}: its shape is read off its output, so that the check runs")
 
     def connection_pattern(self, node):
         return [[True]] + [[False]] * (len(node.inputs) - 1)  # the conditions change no value

@@ -214,3 +214,13 @@ def test_cupy_copies_the_condition_to_the_host():
     np.testing.assert_array_equal(cupy.asnumpy(f(np.ones(2), 1.0)), [2.0, 2.0])
     with pytest.raises(AssertionError, match="gpu"):
         f(np.ones(2), -1.0)
+
+
+def test_a_term_reading_only_the_shape_still_runs_the_check():
+    # the check's shape is its value's, but reading it must not skip the check
+    x, s = et.dvector("x"), et.dscalar("s")
+    checked = et.assert_op(x, s > 0, msg="shape")
+    for out in [checked.shape[0], et.zeros_like(checked), et.second(checked, 1.0)]:
+        f = eg.function([x, s], out)
+        with pytest.raises(AssertionError, match="shape"):
+            f(np.ones(3), -1.0)
