@@ -31,13 +31,18 @@ _EXCEPTIONS: dict[str, type] = {}
 
 
 def _exception_name(cls: type) -> str:
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    """``cls``'s name, registered: its dotted path, made unique where another class has it (two
+    classes defined in a function, say), so that checks raising either are different ops."""
+    name = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    if _EXCEPTIONS.setdefault(name, cls) is not cls:
+        name = f"{name}@{id(cls):x}"
+        _EXCEPTIONS[name] = cls
+    return name
 
 
 def _exception_class(exc_type) -> type:
     """``exc_type`` itself, or the class a name given by ``_exception_name`` stands for."""
     if isinstance(exc_type, type) and issubclass(exc_type, BaseException):
-        _EXCEPTIONS.setdefault(_exception_name(exc_type), exc_type)
         return exc_type
     if not isinstance(exc_type, str):
         raise TypeError(f"CheckAndRaise: exc_type must be an exception class, got {exc_type!r}")
@@ -47,7 +52,7 @@ def _exception_class(exc_type) -> type:
     found = getattr(importlib.import_module(module) if module else builtins, name, None)
     if not (isinstance(found, type) and issubclass(found, BaseException)):
         raise TypeError(f"CheckAndRaise: {exc_type!r} names no exception class")
-    return _exception_class(found)
+    return found
 
 
 class CheckAndRaise(Op):

@@ -87,6 +87,20 @@ def test_a_user_exception_class_comes_back_from_the_egraph():
         f(-1.0)
 
 
+def test_two_exception_classes_of_one_name_are_different_checks():
+    def make():
+        class Failure(ValueError):
+            pass
+        return Failure
+
+    first, second = make(), make()
+    assert et.CheckAndRaise(first, "m") != et.CheckAndRaise(second, "m")
+    x = et.dscalar("x")
+    f = eg.function([x], et.CheckAndRaise(second, "m")(x * 1.0, x > 0))
+    with pytest.raises(second):
+        f(-1.0)
+
+
 # -- the e-graph ---------------------------------------------------------------------------------
 def test_an_unproven_check_is_kept():
     x, s = et.dvector("x"), et.dscalar("s")
