@@ -146,7 +146,8 @@ def send_prelude(session, schema: Schema) -> None:
 #: ops whose inputs are one vector child, ``(Join (vec-of a b c) axis)`` (module docstring)
 VECTOR_INPUTS = (et.Join, et.Einsum)
 VARIADIC = (et.Alloc, et.MakeVector, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
-            et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable, et.CheckAndRaise)  # named Op_<inputs>, e.g. IfElse_3
+            et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable,
+            et.CheckAndRaise)  # named Op_<inputs>, e.g. IfElse_3
 #: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
 #: rulesets/types.egg, for up to this many inputs (a constructor first declared by a graph's
 #: encoding has no type rules)
