@@ -19,6 +19,11 @@ A general rule whose one action unions the matched term with another,
 (``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
 ndim. One whose right side reads what its guards compute is reported, not checked.
 
+A run-time check (``CheckAndRaise``) that fails on the left side is that side's value: the
+right side must fail the same check (a rule that drops a check, or one of its conditions, is
+unsound wherever the check would have raised). A check's exception props are drawn as
+exception names (``CHECK_EXCEPTIONS``).
+
 A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
 and the counterexample; values are equal where both are NaN.  Draws come from
 ``numpy.random.default_rng``, seeded per rule, so a check is repeatable.
