@@ -225,9 +225,11 @@ def test_cupy_copies_the_condition_to_the_host():
     cupy = pytest.importorskip("cupy")
     x, s = et.dvector("x"), et.dscalar("s")
     f = eg.function([x, s], et.assert_op(x * 2, s > 0, msg="gpu"), backend="cupy")
-    np.testing.assert_array_equal(cupy.asnumpy(f(np.ones(2), 1.0)), [2.0, 2.0])
-    with pytest.raises(AssertionError, match="gpu"):
-        f(np.ones(2), -1.0)
+    np.testing.assert_array_equal(f(np.ones(2), 1.0), [2.0, 2.0])        # NumPy in, NumPy out
+    np.testing.assert_array_equal(f(cupy.ones(2), cupy.asarray(1.0)).get(), [2.0, 2.0])
+    for args in [(np.ones(2), -1.0), (cupy.ones(2), cupy.asarray(-1.0))]:  # the condition on the device
+        with pytest.raises(AssertionError, match="gpu"):
+            f(*args)
 
 
 def test_a_term_reading_only_the_shape_still_runs_the_check():
