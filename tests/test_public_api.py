@@ -11,6 +11,7 @@ import eqgraph
 
 # eqgraph.tensor's public names (``dir``) before it had ``__all__``; a change here is an API change.
 TENSOR_NAMES = """
+Assert CheckAndRaise assert_op assertion check_and_raise
 ARange AdvancedIncSubtensor AdvancedSubtensor Alloc Cast DimShuffle ELEMWISE_OPS Elemwise FLOATX
 IncSubtensor Join MakeVector MatMul NotScalarConstantError REDUCTIONS Reduce Reshape SCALAR_OPS
 Shape Softmax SpecifyShape Subtensor SumToShape TYPES TensorConstant TensorType TensorVariable abs
@@ -70,7 +71,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     et = importlib.import_module("eqgraph.tensor")
     assert len(et.__all__) == len(set(et.__all__))
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
-    assert submodules == {"basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
+    assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
                           "products", "sorting", "random_draws", "spacing", "plurals", "duplicates"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules

@@ -45,7 +45,7 @@ from eqgraph.rules import ruleset as rs
 DEFAULT_RULESETS = (("types", "saturate"), ("fold", "saturate"),
                     ("algebra", "step"), ("commute", "step"), ("shapes", "step"), ("reductions", "step"),
                     ("indexing", "step"), ("stability", "step"), ("gradclean", "step"), ("matmul", "step"),
-                    ("linalg", "step"), ("ifelse", "step"))
+                    ("linalg", "step"), ("ifelse", "step"), ("assertions", "step"))
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
 #: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the

@@ -146,7 +146,8 @@ def send_prelude(session, schema: Schema) -> None:
 #: ops whose inputs are one vector child, ``(Join (vec-of a b c) axis)`` (module docstring)
 VECTOR_INPUTS = (et.Join, et.Einsum)
 VARIADIC = (et.Alloc, et.MakeVector, et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor,
-            et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable)  # named Op_<inputs>, e.g. IfElse_3
+            et.AdvancedIncSubtensor, et.IfElse, et.random.RandomVariable,
+            et.CheckAndRaise)  # named Op_<inputs>, e.g. IfElse_3
 #: joins, allocs, vectors of scalars and basic indexing are declared, and typed by
 #: rulesets/types.egg, for up to this many inputs (a constructor first declared by a graph's
 #: encoding has no type rules)
@@ -187,6 +188,7 @@ def type_rules() -> str:
         if n > 1:  # x[...] += x1: shaped like x
             rule(f"same-type-inc-{n}", f"IncSubtensor_{n}", "(same-type e x0)")
             rule(f"same-type-advanced-inc-{n}", f"AdvancedIncSubtensor_{n}", "(same-type e x0)")
+            rule(f"checked-value-{n}", f"CheckAndRaise_{n}", "(checked-value e x0)")
     rules += [_linalg_rule(schema, op, j) for op in _linalg_ops() for j in range(len(op.core_axes()))]
     return "\n".join(rules) + "\n"
 
@@ -356,7 +358,8 @@ def _prototypes():
         ops += [(et.Alloc(), n), (et.MakeVector("int64"), n), (et.Join(0), n),  # one Join for all n
                 (et.Subtensor((FULL_SLICE,)), n)]
         if n > 1:  # x, y and the indices
-            ops += [(et.IncSubtensor((FULL_SLICE,), False), n), (et.AdvancedIncSubtensor(("a",), False), n)]
+            ops += [(et.IncSubtensor((FULL_SLICE,), False), n), (et.AdvancedIncSubtensor(("a",), False), n),
+                    (et.Assert(), n)]  # the value and n - 1 conditions: rulesets/assertions.egg
     for n in range(1, 5):  # x and up to three index arrays: the layouts types.egg writes out
         ops += [(et.AdvancedSubtensor(("a",)), n)]
     return ops

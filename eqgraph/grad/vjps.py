@@ -268,6 +268,12 @@ def _specify_shape(g, out, x, shape):
     return [g]
 
 
+@entry("CheckAndRaise")
+def _check_and_raise(g, out, inputs, exc_name, msg):
+    """The value's cotangent passes through unchecked, as PyTensor's; the conditions have none."""
+    return [g] + [disconnected() for _ in inputs[1:]]
+
+
 @entry("SumToShape", 2)
 def _sum_to_shape(g, out, x, like):
     return [et.fill(x, g), disconnected()]

@@ -7,12 +7,16 @@ properties and constant inputs), ``inputs`` its inputs already converted to eqgr
 output (or a list of them); ``convert.py`` casts each to PyTensor's dtype where eqgraph's NumPy
 dtype rules differ. An op with no entry raises ``UnsupportedOp`` naming it.
 
-Checks (``CheckParameterValue``, ``Assert``): eqgraph has no assertion op, so a failed check
-makes the value NaN (``switch(all conditions, value, nan)``), never a silently unchecked value.
+Checks (``Assert``, ``CheckAndRaise``) become eqgraph's ``CheckAndRaise``, raising the same
+exception with the same message. PyMC's ``CheckParameterValue`` is translated as PyMC compiles
+it: removed under ``check_bounds=False`` (``CHECK_BOUNDS``, which ``from_pymc`` sets from the
+model), else ``switch(all conditions, value, -inf)`` where the op says ``can_be_replaced_by_ninf``,
+else a check raising PyMC's ``ParameterValueError``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 
 import numpy as np
@@ -217,13 +221,31 @@ def _write(node, view, y):
 
 
 # -- checks ------------------------------------------------------------------------------
+#: whether PyMC's parameter checks are kept (its model's ``check_bounds``); ``from_pymc`` sets it
+CHECK_BOUNDS = contextvars.ContextVar("CHECK_BOUNDS", default=True)
+
+
 def _check(node, value, *conditions):
-    """``value`` where every condition holds, NaN elsewhere (eqgraph has no assertion op)."""
-    if np.dtype(value.dtype).kind not in "fc":
-        raise UnsupportedOp(node.op, node, why=f"a check on a {value.dtype} value has no NaN to become; "
-                                               "eqgraph has no assertion op yet")
-    ok = functools.reduce(ELEMWISE_OPS["and_"], [et.all(c) for c in conditions])
-    return et.switch(ok, value, et.constant(np.asarray(np.nan, dtype=value.dtype)))
+    """A PyTensor ``CheckAndRaise`` (``Assert``): eqgraph's, with the same exception and message."""
+    if _is_parameter_check(node.op):
+        return _parameter_check(node, value, conditions)
+    return et.CheckAndRaise(node.op.exc_type, node.op.msg)(value, *conditions)
+
+
+def _is_parameter_check(op) -> bool:
+    # by name: PyMC is an optional extra that this module does not import
+    return any(cls.__name__ == "CheckParameterValue" for cls in type(op).__mro__)
+
+
+def _parameter_check(node, value, conditions):
+    """PyMC's ``CheckParameterValue`` as PyMC's compiled functions have it (pymc.pytensorf's
+    ``local_check_parameter_to_ninf_switch`` and ``local_remove_check_parameter``)."""
+    if not CHECK_BOUNDS.get():
+        return value
+    if node.op.can_be_replaced_by_ninf:
+        ok = functools.reduce(ELEMWISE_OPS["and_"], [et.all(c) for c in conditions])
+        return et.switch(ok, value, et.constant(np.asarray(-np.inf, dtype=value.dtype)))
+    return et.CheckAndRaise(node.op.exc_type, node.op.msg)(value, *conditions)
 
 
 # -- shapes and allocation ----------------------------------------------------------------
@@ -357,7 +379,7 @@ OPS = {
     Solve:             _core,
     MatrixInverse:     _core,
     Det:               _core,
-    # checks: NaN where a check fails (see the module docstring)
+    # checks (see the module docstring)
     CheckAndRaise:             _check,
     # identities PyTensor's function machinery puts in graphs
     DeepCopyOp:                lambda node, x: x,

@@ -6,6 +6,7 @@ from pymc.pytensorf import gradient
 from pytensor.tensor.math import variadic_add
 
 from eqgraph.pytensor.convert import Converted, from_pytensor
+from eqgraph.pytensor.ops import CHECK_BOUNDS
 
 
 def from_pymc(model, jacobian: bool = True) -> Converted:
@@ -18,4 +19,8 @@ def from_pymc(model, jacobian: bool = True) -> Converted:
     logp = variadic_add(*(term.sum() for term in terms))
     dlogp = gradient(logp, model.continuous_value_vars)
     labels = {term: var.name for term, var in zip(terms, variables)}
-    return from_pytensor([logp, dlogp], inputs=model.value_vars, labels=labels)
+    token = CHECK_BOUNDS.set(model.check_bounds)  # its parameter checks, kept or not as PyMC keeps them
+    try:
+        return from_pytensor([logp, dlogp], inputs=model.value_vars, labels=labels)
+    finally:
+        CHECK_BOUNDS.reset(token)

@@ -19,6 +19,11 @@ A general rule whose one action unions the matched term with another,
 (``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
 ndim. One whose right side reads what its guards compute is reported, not checked.
 
+A run-time check (``CheckAndRaise``) that fails on the left side is that side's value: the
+right side must fail the same check (a rule that drops a check, or one of its conditions, is
+unsound wherever the check would have raised). A check's exception props are drawn as
+exception names (``CHECK_EXCEPTIONS``).
+
 A disagreement raises :class:`UnsoundRuleError` naming the rule, its file:line
 and the counterexample; values are equal where both are NaN.  Draws come from
 ``numpy.random.default_rng``, seeded per rule, so a check is repeatable.
@@ -62,6 +67,8 @@ from eqgraph.terms.graph import toposort
 DTYPES = ("float64", "float32", "int64", "bool")
 NDIMS = (0, 1, 2, 3)
 CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # for f64 variables
+#: the exceptions a drawn run-time check raises (its props name the class)
+CHECK_EXCEPTIONS = ("AssertionError", "ValueError")
 #: egglog's primitive functions that rule patterns use, for building right-hand sides
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
               "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
@@ -388,7 +395,7 @@ def _draw(binding: Binding, source, target) -> Draw | None:
     try:
         graph = binding.build(source)
         values = binding.arrays()
-        [left] = evaluate([graph], values)
+        [left] = _value_or_failed_check(graph, values)
     except Exception:  # noqa: BLE001  (make_node or NumPy refuse: outside the left side's domain)
         return None
     try:
@@ -459,12 +466,21 @@ def _saturate(alone: Ruleset, inputs: list, outputs: list):
         return session.saturate(Limits(iterations=1)), session.snapshot()
 
 
+def _value_or_failed_check(graph, values: dict) -> list:
+    """``[graph's value]``, or ``[FailedCheck]`` where one of its run-time checks raised."""
+    try:
+        return evaluate([graph], values)
+    except FailedCheck as failed:
+        return [failed]
+
+
 def _compare(rule: Rule, draw: Draw) -> None:
-    """Raise UnsoundRuleError unless the target has the source's type and value."""
+    """Raise UnsoundRuleError unless the target has the source's type and value (or, where the
+    source's run-time check failed, the target's same check fails)."""
     source, target, right, failure = draw.source, draw.target, None, None
     if target is not None:
         try:
-            [right] = evaluate([target], draw.values)
+            [right] = _value_or_failed_check(target, draw.values)
         except Exception as err:  # noqa: BLE001  (the counterexample: the left side ran, this did not)
             failure = f"{type(err).__name__}: {err}"
     if target is None:
@@ -473,6 +489,10 @@ def _compare(rule: Rule, draw: Draw) -> None:
         problem = f"the right side has type {target.type}, the left side {source.type}"
     elif failure is not None:
         problem = f"the right side fails: {failure}"
+    elif isinstance(draw.left, FailedCheck) or isinstance(right, FailedCheck):
+        if isinstance(draw.left, FailedCheck) and isinstance(right, FailedCheck) and draw.left.op == right.op:
+            return
+        problem = _check_difference(draw.left, right)
     elif np.shape(right) != np.shape(draw.left):
         problem = f"shapes differ: {np.shape(draw.left)} and {np.shape(right)}"
     elif not source.type.values_eq_approx(draw.left, right):
@@ -485,6 +505,15 @@ def _compare(rule: Rule, draw: Draw) -> None:
         f"  left side:  {source} = {_show(draw.left)}\n"
         f"  right side: {target if target is not None else '(not built)'} = "
         f"{_show(right) if right is not None else '-'}", rule)
+
+
+def _check_difference(left, right) -> str:
+    """How the run-time checks of two sides differ, where at least one failed."""
+    if not isinstance(right, FailedCheck):
+        return f"the left side's check fails ({left.op}), the right side raises nothing"
+    if not isinstance(left, FailedCheck):
+        return f"the right side's check fails ({right.op}), the left side raises nothing"
+    return f"the left side's check {left.op} fails, the right side's is another: {right.op}"
 
 
 def _describe(binding: Binding, values: dict) -> str:
@@ -508,12 +537,27 @@ def _alone(ruleset: Ruleset, rule: Rule) -> Ruleset:
 
 
 # -- evaluation: the meaning of a graph, node by node ------------------------------------------
+class FailedCheck(Exception):
+    """A run-time check (``CheckAndRaise``) of the graph raised: the graph's meaning on these
+    values, which the other side of a rule must have too (the same check failing)."""
+
+    def __init__(self, op):
+        super().__init__(f"{op} raised")
+        self.op = op
+
+
 def evaluate(outputs, values: dict) -> list:
     """The values of ``outputs``, running each node's ``perform`` on ``values`` (copied)."""
     cells = {v: np.array(x, copy=True) for v, x in values.items()}
     for node in toposort(outputs):
         storage = [[None] for _ in node.outputs]
-        node.op.perform(node, [cells[v] if v in cells else v.data for v in node.inputs], storage)
+        inputs = [cells[v] if v in cells else v.data for v in node.inputs]
+        try:
+            node.op.perform(node, inputs, storage)
+        except Exception as err:
+            if isinstance(node.op, et.CheckAndRaise) and isinstance(err, node.op.exc_type):
+                raise FailedCheck(node.op) from err
+            raise
         cells.update(zip(node.outputs, (cell[0] for cell in storage)))
     return [cells[v] if v in cells else v.data for v in outputs]
 
@@ -702,4 +746,6 @@ class Binding:
                 if x.ndim == 0:
                     raise TypeError("softmax needs an axis")
                 self.primitives[arg] = int(self.rng.integers(x.ndim))
+            elif head.startswith("CheckAndRaise_") and codec.sort == "String":  # an exception's name (or message)
+                self.primitives[arg] = str(self.rng.choice(CHECK_EXCEPTIONS))
         return self.primitive(arg, codec.sort)

@@ -38,6 +38,7 @@ from eqgraph.tensor.math import (
     max, mean, min, normalize_axis, outer, prod, std, sum, var,
 )
 from eqgraph.tensor.conditional import IfElse, ifelse
+from eqgraph.tensor.assertion import Assert, CheckAndRaise, assert_op, check_and_raise
 from eqgraph.tensor import random
 from eqgraph.tensor.random import RandomStream
 from eqgraph.tensor.subtensor import (
@@ -103,6 +104,8 @@ __all__ = [
     "softmax", "std", "sum", "var",
     # control flow
     "IfElse", "ifelse",
+    # run-time checks
+    "Assert", "CheckAndRaise", "assert_op", "check_and_raise",
     # random numbers
     "RandomStream",
     # indexing

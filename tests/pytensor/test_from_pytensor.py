@@ -14,7 +14,7 @@ pytensor = pytest.importorskip("pytensor")
 import pytensor.scalar as ps  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.builders import OpFromGraph  # noqa: E402
-from pytensor.raise_op import Assert  # noqa: E402
+from pytensor.raise_op import Assert, CheckAndRaise  # noqa: E402
 from pytensor.tensor.basic import alloc_diag  # noqa: E402
 from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
@@ -106,14 +106,59 @@ def test_cumulative_ops_softmax_sorting_and_repeating():
     same_as_pytensor([x, r], [*outs, pt.grad(cost, x), *more], RNG.normal(size=(3, 4)), np.array([2, 0, 1]))
 
 
+def _compiled(inputs, outputs):
+    converted = from_pytensor(outputs, inputs=inputs)
+    return eg.function(converted.inputs, converted.outputs)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered in log")
-def test_a_failed_check_makes_the_value_nan():
+def test_a_failed_assert_raises_its_message():
     x = pt.dvector("x")
-    checked = Assert("x must be positive")(pt.log(x), pt.all(x > 0))
-    converted = from_pytensor([checked], inputs=[x])
-    f = eg.function(converted.inputs, converted.outputs)
+    f = _compiled([x], [Assert("x must be positive")(pt.log(x), pt.all(x > 0))])
     np.testing.assert_allclose(f(np.array([1.0, 2.0]))[0], np.log([1.0, 2.0]))
-    assert np.isnan(f(np.array([1.0, -2.0]))[0]).all()
+    with pytest.raises(AssertionError, match="x must be positive"):
+        f(np.array([1.0, -2.0]))
+
+
+def test_check_and_raise_keeps_its_exception():
+    x = pt.dscalar("x")
+    f = _compiled([x], [CheckAndRaise(ValueError, "x > 0")(x * 2, x > 0)])
+    assert f(1.0)[0] == 2.0
+    with pytest.raises(ValueError, match="x > 0"):
+        f(-1.0)
+
+
+def test_a_parameter_check_raises_parameter_value_error():
+    logprob = pytest.importorskip("pymc.logprob.utils")
+    sigma = pt.dscalar("sigma")
+    f = _compiled([sigma], [logprob.CheckParameterValue("sigma > 0")(sigma * 2, sigma > 0)])
+    with pytest.raises(logprob.ParameterValueError, match="sigma > 0"):
+        f(-1.0)
+
+
+def test_a_replaceable_parameter_check_is_minus_inf():
+    logprob = pytest.importorskip("pymc.logprob.utils")
+    sigma = pt.dscalar("sigma")
+    check = logprob.CheckParameterValue("sigma > 0", can_be_replaced_by_ninf=True)
+    f = _compiled([sigma], [check(sigma * 2, sigma > 0)])
+    assert f(1.0)[0] == 2.0 and f(-1.0)[0] == -np.inf
+
+
+@pytest.mark.parametrize("check_bounds", [True, False])
+def test_from_pymc_keeps_parameter_checks_as_pymc_compiles_them(check_bounds):
+    pm = pytest.importorskip("pymc")
+    from eqgraph.pytensor import from_pymc
+
+    with pm.Model(check_bounds=check_bounds) as model:
+        sigma = pm.Normal("sigma")   # free, so it may be negative: Normal's logp checks it
+        pm.Normal("y", 0.0, sigma, observed=np.array([0.5, -0.5]))
+    converted = from_pymc(model)
+    logp = eg.function(converted.inputs, converted.outputs[0])
+    with np.errstate(invalid="ignore"):
+        want = model.compile_logp()({"sigma": -1.0})
+        got = logp(-1.0)
+    assert (got == -np.inf) == check_bounds   # unchecked: log(sigma) of a negative sigma is NaN
+    np.testing.assert_allclose(got, want)
 
 
 def test_op_from_graph_is_inlined():

@@ -151,6 +151,9 @@ def _every_arity(x, i, m):
 VARIADIC_LAYOUTS = {
     **VARIADIC_LAYOUTS,
     "every-arity": ([(F64, (3, 4, 5, 6, 7, 8, 9)), ("int64", ()), (F64, (2, None))], _every_arity),
+    "checks-every-arity": ([(F64, (2, None)), ("bool", ()), ("float32", (3,))],   # typed as the value
+                           lambda v, c, w: [et.Assert("m")(v, *[c] * n) for n in range(1, MAX_INPUTS)]
+                           + [et.CheckAndRaise(ValueError, "w")(w, w > 0)]),
 }
 
 # The other ops rulesets/types.egg types: linear algebra, sorting, scans, diagonals, shapes
