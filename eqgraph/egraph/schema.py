@@ -90,6 +90,10 @@ ANALYSES = """
 (relation integer-dtype (String))                            ; the signed and unsigned integer dtypes
 (relation float-dtype (String))                              ; the real floating-point dtypes
 (function inexact (String) bool :no-merge)                   ; a float or complex dtype?
+(relation known-finite (T))                                  ; value facts (types.egg): no inf, no NaN
+(relation known-nonzero (T))                                 ; no element is 0
+(relation known-positive (T))                                ; every element > 0 or NaN
+(relation known-nonneg (T))                                  ; every element >= 0 or NaN
 """
 
 
