@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from eqgraph.tensor import special
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
                                   get_underlying_scalar_constant_value, int64_const)
 from eqgraph.tensor.type import TensorType
@@ -169,6 +170,18 @@ _INTEGER = No("integer-valued output: piecewise constant")
 
 
 @dataclass(frozen=True)
+class NotImplementedVJP:
+    """``vjp=`` of an op whose gradient PyTensor has but eqgraph does not yet: taking it raises,
+    naming the op, rather than giving a zero gradient."""
+
+    op: str
+    needs: str
+
+    def __call__(self, g, y, *inputs):
+        raise NotImplementedError(f"the gradient of {self.op} is not implemented: it needs {self.needs}")
+
+
+@dataclass(frozen=True)
 class ScalarOp:
     """One elementwise op, every fact of it in one place; each per-op table is derived from these.
 
@@ -240,6 +253,10 @@ _C_MOD = ("(({1}) == 0 ? fmod({0}, {1}) : (fmod({0}, {1}) != 0 ? ((({1}) < 0) !=
 _C_DIV = "(({0}) - fmod({0}, {1})) / ({1}) - ((fmod({0}, {1}) != 0 && ((({1}) < 0) != (fmod({0}, {1}) < 0))) ? 1 : 0)"
 _C_INT_DIV = (f"(({{1}}) == 0 ? ({{0}}) / ({{1}}) : (({_C_DIV}) != 0 ? floor({_C_DIV}) + "
               f"(({_C_DIV}) - floor({_C_DIV}) > 0.5 ? 1 : 0) : ((signbit({{0}}) != 0) != (signbit({{1}}) != 0) ? -0.0 : 0.0)))")
+
+#: logit(x) = log(x / (1 - x)), by log1p of (2x - 1) / (1 - x) near 1/2 (special._logit says why)
+_LOGIT = "(math.log1p((2.0 * {0} - 1.0) / (1.0 - {0})) if ({0} > 0.3 and {0} < 0.65) else math.log({0} / (1.0 - {0})))"
+_C_LOGIT = "((({0}) > 0.3 && ({0}) < 0.65) ? log1p((2 * ({0}) - 1) / (1 - ({0}))) : log(({0}) / (1 - ({0}))))"
 
 # fmt: off
 SCALAR_OPS: dict[str, ScalarOp] = {
@@ -316,6 +333,49 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "erf":      ScalarOp(1, _erf, dtype=_erf_dtype,
                          vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
+    # special functions (tensor/special.py: SciPy where installed; without it, the fallback or the
+    # error named there). The Numba forms that libm lacks are not written yet: such a group stays on NumPy
+    "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln), dtype=special.float_dtype,  # log|gamma(x)|
+                         vjp=lambda g, y, x: g * E["psi"](x),   # fallback without SciPy: math.lgamma
+                         numba="(-math.inf if {0} == -math.inf else math.lgamma({0}))",  # SciPy's -inf there
+                         c="(isinf({0}) && ({0}) < 0 ? ({0}) : lgamma({0}))", libm_ns=1.0, domain=(0.0, math.inf)),
+    "psi":      ScalarOp(1, special.Special("psi", "psi"), dtype=special.float_dtype,  # digamma; needs SciPy
+                         vjp=lambda g, y, x: g * E["tri_gamma"](x),
+                         numba=No("libm has no digamma: a Numba scalar function of its own is not written yet"),
+                         c=No("CUDA's math library has no digamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "tri_gamma": ScalarOp(1, special.Special("tri_gamma", "polygamma", (1,)), dtype=special.float_dtype,
+                          vjp=NotImplementedVJP("tri_gamma", "polygamma(2, x), which eqgraph has no op for"),
+                          numba=No("libm has no trigamma: a Numba scalar function of its own is not written yet"),
+                          c=No("CUDA's math library has no trigamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "erfc":     ScalarOp(1, special.Special("erfc", "erfc"), dtype=special.float_dtype,  # without SciPy: math.erfc
+                         vjp=lambda g, y, x: -g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
+                         numba="math.erfc({0})", c="erfc({0})", libm_ns=1.0),
+    "erfcx":    ScalarOp(1, special.Special("erfcx", "erfcx"), dtype=special.float_dtype,  # exp(x^2) erfc(x); SciPy
+                         vjp=lambda g, y, x: g * (2 * x * y - 2 / math.sqrt(math.pi)),
+                         numba=No("libm has no erfcx: a Numba scalar function of its own is not written yet"),
+                         c="erfcx({0})", libm_ns=1.0),
+    "erfinv":   ScalarOp(1, special.Special("erfinv", "erfinv"), dtype=special.float_dtype,  # needs SciPy
+                         vjp=lambda g, y, x: g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
+                         numba=No("libm has no erfinv: a Numba scalar function of its own is not written yet"),
+                         c="erfinv({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
+    "erfcinv":  ScalarOp(1, special.Special("erfcinv", "erfcinv"), dtype=special.float_dtype,  # needs SciPy
+                         vjp=lambda g, y, x: -g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
+                         numba=No("libm has no erfcinv: a Numba scalar function of its own is not written yet"),
+                         c="erfcinv({0})", libm_ns=1.0, domain=(0.0, 2.0)),
+    "logit":    ScalarOp(1, special.Special("logit", "logit"), dtype=special.float_dtype,  # log(x / (1 - x))
+                         vjp=lambda g, y, x: g / (x * (1 - x)),   # without SciPy: special._logit's NumPy form
+                         numba=_LOGIT.format("{0}"), c=_C_LOGIT.format("{0}"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "xlogx":    ScalarOp(1, special.xlogx, dtype=special.float_dtype,  # x log(x), 0 at 0 (NumPy only)
+                         vjp=lambda g, y, x: g * (1 + E["log"](x)),
+                         numba="(0.0 if {0} == 0 else {0} * math.log({0}))",
+                         c="(({0}) == 0 ? 0 : ({0}) * log({0}))", libm_ns=1.0, domain=(0.0, math.inf)),
+    "xlogy0":   ScalarOp(2, special.xlogy0, dtype=special.float_dtype,  # x log(y), 0 where x = 0 (NumPy only)
+                         vjp=lambda g, y, a, b: (g * E["log"](b), g * a / b),
+                         numba="(0.0 if {0} == 0 else {0} * math.log({1}))",
+                         c="(({0}) == 0 ? 0 : ({0}) * log({1}))", libm_ns=1.0, domain=(0.0, math.inf)),
+    "gamma":    ScalarOp(1, special.Special("gamma", "gamma"), dtype=special.float_dtype,  # without SciPy: math.gamma
+                         vjp=lambda g, y, x: g * y * E["psi"](x),
+                         numba="math.gamma({0})", c="tgamma({0})", libm_ns=1.0, domain=(0.0, math.inf)),
     # trigonometry
     "sin":      ScalarOp(1, "sin", vjp=lambda g, y, x: g * E["cos"](x),
                          numba="math.sin({0})", c="sin({0})", libm_ns=1.0),
