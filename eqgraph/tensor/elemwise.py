@@ -334,7 +334,9 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
     # special functions (tensor/special.py: SciPy where installed; without it, the fallback or the
-    # error named there). The Numba forms that libm lacks are not written yet: such a group stays on NumPy
+    # error named there). The Numba forms that libm lacks are not written yet: such a group stays on
+    # NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
+    # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
     "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln), dtype=special.float_dtype,  # log|gamma(x)|
                          vjp=lambda g, y, x: g * E["psi"](x),   # fallback without SciPy: math.lgamma
                          numba="(-math.inf if {0} == -math.inf else math.lgamma({0}))",  # SciPy's -inf there
@@ -364,15 +366,15 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          c="erfcinv({0})", libm_ns=1.0, domain=(0.0, 2.0)),
     "logit":    ScalarOp(1, special.Special("logit", "logit"), dtype=special.float_dtype,  # log(x / (1 - x))
                          vjp=lambda g, y, x: g / (x * (1 - x)),   # without SciPy: special._logit's NumPy form
-                         numba=_LOGIT.format("{0}"), c=_C_LOGIT.format("{0}"), libm_ns=1.0, domain=(0.0, 1.0)),
+                         numba=_LOGIT.format("{0}"), c=_C_LOGIT.format("{0}"), libm_ns=5.0, domain=(0.0, 1.0)),
     "xlogx":    ScalarOp(1, special.xlogx, dtype=special.float_dtype,  # x log(x), 0 at 0 (NumPy only)
                          vjp=lambda g, y, x: g * (1 + E["log"](x)),
                          numba="(0.0 if {0} == 0 else {0} * math.log({0}))",
-                         c="(({0}) == 0 ? 0 : ({0}) * log({0}))", libm_ns=1.0, domain=(0.0, math.inf)),
+                         c="(({0}) == 0 ? 0 : ({0}) * log({0}))", libm_ns=5.0, domain=(0.0, math.inf)),
     "xlogy0":   ScalarOp(2, special.xlogy0, dtype=special.float_dtype,  # x log(y), 0 where x = 0 (NumPy only)
                          vjp=lambda g, y, a, b: (g * E["log"](b), g * a / b),
                          numba="(0.0 if {0} == 0 else {0} * math.log({1}))",
-                         c="(({0}) == 0 ? 0 : ({0}) * log({1}))", libm_ns=1.0, domain=(0.0, math.inf)),
+                         c="(({0}) == 0 ? 0 : ({0}) * log({1}))", libm_ns=5.0, domain=(0.0, math.inf)),
     "gamma":    ScalarOp(1, special.Special("gamma", "gamma"), dtype=special.float_dtype,  # without SciPy: math.gamma
                          vjp=lambda g, y, x: g * y * E["psi"](x),
                          numba="math.gamma({0})", c="tgamma({0})", libm_ns=1.0, domain=(0.0, math.inf)),
