@@ -85,7 +85,16 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
     "gammaln": (_scipy("gammaln"), 0.1, 5), "psi": (_scipy("psi"), 0.1, 5), "tri_gamma": (_scipy("polygamma", 1), 0.1, 5),
     "erfc": (_scipy("erfc"), -3, 3), "erfcx": (_scipy("erfcx"), -3, 3), "erfinv": (_scipy("erfinv"), -0.9, 0.9),
     "erfcinv": (_scipy("erfcinv"), 0.1, 1.9), "logit": (_scipy("logit"), 0.1, 0.9), "gamma": (_scipy("gamma"), 0.1, 5),
-    "xlogx": (lambda x: x * np.log(x), 0.1, 5),
+    "xlogx": (lambda x: x * np.log(x), 0.1, 5), "i0": (_scipy("i0"), -3, 3), "i1": (_scipy("i1"), -3, 3),
+}
+#: two-argument special functions: name -> (reference, (lo, hi) of each input, the inputs with a gradient)
+SPECIAL_BINARY = {
+    "betaln": (_scipy("betaln"), (0.2, 5), (0.2, 5), (0, 1)), "beta": (_scipy("beta"), (0.2, 5), (0.2, 5), (0, 1)),
+    "ive": (_scipy("ive"), (0.5, 3), (-3, 3), (1,)), "gammainc": (_scipy("gammainc"), (0.5, 3), (0.1, 5), (1,)),
+    "gammaincc": (_scipy("gammaincc"), (0.5, 3), (0.1, 5), (1,)),
+    "gammaincinv": (_scipy("gammaincinv"), (0.5, 3), (0.1, 0.9), (1,)),
+    "gammainccinv": (_scipy("gammainccinv"), (0.5, 3), (0.1, 0.9), (1,)),
+    "logdiffexp": (lambda a, b: np.log(np.exp(a) - np.exp(b)), (1, 3), (-3, 0.5), (0, 1)),
 }
 BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "add": (np.add, -3, 3), "sub": (np.subtract, -3, 3), "mul": (np.multiply, -3, 3),
@@ -100,7 +109,8 @@ BITWISE = {"and_": np.bitwise_and, "or_": np.bitwise_or, "xor": np.bitwise_xor}
 NONDIFF = {"floor", "ceil", "round", "sign", "isnan", "isinf", "int_div", "eq", "neq", "lt", "le", "gt", "ge"}
 NO_GRADIENT_YET = {"tri_gamma"}  # its VJP raises NotImplementedError (tests/tensor/test_special.py)
 #: computed by scipy.special (or cupyx.scipy.special): not in the array API
-SPECIAL = {"erf", "gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma"}
+SPECIAL = {"erf", "gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "i0", "i1",
+           "betaln", "beta", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv"}
 # fmt: on
 
 
@@ -117,6 +127,11 @@ def _cases():
             arrays(bs.input_shapes[0], -3, 3), arrays(bs.input_shapes[1], lo, hi)).map(list))
         diff = () if name in NONDIFF else (0, 1)
         cases.append(Case(name, E[name], ref, strategy, diff))
+    for name, (ref, (lo0, hi0), (lo1, hi1), diff) in SPECIAL_BINARY.items():
+        shapes = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3)
+        strategy = shapes.flatmap(lambda bs, d=(lo0, hi0, lo1, hi1): st.tuples(
+            arrays(bs.input_shapes[0], d[0], d[1]), arrays(bs.input_shapes[1], d[2], d[3])).map(list))
+        cases.append(Case(name, E[name], ref, strategy, diff, {"numpy-only"} if name in SPECIAL else set()))
     cases.append(Case("pow", E["pow"], np.power, nary(2, 0.5, 2.5), (0, 1)))
     for name, ref in LOGICAL.items():
         cases.append(Case(f"{name}[bool]", E[name], ref, nary(2, dtypes=("bool", "bool"))))

@@ -86,8 +86,14 @@ def tiny_gammaln(x, out):
     return np.where(tiny, -np.log(np.where(tiny, np.abs(x), 1.0)), out)
 
 
+def _betaln(a: float, b: float) -> float:
+    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+
+
 FALLBACKS = {
     "gammaln": _per_element(_lgamma),
+    "betaln": _per_element(_betaln, 2),  # cancels for large arguments, where SciPy's asymptotic form does not
+    "i0": np.i0,
     "gamma": _per_element(_gamma),
     "erfc": _per_element(math.erfc),
     "logit": _logit,
@@ -142,3 +148,36 @@ def xlogy0(xp, x, y):
 def _as_float(xp, x, dtype=None):
     dtype = dtype or float_dtype(np.dtype(str(x.dtype)))
     return x if str(x.dtype) == dtype else xp.astype(x, getattr(xp, dtype))
+
+
+def logdiffexp(xp, a, b):
+    """log(exp(a) - exp(b)), stable: a + log(1 - exp(b - a)), by log1mexp's two forms (elemwise._log1mexp)."""
+    from eqgraph.tensor.elemwise import _log1mexp  # elemwise imports this module
+
+    with np.errstate(all="ignore"):
+        return a + _log1mexp(xp, b - a)
+
+
+def not_implemented(op: str, position: int, x, needs: str):
+    """The gradient of input ``position`` of ``op``, which PyTensor has and eqgraph has not yet: a
+    NullType, so that ``grad`` raises naming it where it is asked for, and only there."""
+    from eqgraph.grad.types import grad_not_implemented  # grad imports tensor
+
+    return grad_not_implemented(op, position, x, f"it needs {needs}")
+
+
+#: the names of PyTensor's special-function namespace (``pt.special``, ``pt.math``) eqgraph has,
+#: as ``eqgraph.tensor.special.<name>``: the registry's ops, and digamma for psi
+OPS = {"gammaln": "gammaln", "psi": "psi", "digamma": "psi", "tri_gamma": "tri_gamma", "erfc": "erfc",
+       "erfcx": "erfcx", "erfinv": "erfinv", "erfcinv": "erfcinv", "logit": "logit", "xlogx": "xlogx",
+       "xlogy0": "xlogy0", "gamma": "gamma", "betaln": "betaln", "beta": "beta", "i0": "i0", "i1": "i1",
+       "ive": "ive", "gammainc": "gammainc", "gammaincc": "gammaincc", "gammaincinv": "gammaincinv",
+       "gammainccinv": "gammainccinv", "logdiffexp": "logdiffexp"}
+
+
+def __getattr__(name: str):
+    if name in OPS:
+        from eqgraph.tensor.elemwise import ELEMWISE_OPS
+
+        return ELEMWISE_OPS[OPS[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
