@@ -326,8 +326,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     # error named there). The Numba forms that libm lacks are not written yet: such a group stays on
     # NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
     # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
-    "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln), dtype=special.float_dtype,  # log|gamma(x)|
-                         vjp=lambda g, y, x: g * E["psi"](x),   # fallback without SciPy: math.lgamma
+    "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln),  # log|gamma(x)|
+                         dtype=special.float_dtype, vjp=lambda g, y, x: g * E["psi"](x),  # without SciPy: math.lgamma
                          numba="(-math.inf if {0} == -math.inf else math.lgamma({0}))",  # SciPy's -inf there
                          c="(isinf({0}) && ({0}) < 0 ? ({0}) : lgamma({0}))", libm_ns=1.0, domain=(0.0, math.inf)),
     "psi":      ScalarOp(1, special.Special("psi", "psi"), dtype=special.float_dtype,  # digamma; needs SciPy
@@ -349,13 +349,13 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, x: g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
                          numba=No("libm has no erfinv: a Numba scalar function of its own is not written yet"),
                          c="erfinv({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
-    "erfcinv":  ScalarOp(1, special.Special("erfcinv", "erfcinv"), dtype=special.float_dtype,  # needs SciPy
+    "erfcinv":  ScalarOp(1, special.Special("erfcinv", "erfcinv", fix=special.erfcinv_smallest), dtype=special.float_dtype,  # needs SciPy
                          vjp=lambda g, y, x: -g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
                          numba=No("libm has no erfcinv: a Numba scalar function of its own is not written yet"),
                          c="erfcinv({0})", libm_ns=1.0, domain=(0.0, 2.0)),
     "logit":    ScalarOp(1, special.Special("logit", "logit"), dtype=special.float_dtype,  # log(x / (1 - x))
                          vjp=lambda g, y, x: g / (x * (1 - x)),   # without SciPy: special._logit's NumPy form
-                         numba=_LOGIT.format("{0}"), c=_C_LOGIT.format("{0}"), libm_ns=5.0, domain=(0.0, 1.0)),
+                         numba=_LOGIT, c=_C_LOGIT, libm_ns=5.0, domain=(0.0, 1.0)),
     "xlogx":    ScalarOp(1, special.xlogx, dtype=special.float_dtype,  # x log(x), 0 at 0 (NumPy only)
                          vjp=lambda g, y, x: g * (1 + E["log"](x)),
                          numba="(0.0 if {0} == 0 else {0} * math.log({0}))",
@@ -377,11 +377,11 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                                                  g * y * (E["psi"](b) - E["psi"](a + b))),
                          numba=No("no libm beta: a Numba scalar function of its own is not written yet"),
                          c=No("CUDA's math library has no beta"), libm_ns=1.0, domain=(0.0, math.inf)),
-    "i0":       ScalarOp(1, special.Special("i0", "i0"), dtype=special.float_dtype,  # without SciPy: NumPy's i0
+    "i0":       ScalarOp(1, special.Special("i0", "i0", fix=special.i0_at_infinity), dtype=special.float_dtype,  # without SciPy: NumPy's i0
                          vjp=lambda g, y, x: g * E["i1"](x),
                          numba=No("no libm Bessel I0: a Numba scalar function of its own is not written yet"),
                          c="cyl_bessel_i0({0})", libm_ns=1.0),
-    "i1":       ScalarOp(1, special.Special("i1", "i1"), dtype=special.float_dtype,  # needs SciPy
+    "i1":       ScalarOp(1, special.Special("i1", "i1", fix=special.i1_at_infinity), dtype=special.float_dtype,  # needs SciPy
                          # i0(x) - i1(x) / x, 1/2 at 0 (its limit; PyTensor's form is NaN there)
                          vjp=lambda g, y, x: g * E["switch"](E["eq"](x, 0), 0.5,
                                                              E["i0"](x) - y / E["switch"](E["eq"](x, 0), 1.0, x)),

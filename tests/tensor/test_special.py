@@ -41,6 +41,17 @@ def _tiny_gammaln(x):
     return -np.log(np.abs(x))
 
 
+def _where_scipy_is_right(name, x, want):
+    """SciPy's answers, but the limits where SciPy is wrong (the tests below)."""
+    if name == "gammaln":  # SciPy overflows below the normal floats, where log|gamma(x)| is -log|x|
+        return np.where((x != 0) & (np.abs(x) < 1e-300), _tiny_gammaln(x), want)
+    if name in ("i0", "i1"):  # SciPy: NaN at +-inf
+        return np.where(np.isinf(x), np.abs(x) if name == "i0" else x, want)
+    if name == "erfcinv":  # SciPy: inf at the smallest subnormal
+        return np.where(x == 5e-324, 27.21329321081295, want)
+    return want
+
+
 def _same(got, want, ulps=4):
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     close = (got == want) | (np.isnan(got) & np.isnan(want))
@@ -57,8 +68,7 @@ def test_agrees_with_scipy_tails_included(name):
     fn, values = SCIPY[name]
     with np.errstate(all="ignore"):
         want = fn(values)
-    if name == "gammaln":  # SciPy overflows below the normal floats, where log|gamma(x)| is -log|x|
-        want = np.where((values != 0) & (np.abs(values) < 1e-300), _tiny_gammaln(values), want)
+    want = _where_scipy_is_right(name, values, want)
     got = _run(name, values)
     bad = ~_same(got, want)
     assert not bad.any(), list(zip(values[bad], got[bad], want[bad]))
@@ -82,6 +92,21 @@ def test_logdiffexp_is_stable():
                      -math.inf, 2.0, math.log(1e-300), 0.0, math.inf])
     assert np.allclose(_run("logdiffexp", a, b), want, rtol=1e-15, atol=0)
     assert _run("logdiffexp", np.float32([2.0]), np.float32([1.0])).dtype == np.float32
+
+
+def test_where_scipy_is_wrong_the_answer_is_the_limit():
+    # SciPy gives NaN for i0 and i1 at +-inf, and inf for erfcinv at the smallest subnormal (CUDA's
+    # erfcinv: 27.21329321081295, the asymptotic inverse of erfc here too)
+    x = np.array([math.inf, -math.inf])
+    assert np.array_equal(_run("i0", x), [math.inf, math.inf])
+    assert np.array_equal(_run("i1", x), [math.inf, -math.inf])
+    assert _run("erfcinv", np.array([5e-324]))[0] == 27.21329321081295
+    assert _run("erfcinv", np.array([0.0]))[0] == math.inf
+
+
+def test_erfcinvs_tail_agrees_with_scipy_above_the_smallest_subnormal():
+    y = np.array([1e-323, 1e-320, 1e-310, 1e-300])
+    assert np.allclose(special.erfcinv_tail(y), sp.erfcinv(y), rtol=4e-16, atol=0)
 
 
 def test_gammaln_of_subnormals_is_minus_log():
@@ -189,8 +214,7 @@ def test_fallbacks_without_scipy_agree_with_scipy(no_scipy, name):
     fn, values = SCIPY[name]
     with np.errstate(all="ignore"):
         want = fn(values)
-    if name == "gammaln":
-        want = np.where((values != 0) & (np.abs(values) < 1e-300), _tiny_gammaln(values), want)
+    want = _where_scipy_is_right(name, values, want)
     got = SCALAR_OPS[name].impl(np)(values)
     # Python's math.lgamma is a few ulps off near lgamma's zeros (-2.457...: 2e-15 absolute)
     bad = ~(_same(got, want) | (np.abs(got - want) < 1e-14))
