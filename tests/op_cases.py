@@ -90,7 +90,7 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
 #: two-argument special functions: name -> (reference, (lo, hi) of each input, the inputs with a gradient)
 SPECIAL_BINARY = {
     "betaln": (_scipy("betaln"), (0.2, 5), (0.2, 5), (0, 1)), "beta": (_scipy("beta"), (0.2, 5), (0.2, 5), (0, 1)),
-    "ive": (_scipy("ive"), (0.5, 3), (-3, 3), (1,)), "gammainc": (_scipy("gammainc"), (0.5, 3), (0.1, 5), (1,)),
+    "ive": (_scipy("ive"), (0.5, 3), (0.1, 3), (1,)), "gammainc": (_scipy("gammainc"), (0.5, 3), (0.1, 5), (1,)),
     "gammaincc": (_scipy("gammaincc"), (0.5, 3), (0.1, 5), (1,)),
     "gammaincinv": (_scipy("gammaincinv"), (0.5, 3), (0.1, 0.9), (1,)),
     "gammainccinv": (_scipy("gammainccinv"), (0.5, 3), (0.1, 0.9), (1,)),

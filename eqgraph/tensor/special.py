@@ -177,15 +177,26 @@ def xlogx(xp, x):
 
 def xlogy0(xp, x, y):
     """x * log(y), 0 where x = 0 whatever y is (PyTensor's xlogy0; SciPy's xlogy gives NaN at y NaN)."""
-    dtype = float_dtype(np.dtype(str(x.dtype)), np.dtype(str(y.dtype)))
+    dtype = float_dtype(_dtype_name(xp, x.dtype), _dtype_name(xp, y.dtype))
     x, y = _as_float(xp, x, dtype), _as_float(xp, y, dtype)
     with np.errstate(all="ignore"):
         return xp.where(x == 0, xp.zeros_like(x * y), x * xp.log(y))
 
 
 def _as_float(xp, x, dtype=None):
-    dtype = dtype or float_dtype(np.dtype(str(x.dtype)))
-    return x if str(x.dtype) == dtype else xp.astype(x, getattr(xp, dtype))
+    dtype = dtype or float_dtype(_dtype_name(xp, x.dtype))
+    return x if _dtype_name(xp, x.dtype) == dtype else xp.astype(x, getattr(xp, dtype))
+
+
+_DTYPE_NAMES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+                "float32", "float64")
+
+
+def _dtype_name(xp, dtype) -> str:
+    """NumPy's name of an array-API dtype (array_api_strict's dtypes are no NumPy dtypes)."""
+    if xp is np:
+        return dtype.name
+    return next(name for name in _DTYPE_NAMES if getattr(xp, name, None) == dtype)
 
 
 def logdiffexp(xp, a, b):

@@ -35,7 +35,7 @@ DOMAINS = {
     "gammaln": [POSITIVE], "psi": [POSITIVE], "erfc": [(-3, 3)], "erfcx": [(-3, 5)], "erfinv": [(-0.9, 0.9)],
     "erfcinv": [(0.1, 1.9)], "logit": [(0.05, 0.95)], "xlogx": [POSITIVE], "xlogy0": [WIDE, POSITIVE],
     "gamma": [(0.5, 5)], "betaln": [POSITIVE, POSITIVE], "beta": [(0.5, 5), (0.5, 5)], "i0": [(-5, 5)],
-    "i1": [(-5, 5)], "ive": [(0, 3), (-5, 5)], "gammainc": [(1, 5), (1, 5)], "gammaincc": [(1, 5), (1, 5)],
+    "i1": [(-5, 5)], "ive": [(0, 3), (1, 5)], "gammainc": [(1, 5), (1, 5)], "gammaincc": [(1, 5), (1, 5)],
     "gammaincinv": [(1, 5), (0.1, 0.9)], "gammainccinv": [(1, 5), (0.1, 0.9)], "logdiffexp": [(3, 20), (-20, 1)],
     "sigmoid": [(-20, 20)], "softplus": [(-20, 20)], "log1mexp": [(-20, -0.01)], "erf": [(-3, 3)],
     "add": [WIDE, WIDE], "sub": [WIDE, WIDE], "mul": [WIDE, WIDE], "true_div": [WIDE, POSITIVE],
