@@ -61,6 +61,14 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _scipy(name, *first):
+    """SciPy's special function ``name`` (imported when a case runs: SciPy is an optional extra)."""
+    def reference(*xs):
+        from scipy import special
+        return getattr(special, name)(*first, *xs)
+    return reference
+
+
 E = et.ELEMWISE_OPS
 
 # fmt: off
@@ -74,6 +82,19 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
     "arctanh": (np.arctanh, -0.9, 0.9), "sigmoid": (_sigmoid, -5, 5), "softplus": (lambda x: np.logaddexp(0, x), -5, 5),
     "log1mexp": (lambda x: np.log(-np.expm1(x)), -5, -0.01), "erf": (_erf, -2, 2), "floor": (np.floor, -3, 3), "ceil": (np.ceil, -3, 3), "round": (np.round, -3, 3),
     "sign": (np.sign, -3, 3), "isnan": (np.isnan, -3, 3), "isinf": (np.isinf, -3, 3),
+    "gammaln": (_scipy("gammaln"), 0.1, 5), "psi": (_scipy("psi"), 0.1, 5), "tri_gamma": (_scipy("polygamma", 1), 0.1, 5),
+    "erfc": (_scipy("erfc"), -3, 3), "erfcx": (_scipy("erfcx"), -3, 3), "erfinv": (_scipy("erfinv"), -0.9, 0.9),
+    "erfcinv": (_scipy("erfcinv"), 0.1, 1.9), "logit": (_scipy("logit"), 0.1, 0.9), "gamma": (_scipy("gamma"), 0.1, 5),
+    "xlogx": (lambda x: x * np.log(x), 0.1, 5), "i0": (_scipy("i0"), -3, 3), "i1": (_scipy("i1"), -3, 3),
+}
+#: two-argument special functions: name -> (reference, (lo, hi) of each input, the inputs with a gradient)
+SPECIAL_BINARY = {
+    "betaln": (_scipy("betaln"), (0.2, 5), (0.2, 5), (0, 1)), "beta": (_scipy("beta"), (0.2, 5), (0.2, 5), (0, 1)),
+    "ive": (_scipy("ive"), (0.5, 3), (0.1, 3), (1,)), "gammainc": (_scipy("gammainc"), (0.5, 3), (0.1, 5), (1,)),
+    "gammaincc": (_scipy("gammaincc"), (0.5, 3), (0.1, 5), (1,)),
+    "gammaincinv": (_scipy("gammaincinv"), (0.5, 3), (0.1, 0.9), (1,)),
+    "gammainccinv": (_scipy("gammainccinv"), (0.5, 3), (0.1, 0.9), (1,)),
+    "logdiffexp": (lambda a, b: np.log(np.exp(a) - np.exp(b)), (1, 3), (-3, 0.5), (0, 1)),
 }
 BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "add": (np.add, -3, 3), "sub": (np.subtract, -3, 3), "mul": (np.multiply, -3, 3),
@@ -81,19 +102,24 @@ BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "maximum": (np.maximum, -3, 3), "minimum": (np.minimum, -3, 3), "eq": (np.equal, -3, 3),
     "neq": (np.not_equal, -3, 3), "lt": (np.less, -3, 3), "le": (np.less_equal, -3, 3),
     "gt": (np.greater, -3, 3), "ge": (np.greater_equal, -3, 3), "logaddexp": (np.logaddexp, -3, 3),
+    "xlogy0": (lambda x, y: np.where(x == 0, 0.0, x * np.log(y)), 0.1, 3),
 }
 LOGICAL = {"and_": np.logical_and, "or_": np.logical_or, "xor": np.logical_xor}
 BITWISE = {"and_": np.bitwise_and, "or_": np.bitwise_or, "xor": np.bitwise_xor}
 NONDIFF = {"floor", "ceil", "round", "sign", "isnan", "isinf", "int_div", "eq", "neq", "lt", "le", "gt", "ge"}
+NO_GRADIENT_YET = {"tri_gamma"}  # its VJP raises NotImplementedError (tests/tensor/test_special.py)
+#: computed by scipy.special (or cupyx.scipy.special): not in the array API
+SPECIAL = {"erf", "gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "i0", "i1",
+           "betaln", "beta", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv"}
 # fmt: on
 
 
 def _cases():
     cases = []
     for name, (ref, lo, hi) in UNARY.items():
-        diff = () if name in NONDIFF else (0,)
-        # erf is not in the array API: it needs NumPy/SciPy or CuPy's special functions
-        tags = {"numpy-only"} if name == "erf" else set()
+        diff = () if name in NONDIFF | NO_GRADIENT_YET else (0,)
+        # erf and the special functions are not in the array API: they need NumPy/SciPy or CuPy's
+        tags = {"numpy-only"} if name in SPECIAL else set()
         cases.append(Case(name, E[name], ref, unary(lo, hi), diff, tags))
     for name, (ref, lo, hi) in BINARY.items():
         shapes = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3)
@@ -101,6 +127,11 @@ def _cases():
             arrays(bs.input_shapes[0], -3, 3), arrays(bs.input_shapes[1], lo, hi)).map(list))
         diff = () if name in NONDIFF else (0, 1)
         cases.append(Case(name, E[name], ref, strategy, diff))
+    for name, (ref, (lo0, hi0), (lo1, hi1), diff) in SPECIAL_BINARY.items():
+        shapes = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3)
+        strategy = shapes.flatmap(lambda bs, d=(lo0, hi0, lo1, hi1): st.tuples(
+            arrays(bs.input_shapes[0], d[0], d[1]), arrays(bs.input_shapes[1], d[2], d[3])).map(list))
+        cases.append(Case(name, E[name], ref, strategy, diff, {"numpy-only"} if name in SPECIAL else set()))
     cases.append(Case("pow", E["pow"], np.power, nary(2, 0.5, 2.5), (0, 1)))
     for name, ref in LOGICAL.items():
         cases.append(Case(f"{name}[bool]", E[name], ref, nary(2, dtypes=("bool", "bool"))))

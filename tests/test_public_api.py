@@ -33,7 +33,7 @@ atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy 
 conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
 horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
-trace tri tril triu vertical_stack vstack random_draws
+trace tri tril triu vertical_stack vstack random_draws special digamma
 bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates
 """.split()
 
@@ -73,7 +73,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
-                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates"}
+                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 
 
@@ -82,7 +82,8 @@ def test_every_elementwise_op_is_a_tensor_name():
     assert set(et.ELEMWISE_OPS) == set(et.SCALAR_OPS)
     for name, op in et.ELEMWISE_OPS.items():
         assert getattr(et, name) is op, name
-    assert et.divide is et.true_div and et.floor_divide is et.int_div
+    assert et.divide is et.true_div and et.floor_divide is et.int_div and et.digamma is et.psi
+    assert et.special.gammaln is et.gammaln and et.special.digamma is et.psi  # PyTensor's pt.special names
     c, a = et.bvector("c"), et.dvector("a")
     assert et.where(c, a, -a).owner.op is et.switch  # where with one argument is nonzero (extra_ops.py)
 

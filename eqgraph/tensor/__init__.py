@@ -52,6 +52,7 @@ globals().update(ELEMWISE_OPS)
 globals().update(PLURALS)  # et.dvectors("x", "y"), et.matrices(3), ... (tensor/plurals.py)
 divide = ELEMWISE_OPS["true_div"]
 floor_divide = ELEMWISE_OPS["int_div"]
+digamma = ELEMWISE_OPS["psi"]  # PyTensor's other name of psi
 
 # everyday NumPy functions (issue 13): after the elementwise names, since ``where`` here replaces
 # the elementwise one above (it also takes one argument, as np.where does)
@@ -88,7 +89,7 @@ __all__ = [
     "zscalar", "zvector", "zrow", "zcol", "zmatrix", "ztensor3", "ztensor4",
     # elementwise
     "ELEMWISE_OPS", "SCALAR_OPS", "Cast", "DimShuffle", "Elemwise", "cast", "dimshuffle",
-    "where", "divide", "floor_divide",
+    "where", "divide", "floor_divide", "digamma",
     # shapes
     "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",

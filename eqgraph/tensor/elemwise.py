@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from eqgraph.tensor import special
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
                                   get_underlying_scalar_constant_value, int64_const)
 from eqgraph.tensor.type import TensorType
@@ -241,6 +242,12 @@ _C_DIV = "(({0}) - fmod({0}, {1})) / ({1}) - ((fmod({0}, {1}) != 0 && ((({1}) < 
 _C_INT_DIV = (f"(({{1}}) == 0 ? ({{0}}) / ({{1}}) : (({_C_DIV}) != 0 ? floor({_C_DIV}) + "
               f"(({_C_DIV}) - floor({_C_DIV}) > 0.5 ? 1 : 0) : ((signbit({{0}}) != 0) != (signbit({{1}}) != 0) ? -0.0 : 0.0)))")
 
+_LOG1MEXP = f"(math.log(-math.expm1({{0}})) if {{0}} > -{_LN2} else math.log1p(-math.exp({{0}})))"
+_C_LOG1MEXP = f"(({{0}}) > -{_LN2} ? log(-expm1({{0}})) : log1p(-exp({{0}})))"
+#: logit(x) = log(x / (1 - x)), by log1p of (2x - 1) / (1 - x) near 1/2 (special._logit says why)
+_LOGIT = "(math.log1p((2.0 * {0} - 1.0) / (1.0 - {0})) if ({0} > 0.3 and {0} < 0.65) else math.log({0} / (1.0 - {0})))"
+_C_LOGIT = "((({0}) > 0.3 && ({0}) < 0.65) ? log1p((2 * ({0}) - 1) / (1 - ({0}))) : log(({0}) / (1 - ({0}))))"
+
 # fmt: off
 SCALAR_OPS: dict[str, ScalarOp] = {
     # arithmetic
@@ -303,8 +310,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "log1mexp": ScalarOp(1, _log1mexp, domain=(-math.inf, 0.0),   # log(1 - exp(x)), stable for x <= 0
                          # -exp(x) / (1 - exp(x)) for x <= 0: abs makes both zeros +0.0, so -inf at each
                          vjp=lambda g, y, x: -g / E["expm1"](E["abs"](x)),
-                         numba=f"(math.log(-math.expm1({{0}})) if {{0}} > -{_LN2} else math.log1p(-math.exp({{0}})))",
-                         c=f"(({{0}}) > -{_LN2} ? log(-expm1({{0}})) : log1p(-exp({{0}})))", libm_ns=1.0),
+                         numba=_LOG1MEXP, c=_C_LOG1MEXP, libm_ns=1.0),
     "logaddexp": ScalarOp(2, "logaddexp",  # log(exp(a) + exp(b)), stable; NumPy's npy_logaddexp
                           vjp=lambda g, y, a, b: (g * E["exp"](a - y), g * E["exp"](b - y)),  # never above g
                           numba=f"({{0}} + {_LN2} if {{0}} == {{1}} else ({{0}} + math.log1p(math.exp({{1}} - {{0}})) "
@@ -316,6 +322,106 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "erf":      ScalarOp(1, _erf, dtype=_erf_dtype,
                          vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
+    # special functions (tensor/special.py: SciPy where installed; without it, the fallback or the
+    # error named there). The Numba forms that libm lacks are not written yet: such a group stays on
+    # NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
+    # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
+    "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln),  # log|gamma(x)|
+                         dtype=special.float_dtype, vjp=lambda g, y, x: g * E["psi"](x),  # without SciPy: math.lgamma
+                         numba="(-math.inf if {0} == -math.inf else math.lgamma({0}))",  # SciPy's -inf there
+                         c="(isinf({0}) && ({0}) < 0 ? ({0}) : lgamma({0}))", libm_ns=1.0, domain=(0.0, math.inf)),
+    "psi":      ScalarOp(1, special.Special("psi", "psi"), dtype=special.float_dtype,  # digamma; needs SciPy
+                         vjp=lambda g, y, x: g * E["tri_gamma"](x),
+                         numba=No("libm has no digamma: a Numba scalar function of its own is not written yet"),
+                         c=No("CUDA's math library has no digamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "tri_gamma": ScalarOp(1, special.Special("tri_gamma", "polygamma", (1,)), dtype=special.float_dtype,
+                          vjp=lambda g, y, x: special.not_implemented("tri_gamma", 0, x, "polygamma(2, x)"),
+                          numba=No("libm has no trigamma: a Numba scalar function of its own is not written yet"),
+                          c=No("CUDA's math library has no trigamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "erfc":     ScalarOp(1, special.Special("erfc", "erfc"), dtype=special.float_dtype,  # without SciPy: math.erfc
+                         vjp=lambda g, y, x: -g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
+                         numba="math.erfc({0})", c="erfc({0})", libm_ns=1.0),
+    "erfcx":    ScalarOp(1, special.Special("erfcx", "erfcx"), dtype=special.float_dtype,  # exp(x^2) erfc(x); SciPy
+                         vjp=lambda g, y, x: g * (2 * x * y - 2 / math.sqrt(math.pi)),
+                         numba=No("libm has no erfcx: a Numba scalar function of its own is not written yet"),
+                         c="erfcx({0})", libm_ns=1.0),
+    "erfinv":   ScalarOp(1, special.Special("erfinv", "erfinv"), dtype=special.float_dtype,  # needs SciPy
+                         vjp=lambda g, y, x: g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
+                         numba=No("libm has no erfinv: a Numba scalar function of its own is not written yet"),
+                         c="erfinv({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
+    "erfcinv":  ScalarOp(1, special.Special("erfcinv", "erfcinv", fix=special.erfcinv_smallest), dtype=special.float_dtype,  # needs SciPy
+                         vjp=lambda g, y, x: -g * (math.sqrt(math.pi) / 2) * E["exp"](y * y),
+                         numba=No("libm has no erfcinv: a Numba scalar function of its own is not written yet"),
+                         c="erfcinv({0})", libm_ns=1.0, domain=(0.0, 2.0)),
+    "logit":    ScalarOp(1, special.Special("logit", "logit"), dtype=special.float_dtype,  # log(x / (1 - x))
+                         vjp=lambda g, y, x: g / (x * (1 - x)),   # without SciPy: special._logit's NumPy form
+                         numba=_LOGIT, c=_C_LOGIT, libm_ns=5.0, domain=(0.0, 1.0)),
+    "xlogx":    ScalarOp(1, special.xlogx, dtype=special.float_dtype,  # x log(x), 0 at 0 (NumPy only)
+                         vjp=lambda g, y, x: g * (1 + E["log"](x)),
+                         numba="(0.0 if {0} == 0 else {0} * math.log({0}))",
+                         c="(({0}) == 0 ? 0 : ({0}) * log({0}))", libm_ns=5.0, domain=(0.0, math.inf)),
+    "xlogy0":   ScalarOp(2, special.xlogy0, dtype=special.float_dtype,  # x log(y), 0 where x = 0 (NumPy only)
+                         vjp=lambda g, y, a, b: (g * E["log"](b), g * a / b),
+                         numba="(0.0 if {0} == 0 else {0} * math.log({1}))",
+                         c="(({0}) == 0 ? 0 : ({0}) * log({1}))", libm_ns=5.0, domain=(0.0, math.inf)),
+    "gamma":    ScalarOp(1, special.Special("gamma", "gamma"), dtype=special.float_dtype,  # without SciPy: math.gamma
+                         vjp=lambda g, y, x: g * y * E["psi"](x),
+                         numba="math.gamma({0})", c="tgamma({0})", libm_ns=1.0, domain=(0.0, math.inf)),
+    "betaln":   ScalarOp(2, special.Special("betaln", "betaln"), dtype=special.float_dtype,  # log|beta(a, b)|
+                         vjp=lambda g, y, a, b: (g * (E["psi"](a) - E["psi"](a + b)), g * (E["psi"](b) - E["psi"](a + b))),
+                         numba=No("lgamma(a) + lgamma(b) - lgamma(a + b) cancels for large arguments; SciPy's form is not ported"),
+                         c=No("lgamma(a) + lgamma(b) - lgamma(a + b) cancels for large arguments"),
+                         libm_ns=1.0, domain=(0.0, math.inf)),
+    "beta":     ScalarOp(2, special.Special("beta", "beta"), dtype=special.float_dtype,  # needs SciPy
+                         vjp=lambda g, y, a, b: (g * y * (E["psi"](a) - E["psi"](a + b)),
+                                                 g * y * (E["psi"](b) - E["psi"](a + b))),
+                         numba=No("no libm beta: a Numba scalar function of its own is not written yet"),
+                         c=No("CUDA's math library has no beta"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "i0":       ScalarOp(1, special.Special("i0", "i0", fix=special.i0_at_infinity), dtype=special.float_dtype,  # without SciPy: NumPy's i0
+                         vjp=lambda g, y, x: g * E["i1"](x),
+                         numba=No("no libm Bessel I0: a Numba scalar function of its own is not written yet"),
+                         c="cyl_bessel_i0({0})", libm_ns=1.0),
+    "i1":       ScalarOp(1, special.Special("i1", "i1", fix=special.i1_at_infinity), dtype=special.float_dtype,  # needs SciPy
+                         # i0(x) - i1(x) / x, 1/2 at 0 (its limit; PyTensor's form is NaN there)
+                         vjp=lambda g, y, x: g * E["switch"](E["eq"](x, 0), 0.5,
+                                                             E["i0"](x) - y / E["switch"](E["eq"](x, 0), 1.0, x)),
+                         numba=No("no libm Bessel I1: a Numba scalar function of its own is not written yet"),
+                         c="cyl_bessel_i1({0})", libm_ns=1.0),
+    "ive":      ScalarOp(2, special.Special("ive", "ive"), dtype=special.float_dtype,  # iv(v, x) exp(-|x|); SciPy
+                         vjp=lambda g, y, v, x: (
+                             special.not_implemented("ive", 0, v, "the derivative in the order v"),
+                             g * ((E["ive"](v - 1, x) + E["ive"](v + 1, x)) / 2 - E["sign"](x) * y)),
+                         numba=No("no libm Bessel Iv: a Numba scalar function of its own is not written yet"),
+                         c=No("CUDA's math library has no Bessel Iv of real order"), libm_ns=1.0),
+    "gammainc": ScalarOp(2, special.Special("gammainc", "gammainc"), dtype=special.float_dtype,  # P(k, x); SciPy
+                         vjp=lambda g, y, k, x: (
+                             special.not_implemented("gammainc", 0, k, "the derivative in k"),
+                             g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
+                         numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                         c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    "gammaincc": ScalarOp(2, special.Special("gammaincc", "gammaincc"), dtype=special.float_dtype,  # Q(k, x); SciPy
+                          vjp=lambda g, y, k, x: (
+                              special.not_implemented("gammaincc", 0, k, "the derivative in k"),
+                              -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
+                          numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                          c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
+    "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy
+                            vjp=lambda g, y, k, p: (
+                                special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
+                                g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
+                            numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                            c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
+                             vjp=lambda g, y, k, q: (
+                                 special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
+                                 -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
+                             numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "logdiffexp": ScalarOp(2, special.logdiffexp, passes=5,  # log(exp(a) - exp(b)), stable: a + log1mexp(b - a)
+                           vjp=lambda g, y, a, b: (g * E["exp"](a - y), -g * E["exp"](b - y)),
+                           numba=f"({{0}} + {_LOG1MEXP.format('({1} - {0})')})",
+                           c=f"(({{0}}) + {_C_LOG1MEXP.format('(({1}) - ({0}))')})", libm_ns=1.0),
     # trigonometry
     "sin":      ScalarOp(1, "sin", vjp=lambda g, y, x: g * E["cos"](x),
                          numba="math.sin({0})", c="sin({0})", libm_ns=1.0),

@@ -88,6 +88,10 @@ def test_ops_pickle_as_the_registered_op():
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, -7.0, 0.5, -0.5, 1.5, 0.7, 1e-300, -1e300, 1e308, 5e-324,
            math.inf, -math.inf, math.nan, -math.log(2.0), np.nextafter(-math.log(2.0), 0), 700.0, -745.0]
 LOGICAL = ("and_", "or_", "xor", "invert")
+#: ulps allowed beyond the default 4 where libm and SciPy both round a small result near a zero of
+#: the function: lgamma(-2.5) is -0.0562437164976740507 (near its zero at -2.457), glibc's lgamma
+#: gives ...407 and SciPy's gammaln ...401, 6 ulps apart
+ULPS = {"gammaln": 8}
 
 
 def _arguments(name, a, b):
@@ -129,7 +133,7 @@ def test_numba_forms_agree_with_numpy_on_special_values():
             same = (got == want) & (np.signbit(got) == np.signbit(want))
             same |= np.isnan(got) & np.isnan(want)
             if row.libm_ns is not None:
-                same |= np.abs(got - want) <= 4 * np.spacing(np.abs(want))
+                same |= np.abs(got - want) <= ULPS.get(name, 4) * np.spacing(np.abs(want))
             bad = np.flatnonzero(~same)[:3]
             if bad.size:
                 wrong[name] = [(x[i], y[i], got[i], want[i]) for i in bad]
