@@ -9,7 +9,7 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast, dimshuffle
-from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, shape_of
+from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, reshape, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, DTYPES, FLOAT_DTYPES, TensorType
 from eqgraph.tensor.sorting import ArgAlongAxis
 from eqgraph.terms.basic import Apply, Variable
@@ -253,6 +253,33 @@ def _arg_reduce(name, x, axis, keepdims):
         raise ValueError(f"{name}(x, axis={axis}, keepdims=True): keepdims needs an axis known when the graph "
                          "is built (a Python int)")
     return ArgAlongAxis(name)(x, axis)  # the axis is known at run time only
+
+
+def max_and_argmax(x, axis=None, keepdims=False):
+    """``[max(x, axis), argmax(x, axis)]`` (PyTensor's ``max_and_argmax``). Over several axes
+    but not all, the argmax indexes the reduced axes flattened in their order (C order), as
+    over every axis it indexes ``x`` flattened."""
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.ndim)
+    if not axes and x.ndim:
+        raise ValueError(f"max_and_argmax({x}, axis={axis!r}): argmax needs at least one axis")
+    return [max(x, axes, keepdims), _argmax_over(x, axes, keepdims)]
+
+
+def _argmax_over(x, axes, keepdims):
+    if len(axes) in (1, x.ndim) or x.ndim == 0:
+        return argmax(x, axes, keepdims)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = dimshuffle(x, (*kept, *axes))  # the reduced axes last, then merged into one
+    flat = reshape(moved, [*(shape_of(x)[a] for a in kept), -1], ndim=len(kept) + 1)
+    index = argmax(flat, len(kept))
+    if not keepdims:
+        return index
+    pattern, k = [], 0
+    for a in range(x.ndim):  # a size-1 axis where each reduced one was
+        pattern.append("x" if a in axes else k)
+        k += a not in axes
+    return dimshuffle(index, pattern)
 
 
 def _count(x, axis) -> object:

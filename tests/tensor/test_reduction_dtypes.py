@@ -188,3 +188,28 @@ def test_float32_gradients_stay_float32():
         assert g.dtype == "float32"
         v = np.asarray([1.0, 2.0, 3.0], "float32")
         assert eqgraph.function([x], g)(v).dtype == np.float32
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, (0, 2), (1, 2), -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_and_argmax(axis, keepdims):
+    v = np.random.default_rng(0).permutation(24).reshape(2, 3, 4).astype("float64")
+    x = et.tensor3("x")
+    mx, amx = et.max_and_argmax(x, axis, keepdims)
+    got_max, got_arg = eqgraph.function([x], [mx, amx])(v)
+    np.testing.assert_array_equal(got_max, np.max(v, axis=axis, keepdims=keepdims))
+    axes = tuple(range(3)) if axis is None else tuple(a % 3 for a in np.atleast_1d(axis))
+    kept = [a for a in range(3) if a not in axes]
+    flat = np.transpose(v, kept + list(axes)).reshape([v.shape[a] for a in kept] + [-1])
+    want = np.argmax(flat, axis=-1)  # an index into the reduced axes flattened in order
+    if keepdims:
+        want = np.expand_dims(want, axes)
+    np.testing.assert_array_equal(got_arg, want)
+    assert got_arg.dtype == np.int64 and got_arg.shape == got_max.shape
+
+
+def test_max_and_argmax_gradient_goes_to_the_maximum():
+    x = et.matrix("x")
+    mx, _ = et.max_and_argmax(x, 1)
+    g = eqgraph.function([x], eqgraph.grad((mx * [1.0, 2.0]).sum(), x))(np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]]))
+    np.testing.assert_array_equal(g, [[0.0, 1.0, 0.0], [2.0, 0.0, 0.0]])
