@@ -22,7 +22,7 @@ dscalar dtensor3 dtensor4 dvector elemwise eq erf exp exp2 expand_dims expm1 fco
 floor_divide fmatrix frow fscalar ftensor3 ftensor4 full full_like fvector ge
 get_scalar_constant_value getitem grad_blocker gt icol IfElse ifelse conditional RandomStream random rng_type imatrix inc_subtensor int_div invert irow iscalar isinf
 isnan itensor3 itensor4 ivector join lcol le lmatrix log log10 log1p log2 log1mexp log_softmax logaddexp logsumexp lrow
-lscalar lt ltensor3 ltensor4 lvector make_vector math matmul matrix matrix_transpose max maximum mean min minimum mod
+lscalar lt ltensor3 ltensor4 lvector make_vector math matmul matrix matrix_transpose max max_and_argmax maximum mean min minimum mod
 mul neg neq normalize_axis ones ones_like or_ outer pow prod reshape round row scalar second
 set_subtensor shape shape_of sharedvar shape_padleft shape_padright sigmoid sign sin sinh softmax softplus
 specify_shape sqr sqrt squeeze stack std sub subtensor sum sum_to_shape switch tan tanh tensor

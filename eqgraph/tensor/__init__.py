@@ -35,7 +35,7 @@ from eqgraph.tensor.alloc import (
 )
 from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, logsumexp, matmul,
-    max, mean, min, normalize_axis, outer, prod, std, sum, var,
+    max, max_and_argmax, mean, min, normalize_axis, outer, prod, std, sum, var,
 )
 from eqgraph.tensor.conditional import IfElse, ifelse
 from eqgraph.tensor.assertion import Assert, CheckAndRaise, assert_op, check_and_raise
@@ -101,7 +101,7 @@ __all__ = [
     "zeros_like",
     # reductions and products
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
-    "log_softmax", "logsumexp", "matmul", "max", "mean", "min", "normalize_axis", "outer", "prod",
+    "log_softmax", "logsumexp", "matmul", "max", "max_and_argmax", "mean", "min", "normalize_axis", "outer", "prod",
     "softmax", "std", "sum", "var",
     # control flow
     "IfElse", "ifelse",

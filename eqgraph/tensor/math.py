@@ -9,8 +9,8 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast, dimshuffle
-from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, shape_of
-from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
+from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, reshape, shape_of
+from eqgraph.tensor.type import DISCRETE_DTYPES, DTYPES, FLOAT_DTYPES, TensorType
 from eqgraph.tensor.sorting import ArgAlongAxis
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
@@ -130,19 +130,70 @@ class Reduce(Op):
         return int(np.prod(inputs[0], dtype=np.int64))
 
 
-def _reduce(name, x, axis=None, keepdims=False, dtype=None):
+def _reduce(name, x, axis=None, keepdims=False):
     x = as_tensor_variable(x)
-    if dtype is not None:
-        x = cast(x, dtype)
     return Reduce(name, normalize_axis(axis, x.ndim), keepdims)(x)
 
 
-def sum(x, axis=None, keepdims=False, dtype=None):
-    return _reduce("sum", x, axis, keepdims, dtype)
+#: PyTensor's default accumulator dtypes (``CAReduce._acc_dtype``): integers and booleans
+#: accumulate in 64 bits, the narrow inexact dtypes one size up (every other dtype in itself)
+DEFAULT_ACC_DTYPES = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
+                      "uint8": "uint64", "uint16": "uint64", "uint32": "uint64",
+                      "float16": "float32", "float32": "float64", "complex64": "complex128"}
+#: the default output dtypes of a sum or product (``CAReduce._output_dtype``): discrete dtypes
+#: widen to 64 bits, inexact ones keep their own (a float32 sum is float32, accumulated in float64)
+DEFAULT_OUTPUT_DTYPES = {d: DEFAULT_ACC_DTYPES[d] for d in DISCRETE_DTYPES if d in DEFAULT_ACC_DTYPES}
 
 
-def prod(x, axis=None, keepdims=False, dtype=None):
-    return _reduce("prod", x, axis, keepdims, dtype)
+def _dtype_name(dtype, argument: str, op: str) -> str:
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = None
+    if name not in DTYPES:
+        raise TypeError(f"{op}: {argument}={dtype!r} is not a tensor dtype (one of {', '.join(DTYPES)})")
+    return name
+
+
+def reduction_dtypes(op: str, idtype: str, dtype=None, acc_dtype=None) -> tuple:
+    """``(accumulator dtype, output dtype)`` of a sum or product ``op`` of an ``idtype`` input
+    given the ``dtype`` and ``acc_dtype`` arguments, by PyTensor's rules: ``dtype`` is the
+    output's (the result is cast to it at the end, however narrow), ``acc_dtype`` must hold
+    every ``idtype`` value (a discrete input may accumulate in any float or complex dtype)."""
+    out = DEFAULT_OUTPUT_DTYPES.get(idtype, idtype) if dtype is None else _dtype_name(dtype, "dtype", op)
+    if acc_dtype is None:
+        return DEFAULT_ACC_DTYPES.get(idtype, idtype), out
+    acc = _dtype_name(acc_dtype, "acc_dtype", op)
+    if idtype in DISCRETE_DTYPES and acc not in DISCRETE_DTYPES:
+        return acc, out
+    wide = np.result_type(idtype, acc).name
+    if wide != acc:
+        raise TypeError(f"{op} of a {idtype} input: acc_dtype={acc!r} would lose precision (it cannot hold "
+                        f"every {idtype} value); use an acc_dtype at least as wide as {wide}, leave "
+                        f"acc_dtype out, or give dtype={acc!r} to cast the result instead")
+    return acc, out
+
+
+def _accumulate(name, x, axis, keepdims, dtype, acc_dtype):
+    """``name`` ("sum" or "prod") of ``x`` computed in the accumulator dtype, then cast to the
+    output dtype. NumPy sums narrow integers in 64 bits: the cast back to a narrower integer
+    accumulator wraps exactly as accumulating in it would (addition and multiplication modulo
+    2**bits do not depend on when the wrap happens)."""
+    x = as_tensor_variable(x)
+    acc, out = reduction_dtypes(name, x.dtype, dtype, acc_dtype)
+    r = _reduce(name, cast(x, acc), axis, keepdims)
+    return cast(cast(r, acc), out)
+
+
+def sum(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
+    """``x`` summed over ``axis``, accumulated in ``acc_dtype`` and returned as ``dtype`` (by
+    default a float32 sum accumulates in float64 and is float32, an int8 one is int64)."""
+    return _accumulate("sum", x, axis, keepdims, dtype, acc_dtype)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
+    """The product of ``x`` over ``axis``, with ``sum``'s dtype rules."""
+    return _accumulate("prod", x, axis, keepdims, dtype, acc_dtype)
 
 
 def max(x, axis=None, keepdims=False):
@@ -161,8 +212,30 @@ def any(x, axis=None, keepdims=False):
     return _reduce("any", x, axis, keepdims)
 
 
-def mean(x, axis=None, keepdims=False):
-    return _reduce("mean", x, axis, keepdims)
+def mean_dtype(sum_dtype: str) -> str:
+    """The dtype of a mean whose sum is ``sum_dtype``: PyTensor divides by the element count as
+    float32 for a float16, float32 or complex64 sum and as float64 otherwise."""
+    if sum_dtype in ("float16", "float32", "complex64"):
+        return sum_dtype
+    return "float64" if sum_dtype in DISCRETE_DTYPES else sum_dtype
+
+
+def mean(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
+    """The mean of ``x`` over ``axis``: its sum (with ``sum``'s ``dtype``/``acc_dtype`` rules; a
+    float16 input sums as float32) divided by the count; float16 in, float16 out."""
+    x = as_tensor_variable(x)
+    sum_dtype = dtype if dtype is not None else ("float32" if x.dtype == "float16" else None)
+    acc, sum_out = reduction_dtypes("mean", x.dtype, sum_dtype, acc_dtype)
+    out = mean_dtype(sum_out)
+    if dtype == "float16" or (dtype is None and x.dtype == "float16"):
+        out = "float16"
+    if sum_out in DISCRETE_DTYPES and sum_out != acc:
+        # the sum is cast to a narrower integer before the division: its wrap-around shows
+        total = _accumulate("sum", x, axis, keepdims, sum_dtype, acc_dtype)
+        return cast(E["true_div"](cast(total, "float64"), cast(_count(x, axis), "float64")), out)
+    # in the accumulator: the division rounds once (PyTensor rounds the sum to its output dtype
+    # first, which can differ from this in the last place)
+    return cast(_reduce("mean", cast(x, acc), axis, keepdims), out)
 
 
 def argmax(x, axis=None, keepdims=False):
@@ -180,6 +253,33 @@ def _arg_reduce(name, x, axis, keepdims):
         raise ValueError(f"{name}(x, axis={axis}, keepdims=True): keepdims needs an axis known when the graph "
                          "is built (a Python int)")
     return ArgAlongAxis(name)(x, axis)  # the axis is known at run time only
+
+
+def max_and_argmax(x, axis=None, keepdims=False):
+    """``[max(x, axis), argmax(x, axis)]`` (PyTensor's ``max_and_argmax``). Over several axes
+    but not all, the argmax indexes the reduced axes flattened in their order (C order), as
+    over every axis it indexes ``x`` flattened."""
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.ndim)
+    if not axes and x.ndim:
+        raise ValueError(f"max_and_argmax({x}, axis={axis!r}): argmax needs at least one axis")
+    return [max(x, axes, keepdims), _argmax_over(x, axes, keepdims)]
+
+
+def _argmax_over(x, axes, keepdims):
+    if len(axes) in (1, x.ndim) or x.ndim == 0:
+        return argmax(x, axes, keepdims)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = dimshuffle(x, (*kept, *axes))  # the reduced axes last, then merged into one
+    flat = reshape(moved, [*(shape_of(x)[a] for a in kept), -1], ndim=len(kept) + 1)
+    index = argmax(flat, len(kept))
+    if not keepdims:
+        return index
+    pattern, k = [], 0
+    for a in range(x.ndim):  # a size-1 axis where each reduced one was
+        pattern.append("x" if a in axes else k)
+        k += a not in axes
+    return dimshuffle(index, pattern)
 
 
 def _count(x, axis) -> object:

@@ -101,9 +101,9 @@ class _TensorOperators:
         return et.getitem(self, index)
 
     # -- methods ------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False, dtype=None): return et.sum(self, axis, keepdims, dtype)
-    def prod(self, axis=None, keepdims=False, dtype=None): return et.prod(self, axis, keepdims, dtype)
-    def mean(self, axis=None, keepdims=False): return et.mean(self, axis, keepdims)
+    def sum(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.sum(self, axis, keepdims, dtype, acc_dtype)
+    def prod(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.prod(self, axis, keepdims, dtype, acc_dtype)
+    def mean(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.mean(self, axis, keepdims, dtype, acc_dtype)
     def var(self, axis=None, ddof=0, keepdims=False): return et.var(self, axis, ddof, keepdims)
     def std(self, axis=None, ddof=0, keepdims=False): return et.std(self, axis, ddof, keepdims)
     def max(self, axis=None, keepdims=False): return et.max(self, axis, keepdims)

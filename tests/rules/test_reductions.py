@@ -138,3 +138,18 @@ def test_the_sum_of_an_empty_fill_is_plus_zero(shape):
     got = f(*[np.int64(0)] * len(inputs))
     assert got == 0.0 and not np.signbit(got)
     np.testing.assert_array_equal(f(*[np.int64(3)] * len(inputs)), -2.5 * 3 ** len(inputs))
+
+
+def test_no_rule_narrows_a_float32_accumulator():
+    # a float32 sum accumulates in float64: 1e8 + 1 - 1e8 is 1 there and 0 in float32, so a
+    # rule that moved the sum (or a mean made of it) to float32 would show
+    f32 = et.fmatrix("f")
+    big = np.asarray([[1e8, 1, -1e8], [1e8, 1, -1e8]], dtype="float32").T
+    outs = [f32.sum(0), f32.mean(0), f32.sum(0) / 3, (f32 * 2).sum(0), -(-f32).sum(0),
+            (f32.sum(0, keepdims=True) * 4).sum(), et.sum(et.sum(f32, 1), 0)]
+    f = eg.function([f32], outs)
+    for _ in range(eg.exec.numba_kernels.HOT_CALLS + 2):  # the thunks, then the Numba program
+        got = f(big)
+        assert [g.dtype for g in got] == ["float32"] * len(outs)
+        np.testing.assert_allclose(np.hstack([np.ravel(g) for g in got]),
+                                   [1, 1, 1 / 3, 1 / 3, 1 / 3, 1 / 3, 2, 2, 1, 1, 8, 2], rtol=1e-6)
