@@ -194,6 +194,8 @@ def _careduce(node, x):
     reduce = REDUCTIONS.get(type(node.op.scalar_op))
     if reduce is None:
         raise UnsupportedOp(node.op, node, why=f"no eqgraph reduction by {node.op.scalar_op}")
+    if reduce in (et.sum, et.prod):   # PyTensor's Sum and Prod carry their output and accumulator dtypes
+        return reduce(x, axis=node.op.axis, dtype=node.op.dtype, acc_dtype=node.op.acc_dtype)
     return reduce(x, axis=node.op.axis)
 
 
