@@ -201,6 +201,18 @@ def test_fuzz_graphs_give_the_hot_programs_values(seed, hot_at_once):
     _assert_same(*_whole_and_program(f, [v for _, v in graph.inputs]), exact=False)
 
 
+@needs_numba
+def test_products_of_a_matrix_of_one_row_or_column_are_numpys_bit_for_bit(hot_at_once):
+    # NumPy's matmul takes a one-row matrix times a vector as a dot product, and Numba's np.dot
+    # as a gemv, which adds in another order (the last bit differed on half of such products)
+    m, v, n = et.dmatrix("m"), et.dvector("v"), et.dmatrix("n")
+    f = eg.function([m, v, n], [m @ v, v @ n, m @ n])
+    rng = np.random.default_rng(0)
+    for rows, cols in [(1, 16), (16, 1), (1, 1), (3, 16)] * 10:
+        args = [rng.normal(size=(rows, 16)), rng.normal(size=16), rng.normal(size=(16, cols))]
+        _assert_same(*_whole_and_program(f, args))
+
+
 # -- broadcasting, errors, memory ---------------------------------------------------------------
 @needs_numba
 def test_runtime_broadcasting_of_length_one_axes_and_outputs_of_other_ranks(hot_at_once):
