@@ -192,10 +192,10 @@ def test_many_random_graphs_give_the_hot_programs_values(hot_at_once):
 
 
 @needs_numba
-@pytest.mark.parametrize("seed", [2, 35, 38, 69])
+@pytest.mark.parametrize("seed", [2, 79, 105, 251])
 def test_fuzz_graphs_give_the_hot_programs_values(seed, hot_at_once):
-    """Graphs of tests/fuzz_graphs.py that have a whole function (most have float32 or
-    indexing nodes, which keep the program)."""
+    """Graphs of tests/fuzz_graphs.py that have a whole function: the first four of the 10 among
+    seeds 0-599 (measured; most have float32 or indexing nodes, which keep the program)."""
     graph = make_graph(seed)
     f = eg.function([s for s, _ in graph.inputs], [t.sym for t in graph.outputs], on_unused_input="ignore")
     _assert_same(*_whole_and_program(f, [v for _, v in graph.inputs]), exact=False)
