@@ -13,7 +13,8 @@ program that calls it once the function is hot:
   (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks;
 - float64 sums and means, softmaxes and ``SumToShape`` call ``numba_reductions``' loops,
   which add in NumPy's pairwise order bit for bit;
-- ``matmul`` of vectors and matrices is ``np.dot`` (Numba calls SciPy's BLAS): the same values
+- ``matmul`` of vectors and matrices is ``np.dot`` (Numba calls SciPy's BLAS; a matrix of one
+  row times a vector is a dot product of two vectors, as NumPy computes it): the same values
   as NumPy's ``matmul`` on the models measured, but not always to the last bit (NumPy computes
   ``x.T @ x`` with ``syrk``, and the two libraries' BLAS builds may pick other kernels);
 - ``DimShuffle``, ``Shape`` and ``Reshape`` are views and small arrays, as in the program.
@@ -273,7 +274,16 @@ def _matmul(w: _Writer, node):
     if a.ndim > 2 or b.ndim > 2 or {a.dtype, b.dtype, node.outputs[0].dtype} != {"float64"}:
         return None
     # np.dot checks that the shapes align (ValueError); Numba's needs SciPy's BLAS
-    return [f"{w.define(node.outputs[0])} = np.dot({w.value(a)}, {w.value(b)})"]
+    x, y = w.value(a), w.value(b)
+    product = f"np.dot({x}, {y})"
+    # NumPy's matmul takes a matrix of one row times a vector (a vector times a matrix of one
+    # column) as the dot product of two vectors, Numba's np.dot as a gemv, which adds in
+    # another order: the same BLAS call keeps the last bit
+    if a.ndim == 2 and b.ndim == 1:
+        product = f"(np.full(1, np.dot({x}[0], {y})) if {x}.shape[0] == 1 else {product})"
+    elif a.ndim == 1 and b.ndim == 2:
+        product = f"(np.full(1, np.dot({x}, np.ascontiguousarray({y}[:, 0]))) if {y}.shape[1] == 1 else {product})"
+    return [f"{w.define(node.outputs[0])} = {product}"]
 
 
 def _reduce(w: _Writer, node):

@@ -172,14 +172,14 @@ def _hot_random_graphs(seeds, tmp_path, monkeypatch) -> int:
 
 @needs_numba
 def test_hot_loop_kernels_keep_results_of_random_graphs(tmp_path, monkeypatch):
-    # seeds whose fused graph has a loop kernel (14 of seeds 0-1499 have one, measured)
-    assert _hot_random_graphs([108, 288, 483, 567, 574], tmp_path, monkeypatch) == 5
+    # seeds whose fused graph has a loop kernel (9 of seeds 0-1499 have one, measured)
+    assert _hot_random_graphs([483, 628, 700, 976, 1054], tmp_path, monkeypatch) == 5
 
 
 @needs_numba
 @pytest.mark.slow
 def test_hot_loop_kernels_keep_results_of_many_random_graphs(tmp_path, monkeypatch):
-    assert _hot_random_graphs(range(0, 1500), tmp_path, monkeypatch) >= 14
+    assert _hot_random_graphs(range(0, 1500), tmp_path, monkeypatch) >= 9
 
 
 def test_a_lone_division_becomes_a_fused_node_only_where_it_divides_fast():
