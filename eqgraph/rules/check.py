@@ -14,6 +14,11 @@ binding that type-checks (``make_node``) and whose left side evaluates:
    rewriting, no compiling) and must agree: same dtype, ndim and shape, values
    equal to the dtype's tolerance (``values_eq_approx``).
 
+A pattern variable stands for the term it matches in the left side as built: where
+``make_node`` puts a node between an operand and its op (``sqrt`` of a bool reads
+``Cast{float32}(x)``), the e-graph's ``x`` is that term, and so is the checker's, on the right
+side and in what its guards read off ``x`` (``(= ds (dtype x))`` is float32 there).
+
 A general rule whose one action unions the matched term with another,
 ``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
 (``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
