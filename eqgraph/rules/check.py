@@ -14,10 +14,9 @@ binding that type-checks (``make_node``) and whose left side evaluates:
    rewriting, no compiling) and must agree: same dtype, ndim and shape, values
    equal to the dtype's tolerance (``values_eq_approx``).
 
-A pattern variable stands for the term it matches in the left side as built: where
-``make_node`` puts a node between an operand and its op (``sqrt`` of a bool reads
-``Cast{float32}(x)``), the e-graph's ``x`` is that term, and so is the checker's, on the right
-side and in what its guards read off ``x`` (``(= ds (dtype x))`` is float32 there).
+Where ``make_node`` casts an operand (``sqrt`` of a bool reads ``Cast{float32}(x)``), the
+e-graph's ``x`` is the cast, and so is the checker's, on the right side and in what its guards
+read off ``x`` (``(= ds (dtype x))`` is float32 there).
 
 A general rule whose one action unions the matched term with another,
 ``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
@@ -524,7 +523,7 @@ def _check_difference(left, right) -> str:
 def _describe(binding: Binding, values: dict) -> str:
     rows = [f"  {name} = {_show(values[v] if v in values else v.data)}  ({v.type}{', a constant' if v not in values else ''})"
             for name, v in binding.tensors_by_name()]
-    rows += [f"  {_name(v)} is {term} in the left side (make_node put it there)"
+    rows += [f"  {_name(v)} is {term} in the left side (make_node cast it)"
              for v, term in binding.operands.items() if term is not binding.tensors[v]]
     rows += [f"  {name} = {value!r}" for name, value in binding.primitives_by_name()]
     return "  inputs:\n" + "\n".join("  " + r for r in rows)
@@ -636,19 +635,25 @@ class Binding:
                 self.primitives[v] = getattr(self.tensors[operand].type, prop)
 
     def build_left(self, pattern):
-        """The left side's graph; after it, each tensor variable stands for the term it matches
-        there, as in the e-graph. ``make_node`` may put a node between an operand and its op
-        (``sqrt`` of a bool reads ``Cast{float32}(x)``): the rule's ``x`` is that term, so the
-        right side is built of it, and a dtype or ndim its guards read off ``x`` is that term's."""
+        """The left side's graph; after it, a tensor variable that ``make_node`` cast stands for
+        the cast, as in the e-graph (``sqrt`` of a bool reads ``Cast{float32}(x)``): the right
+        side is built of it, and a dtype or ndim its guards read off ``x`` is the cast's.
+
+        A broadcast operand (``DimShuffle(x)``) keeps the term drawn, as a right side built of
+        it is another e-class there: NumPy's power of size-1 arrays is C's ``pow`` (inf at
+        ``(-inf) ** 0.5``) where a broadcast exponent takes its ``sqrt`` path (NaN), so values
+        on those draws follow the layout drawn, not the rule."""
         self._matching = {}
         try:
             graph = self.build(pattern)
         finally:
             matching, self._matching = self._matching, None
         for v, terms in matching.items():
+            if {t.type.dtype for t in terms} == {self.tensors[v].type.dtype}:
+                continue
             if len(set(terms)) > 1:   # no one term for v: this graph is no instance of the pattern
                 raise ValueError(f"{_name(v)} matches {len(set(terms))} different terms in the left side")
-        self.operands = {v: terms[0] for v, terms in matching.items()}
+            self.operands[v] = terms[0]
         for v, (prop, operand) in self.derived.items():
             if operand in self.operands:
                 self.primitives[v] = getattr(self.operands[operand].type, prop)

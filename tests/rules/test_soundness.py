@@ -14,8 +14,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules.check import (Binding, Uncheckable, UnsoundRuleError, _derived_from_guards, check_rule, check_rules,
-                                 evaluate, left_sides, two_sides)
+from eqgraph.rules.check import (Binding, Uncheckable, UnsoundRuleError, _derived_from_guards, check_rule,
+                                 check_rules, evaluate, left_sides, two_sides)
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import builtin_names, load
 
@@ -73,8 +73,8 @@ def test_an_operand_that_make_node_casts_stands_for_its_cast():
     variables: dict = {}
     lhs = parse_pattern("(Sqr (Sqrt x))", variables)
     rhs = parse_pattern("(Switch (Ge x (Scalar 0.0 d n)) (Abs x) (Scalar NaN d n))", variables)
-    derived = _derived_from_guards("((= ds (dtype x)) (= d (set-get ds 0)) (= s (ndim x)) (= n (set-get s 0)))",
-                                   variables)
+    guards = "((= ds (dtype x)) (= d (set-get ds 0)) (= s (ndim x)) (= n (set-get s 0)))"
+    derived = _derived_from_guards(guards, variables)
     x, d = variables["x"], variables["d"]
     binding = Binding({x: 1}, np.random.default_rng(0), {x: "bool"}, derived=derived)
     left = binding.build_left(lhs)
