@@ -14,6 +14,10 @@ binding that type-checks (``make_node``) and whose left side evaluates:
    rewriting, no compiling) and must agree: same dtype, ndim and shape, values
    equal to the dtype's tolerance (``values_eq_approx``).
 
+Where ``make_node`` casts an operand (``sqrt`` of a bool reads ``Cast{float32}(x)``), the
+e-graph's ``x`` is the cast, and so is the checker's, on the right side and in what its guards
+read off ``x`` (``(= ds (dtype x))`` is float32 there).
+
 A general rule whose one action unions the matched term with another,
 ``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
 (``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
@@ -393,7 +397,7 @@ def _draw(binding: Binding, source, target) -> Draw | None:
     """Both sides built for ``binding``, and the source's value; None if the source does not
     type-check or NumPy refuses its values (nothing to test)."""
     try:
-        graph = binding.build(source)
+        graph = binding.build_left(source)
         values = binding.arrays()
         [left] = _value_or_failed_check(graph, values)
     except Exception:  # noqa: BLE001  (make_node or NumPy refuse: outside the left side's domain)
@@ -519,6 +523,8 @@ def _check_difference(left, right) -> str:
 def _describe(binding: Binding, values: dict) -> str:
     rows = [f"  {name} = {_show(values[v] if v in values else v.data)}  ({v.type}{', a constant' if v not in values else ''})"
             for name, v in binding.tensors_by_name()]
+    rows += [f"  {_name(v)} is {term} in the left side (make_node cast it)"
+             for v, term in binding.operands.items() if term is not binding.tensors[v]]
     rows += [f"  {name} = {value!r}" for name, value in binding.primitives_by_name()]
     return "  inputs:\n" + "\n".join("  " + r for r in rows)
 
@@ -602,6 +608,9 @@ class Binding:
         self.special = special  # draw inf, NaN and zeros (a rule that assumes nothing must keep them)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
         self.tensors: dict = {}   # pattern variable -> input variable
+        self.operands: dict = {}  # pattern variable -> the term it matches in the left side (build_left)
+        self._matching: dict | None = None  # pattern variable -> the terms it met, while build_left runs
+        self.derived = derived or {}
         self.shapes: dict = {}    # input variable -> its runtime shape
         self.domain: dict = {}    # input variable -> the kind of operand its rule's :domain asks for
         for v, ndim in ndims.items():
@@ -624,6 +633,31 @@ class Binding:
         for v, (prop, operand) in (derived or {}).items():  # read off an operand by the guards
             if operand in self.tensors:
                 self.primitives[v] = getattr(self.tensors[operand].type, prop)
+
+    def build_left(self, pattern):
+        """The left side's graph; after it, a tensor variable that ``make_node`` cast stands for
+        the cast, as in the e-graph (``sqrt`` of a bool reads ``Cast{float32}(x)``): the right
+        side is built of it, and a dtype or ndim its guards read off ``x`` is the cast's.
+
+        A broadcast operand (``DimShuffle(x)``) keeps the term drawn, as a right side built of
+        it is another e-class there: NumPy's power of size-1 arrays is C's ``pow`` (inf at
+        ``(-inf) ** 0.5``) where a broadcast exponent takes its ``sqrt`` path (NaN), so values
+        on those draws follow the layout drawn, not the rule."""
+        self._matching = {}
+        try:
+            graph = self.build(pattern)
+        finally:
+            matching, self._matching = self._matching, None
+        for v, terms in matching.items():
+            if {t.type.dtype for t in terms} == {self.tensors[v].type.dtype}:
+                continue
+            if len(set(terms)) > 1:   # no one term for v: this graph is no instance of the pattern
+                raise ValueError(f"{_name(v)} matches {len(set(terms))} different terms in the left side")
+            self.operands[v] = terms[0]
+        for v, (prop, operand) in self.derived.items():
+            if operand in self.operands:
+                self.primitives[v] = getattr(self.operands[operand].type, prop)
+        return graph
 
     def inputs(self) -> list:
         """The tensors drawn as graph inputs (the others are constants)."""
@@ -691,7 +725,7 @@ class Binding:
 
     def build(self, pattern):
         if isvar(pattern):
-            return self.tensors[pattern]
+            return self.operands.get(pattern, self.tensors[pattern])
         head, args = pattern[0], pattern[1:]
         if head == "Scalar":
             value, dtype, ndim = (self.primitive(a, s) for a, s in zip(args, ("f64", "String", "i64")))
@@ -712,7 +746,12 @@ class Binding:
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
         # -1 is "x"; an index list is written as its repr ("(0,)")
         props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
-        return ctor.make_op(props).make_node(*inputs).outputs[0]
+        node = ctor.make_op(props).make_node(*inputs)
+        if self._matching is not None:
+            for arg, term in zip(args[: ctor.n_inputs], node.inputs):
+                if isvar(arg):
+                    self._matching.setdefault(arg, []).append(term)
+        return node.outputs[0]
 
     def _bind_index(self, ctor, props: tuple, ndim: int) -> None:
         """Draw an index list of ``ndim`` entries (as the op stores it: padded with whole slices)

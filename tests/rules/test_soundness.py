@@ -14,7 +14,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules.check import Uncheckable, UnsoundRuleError, check_rule, check_rules, left_sides, two_sides
+from eqgraph.rules.check import (Binding, Uncheckable, UnsoundRuleError, _derived_from_guards, check_rule,
+                                 check_rules, evaluate, left_sides, two_sides)
+from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import builtin_names, load
 
 # every rule of every file, those marked :assumes too (checked on finite values)
@@ -63,6 +65,25 @@ def test_constants_of_guard_bound_dtypes_are_checked():
     assert compared > 0
     with pytest.raises(UnsoundRuleError, match="zero-below"):  # 0 for negative x, where sqrt gives NaN
         check_rules(GUARD_BOUND.format(fill="0.0", name="zero-below"), draws=40)
+
+
+def test_an_operand_that_make_node_casts_stands_for_its_cast():
+    # sqrt of a bool reads Cast{float32}(x): in the e-graph the rule's x is that cast, so the right
+    # side is built of it and the dtype the guards read off x is float32 (a bool NaN is no constant)
+    variables: dict = {}
+    lhs = parse_pattern("(Sqr (Sqrt x))", variables)
+    rhs = parse_pattern("(Switch (Ge x (Scalar 0.0 d n)) (Abs x) (Scalar NaN d n))", variables)
+    guards = "((= ds (dtype x)) (= d (set-get ds 0)) (= s (ndim x)) (= n (set-get s 0)))"
+    derived = _derived_from_guards(guards, variables)
+    x, d = variables["x"], variables["d"]
+    binding = Binding({x: 1}, np.random.default_rng(0), {x: "bool"}, derived=derived)
+    left = binding.build_left(lhs)
+    right = binding.build(rhs)
+    assert binding.tensors[x].dtype == "bool" and binding.operands[x].dtype == "float32"
+    assert binding.primitives[d] == "float32"
+    assert right.type == left.type
+    values = binding.arrays()
+    np.testing.assert_array_equal(*evaluate([left, right], values))
 
 
 # The generator draws what a uniform one missed: each of these shipped rules was unsound.
