@@ -255,28 +255,6 @@ def test_the_gradient_check_catches_a_wrong_vjp(monkeypatch, key, wrong):
     assert any(check_gradient(make_graph(seed), seed)[0] for seed in GRADIENT_SAMPLE)
 
 
-@pytest.mark.xfail(strict=True, reason="eqgraph/grad/vjps.py _matmul: the cotangent of a (1,)-vector "
-                   "operand of vector @ vector takes the other operand's unknown length")
-def test_gradient_of_a_one_element_vector_dotted_with_a_vector_builds():
-    """Found by the gradient fuzz check (graphs 20083 and 10668, the latter a 3-d batch @ a
-    (1,)-vector): DimShuffle cannot drop axis 0 of the cotangent ``g * x2``, of static shape
-    (None,), where x0.dimshuffle('x') is (1,)."""
-    x0, x2 = et.tensor("x0", "float64", ()), et.tensor("x2", "float64", (None,))
-    g = eg.grad(et.sum(x0.dimshuffle("x") @ x2), x0)
-    assert eg.function([x0, x2], g)(2.0, np.array([3.0])) == 3.0
-
-
-@pytest.mark.xfail(strict=True, reason="eqgraph/grad/vjps.py _inc: set_subtensor's VJP for the written value "
-                   "gathers the cotangent at every index, also where a later repeated index overwrote it")
-def test_gradient_of_set_subtensor_with_a_repeated_index_counts_the_last_write_only():
-    """Found by the gradient fuzz check (graphs 10074 and 10621, whose index arrays hit one
-    element twice, as [0, -1] on an axis of size 1): out[0] is y[1], as NumPy assigns in order."""
-    x, y = et.dvector("x"), et.dvector("y")
-    out = et.set_subtensor(x[np.array([0, 0])], y)
-    g = eg.grad(et.sum(out * et.constant(np.array([1.0, 2.0]))), y)
-    np.testing.assert_array_equal(eg.function([x, y], g)(np.array([5.0, 6.0]), np.array([1.0, 1.0])), [0.0, 1.0])
-
-
 def test_the_gradient_sample_checks_most_graphs():
     """Kinks and non-finite values skip a graph: the sample still checks gradients."""
     skipped = Counter(_gradient_outcome(seed)[1] for seed in GRADIENT_SAMPLE)

@@ -141,10 +141,24 @@ def node_vjp(node, output_grads) -> list:
         if not is_connected or c is None:
             out.append(disconnected())
         elif _is(c, TensorType) and c.dtype in DISCRETE_DTYPES:
-            out.append(et.cast(c, "float64"))  # gradients never have integer dtypes
+            out.append(_with_static_shape(et.cast(c, "float64"), x))  # gradients never have integer dtypes
         else:
-            out.append(c)
+            out.append(_with_static_shape(c, x))
     return out
+
+
+def _with_static_shape(c, x):
+    """``c`` with the static sizes of ``x``, whose cotangent it is (so of its shape at run time).
+
+    A VJP's arithmetic can lose a size that ``x`` has: the cotangent of a (1,)-vector ``a`` in
+    ``a @ b`` is ``g * b``, as long as ``b``, of unknown length. The VJP of the op that made
+    ``a`` (a DimShuffle that added that axis) must see the 1 to drop the axis.
+    """
+    if not (_is(c, TensorType) and _is(x, TensorType)) or c.ndim != x.ndim:
+        return c
+    if any(s is not None and k is not None and s != k for s, k in zip(c.type.shape, x.type.shape)):
+        return c  # a static size that disagrees is the VJP's to explain, not to hide here
+    return et.specify_shape(c, x.type.shape)
 
 
 def _op_grad(op, node, output_grads) -> list:

@@ -325,6 +325,8 @@ def _inc(writer_class, reader_class):
     def vjp(g, out, inputs, idx_list, set_instead_of_inc):
         x, y, *index = inputs
         region = reader_class(idx_list)(g, *index)
+        if set_instead_of_inc and writer_class is et.AdvancedIncSubtensor:
+            region = E["switch"](_last_writes(x, idx_list, index), region, 0)
         gy = et.sum_to_shape(_lead_sum(region, y), y) if y.ndim else _lead_sum(region, y)
         if set_instead_of_inc:  # what was overwritten gets no gradient
             gx = writer_class(idx_list, True)(g, et.zeros_like(y), *index)
@@ -333,6 +335,22 @@ def _inc(writer_class, reader_class):
         return [gx, gy] + [disconnected()] * len(index)
 
     return vjp
+
+
+def _last_writes(x, idx_list, index):
+    """A mask over the region ``x[index]``: whether that element of the written value reaches
+    the output of ``x[index] = y``.
+
+    Array indices may name a position twice ([0, 0], or -1 and n - 1, or two rows of a 2-d index
+    array); then, as in NumPy, the last write wins and the earlier ones reach nothing. Each region
+    element's number is written with the same op and read back: an element is a last write where
+    it reads back its own number. The forward write and this one choose the same winner, whatever
+    order the backend writes in.
+    """
+    reader = et.AdvancedSubtensor(idx_list)(x, *index)
+    numbers = et.reshape(et.arange(et.prod(et.shape(reader))), et.shape(reader), ndim=reader.ndim)
+    written = et.AdvancedIncSubtensor(idx_list, True)(et.full_like(x, -1, dtype="int64"), numbers, *index)
+    return E["eq"](et.AdvancedSubtensor(idx_list)(written, *index), numbers)
 
 
 def _lead_sum(g, y):

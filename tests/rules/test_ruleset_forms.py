@@ -30,7 +30,7 @@ OLD_TEXTS = {
     "algebra/pow-two":
         "(rewrite (Pow x (Scalar 2.0 d n)) (Sqr x) :when ((= (set-of n) (ndim x)) (= (dtype (Pow x (Scalar 2.0 d n))) (dtype x))))",
     "algebra/pow-half":
-        "(rewrite (Pow x (Scalar 0.5 d n)) (Sqrt x) :when ((= (set-of n) (ndim x)) (= (dtype (Pow x (Scalar 0.5 d n))) (dtype x))))",
+        "(rewrite (Pow x (Scalar 0.5 d n)) (Sqrt x) :when ((= (set-of n) (ndim x)) (known-nonneg x) (= (dtype (Pow x (Scalar 0.5 d n))) (dtype x))))",
     "algebra/pow-even":
         "(rewrite (Pow x (Scalar c d n)) (Sqr (Pow x (Scalar (/ c 2.0) d n))) :when ((> c 2.0) (< c 64.0) (= (% c 2.0) 0.0) (= (dtype (Pow x (Scalar c d n))) (dtype x))))",
     "algebra/pow-odd":

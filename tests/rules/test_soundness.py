@@ -100,6 +100,23 @@ def test_the_old_div_constant_is_caught():
         check_rules(old, draws=100)
 
 
+def test_the_old_pow_half_is_caught():
+    # sqrt(-inf) is NaN, while NumPy's power of -inf by 0.5 is inf where the exponent is one per element
+    old = """(rewrite (Pow x (Scalar 0.5 d n)) (Sqrt x) :name "old-pow-half"
+                 :when ((= (set-of n) (ndim x)) (= (dtype (Pow x (Scalar 0.5 d n))) (dtype x))))"""
+    with pytest.raises(UnsoundRuleError, match="old-pow-half"):
+        check_rules(old, draws=300, seed=1)
+
+
+def test_x_to_the_half_is_sqrt_only_where_x_cannot_be_minus_inf():
+    x = et.dvector("x")
+    values = np.array([-np.inf, 4.0])
+    assert "sqrt" not in eg.pprint(eg.function([x], x ** 0.5))
+    assert "sqrt" in eg.pprint(eg.function([x], et.abs(x) ** 0.5))
+    assert "sqrt" in eg.pprint(eg.function([x], x ** 0.5, assume_finite=True))
+    np.testing.assert_array_equal(eg.function([x], et.abs(x) ** 0.5)(values), [np.inf, 2.0])
+
+
 def test_dividing_by_an_integer_constant():
     # div-constant turned x / int64(3) into x * int64(1/3) = x * 0
     x = et.dvector("x")
