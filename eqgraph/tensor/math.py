@@ -135,11 +135,13 @@ def _reduce(name, x, axis=None, keepdims=False):
     return Reduce(name, normalize_axis(axis, x.ndim), keepdims)(x)
 
 
-#: PyTensor's default accumulator dtypes (``CAReduce._acc_dtype``): integers and booleans
-#: accumulate in 64 bits, the narrow inexact dtypes one size up (every other dtype in itself)
+#: default accumulator dtypes: integers and booleans accumulate in 64 bits, as PyTensor's
+#: ``CAReduce._acc_dtype``, float16 in float32. float32 and complex64 accumulate in themselves
+#: (NumPy's pairwise sums), not in PyTensor's wider dtype: the cast form of a wider accumulator
+#: hides the sum from the stability rewrites (logsumexp's gradient) and puts float64 values in
+#: float32 gradients; ``acc_dtype="float64"`` asks for it
 DEFAULT_ACC_DTYPES = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
-                      "uint8": "uint64", "uint16": "uint64", "uint32": "uint64",
-                      "float16": "float32", "float32": "float64", "complex64": "complex128"}
+                      "uint8": "uint64", "uint16": "uint64", "uint32": "uint64", "float16": "float32"}
 #: the default output dtypes of a sum or product (``CAReduce._output_dtype``): discrete dtypes
 #: widen to 64 bits, inexact ones keep their own (a float32 sum is float32, accumulated in float64)
 DEFAULT_OUTPUT_DTYPES = {d: DEFAULT_ACC_DTYPES[d] for d in DISCRETE_DTYPES if d in DEFAULT_ACC_DTYPES}
@@ -187,7 +189,7 @@ def _accumulate(name, x, axis, keepdims, dtype, acc_dtype):
 
 def sum(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
     """``x`` summed over ``axis``, accumulated in ``acc_dtype`` and returned as ``dtype`` (by
-    default a float32 sum accumulates in float64 and is float32, an int8 one is int64)."""
+    default a float32 sum is float32, an int8 one is int64)."""
     return _accumulate("sum", x, axis, keepdims, dtype, acc_dtype)
 
 

@@ -141,12 +141,14 @@ def test_the_sum_of_an_empty_fill_is_plus_zero(shape):
 
 
 def test_no_rule_narrows_a_float32_accumulator():
-    # a float32 sum accumulates in float64: 1e8 + 1 - 1e8 is 1 there and 0 in float32, so a
-    # rule that moved the sum (or a mean made of it) to float32 would show
+    # a float32 sum asked to accumulate in float64: 1e8 + 1 - 1e8 is 1 there and 0 in float32,
+    # so a rule that moved the sum (or a mean made of it) to float32 would show
     f32 = et.fmatrix("f")
     big = np.asarray([[1e8, 1, -1e8], [1e8, 1, -1e8]], dtype="float32").T
-    outs = [f32.sum(0), f32.mean(0), f32.sum(0) / 3, (f32 * 2).sum(0), -(-f32).sum(0),
-            (f32.sum(0, keepdims=True) * 4).sum(), et.sum(et.sum(f32, 1), 0)]
+    acc = {"acc_dtype": "float64"}
+    outs = [f32.sum(0, **acc), f32.mean(0, **acc), f32.sum(0, **acc) / 3, (f32 * 2).sum(0, **acc),
+            -(-f32).sum(0, **acc), (f32.sum(0, keepdims=True, **acc) * 4).sum(**acc),
+            et.sum(et.sum(f32, 1, **acc), 0, **acc)]
     f = eg.function([f32], outs)
     for _ in range(eg.exec.numba_kernels.HOT_CALLS + 2):  # the thunks, then the Numba program
         got = f(big)

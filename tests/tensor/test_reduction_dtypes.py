@@ -11,15 +11,24 @@ import eqgraph.tensor as et
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 
 
-def test_float32_mean_accumulates_in_float64():
+def test_float32_mean_accumulates_in_float64_when_asked():
     # a float32 accumulator loses the 1 between 1e8 and -1e8 and gives 0
     v = np.asarray([1e8, 1, -1e8], dtype="float32")
     x = et.vector("x", dtype="float32")
-    f = eqgraph.function([x], [x.mean(), x.sum()])
+    f = eqgraph.function([x], [x.mean(acc_dtype="float64"), x.sum(acc_dtype="float64")])
     mean, total = f(v)
     assert mean.dtype == np.float32 and total.dtype == np.float32
     np.testing.assert_allclose(mean, np.float32(1 / 3), rtol=1e-6)
     assert total == 1.0
+
+
+@pytest.mark.xfail(strict=True, reason="PyTensor's default float64 accumulator for float32 sums: the cast form "
+                   "hid sums from the stability rewrites and put float64 in float32 gradients; it needs "
+                   "the accumulator as a prop of Reduce, carried by the rules")
+def test_float32_mean_accumulates_in_float64_by_default_as_pytensor():
+    v = np.asarray([1e8, 1, -1e8], dtype="float32")
+    x = et.vector("x", dtype="float32")
+    np.testing.assert_allclose(eqgraph.function([x], x.mean())(v), np.float32(1 / 3), rtol=1e-6)
 
 
 # -- the documented rules, written out independently of eqgraph's tables --------------------
@@ -45,7 +54,7 @@ def expected_dtypes(idtype, dtype, acc_dtype):
         elif kind == "u" and size < 8:
             acc = "uint64"
         else:
-            acc = {"float16": "float32", "float32": "float64", "complex64": "complex128"}.get(idtype, idtype)
+            acc = {"float16": "float32"}.get(idtype, idtype)   # float32, complex64: see DEFAULT_ACC_DTYPES
     elif _discrete(idtype) and not _discrete(acc_dtype):
         acc = acc_dtype  # a float or complex accumulator is fine for any discrete input
     elif np.can_cast(idtype, acc_dtype, "safe"):
