@@ -165,7 +165,9 @@ class Special:
         if special is None or not hasattr(special, self.scipy):
             raise TypeError(f"eqgraph.tensor.{self.op} has no form for arrays of {xp.__name__}: "
                             f"it needs scipy.special.{self.scipy} (NumPy) or cupyx.scipy.special (CuPy)")
-        return getattr(special, self.scipy)(*self.first, *args)
+        # as arrays: cupyx's polygamma calls methods of its order n
+        first = [xp.asarray(a, dtype=args[0].dtype) for a in self.first]
+        return getattr(special, self.scipy)(*first, *args)
 
 
 def xlogx(xp, x):
