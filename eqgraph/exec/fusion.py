@@ -338,7 +338,7 @@ def _rebuild(fgraph, order, fused) -> FunctionGraph:
             if not needs[w]:
                 heapq.heappush(ready, (first(w), w))
     if emitted < len(units):
-        raise AssertionError(f"fusion grouped {len(units) - emitted} nodes into a cycle of groups")
+        raise AssertionError(f"fusion left {len(units) - emitted} of {len(units)} groups and nodes in a cycle")
     outputs = [replace.get(v, v) for v in fgraph.outputs]
     return FunctionGraph(fgraph.inputs, outputs, clone=False)
 
