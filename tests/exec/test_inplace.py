@@ -11,7 +11,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.inplace import destroy_dead_inputs
-from eqgraph.exec.numba_kernels import HOT_CALLS
+from eqgraph.exec.numba_kernels import HOT_CALLS, numba
 from fuzz_graphs import make_graph
 
 x, y = et.dvector("x"), et.dvector("y")
@@ -158,12 +158,13 @@ def test_peak_memory_drops(monkeypatch):
 
 
 #: fuzz graphs (tests/fuzz_graphs.py) in which the pass makes a node destructive: all 27 of the
-#: first 600 (found by compiling them with the default rules, as the test does)
+#: first 600 (found by compiling them with the default rules, as the test does); 582 only where
+#: Numba fuses its sum into the node that then writes in place
 DESTRUCTIVE_SEEDS = [3, 11, 27, 44, 132, 138, 193, 234, 236, 237, 286, 287, 294, 318, 328, 330, 382, 390, 405,
-                     448, 458, 509, 512, 524, 538, 570, 582]
+                     448, 458, 509, 512, 524, 538, 570] + ([] if numba is None else [582])
 
 
-@pytest.mark.parametrize("seed", sorted({*DESTRUCTIVE_SEEDS, *range(20)}))
+@pytest.mark.parametrize("seed", sorted({*DESTRUCTIVE_SEEDS, 582, *range(20)}))
 def test_random_graphs_leave_inputs_and_earlier_results_alone(seed):
     # the fuzz test's graphs, called thrice: inputs unchanged, the second call's results unchanged
     # by the third, and all calls equal (whatever the pass made in place)
