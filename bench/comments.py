@@ -44,7 +44,7 @@ PATTERNS = {
                           r"|\bwhere it was\s*$|\bwas (?:\d|about \d|~)|\bearlier (?:guess|version|design|form)\b"
                           r"|\bbefore the fix\b|\bthe old (?:code|version|form|design)\b|\bnow\b[^.;]*\binstead of\b",
                           re.I),
-    "outside": re.compile(r"DESIGN(?:\.md| decision)|\.\./shared|\bseeds/|\bseed 0\d\d\b"
+    "outside": re.compile(r"DESIGN(?:\.md| decision)|\.\./shared|\bseeds/|\bseed 0\d\d\b|\bseed contracts?\b"
                           r"|\bissues? #?\d+\b|\bresearch report\b|\baesthetics(?:-t\d)?\.md\b", re.I),
 }
 ENFORCED = ("timing", "outside")
