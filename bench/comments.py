@@ -34,7 +34,7 @@ NUMBER = r"(?<![\w.])\d+(?:[.,]\d+)*"
 PATTERNS = {
     # "s" alone must be spaced from its number ("4 s"), so "0s and 1s" or "1990s" are not timings.
     "timing": re.compile(NUMBER + r"(?:\s*(?:ns|us|µs|μs|ms|msec|usec|nsec)\b"
-                         r"|\s+(?:s|sec|secs|seconds?|milliseconds?|microseconds?|nanoseconds?|minutes?)\b)"),
+                         r"|\s+(?:s|sec|secs|seconds?|milliseconds?|microseconds?|nanoseconds?|minutes?)\b(?!\.\w))"),
     # attached to its number and followed by a word or punctuation: "2x3" is a shape, "2x - 1" math.
     "speedup": re.compile(NUMBER + r"[x×](?=\s*(?:faster|slower|speed|more|less|fewer|the|at|as|$|[),.;:]))"),
     "measured": re.compile(r"\bmeasur(?:ed|ing|ement)\b|\b\d+-core\b|\bat load \d|\bbench(?:mark)?ed\b"
@@ -99,7 +99,7 @@ def scan_file(path: Path, root: Path = ROOT) -> list[Finding]:
     source = path.read_text(encoding="utf-8")
     rows = egg_comment_lines(source) if path.suffix == ".egg" else python_comment_lines(source)
     try:
-        rel = path.resolve().relative_to(root).as_posix()
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         rel = path.as_posix()
     found = []
