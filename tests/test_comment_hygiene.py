@@ -1,9 +1,10 @@
 """Comments say why the code is as it is: no quoted timings, no references outside the repository.
 
-A timing in a comment ("38 ms") goes stale with every NumPy or Numba release and no test ties
-it to the code; measured numbers live in ``docs/performance.md`` beside the bench command that
-produces them. A reference to a document that is not in the repository (``DESIGN.md``,
-``../shared``, "seed 003", "issue 12") cannot be followed by a reader of the code. Both are
+A timing in a comment (a number and a unit of time) goes stale with every NumPy or Numba
+release and no test ties it to the code; measured numbers live in ``docs/performance.md`` beside
+the bench command that produces them. A reference to a document that is not in the repository
+(the design notes, the shared folder, a numbered contract or issue) cannot be followed by a
+reader of the code. Both are
 found precisely by ``bench/comments.py`` (its ``timing`` and ``outside`` categories), in the
 comments and docstrings of ``eqgraph/**/*.py`` and the comments of ``rulesets/*.egg``.
 """
