@@ -3,7 +3,8 @@
 interactive explorer page of ``eqgraph/explore``).
 
 A leaf: nothing in the compiler imports it. The e-graph view that ``f.stages.egraph`` opens
-lives in ``eqgraph/extract/view.py`` and is re-exported here, where it used to be.
+lives in ``eqgraph/extract/view.py`` (the compiler's stages hold it) and is re-exported here,
+with the pattern parser its queries use, so that inspection has one import.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from eqgraph.explore import explore_graph as explore  # rewrite's e-graph, in th
 from eqgraph.extract.extraction import extract
 from eqgraph.extract.view import EClass as EClass, EGraphView as EGraphView, Member as Member
 from eqgraph.extract.view import explaining_rules as explaining_rules, matcho as matcho
-from eqgraph.rules.pattern import parse_pattern as parse_pattern  # where it was
+from eqgraph.rules.pattern import parse_pattern as parse_pattern  # what EGraphView's queries parse
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.terms.graph import graph_inputs

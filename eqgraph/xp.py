@@ -1,4 +1,4 @@
-"""The array namespace of runtime values (DESIGN decision 8: one array namespace).
+"""The array namespace of runtime values: one code path for every array library.
 
 Every ``perform`` calls ``array_namespace(*inputs)`` and uses the array-API
 names it returns (``xp.add``, ``xp.permute_dims``, ...), so the same code runs
@@ -18,9 +18,9 @@ _BY_TYPE: dict[type, object] = {}
 @functools.cache
 def optional_module(name: str):
     """The module ``name`` of an optional extra (``"scipy.special"``, ``"scipy.linalg"``), or
-    None where it is not installed; imported at its first use, not with eqgraph (SciPy took
-    0.2 s of eqgraph's import), and looked up once (an ``import`` statement costs a
-    microsecond even when the module is loaded)."""
+    None where it is not installed; imported at its first use, not with eqgraph (SciPy would
+    be most of eqgraph's import time), and looked up once (an ``import`` statement has a cost
+    even when the module is loaded, and this runs per call)."""
     try:
         return importlib.import_module(name)
     except ImportError:

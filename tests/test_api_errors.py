@@ -1,5 +1,5 @@
 """Mistakes a new user makes with ``eqgraph.function`` get an error naming the argument
-and what was expected, never a silently wrong function (issue 9)."""
+and what was expected, never a silently wrong function."""
 
 import numpy as np
 import pytest

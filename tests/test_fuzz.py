@@ -41,7 +41,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from fuzz_graphs import LD, Graph, Term, make_graph, spread
 
-DEFAULT_SAMPLE = range(250)      # about 15 s on an idle 2-core machine
+DEFAULT_SAMPLE = range(250)      # a sample the default run can afford
 #: EQGRAPH_FUZZ_GRAPHS=500 runs a slice of the slow sample (its first graphs)
 SLOW_SAMPLE = range(10_000, 10_000 + int(os.environ.get("EQGRAPH_FUZZ_GRAPHS", 5_000)))
 

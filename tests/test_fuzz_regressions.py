@@ -1,5 +1,5 @@
 """The mismatches tests/test_fuzz.py found, each cut down to a few lines; each failed
-before its fix (issue 9): matmul-assoc with a vector or across dtypes (rulesets/matmul.egg),
+before its fix: matmul-assoc with a vector or across dtypes (rulesets/matmul.egg),
 signed zeros (egraph/encode.py, fold.egg, add-zero), a weak constant extracted alone
 (extract/extraction.py), inc_subtensor's np.add.at (tensor/subtensor.py).
 

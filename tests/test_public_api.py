@@ -39,9 +39,9 @@ bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing 
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by
 # path (``import eqgraph.tensor.shape`` works through sys.modules), and each export is public
-# API: eg.function and eg.grad, et.alloc and et.shape (et.var, the variance, hid tensor/var.py,
-# now tensor/variable.py). Renaming the modules is
-# issue 10's layering work; this list may shrink, but a new collision fails the test.
+# API: eg.function and eg.grad, et.alloc and et.shape (the variable module is tensor/variable.py
+# because et.var, the variance, would hide a var.py). Renaming these modules would empty this
+# list; a new collision fails the test.
 KNOWN_SHADOWED = {
     "eqgraph": {"function", "grad"},
     "eqgraph.rules": {"encode", "saturate"},

@@ -1,4 +1,4 @@
-"""The one module that talks to egglog (DESIGN decision 1).
+"""The one module that talks to egglog, so that its private parts stay behind one interface.
 
 Everything goes through egglog's own text language on the low-level
 bindings: commands are sent in small batches, outputs are read back, and the
@@ -15,8 +15,8 @@ import threading
 from egglog import bindings
 
 #: Top-level forms per ``run`` when sending long programs (rule files, the dtype tables):
-#: egglog's time and peak memory grow faster than a program's length (types.egg in one
-#: piece: 180 ms and 216 MB peak; ten forms at a time: 40 ms and under 1 MB).
+#: egglog's time and peak memory grow faster than a program's length, so a long file sent
+#: in one piece costs far more than the same forms sent a few at a time.
 FORMS_PER_RUN = 10
 
 
@@ -120,9 +120,9 @@ class Session:
         Primitives become int, float, str or bool; an e-class becomes its id (an int, the
         same as the ``T-<id>`` of ``serialize``); ``containers`` names the container sorts:
         sort -> ("vec" | "set", the element sort), a vec read as a tuple, a set as a frozenset.
-        A relation's output (its Unit) is None. This reads egglog's frozen tables directly:
-        on a 5,000-node graph's 42,000 rows, serializing to JSON and parsing it took 0.2 s,
-        reading only the tables asked for about a tenth of that.
+        A relation's output (its Unit) is None. This reads egglog's frozen tables directly, and
+        only the tables asked for: serializing the whole e-graph to JSON and parsing it costs
+        several times more on large graphs.
         """
         self._check_usable()
         wanted, found = set(names), {}

@@ -1,7 +1,7 @@
 """Prepared egglog sessions, reused between compiles of the same thread.
 
 Creating a session, declaring ~200 constructors and sending the default
-rulesets takes about 35 ms, more than saturating a small graph.  A *base*
+rulesets costs more than saturating a small graph.  A *base*
 session holds those for one list of rulesets; each compile works inside
 ``push`` ... ``pop`` on it, so the base is unchanged afterwards, except for what
 the encoder adds at depth 0 before the push on purpose: the relations and union

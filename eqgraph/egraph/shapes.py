@@ -1,6 +1,6 @@
 """Shapes from ``Op.infer_shape``: what ``x.shape`` equals without computing ``x``.
 
-Seed 000's ``infer_shape`` is the one shape rule of every op, user ops included, and it is
+``Op.infer_shape`` is the one shape rule of every op, user ops included, and it is
 Python, so it runs when a graph is encoded rather than as a rule: for each ``Shape(v)`` in
 the graph, ``v``'s op is asked for ``v``'s shape in terms of its inputs' shapes, and the
 answer is put in the e-graph in ``Shape(v)``'s e-class. ``exp(m).shape[0]`` then has the
@@ -25,7 +25,7 @@ def shape_equalities(fgraph: FunctionGraph, nodes: list) -> list[tuple[Variable,
     Only where the answer can pay: a static shape always (a constant), a symbolic one only
     for a ``v`` computed for its shape alone. Where ``v`` is computed anyway, ``v.shape`` costs
     one dispatch, and a symbolic alternative (five nodes for a broadcast's size) is only more
-    for extraction to weigh: measured on an MLP's loss and gradients, the e-graph grew by half
+    for extraction to weigh: on an MLP's loss and gradients, the e-graph grew by half
     and cheapest-first extraction picked the longer form (30 nodes instead of 26).
     """
     needed = _computed_anyway(fgraph, nodes)

@@ -125,13 +125,13 @@ def recompute_for_late_readers(fgraph: FunctionGraph, order=None) -> FunctionGra
 
     In ``(x - m) / sqrt(mean((x - m)**2))`` the division reads ``x - m`` after the mean of its
     square: the division can never join the group computing ``x - m``, so that group wrote
-    ``x - m`` out (1e5 float64: about 31 us of a 60 us fused sum of squares) only for the
+    ``x - m`` out (on long arrays, about half the time of the fused sum of squares) only for the
     division to read it back.  Computing ``x - m`` again inside the division reads ``x``
     instead, as much memory, and leaves nothing to write.  Only where that is so: a step with no
     libm call, at most one input that is more than one element by its type, and every reader
     that is not late an elementwise node or a fusable sum (so the value is not written anyway).
     Only where sums are fused (``FUSE_REDUCTIONS``): without Numba the value is written for its
-    sum anyway, and computing it again costs a pass (standardize at 1e5: 273 -> 328 us).
+    sum anyway, and computing it again costs a pass.
     ``fgraph`` itself when there is nothing to change; ``order``: its toposort, if known."""
     if not FUSE_REDUCTIONS:
         return fgraph
@@ -185,7 +185,7 @@ def _cheap_to_recompute(node) -> bool:
 def _worth_fusing_alone(node) -> bool:
     """Whether a lone elementwise node becomes a Composite of one step, for a kernel that computes
     it faster than NumPy once hot: an op whose NumPy form makes several passes (``softplus``
-    makes six: a lone one on 10 elements took 3.0 us, PyTensor 2.5), or a division by an
+    makes six), or a division by an
     invariant value (the loop kernel of ``numba_loops``)."""
     if numba is None or not is_fusable(node.op):
         return False
@@ -371,13 +371,12 @@ def _emit_group(group: _Group, fgraph, replace) -> None:
 
 
 #: a reduction of a value that something else reads too (so it is written anyway) is fused only
-#: into nodes of at least this many steps.  ``[y.sum(), y]`` for ``y = 2x + 1`` measured slower
-#: fused up to 1e5 elements (1.46 -> 1.71 us at 10, 53 -> 64 us at 1e5; faster at 1e6, 899 -> 751);
-#: for a 32-step arithmetic ``y`` no slower (193 -> 187 us at 1e5); bench/suite.py's 2,000-node graph
-#: (``y - y.mean()`` after each chain of about 250 steps) 102 -> 62 us at 10 elements
+#: into nodes of at least this many steps: for a short ``y`` (``[y.sum(), y]`` with ``y = 2x + 1``)
+#: the fused node is slower up to 1e5 elements, for a 32-step arithmetic ``y`` it is no slower, and
+#: for long chains (bench/suite.py's 2,000-node graph) it is faster
 WRITTEN_FROM_STEPS = 32
-#: without Numba the fused node runs the same NumPy calls with a Python call or two more
-#: (mean((x - y)**2) on 10 elements: 3.1 -> 4.2 us, no faster on 1e5): then nothing is fused
+#: without Numba the fused node runs the same NumPy calls with a Python call or two more, and is
+#: no faster on long arrays: then nothing is fused
 FUSE_REDUCTIONS = numba is not None
 
 

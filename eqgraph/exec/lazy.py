@@ -1,4 +1,4 @@
-"""Running a program that holds lazy thunks (seed 000): only what the outputs ask for runs.
+"""Running a program that holds lazy thunks (Aesara's lazy protocol): only what the outputs ask for runs.
 
 A lazy thunk (``thunk.lazy``, made by an op with ``lazy = True`` such as ``IfElse``) does not
 need all its inputs: called, it returns the indices of the inputs it still needs (reading

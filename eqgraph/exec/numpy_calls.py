@@ -17,7 +17,7 @@ compares them with the thunk loop on random graphs):
 - ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``;
 - ``SumToShape``: ``g`` itself where the shapes agree (as ``perform`` returns it), else ``np.add.reduce``;
 - ``Softmax`` (and its log) of an array of the output's dtype: ``perform``'s NumPy steps in one call
-  (``softmax_numpy``), without ``array_namespace`` and the output cell (2-3 us of a 10 x 10 call).
+  (``softmax_numpy``), without ``array_namespace`` and the output cell (much of a small call).
 
 An entry returns ``(expression, cast)``: ``cast`` says whether the result still needs
 ``as_output``'s conversion to the output's dtype (NumPy returns scalars for 0-d results).
@@ -46,7 +46,7 @@ def _index(items) -> str:
 
 def _short_index(items) -> str:
     """``[None, :, :]`` as ``[None]``: trailing full slices are implied, and each written item
-    costs NumPy's indexing time (``v[None]`` 0.26 us, ``v[None, :, ...]`` 0.42 us).  Only for
+    costs NumPy's indexing time (``v[None, :, ...]`` takes markedly longer than ``v[None]``).  Only for
     results with axes: an index that leaves none needs the Ellipsis to give a 0-d array."""
     items = list(items)
     while items and items[-1] == ":":
@@ -101,7 +101,8 @@ def _reduce(op, node, args, bind):
 
 def _small_in_numba(op, node, x: str, expr: str, bind) -> str:
     """``expr`` (a float64 sum or mean), or on small C-contiguous arrays a Numba loop that adds
-    in NumPy's order (``numba_reductions.py``: 1.4 -> 0.3 us on 10 elements), once hot."""
+    in NumPy's order (``numba_reductions.py``), once hot: on a few elements the loop avoids most
+    of NumPy's fixed cost."""
     kind = reduction_kind(op.name, node.inputs[0].dtype, node.outputs[0].dtype, node.inputs[0].ndim,
                           op.axis, op.keepdims)
     if kind is None:

@@ -2,7 +2,7 @@
 
 Kernels of the same shape have the same source whatever they compute (the functions they
 call are bound by name in the namespace), so a process compiles each text once: compiling
-was 1-2 ms of a small graph's compile.
+source is a large share of a small graph's compile.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ size where an add's work equals a dispatch, so elementwise choices (``x**10`` as
 pow or as multiplications) are made as for large arrays, where they matter.  Beside
 100 x 100 matrices a vector is then 100 long, as long as the rows it meets, so
 ``(A @ B) @ v`` costs an n x n product more than ``A @ (B @ v)`` and
-``sum(m * s, axis=1)`` n*n multiplications more than ``s * sum(m, axis=1)``.  (An
-earlier guess spread 10,000 elements over each value's own unknown axes: a vector
-then weighed as much as a matrix and both forms cost the same.)  An unknown axis
+``sum(m * s, axis=1)`` n*n multiplications more than ``s * sum(m, axis=1)``.  (Spread
+over each value's own unknown axes, the same elements would make a vector weigh as much
+as a matrix, and both forms of each pair would cost the same.)  An unknown axis
 with known upper bounds (a ``Bounded`` type: ``x[:10]`` holds at most 10, ``m[0]``
 no more than a row of ``m``) is assumed no larger than they are, so ``exp(x)[:10]``
 costs more than ``exp(x[:10])``, and ``(A @ B)[0]`` more than ``A[0] @ B``, whatever

@@ -11,11 +11,10 @@ graph needs it, and t[c] is its position in an order that forbids cycles:
 
 The prices are those of the cheapest-first pass, an unstable e-node's with its
 weight above the whole e-graph's cost (extraction._Pricer), so the optimum has the
-fewest unstable e-nodes first. SciPy's HiGHS solves it. Measured: a matrix
-chain or the starter rules' e-graphs solve in milliseconds; the cyclic e-graphs
-of associativity and commutativity solve slowly (250 e-nodes in about 1 s, 600
-reach the 10 s limit, after which the cheaper of HiGHS's best DAG and the local
-search's is kept).
+fewest unstable e-nodes first. SciPy's HiGHS solves it. A matrix chain or the
+starter rules' e-graphs solve quickly; the cyclic e-graphs of associativity and
+commutativity solve slowly (a few hundred e-nodes can reach the ``seconds`` limit,
+after which the cheaper of HiGHS's best DAG and the local search's is kept).
 """
 
 from __future__ import annotations

@@ -4,11 +4,10 @@
    holds, else what ``make_node`` infers for one of its e-nodes from its children's
    types (cached per op and input types).  An e-node that ``make_node`` rejects cannot
    be extracted.  Why not take the types.egg analyses' facts and let ``make_node``
-   only validate the chosen e-nodes: that variant was measured (bench/compile_time.py's
-   graphs, 500-5,000 nodes) and made this step 11 -> 1.5 ms and 163 -> 28 ms, about 5%
-   of a compile, for a retry loop (choose again whenever ``make_node`` refuses a chosen
-   e-node) and a cost model fed the analyses' sizes, which know less than ``make_node``
-   for the ops types.egg types partly or not at all. Asking ``make_node`` is right by
+   only validate the chosen e-nodes: that variant makes this step several times faster,
+   but the step is a small share of a compile, and the variant needs a retry loop (choose
+   again whenever ``make_node`` refuses a chosen e-node) and a cost model fed the analyses'
+   sizes, which know less than ``make_node`` for the ops types.egg types partly or not at all. Asking ``make_node`` is right by
    construction, so it stays; the analyses guard rules and narrow the outputs.
 2. Costs, cheapest first: an e-node costs its own cost plus its children's,
    where a child used by several nodes of the user's graph is shared among
@@ -311,8 +310,7 @@ class _SharingRefiner:
         self.nodes, self.choice, self.own = extraction.data.nodes, extraction.choice, extraction.node_cost
         self.alternatives: dict[str, list] = defaultdict(list)  # e-class -> its priced e-nodes
         # one e-node per operand order: a commutativity rule adds y * x beside x * y, which costs
-        # the same and would double the tries (3,001 instead of 389 on the 5,000-node compile_time
-        # chain when commute.egg made them)
+        # the same and would multiply the tries wherever commute.egg made such pairs
         chosen = set(self.choice.values())
         forms = {_unordered(self.nodes[node_id]) for node_id in chosen}
         for node_id in sorted(self.own):
@@ -401,7 +399,7 @@ class _SharingRefiner:
     def _reaches(self, start, target: str) -> bool:
         """Whether the chosen e-nodes lead from the classes ``start`` to ``target`` (a cycle).
         A class lower than ``target`` cannot lead to it (nor be it): that answers most tries at
-        once (a walk of the DAG below each candidate took 0.3 s of a 5,000-node compile)."""
+        once (a walk of the DAG below each candidate is a large share of a big graph's compile)."""
         height = self._height(target)
         if height is not None and all((self._height(c) or INF) < height for c in start):
             return False

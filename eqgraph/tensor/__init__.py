@@ -54,7 +54,7 @@ divide = ELEMWISE_OPS["true_div"]
 floor_divide = ELEMWISE_OPS["int_div"]
 digamma = ELEMWISE_OPS["psi"]  # PyTensor's other name of psi
 
-# everyday NumPy functions (issue 13): after the elementwise names, since ``where`` here replaces
+# everyday NumPy functions: after the elementwise names, since ``where`` here replaces
 # the elementwise one above (it also takes one argument, as np.where does)
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
@@ -112,7 +112,7 @@ __all__ = [
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor",
-    # everyday ops (issue 13)
+    # everyday NumPy functions
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
     "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d",

@@ -4,7 +4,7 @@
     u, v = ifelse(c, [a, b], [x, y])                               # several: pairs of branches
 
 ``switch`` computes both branches and chooses per element; ``ifelse`` takes a scalar
-condition and computes only what the chosen branch needs. It does so through seed 000's
+condition and computes only what the chosen branch needs. It does so through Aesara's
 lazy-thunk protocol: the thunk of an ``IfElse`` node returns the input indices it still
 needs (first the condition, then the chosen branch) and ``[]`` once its outputs are
 computed; the linker (``eqgraph/exec/lazy.py``) runs the nodes it asks for, and nothing else.
@@ -37,7 +37,7 @@ class IfElse(Op):
     """``IfElse(n_outs)(cond, *then, *else)``: the ``n_outs`` then-values if ``cond`` else the others."""
 
     __props__ = ("n_outs",)
-    #: its thunks are lazy (seed 000): the linker runs such graphs with ``exec/lazy.py``
+    #: its thunks are lazy (Aesara's protocol): the linker runs such graphs with ``exec/lazy.py``
     lazy = True
 
     def __init__(self, n_outs: int):

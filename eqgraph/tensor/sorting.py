@@ -143,7 +143,7 @@ class ArgAlongAxis(Op):
     """``np.argmax`` (or ``np.argmin``) along an axis given as a 0-d integer *input*, known only at
     run time (``et.argmax(x, axis=iscalar)``).  The output has one dimension fewer; which one is
     not known, so no size of it is static.  The axis only selects, so no gradient reaches it
-    (seed 000's third integer example); the elements' gradient is zero (the output is discrete)."""
+    (as for any integer input in Aesara's gradient contract); the elements' gradient is zero (the output is discrete)."""
 
     __props__ = ("name",)
 

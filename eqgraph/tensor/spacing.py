@@ -21,7 +21,7 @@ from eqgraph.tensor.type import DISCRETE_DTYPES
 
 
 def _count(num, what):
-    """``num`` as a 0-d int64 tensor; a known negative count is refused now, as NumPy refuses it."""
+    """``num`` as a 0-d int64 tensor; a known negative count is refused, as NumPy refuses it."""
     num = as_tensor_variable(num)
     if num.ndim != 0 or num.dtype not in DISCRETE_DTYPES or num.dtype == "bool":
         raise TypeError(f"{what}: num must be an integer scalar, got {num} ({num.type})")

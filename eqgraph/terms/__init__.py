@@ -1,4 +1,4 @@
-"""Graph objects: the seed contracts for Type, Variable, Constant, Apply, Op, FunctionGraph."""
+"""Graph objects with Aesara's contracts: Type, Variable, Constant, Apply, Op, FunctionGraph."""
 
 from eqgraph.terms.basic import Apply as Apply, Constant as Constant, Variable as Variable
 from eqgraph.terms.fgraph import FunctionGraph as FunctionGraph, MissingInputError as MissingInputError

@@ -1,4 +1,4 @@
-"""The nodes of a graph: `Variable`, `Constant` and `Apply` (seed 003).
+"""The nodes of a graph: `Variable`, `Constant` and `Apply`, as in Aesara.
 
 A graph is bipartite: a Variable points to the Apply that produced it
 (``owner``) and its position among that Apply's outputs (``index``); an Apply

@@ -1,4 +1,4 @@
-"""`FunctionGraph`: a graph with declared inputs and outputs, and its clients (seed 003)."""
+"""`FunctionGraph`: a graph with declared inputs and outputs, and its clients, as in Aesara."""
 
 from __future__ import annotations
 

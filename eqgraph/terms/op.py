@@ -1,4 +1,4 @@
-"""`Op`: the definition of a computation (seed 000's contract).
+"""`Op`: the definition of a computation (Aesara's ``Op`` contract).
 
 An Op builds typed Apply nodes (``make_node``) and computes their outputs
 (``perform``).  ``__props__`` names the attributes that define the
@@ -12,7 +12,7 @@ from __future__ import annotations
 class Op:
     """Base class of all ops.  Subclasses define ``make_node`` and ``perform``."""
 
-    #: index of the output that ``__call__`` returns, or None (seed 000)
+    #: index of the output that ``__call__`` returns; None: the only one, or the list of all
     default_output: int | None = None
     #: {output index: [input indices]} outputs that are views of inputs
     view_map: dict = {}
@@ -101,7 +101,7 @@ class Op:
 
     # -- static information -------------------------------------------------
     def infer_shape(self, fgraph, node, input_shapes):
-        """Symbolic shapes of the outputs from the inputs' shapes (seed 000)."""
+        """Symbolic shapes of the outputs from the inputs' shapes (Aesara's signature)."""
         raise NotImplementedError(f"{self} does not define infer_shape")
 
     def flops(self, inputs, outputs):

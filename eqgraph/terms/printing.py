@@ -1,4 +1,4 @@
-"""`debugprint` / `dprint`: the indented text view of a graph (seed 003's style).
+"""`debugprint` / `dprint`: the indented text view of a graph (Aesara's style).
 
     Sum{axis=None} [id A] ''   1
      |Elemwise{add} [id B] ''   0

@@ -1,4 +1,4 @@
-"""`Type`: a set of constraints on runtime values (seed 002's contract).
+"""`Type`: a set of constraints on runtime values (Aesara's ``Type`` contract).
 
 A Type makes Variables (``__call__``/``make_variable``) and filters values
 (``filter``).  The comparison methods (``in_same_class``, ``is_super``) and the
@@ -69,7 +69,7 @@ class Type:
         return self.make_variable(name)
 
     def clone(self, *args, **kwargs) -> "Type":
-        """A copy of this type with the given constructor arguments replaced (seed 002).
+        """A copy of this type with the given constructor arguments replaced (Aesara's ``clone``).
 
         Arguments not given keep this type's values: each parameter of ``__init__`` is read
         back from the attribute of the same name, so ``NullType("why").clone()`` keeps its

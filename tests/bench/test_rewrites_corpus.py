@@ -1,4 +1,4 @@
-"""The corpus of ``bench/rewrites.py`` (issue 11): every expression builds and compiles with
+"""The corpus of ``bench/rewrites.py``: every expression builds and compiles with
 eqgraph and matches its reference on an ordinary input, and the benchmark's own measures
 (key-rewrite predicates, relative error) can fail. The comparison with PyTensor on extreme
 inputs is the benchmark itself, run by hand."""

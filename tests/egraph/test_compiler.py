@@ -53,7 +53,7 @@ def test_starter_rules():
     assert ops_of(eg.function([x], x + 0)) == ["Elemwise{add}"]  # -0.0 + 0 is +0.0: kept for floats
     i = et.lvector("i")
     assert ops_of(eg.function([i], i * 1 + 0)) == []
-    # seed 003's x*y/y -> x, broadcast kept: for a y proven nonzero and finite, or assumed so
+    # x*y/y -> x (Aesara's example), broadcast kept: for a y proven nonzero and finite, or assumed so
     assert ops_of(eg.function([x], x * 2.0 / 2.0)) == []   # a size-1 constant: x has the shape
     assert ops_of(eg.function([x, y], x * y / y, assume_finite=True)) == ["Elemwise{second}"]
     assert "Elemwise{true_div}" in ops_of(eg.function([x, y], x * y / y))   # y = 0 gives NaN

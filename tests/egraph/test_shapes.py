@@ -1,4 +1,4 @@
-"""Shapes (issue 11, item 4): x.shape from the ops' infer_shape, static sizes as constants,
+"""Shapes: x.shape from the ops' infer_shape, static sizes as constants,
 reshape and dimshuffle chains, keepdims reductions; rulesets/shapes.egg on numbers (its
 general rules are not drawn by the soundness checker)."""
 

@@ -1,4 +1,4 @@
-"""The Dask backend (issue 14) on a LocalCluster of 2 worker processes.
+"""The Dask backend on a LocalCluster of 2 worker processes.
 
 The cluster starts once for the module (a few seconds); every compiled function here
 runs its chunks on those workers.  Results are compared with the NumPy backend.

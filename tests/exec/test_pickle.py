@@ -1,4 +1,4 @@
-"""Graphs and compiled functions pickle and unpickle to working objects (issue 9).
+"""Graphs and compiled functions pickle and unpickle to working objects.
 
 A graph round-trips node for node; a Function is stored as the user's graph and
 its compile arguments and recompiled on load, so no egglog object is pickled.

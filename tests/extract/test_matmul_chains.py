@@ -18,7 +18,7 @@ import eqgraph.tensor as et
 
 
 def test_vector_in_the_middle_is_not_reassociated():
-    # issue 9: (A @ v) @ M was compiled as A @ (v @ M)
+    # (A @ v) @ M must not become A @ (v @ M): matmul-assoc is wrong for a vector in the middle
     A, v, M = et.dmatrix("A"), et.dvector("v"), et.TensorType("float64", (3, 3))("M")
     rng = np.random.default_rng(0)
     a, vv, m = rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=(3, 3))

@@ -1,5 +1,5 @@
 """``function(..., mode="debug")``: debug_perform runs, and every e-class extraction touched
-is checked on the call's inputs, naming an unsound rule (issue 13, items 8 and seed 000)."""
+is checked on the call's inputs, naming an unsound rule (Aesara's ``debug_perform``)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""``eqgraph.function``'s arguments that used to be read too loosely: each form they accept
+"""``eqgraph.function``'s arguments, read strictly: each form they accept
 does what PyTensor's does, and any other value is a clear error naming the argument."""
 
 import numpy as np

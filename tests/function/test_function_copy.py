@@ -1,4 +1,4 @@
-"""``f.copy``, ``f.maker.fgraph`` and pickling of copies (issue 13, item 7; seed 003)."""
+"""``f.copy``, ``f.maker.fgraph`` and pickling of copies, as in Aesara."""
 
 import pickle
 

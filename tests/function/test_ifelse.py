@@ -1,5 +1,5 @@
 """``eqgraph.ifelse``: lazy (only the taken branch runs), several outputs, gradients
-through both branches (issue 13, item 1)."""
+through both branches."""
 
 import pickle
 
@@ -143,7 +143,7 @@ def test_perform_and_infer_shape_for_eager_callers():
 
 
 class FirstOrSecond(Op):
-    """A user's lazy op (seed 000's protocol): x if x.sum() >= 0, else y, computing y only then."""
+    """A user's lazy op (Aesara's lazy protocol): x if x.sum() >= 0, else y, computing y only then."""
 
     __props__ = ()
     lazy = True

@@ -1,5 +1,5 @@
 """``eqgraph.RandomStream``: NumPy Generator draws whose state is a shared variable updated
-by each call (issue 13, item 3)."""
+by each call."""
 
 import copy
 import pickle

@@ -1,4 +1,4 @@
-"""Seed 002's Type.clone, eqgraph.config's floatX and eqgraph.pprint (issue 13, items 7 and seed)."""
+"""Aesara's Type.clone, eqgraph.config's floatX and eqgraph.pprint."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Canonical algebra (issue 11, item 2): commutative operands in one order, and the
+"""Canonical algebra: commutative operands in one order, and the
 arithmetic identities of rulesets/algebra.egg, each checked on numbers."""
 
 import importlib.util

@@ -1,4 +1,4 @@
-"""The indexing rules of indexing.egg (issue 11, item 5) on numbers. They match index props
+"""The indexing rules of indexing.egg on numbers. They match index props
 the soundness checker cannot draw, so each is tested here: it fires (the compiled graph
 changes as expected) and keeps NumPy's values, on sizes unknown until run time, including
 empty results, starts past the end, negative steps and axes of length 0 and 1."""

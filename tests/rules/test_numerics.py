@@ -49,7 +49,7 @@ def ops(f) -> list[str]:
     return [getattr(n.op, "name", None) or type(n.op).__name__ for n in f.stages.optimized.toposort()]
 
 
-# -- seed 003's example optimization, x*y/y -> x ------------------------------------------------
+# -- Aesara's example optimization, x*y/y -> x --------------------------------------------------
 def test_xy_over_y_cancels_where_y_is_proven_nonzero_and_finite():
     f, got = run(x * 3.0 / 3.0, inputs=[x], args=[A])
     assert f.stages.report.fired().get("algebra/mul-div-cancel") and not f.stages.report.assumed()

@@ -1,4 +1,4 @@
-"""Reductions, indexing and allocation rules (issue 11, items 5-7) on numbers: each rewrite
+"""Reductions, indexing and allocation rules on numbers: each rewrite
 applies (the compiled graph changes as expected) and keeps NumPy's values. The general rules
 of reductions.egg and indexing.egg are not drawn by the soundness checker; these are their tests."""
 

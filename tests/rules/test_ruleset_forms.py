@@ -1,5 +1,5 @@
-"""The rule language's two conveniences (issue 10): ``:same-dtype x``, expanded when a rule
-file is parsed into exactly the guard the built-in rules used to spell out, and the schedule
+"""The rule language's two conveniences: ``:same-dtype x``, expanded when a rule
+file is parsed into exactly the guard a rule would spell out by hand, and the schedule
 as explicit ``(ruleset, mode)`` pairs, with the ``;; eqgraph: saturate`` comment as fallback."""
 
 import re

@@ -182,8 +182,8 @@ def test_binary_cross_entropy_gradient_where_sigmoid_underflows(dtype, logit):
 
 
 def _check_binary_cross_entropy(dtype, logits):
-    # the regression of issue 11: a float32 logistic regression's loss + gradient did not
-    # compile, and in float64 the loss was inf (and the gradient NaN) at a logit of 40
+    # a float32 logistic regression's loss + gradient must compile, and in float64 the loss must
+    # stay finite (and the gradient not NaN) at a logit of 40
     x, t = et.matrix("x", dtype=dtype), et.vector("t", dtype=dtype)
     w, b = et.vector("w", dtype=dtype), et.scalar("b", dtype=dtype)
     p = et.sigmoid(x @ w + b)

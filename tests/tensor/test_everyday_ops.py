@@ -1,4 +1,4 @@
-"""Everyday NumPy functions (issue 13, item 5): values, dtypes and static shapes against NumPy
+"""Everyday NumPy functions: values, dtypes and static shapes against NumPy
 (SciPy for conv2d), gradients against finite differences, and clear errors."""
 
 import numpy as np
@@ -249,7 +249,7 @@ def test_argmax_along_a_symbolic_axis():
         assert tuple(shape) == t.argmax(a).shape
     with pytest.raises(ValueError, match="out of bounds"):
         f(t, 3)
-    # seed 000: the elements get a zero gradient, the axis none
+    # as in Aesara: the elements get a zero gradient, the integer axis none
     g = eg.grad(et.sum(et.cast(y, "float64") * x.sum()), x)
     np.testing.assert_array_equal(eg.function([x, axis], g)(t, 1), np.zeros_like(t) + t.argmax(1).sum())
     with pytest.raises(DisconnectedInputError, match="axis"):

@@ -1,4 +1,4 @@
-"""eqgraph.tensor.linalg (issue 13, item 4): values against NumPy/SciPy, gradients against finite
+"""eqgraph.tensor.linalg: values against NumPy/SciPy, gradients against finite
 differences, the rules of rulesets/linalg.egg in real compiles, and clear errors."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""TensorType: seed 002's type relation, filter rules and value comparison."""
+"""TensorType: Aesara's type relation, filter rules and value comparison."""
 
 import numpy as np
 import pytest

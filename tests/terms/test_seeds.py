@@ -9,7 +9,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.terms import Apply, Constant, FunctionGraph, Op, Type
 
-# --- seed 002: DoubleType -------------------------------------------------------------
+# --- Aesara's DoubleType --------------------------------------------------------------
 
 
 class DoubleType(Type):
@@ -39,7 +39,7 @@ class DoubleType(Type):
 
 double = DoubleType()
 
-# --- seed 004: BinaryDoubleOp ------------------------------------------------------------
+# --- Aesara's BinaryDoubleOp -------------------------------------------------------------
 
 
 class BinaryDoubleOp(Op):
@@ -91,7 +91,7 @@ def test_double_type_values_eq_approx():
 
 
 def test_double_type_singleton_equality():
-    assert DoubleType() != DoubleType()        # default Type equality is identity (seed 002)
+    assert DoubleType() != DoubleType()        # default Type equality is identity (as in Aesara)
     assert double == double
     x, y = double("x"), double("y")
     assert x.type is double and y.name == "y"
@@ -126,7 +126,7 @@ def test_default_make_thunk_sets_compute_map():
     assert storage[node.outputs[0]][0] == 12.0 and computed[node.outputs[0]][0] == 1
 
 
-# --- seed 003: graph walks and clients -------------------------------------------------
+# --- Aesara's graph walks and clients --------------------------------------------------
 
 
 def test_seed_003_graph_walk():
