@@ -261,7 +261,7 @@ def test_run_time_errors_name_the_op():
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "bool"])
 def test_the_type_rules_derive_what_make_node_computes(dtype):
     # rulesets/types.egg types these ops' terms (and so the terms rewrites create) exactly
-    from rules.test_types import check_exact
+    from egraph.test_types import check_exact
 
     a, sq = et.TensorType(dtype, (None, 3))("a"), et.TensorType(dtype, (3, None))("sq")
     v, m = et.TensorType(dtype, (3,))("v"), et.TensorType(dtype, (None, 2))("m")
