@@ -290,12 +290,13 @@ class Blockwise(Op):
                 g = stand_in
             core_grads.append(g)
         cotangents = Blockwise.core_vjp(core_node, core_grads)
+        cores = [(x, len(c)) for x, c in zip(inputs, self.inputs_sig)]
         out = []
-        for x, c in zip(inputs, cotangents):
+        for i, (x, c) in enumerate(zip(inputs, cotangents)):
             if not (isinstance(c, Variable) and isinstance(c.type, TensorType)):
                 out.append(c)  # disconnected, or undefined: as the core op says
                 continue
-            out.append(_sum_to_input(vectorize_graph(c, replace), x))
+            out.append(_sum_to_input(vectorize_graph(c, replace), x, cores[i][1], cores[:i] + cores[i + 1:]))
         return out
 
     def R_op(self, inputs, eval_points):
@@ -312,19 +313,36 @@ def _stand_in(x, core_ndim):
     return TensorType(x.type.dtype, x.type.shape[x.ndim - core_ndim:])()
 
 
-def _sum_to_input(c, x):
-    """The cotangent ``c`` of ``x`` with ``x``'s shape: batch axes ``x`` was broadcast along summed,
-    batch axes the cotangent does not vary along broadcast."""
+def _sum_to_input(c, x, core_ndim, others):
+    """The cotangent ``c`` of ``x`` with ``x``'s shape: the batch axes ``x`` was broadcast along
+    summed, batch axes the cotangent does not vary along broadcast.  ``others`` are the other
+    inputs, with their core ndims: on a batch axis of unknown size, ``x`` was broadcast only if
+    another input may have set the size."""
     if c.ndim > x.ndim:
         c = sum_(c, axis=tuple(range(c.ndim - x.ndim)))
     elif c.ndim < x.ndim:
         return broadcast_to(c, shape_of(x))
-    if c.type.shape == x.type.shape:
-        return c
-    if all(s is not None for s in x.type.shape) and all(t is not None for t in c.type.shape):
-        axes = tuple(i for i, (s, t) in enumerate(zip(x.type.shape, c.type.shape)) if s == 1 and t != 1)
-        return sum_(c, axis=axes, keepdims=True) if axes else c
-    return sum_to_shape(c, x)
+    batch = x.ndim - core_ndim
+    summed, unknown = [], False
+    for axis in range(batch):
+        size, out = x.type.shape[axis], c.type.shape[axis]
+        if size == 1 and out != 1:
+            summed.append(axis)
+        elif size is None and out != 1 and _may_set(batch - axis, others):
+            unknown = True  # x may have size 1 at run time where another input does not
+    if unknown:
+        return sum_to_shape(c, x)
+    return sum_(c, axis=tuple(summed), keepdims=True) if summed else c
+
+
+def _may_set(offset, others) -> bool:
+    """Whether one of ``others`` may have a size other than 1 on the batch axis ``offset`` from
+    the right of the batch axes."""
+    for o, core_ndim in others:
+        batch = o.ndim - core_ndim
+        if batch >= offset and o.type.shape[batch - offset] != 1:
+            return True
+    return False
 
 
 def _broadcast_batch(op, batches) -> tuple:
