@@ -40,6 +40,13 @@ CASES = {
     "matrix-times-vector": (lambda a, v: Blockwise(et.MatMul(), "(m,k),(k)->(m)")(a, v),
                             [RNG.normal(size=(3, 2, 4)), RNG.normal(size=(3, 4))]),
     "slogdet": (lambda a: Blockwise(linalg.SlogDet())(symmetrized(a))[1], [RNG.normal(size=(2, 3, 3))]),
+    "eigvalsh": (lambda a: Blockwise(linalg.Eigh())(symmetrized(a))[0], [RNG.normal(size=(2, 3, 3))]),
+    "pinv": (lambda a: Blockwise(linalg.Pinv())(a), [RNG.normal(size=(2, 3, 3))]),
+    "qr": (lambda a: Blockwise(linalg.QR())(a)[1], [RNG.normal(size=(2, 3, 3))]),
+    "solve-matrices": (lambda a, b: Blockwise(linalg.Solve(), "(m,m),(m,k)->(m,k)")(symmetrized(a), b),
+                       [RNG.normal(size=(2, 1, 3, 3)), RNG.normal(size=(3, 3, 2))]),
+    "triangular-solve": (lambda a, b: Blockwise(linalg.Solve("gen", True, triangular=True), "(m,m),(m)->(m)")(
+        symmetrized(a), b), [RNG.normal(size=(2, 3, 3)), RNG.normal(size=(2, 3))]),
 }
 
 
