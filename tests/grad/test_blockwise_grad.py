@@ -3,6 +3,7 @@ differences and against a NumPy loop of per-block gradients; broadcast batch axe
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import eqgraph as eg
 import eqgraph.tensor as et
@@ -154,3 +155,58 @@ def test_an_output_without_a_cotangent_is_disconnected():
 def test_gradient_through_vectorize():
     f = vectorize(lambda x: et.exp(x) / et.sum(et.exp(x)), signature="(a)->(a)")
     verify_grad(lambda x: f(x)[:, 0], [RNG.normal(size=(3, 4))], n_tests=1, rng=np.random.default_rng(1))
+
+
+@st.composite
+def batch_pair(draw):
+    """Two batch shapes that broadcast (sizes 1 or the axis' size, either may be shorter), and per
+    axis whether its size is static."""
+    sizes = draw(st.lists(st.integers(2, 3), min_size=0, max_size=3))
+    shapes = []
+    for _ in range(2):
+        n = draw(st.integers(0, len(sizes)))
+        shape = tuple(draw(st.sampled_from([1, s])) for s in sizes[len(sizes) - n:])
+        static = tuple(s if draw(st.booleans()) else None for s in shape)
+        shapes.append((shape, static))
+    return shapes
+
+
+def solve_cotangents(av, bv, w):
+    """d sum(w * solve(a, b)) for each block, summed onto the blocks of a and b they came from."""
+    batch = np.broadcast_shapes(av.shape[:-2], bv.shape[:-1])
+    ga, gb = np.zeros_like(av), np.zeros_like(bv)
+    for i in np.ndindex(*batch):
+        ia = tuple(0 if n == 1 else k for n, k in zip(av.shape[:-2], i[len(i) - av.ndim + 2:]))
+        ib = tuple(0 if n == 1 else k for n, k in zip(bv.shape[:-1], i[len(i) - bv.ndim + 1:]))
+        a, b = av[ia], bv[ib]
+        u = np.linalg.solve(a.T, w[i])
+        ga[ia] -= np.outer(u, np.linalg.solve(a, b))
+        gb[ib] += u
+    return ga, gb
+
+
+def check_broadcast_gradient(pair):
+    (a_batch, a_static), (b_batch, b_static) = pair
+    a, b = TensorType("float64", a_static + (3, 3))("a"), TensorType("float64", b_static + (3,))("b")
+    x = Blockwise(linalg.Solve(), "(m,m),(m)->(m)")(a, b)
+    w = TensorType("float64", (None,) * x.ndim)("w")
+    grads = eg.grad((x * w).sum(), [a, b])
+    av, bv = spd(*a_batch), RNG.normal(size=(*b_batch, 3))
+    wv = RNG.normal(size=np.broadcast_shapes(a_batch, b_batch) + (3,))
+    got = eg.function([a, b, w], grads)(av, bv, wv)
+    for g, expected in zip(got, solve_cotangents(av, bv, wv)):
+        assert g.shape == expected.shape
+        np.testing.assert_allclose(g, expected, rtol=1e-7, atol=1e-10)
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=batch_pair())
+def test_broadcast_batches_get_their_summed_cotangents(pair):
+    check_broadcast_gradient(pair)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=batch_pair())
+def test_broadcast_batches_get_their_summed_cotangents_many(pair):
+    check_broadcast_gradient(pair)

@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import eqgraph as eg
 import eqgraph.tensor as et
@@ -104,6 +105,43 @@ def test_the_shape_of_an_output_comes_from_the_broadcast_batch_and_the_named_cor
     x = Blockwise(linalg.Solve(), "(m,m),(m)->(m)")(a, b)
     f = eg.function([a, b], et.shape(x))
     np.testing.assert_array_equal(f(spd(2, 1), RNG.normal(size=(5, 3))), [2, 5, 3])
+
+
+@st.composite
+def batch_pair(draw):
+    """Two batch shapes that broadcast (sizes 1 or the axis' size, either may be shorter), and per
+    axis whether its size is static."""
+    sizes = draw(st.lists(st.integers(2, 3), min_size=0, max_size=3))
+    shapes = []
+    for _ in range(2):
+        n = draw(st.integers(0, len(sizes)))
+        shape = tuple(draw(st.sampled_from([1, s])) for s in sizes[len(sizes) - n:])
+        static = tuple(s if draw(st.booleans()) else None for s in shape)
+        shapes.append((shape, static))
+    return shapes
+
+
+def check_broadcast_solve(pair):
+    (a_batch, a_static), (b_batch, b_static) = pair
+    a, b = tensor(a_static + (3, 3), "a"), tensor(b_static + (3,), "b")
+    x = Blockwise(linalg.Solve(), "(m,m),(m)->(m)")(a, b)
+    av, bv = spd(*a_batch), RNG.normal(size=(*b_batch, 3))
+    got = eg.function([a, b], x)(av, bv)
+    np.testing.assert_allclose(got, loop(np.linalg.solve, av, bv, cores=(2, 1)))
+    assert all(s is None or s == g for s, g in zip(x.type.shape, got.shape)), (x.type.shape, got.shape)
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=batch_pair())
+def test_broadcast_batches_match_a_numpy_loop(pair):
+    check_broadcast_solve(pair)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=batch_pair())
+def test_broadcast_batches_match_a_numpy_loop_many(pair):
+    check_broadcast_solve(pair)
 
 
 # -- static types --------------------------------------------------------------------------------
