@@ -112,6 +112,9 @@ class Blockwise(Op):
         self.inputs_sig, self.outputs_sig = parse_signature(self.signature)
         self._core_nodes: dict = {}
 
+    def __getstate__(self):
+        return dict(self.__dict__, _core_nodes={})  # the cached nodes are rebuilt where needed
+
     @property
     def core_key(self) -> str:
         return op_key(self.core_op)
@@ -298,9 +301,6 @@ class Blockwise(Op):
                 continue
             out.append(_sum_to_input(vectorize_graph(c, replace), x, cores[i][1], cores[:i] + cores[i + 1:]))
         return out
-
-    def R_op(self, inputs, eval_points):
-        return None if all(p is None for p in eval_points) else super().R_op(inputs, eval_points)
 
 
 #: core ops whose ``perform`` computes a stack of blocks at once, batch axes first

@@ -210,3 +210,12 @@ def test_broadcast_batches_get_their_summed_cotangents(pair):
 @given(pair=batch_pair())
 def test_broadcast_batches_get_their_summed_cotangents_many(pair):
     check_broadcast_gradient(pair)
+
+
+def test_rop_is_the_jacobian_times_a_direction():
+    a, b = TensorType("float64", (None, 3, 3))("a"), TensorType("float64", (None, 3))("b")
+    v = TensorType("float64", (None, 3))("v")
+    x = Blockwise(linalg.Solve(), "(m,m),(m)->(m)")(a, b)
+    av, bv, vv = spd(2), RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))
+    got = eg.function([a, b, v], eg.Rop(x, b, v))(av, bv, vv)
+    np.testing.assert_allclose(got, np.linalg.solve(av, vv[..., None])[..., 0])

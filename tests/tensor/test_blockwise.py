@@ -3,6 +3,7 @@ types, errors that name the input and the signature, and equal Blockwise nodes m
 
 import contextlib
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -318,3 +319,13 @@ def test_vectorize_without_a_signature_takes_scalar_cores():
 def test_vectorize_errors(signature, inputs, error, match):
     with pytest.raises(error, match=match):
         vectorize(lambda x: x * 2, signature=signature)(*inputs())
+
+
+def test_a_compiled_blockwise_pickles():
+    x = tensor((None, 3, 3))
+    y = Blockwise(linalg.Cholesky())(x)
+    f = eg.function([x], y)
+    value = spd(2)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(f))(value), f(value))
+    op = pickle.loads(pickle.dumps(y.owner.op))
+    assert op == y.owner.op and op.core_node(y.owner.inputs).outputs[0].type == TensorType("float64", (3, 3))
