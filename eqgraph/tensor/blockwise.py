@@ -10,6 +10,7 @@ batch axes followed by its core axes.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 
@@ -72,8 +73,10 @@ def default_signature(core_op) -> str:
     if isinstance(core_op, LinalgOp):
         rows, cols = ("m", "m") if core_op.square else ("m", "n")
         letters = {"m": rows, "n": cols, "s": rows, "k": "k"}
-        return format_signature([(rows, cols)], [tuple(letters[c] for c in axes) for axes in core_op.core_axes()])
-    raise TypeError(f"Blockwise: {core_op} states no gufunc_signature; pass signature=, such as '(m,n)->(n,m)'")
+        outputs = [tuple(letters[c] for c in axes) for axes in core_op.core_axes()]
+        return format_signature([(rows, cols)], outputs)
+    raise TypeError(f"Blockwise: {core_op} states no gufunc_signature; pass signature=, "
+                    "such as '(m,n)->(n,m)'")
 
 
 def op_key(op) -> str:
@@ -92,8 +95,9 @@ class Blockwise(Op):
     """``core_op`` applied to every core block of its inputs, over their broadcast batch axes.
 
     ``signature`` (a gufunc signature, see the module docstring) defaults to the core op's
-    ``gufunc_signature``.  ``perform`` loops over the batch, or calls the core op once on the
-    whole stack when the core op computes stacks itself (``STACKED``)."""
+    ``gufunc_signature``.  ``perform`` loops over the batch, or computes the whole stack at once
+    where the core op does that itself (``STACKED``) or names a NumPy function that does
+    (``gufunc_spec``, as in PyTensor)."""
 
     __props__ = ("core_op", "signature")
     #: the e-graph encodes this text beside the props: equal texts, equal core ops (``op_key``)
@@ -129,13 +133,14 @@ class Blockwise(Op):
         inputs = [as_tensor_variable(x) for x in inputs]
         for i, (x, core) in enumerate(zip(inputs, self.inputs_sig)):
             if x.ndim < len(core):
-                raise ValueError(f"{self}: input {i} ({x}, static shape {x.type.shape}) has {x.ndim} dimensions, "
-                                 f"fewer than the {len(core)} core axes ({','.join(core)}) the signature "
-                                 f"{self.signature} gives it")
+                raise ValueError(f"{self}: input {i} ({x}, static shape {x.type.shape}) has {x.ndim} "
+                                 f"dimensions, fewer than the {len(core)} core axes ({','.join(core)}) the "
+                                 f"signature {self.signature} gives it")
         sizes = self._static_sizes(inputs)
         core_node = self.core_node(inputs)
         self._check_core_outputs(core_node)
-        batch = _broadcast_batch(self, [x.type.shape[:x.ndim - len(c)] for x, c in zip(inputs, self.inputs_sig)])
+        batch = _broadcast_batch(self, [x.type.shape[:x.ndim - len(c)]
+                                        for x, c in zip(inputs, self.inputs_sig)])
         outputs = [TensorType(o.type.dtype, batch + tuple(s if s is not None else sizes.get(name)
                                                           for s, name in zip(o.type.shape, core)))()
                    for o, core in zip(core_node.outputs, self.outputs_sig)]
@@ -150,9 +155,10 @@ class Blockwise(Op):
                     continue
                 if sizes.setdefault(name, size) != size:
                     j = where[name]
-                    raise ValueError(f"{self}: core axis {name!r} of the signature {self.signature} is {sizes[name]} "
-                                     f"in input {j} ({inputs[j]}, static shape {inputs[j].type.shape}) but {size} "
-                                     f"in input {i} ({x}, static shape {x.type.shape})")
+                    raise ValueError(f"{self}: core axis {name!r} of the signature {self.signature} is "
+                                     f"{sizes[name]} in input {j} ({inputs[j]}, static shape "
+                                     f"{inputs[j].type.shape}) but {size} in input {i} ({x}, static shape "
+                                     f"{x.type.shape})")
                 where.setdefault(name, i)
         return sizes
 
@@ -166,10 +172,7 @@ class Blockwise(Op):
             return self._core_nodes[key]
         except (KeyError, TypeError):  # TypeError: a constant that cannot be hashed is built afresh
             pass
-        core_inputs = [x if isinstance(x, Constant) and x.ndim == len(c)
-                       else TensorType(x.type.dtype, x.type.shape[x.ndim - len(c):])()
-                       for x, c in zip(inputs, self.inputs_sig)]
-        node = self.core_op.make_node(*core_inputs)
+        node = self.core_op.make_node(*[_stand_in(x, len(c)) for x, c in zip(inputs, self.inputs_sig)])
         try:
             self._core_nodes[key] = node
         except TypeError:
@@ -187,11 +190,17 @@ class Blockwise(Op):
 
     # -- running -----------------------------------------------------------------------------
     def perform(self, node, inputs, output_storage):
-        xp = array_namespace(*inputs)
         self._check_core_sizes(inputs)
-        batch = _run_time_batch(self, inputs)
         if isinstance(self.core_op, STACKED) and len(inputs) == 1:
             self.core_op.perform(node, inputs, output_storage)
+            return
+        xp, batch = array_namespace(*inputs), _run_time_batch(self, inputs)
+        gufunc = _gufunc(self.core_op) if xp is np else None
+        if gufunc is not None:
+            results = gufunc(*inputs)
+            results = results if isinstance(results, tuple) else (results,)
+            for cell, value, out in zip(output_storage, results, node.outputs):
+                cell[0] = as_output(xp, np.array(value, copy=True), out.type)
             return
         core_node = self.core_node(node.inputs)
         blocks = [[] for _ in node.outputs]
@@ -208,12 +217,12 @@ class Blockwise(Op):
         sizes = {}
         for i, (x, core) in enumerate(zip(inputs, self.inputs_sig)):
             if x.ndim < len(core):
-                raise ValueError(f"{self}: input {i} of shape {x.shape} has fewer than the {len(core)} core axes "
-                                 f"the signature {self.signature} gives it")
+                raise ValueError(f"{self}: input {i} of shape {x.shape} has fewer than the {len(core)} core "
+                                 f"axes the signature {self.signature} gives it")
             for name, size in zip(core, x.shape[x.ndim - len(core):]):
                 if sizes.setdefault(name, size) != size:
-                    raise ValueError(f"{self}: core axis {name!r} of the signature {self.signature} has two sizes, "
-                                     f"{sizes[name]} and {size}, in the inputs of shapes "
+                    raise ValueError(f"{self}: core axis {name!r} of the signature {self.signature} has two "
+                                     f"sizes, {sizes[name]} and {size}, in the inputs of shapes "
                                      f"{[tuple(v.shape) for v in inputs]}")
 
     def _stacked(self, xp, j, blocks, batch, core_out):
@@ -225,8 +234,8 @@ class Blockwise(Op):
             return xp.zeros(batch + core_out.type.shape, dtype=getattr(xp, core_out.type.dtype))
         shapes = {tuple(b.shape) for b in blocks}
         if len(shapes) > 1:
-            raise ValueError(f"{self}: output {j} of {self.core_op} has blocks of different shapes {sorted(shapes)} "
-                             "across the batch, which cannot be stacked")
+            raise ValueError(f"{self}: output {j} of {self.core_op} has blocks of different shapes "
+                             f"{sorted(shapes)} across the batch, which cannot be stacked")
         return xp.reshape(xp.stack([xp.asarray(b) for b in blocks]), batch + shapes.pop())
 
     # -- static information ------------------------------------------------------------------
@@ -307,7 +316,22 @@ class Blockwise(Op):
 STACKED = (LinalgOp,)
 
 
+def _gufunc(core_op):
+    """The NumPy function that a core op states computes its stacks (PyTensor's ``gufunc_spec``:
+    its dotted name, and its numbers of inputs and outputs), or None."""
+    spec = getattr(core_op, "gufunc_spec", None)
+    if spec is None:
+        return None
+    module, _, name = spec[0].rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise ValueError(f"Blockwise: the gufunc_spec {spec!r} of {core_op} names no function") from None
+
+
 def _stand_in(x, core_ndim):
+    """A variable like one block of ``x``; a constant without batch axes is kept, since ops may
+    read its value when they build their node."""
     if isinstance(x, Constant) and x.ndim == core_ndim:
         return x
     return TensorType(x.type.dtype, x.type.shape[x.ndim - core_ndim:])()
@@ -353,18 +377,19 @@ def _broadcast_batch(op, batches) -> tuple:
     for axis, sizes in enumerate(zip(*padded)):
         known = {s for s in sizes if s is not None and s != 1}
         if len(known) > 1:
-            raise ValueError(f"{op}: the batch shapes {[tuple(b) for b in batches]} of its inputs do not broadcast "
-                             f"(batch axis {axis} has sizes {sorted(known)})")
+            raise ValueError(f"{op}: the batch shapes {[tuple(b) for b in batches]} of its inputs do not "
+                             f"broadcast (batch axis {axis} has sizes {sorted(known)})")
         out.append(known.pop() if known else (1 if all(s == 1 for s in sizes) else None))
     return tuple(out)
 
 
 def _run_time_batch(op, inputs) -> tuple:
+    batches = [tuple(x.shape[:x.ndim - len(c)]) for x, c in zip(inputs, op.inputs_sig)]
     try:
-        return tuple(np.broadcast_shapes(*[tuple(x.shape[:x.ndim - len(c)]) for x, c in zip(inputs, op.inputs_sig)]))
+        return tuple(np.broadcast_shapes(*batches))
     except ValueError:
-        raise ValueError(f"{op}: the batch axes of its inputs, of shapes {[tuple(x.shape) for x in inputs]}, do not "
-                         f"broadcast (signature {op.signature})") from None
+        raise ValueError(f"{op}: the batch axes of its inputs, of shapes {[tuple(x.shape) for x in inputs]}, "
+                         f"do not broadcast (signature {op.signature})") from None
 
 
 def _block(x, core, index, n):
@@ -387,8 +412,9 @@ def vectorize_graph(outputs, replace):
     for old, value in replace.items():
         value = as_tensor_variable(value)
         if value.ndim < old.ndim:
-            raise ValueError(f"vectorize_graph: the replacement {value} (static shape {value.type.shape}) of {old} "
-                             f"(static shape {old.type.shape}) has fewer dimensions: batch axes go on the left")
+            raise ValueError(f"vectorize_graph: the replacement {value} (static shape {value.type.shape}) of "
+                             f"{old} (static shape {old.type.shape}) has fewer dimensions: batch axes go on "
+                             "the left")
         new[old] = value
     for node in toposort(outs, list(new)):
         inputs = [new.get(i, i) for i in node.inputs]
@@ -439,7 +465,8 @@ def _pad(x, batch, n, core, width=None):
     width = core if width is None else width
     if batch == n and core == width:
         return x
-    order = ("x",) * (n - batch) + tuple(range(batch)) + ("x",) * (width - core) + tuple(range(batch, batch + core))
+    order = (("x",) * (n - batch) + tuple(range(batch))
+             + ("x",) * (width - core) + tuple(range(batch, batch + core)))
     return dimshuffle(x, order)
 
 
@@ -453,12 +480,14 @@ def vectorize(func, signature=None):
         inputs = [as_tensor_variable(x) for x in inputs]
         cores = inputs_sig if inputs_sig is not None else [()] * len(inputs)
         if len(cores) != len(inputs):
-            raise TypeError(f"vectorize: the signature {signature} names {len(cores)} inputs, got {len(inputs)}")
+            raise TypeError(f"vectorize: the signature {signature} names {len(cores)} inputs, "
+                            f"got {len(inputs)}")
         for i, (x, c) in enumerate(zip(inputs, cores)):
             if x.ndim < len(c):
-                raise ValueError(f"vectorize: input {i} ({x}, static shape {x.type.shape}) has {x.ndim} dimensions, "
-                                 f"fewer than the {len(c)} core axes the signature {signature} gives it")
-        core_inputs = [TensorType(x.type.dtype, x.type.shape[x.ndim - len(c):])() for x, c in zip(inputs, cores)]
+                raise ValueError(f"vectorize: input {i} ({x}, static shape {x.type.shape}) has {x.ndim} "
+                                 f"dimensions, fewer than the {len(c)} core axes the signature {signature} "
+                                 "gives it")
+        core_inputs = [_stand_in(x, len(c)) for x, c in zip(inputs, cores)]
         core_outputs = func(*core_inputs)
         _check_outputs(signature, outputs_sig, core_outputs)
         return vectorize_graph(core_outputs, dict(zip(core_inputs, inputs)))

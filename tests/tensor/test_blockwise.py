@@ -329,3 +329,32 @@ def test_a_compiled_blockwise_pickles():
     np.testing.assert_allclose(pickle.loads(pickle.dumps(f))(value), f(value))
     op = pickle.loads(pickle.dumps(y.owner.op))
     assert op == y.owner.op and op.core_node(y.owner.inputs).outputs[0].type == TensorType("float64", (3, 3))
+
+
+class DetOfOneMatrix(Op):
+    """The determinant of one matrix, stating NumPy's stacked form: a Blockwise calls that."""
+
+    __props__ = ()
+    gufunc_signature = "(m,m)->()"
+    gufunc_spec = ("numpy.linalg.det", 1, 1)
+
+    def make_node(self, a):
+        a = et.as_tensor_variable(a)
+        return Apply(self, [a], [TensorType("float64", ())()])
+
+    def perform(self, node, inputs, output_storage):
+        raise AssertionError("the Blockwise should call numpy.linalg.det on the whole stack")
+
+
+def test_a_stated_numpy_form_computes_the_whole_stack():
+    x = tensor((None, None, 3, 3))
+    value = spd(2, 3)
+    np.testing.assert_allclose(eg.function([x], Blockwise(DetOfOneMatrix())(x))(value), np.linalg.det(value))
+
+
+def test_a_stated_numpy_form_that_does_not_exist_is_named():
+    op = DetOfOneMatrix()
+    op.gufunc_spec = ("numpy.linalg.no_such_function", 1, 1)
+    x = tensor((None, 3, 3))
+    with pytest.raises(ValueError, match=r"gufunc_spec \('numpy.linalg.no_such_function', 1, 1\) of .* names no"):
+        eg.function([x], Blockwise(op)(x))(spd(2))
