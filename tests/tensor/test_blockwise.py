@@ -358,3 +358,13 @@ def test_a_stated_numpy_form_that_does_not_exist_is_named():
     x = tensor((None, 3, 3))
     with pytest.raises(ValueError, match=r"gufunc_spec \('numpy.linalg.no_such_function', 1, 1\) of .* names no"):
         eg.function([x], Blockwise(op)(x))(spd(2))
+
+
+def test_a_core_op_of_scalars_with_a_vector_output():
+    start, stop = et.lvector("start"), et.lvector("stop")
+    y = Blockwise(et.ARange("int64"), "(),(),()->(n)")(start, stop, 1)
+    assert y.type.shape == (None, None)
+    f = eg.function([start, stop], y)
+    np.testing.assert_array_equal(f(np.array([0, 5]), np.array([3, 8])), [[0, 1, 2], [5, 6, 7]])
+    with pytest.raises(ValueError, match=r"output 0 of ARange\{int64\} has blocks of different shapes \[\(3,\), \(4,\)\]"):
+        f(np.array([0, 4]), np.array([3, 8]))
