@@ -219,3 +219,13 @@ def test_rop_is_the_jacobian_times_a_direction():
     av, bv, vv = spd(2), RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))
     got = eg.function([a, b, v], eg.Rop(x, b, v))(av, bv, vv)
     np.testing.assert_allclose(got, np.linalg.solve(av, vv[..., None])[..., 0])
+
+
+def test_second_derivatives_go_through_the_vectorized_gradient():
+    rng = np.random.default_rng(3)
+    solve = Blockwise(linalg.Solve(), "(m,m),(m)->(m)")
+    verify_grad(lambda a, b: eg.grad((solve(a, b) ** 2).sum(), a), [spd(2), rng.normal(size=(2, 3))],
+                n_tests=1, rng=rng)
+    matvec = Blockwise(et.MatMul(), "(m,k),(k)->(m)")
+    verify_grad(lambda a: eg.grad(matvec(a, a[..., 0]).sum() ** 2, a), [rng.normal(size=(2, 3, 3))],
+                n_tests=1, rng=rng)
