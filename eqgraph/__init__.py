@@ -22,6 +22,7 @@ from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as
 from eqgraph.extract import CostModel as CostModel
 from eqgraph.function import In as In, UnusedInputError as UnusedInputError, function as function
 from eqgraph import evaluate as _evaluate  # noqa: F401  (plugs the compiler into Variable.eval)
+from eqgraph.grad import blockwise as _blockwise  # noqa: F401  (plugs the core VJPs into Blockwise.L_op)
 from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,
                           GradientError as GradientError, Lop as Lop, NullType as NullType,
                           NullTypeGradError as NullTypeGradError, Rop as Rop, disconnected_grad as disconnected_grad,

@@ -72,6 +72,7 @@ from eqgraph.tensor.nnet import (  # noqa: E402
 )
 from eqgraph.tensor.conv import Convolve, conv1d, conv2d  # noqa: E402
 from eqgraph.tensor import linalg  # noqa: E402
+from eqgraph.tensor.blockwise import Blockwise, vectorize, vectorize_graph  # noqa: E402
 
 __all__ = [
     # types and variables
@@ -123,6 +124,7 @@ __all__ = [
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
     "Convolve", "conv1d", "conv2d",
+    "Blockwise", "vectorize", "vectorize_graph",
 ]
 __all__ += [name for name in ELEMWISE_OPS if name not in __all__]   # every elementwise op's name
 __all__ += ["PLURALS", *sorted(PLURALS)]   # the plural constructors
