@@ -37,7 +37,7 @@ import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.function import function
-from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
+from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.layout import Layout
 from eqgraph.tensor.type import TensorType

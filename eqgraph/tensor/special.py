@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from eqgraph.terms.null_type import grad_not_implemented
 from eqgraph.xp import optional_module
 
 _FLOAT32_FROM = frozenset({"bool", "int8", "uint8", "int16", "uint16"})
@@ -212,8 +213,6 @@ def logdiffexp(xp, a, b):
 def not_implemented(op: str, position: int, x, needs: str):
     """The gradient of input ``position`` of ``op``, which PyTensor has and eqgraph has not yet: a
     NullType, so that ``grad`` raises naming it where it is asked for, and only there."""
-    from eqgraph.grad.types import grad_not_implemented  # grad imports tensor
-
     return grad_not_implemented(op, position, x, f"it needs {needs}")
 
 
