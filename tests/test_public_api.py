@@ -34,7 +34,7 @@ conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flat
 horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
 trace tri tril triu vertical_stack vstack random_draws special digamma
-bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates
+bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by
@@ -73,7 +73,8 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
-                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special"}
+                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special",
+                          "scalar_ops", "special_functions"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 
 
