@@ -203,7 +203,7 @@ def _linalg_ops() -> list:
     while classes:
         cls = classes.pop(0)
         found += cls.instances() if cls is not linalg.LinalgOp else []
-        classes += [c for c in cls.__subclasses__() if c.__module__ == linalg.__name__]
+        classes += [c for c in cls.__subclasses__() if c.__module__ == linalg.LinalgOp.__module__]
     return found
 
 
