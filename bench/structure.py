@@ -35,11 +35,13 @@ MAX_UPWARD = 1
 LAYERS = [
     ("terms", "xp", "settings"),
     ("tensor",),
-    ("grad", "egraph", "rules"),
+    ("rules",),   # rule text parsed, named and located; egraph loads and runs it
+    ("grad", "egraph"),
     ("extract",),
     ("exec",),
     ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
-    ("inspect", "testing", "loops", "explore"),   # testing compiles (verify_grad), loops compiles its inner graph: beside inspect, above function
+    # testing compiles (verify_grad), loops its inner graph, soundness both sides of a rule: beside inspect
+    ("inspect", "testing", "loops", "explore", "soundness"),
     ("pytensor",),   # the PyTensor bridge: converts onto everything below
     ("__init__", "__main__"),
 ]

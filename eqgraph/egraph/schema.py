@@ -49,6 +49,7 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg
 from eqgraph.egraph.adapter import FORMS_PER_RUN
+from eqgraph.rules import ruleset
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
@@ -195,6 +196,9 @@ def type_rules() -> str:
             rule(f"checked-value-{n}", f"CheckAndRaise_{n}", "(checked-value e x0)")
     rules += [_linalg_rule(schema, op, j) for op in _linalg_ops() for j in range(len(op.core_axes()))]
     return "\n".join(rules) + "\n"
+
+
+ruleset.op_type_rules = type_rules  # what a rule file's ";; eqgraph: op-type-rules" line stands for
 
 
 def _linalg_ops() -> list:
