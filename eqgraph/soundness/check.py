@@ -158,7 +158,7 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
         raise Uncheckable(f"{rule.name} is a general rule that unions no matched term with another")
     alone = _alone(ruleset.written or ruleset, rule)
     # seeded by what the rule says, not by its name: rule text gets a ruleset name that
-    # counts the strings loaded before it, which made a check depend on what ran earlier
+    # counts the strings loaded before it, which would make a check depend on what ran earlier
     rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode())])
     variables: dict = {}
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)

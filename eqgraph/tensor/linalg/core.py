@@ -324,7 +324,7 @@ class Solve(Op):
         if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[_rows_axis(b)]:
             raise ValueError(f"{self}: A of shape {a.shape} must be square with as many rows as b {b.shape}")
         # SciPy where it exploits the structure; a general system goes to NumPy, whose solve skips
-        # the condition-number estimate SciPy's makes (measured 1.6x slower at n=500).  Stacks go
+        # the condition-number estimate SciPy's makes, which costs more than the solve.  Stacks go
         # to NumPy too, whose broadcasting rules for b (NumPy 2's) this op's types follow
         one_system = a.ndim == 2 and b.ndim <= 2
         # SciPy is an optional extra: NumPy computes the same results without it
