@@ -121,7 +121,8 @@ def _only_reexports(tree: ast.Module) -> bool:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if names == ["__all__"] or (len(names) == len(targets) and isinstance(statement.value, (ast.Name, ast.Attribute))):
+            renames = len(names) == len(targets) and isinstance(statement.value, (ast.Name, ast.Attribute))
+            if names == ["__all__"] or renames:
                 continue
         return False
     return True
@@ -222,9 +223,11 @@ def violations(measured: dict) -> list[str]:
     """What in ``measured`` (``measure``'s result) misses the goal, one line each; empty if none."""
     found = [f"import circle: {', '.join(c)}" for c in measured["circles"]]
     if len(measured["upward"]) > MAX_UPWARD:
-        found += [f"upward import (at most {MAX_UPWARD} allowed): {w}: {a} -> {b}" for w, a, b in measured["upward"]]
+        found += [f"upward import (at most {MAX_UPWARD} allowed): {w}: {a} -> {b}"
+                  for w, a, b in measured["upward"]]
     found += [f"module over {MAX_LINES} lines: {n} ({k})" for n, k in measured["long"]]
-    found += [f"function over {MAX_FUNCTION_LINES} lines: {w} {n} ({k})" for w, n, k in measured["long_functions"]]
+    found += [f"function over {MAX_FUNCTION_LINES} lines: {w} {n} ({k})"
+              for w, n, k in measured["long_functions"]]
     found += [f"alias module: {n}" for n in measured["aliases"]]
     return found
 

@@ -47,14 +47,16 @@ def test_long_functions_counts_decorators_and_nested_functions():
 
 
 def test_an_alias_module_only_reexports_another_modules_names():
-    alias = '"""Moved."""\nfrom eqgraph.egraph.saturate import Limits, saturate\nrun = saturate\n__all__ = ["Limits"]\n'
+    alias = ('"""Moved."""\nfrom eqgraph.egraph.saturate import Limits, saturate\nrun = saturate\n'
+             '__all__ = ["Limits"]\n')
     real = "from eqgraph.egraph.saturate import Limits\n\ndef f():\n    return Limits()\n"
     facade = "from eqgraph.rules.ruleset import Rule\n"
     shim = "from eqgraph.egraph.saturate import Limits\n"
     imported = ["eqgraph.egraph.saturate"]
     assert structure.is_alias(_tree(alias), "eqgraph.rules.saturate", Path("saturate.py"), imported)
     assert not structure.is_alias(_tree(real), "eqgraph.rules.x", Path("x.py"), imported)
-    assert not structure.is_alias(_tree(facade), "eqgraph.rules", Path("__init__.py"), ["eqgraph.rules.ruleset"])
+    own = ["eqgraph.rules.ruleset"]
+    assert not structure.is_alias(_tree(facade), "eqgraph.rules", Path("__init__.py"), own)
     assert structure.is_alias(_tree(shim), "eqgraph.rules", Path("__init__.py"), imported)
 
 

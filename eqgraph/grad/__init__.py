@@ -2,11 +2,12 @@
 
 from eqgraph.grad.driver import Lop as Lop, Rop as Rop, grad as grad, hessian as hessian
 from eqgraph.grad.driver import jacobian as jacobian
-from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError, GradientError as GradientError,
-                                NullTypeGradError as NullTypeGradError)
-from eqgraph.terms.null_type import (DisconnectedType as DisconnectedType, NullType as NullType,
-                                     grad_not_implemented as grad_not_implemented, grad_undefined as grad_undefined)
+from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError,
+                                GradientError as GradientError, NullTypeGradError as NullTypeGradError)
 from eqgraph.tensor.grad_blocker import disconnected_grad as disconnected_grad, zero_grad as zero_grad
+from eqgraph.terms.null_type import (DisconnectedType as DisconnectedType, NullType as NullType,
+                                     grad_not_implemented as grad_not_implemented,
+                                     grad_undefined as grad_undefined)
 
 __all__ = [
     "grad", "Lop", "Rop", "jacobian", "hessian",

@@ -22,10 +22,10 @@ from eqgraph.tensor import special_functions as special  # the rows name its arr
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
                                   get_underlying_scalar_constant_value, int64_const)
 # the rows' own facts and forms, by the names the rows use
-from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD, _INTEGER,
-                                   _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No, ScalarOp,
-                                   _Bitwise, _clip, _erf, _erf_dtype, _exp2, _invert, _log1mexp, _probe, _second,
-                                   _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr)
+from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
+                                       _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,
+                                       ScalarOp, _Bitwise, _clip, _erf, _erf_dtype, _exp2, _invert, _log1mexp,
+                                       _probe, _second, _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr)
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply

@@ -23,5 +23,6 @@ __all__ = [
     "Cholesky", "Det", "Eigh", "LinalgOp", "MatrixInverse", "Pinv", "QR", "SVD", "SlogDet", "Solve",
     "cho_solve", "cholesky", "det", "eigh", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
-    "lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
+    "lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
+    "solve_discrete_lyapunov",
 ]
