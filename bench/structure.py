@@ -1,5 +1,5 @@
-"""Measure eqgraph's structure from its imports (issue 10): circles, upward imports,
-function-local imports, long modules.
+"""Measure eqgraph's structure from its imports and sizes: circles, upward imports,
+function-local imports, long modules, long functions, alias modules.
 
     python bench/structure.py [--verbose]
 
@@ -9,7 +9,13 @@ Reads every module under ``eqgraph/`` with ``ast`` (nothing is imported) and pri
   counts, at module level or inside a function);
 - imports that run up the layers, by the layer order below;
 - imports of eqgraph modules inside functions, with file:line;
-- modules over 600 lines.
+- modules over ``MAX_LINES`` lines;
+- functions and methods over ``MAX_FUNCTION_LINES`` lines (decorators and docstring included);
+- alias modules: modules whose body only re-exports names of other modules (a shim kept for
+  an old path), where the importers should name the real module.
+
+Exits non-zero when the goal (``violations``) is not met: no circle, at most
+``MAX_UPWARD`` upward imports, no long module or function, no alias module.
 """
 
 from __future__ import annotations
@@ -21,17 +27,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "eqgraph"
 MAX_LINES = 600
+MAX_FUNCTION_LINES = 80
+MAX_UPWARD = 1
 
 #: the layers from the bottom up; a module may import its own layer or lower ones.
 #: ``inspect`` is a leaf above everything; the package's ``__init__``/``__main__`` are the top.
 LAYERS = [
     ("terms", "xp", "settings"),
     ("tensor",),
-    ("grad", "egraph", "rules"),
+    ("rules",),   # rule text parsed, named and located; egraph loads and runs it
+    ("grad", "egraph"),
     ("extract",),
     ("exec",),
     ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
-    ("inspect", "testing", "loops", "explore"),   # testing compiles (verify_grad), loops compiles its inner graph: beside inspect, above function
+    # testing compiles (verify_grad), loops its inner graph, soundness both sides of a rule: beside inspect
+    ("inspect", "testing", "loops", "explore", "soundness"),
     ("pytensor",),   # the PyTensor bridge: converts onto everything below
     ("__init__", "__main__"),
 ]
@@ -79,6 +89,56 @@ def imports(tree: ast.Module, module: str, modules: set[str]):
     return [(t, line, local) for t, line, local in found if t is not None and t != module]
 
 
+def long_functions(tree: ast.Module, where: str) -> list[tuple[str, str, int]]:
+    """(file:line, qualified name, length) of each function in ``tree`` over MAX_FUNCTION_LINES,
+    nested ones included; a function's length runs from its first decorator to its last line."""
+    found = []
+
+    def visit(node, prefix: str):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    length = child.end_lineno - first + 1
+                    if length > MAX_FUNCTION_LINES:
+                        found.append((f"{where}:{child.lineno}", name, length))
+                visit(child, f"{name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found
+
+
+def _only_reexports(tree: ast.Module) -> bool:
+    """Whether the body is nothing but a docstring, imports, ``__all__`` and ``a = b`` renames."""
+    for i, statement in enumerate(tree.body):
+        if i == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            renames = len(names) == len(targets) and isinstance(statement.value, (ast.Name, ast.Attribute))
+            if names == ["__all__"] or renames:
+                continue
+        return False
+    return True
+
+
+def is_alias(tree: ast.Module, module: str, path: Path, imported: list[str]) -> bool:
+    """A module whose body only re-exports another's names: a plain module that defines nothing,
+    or a package ``__init__`` that re-exports nothing of its own package (a package that gathers
+    its own submodules' names is its public face, not an alias)."""
+    if not imported or not _only_reexports(tree):
+        return False
+    if path.name != "__init__.py":
+        return True
+    return not any(target.startswith(f"{module}.") for target in imported)
+
+
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's algorithm, iteratively; components of more than one module."""
     index, low, on_stack, stack, out = {}, {}, set(), [], []
@@ -124,15 +184,20 @@ def measure(verbose: bool = False) -> dict:
     paths = sorted(ROOT.rglob("*.py"))
     modules = {module_name(p): p for p in paths}
     graph: dict[str, set[str]] = defaultdict(set)
-    upward, local, long_modules = [], [], []
+    upward, local, long_modules, long_funcs, aliases = [], [], [], [], []
     for name, path in modules.items():
         text = path.read_text()
         lines = text.count("\n")
         if lines > MAX_LINES:
             long_modules.append((name, lines))
         graph[name]
-        for target, line, inside in imports(ast.parse(text), name, set(modules)):
-            where = f"{path.relative_to(ROOT.parent)}:{line}"
+        tree, relative = ast.parse(text), path.relative_to(ROOT.parent)
+        long_funcs += long_functions(tree, str(relative))
+        found = imports(tree, name, set(modules))
+        if is_alias(tree, name, path, [target for target, _, _ in found]):
+            aliases.append(name)
+        for target, line, inside in found:
+            where = f"{relative}:{line}"
             graph[name].add(target)
             if inside and (not local or local[-1][0] != where):  # one per import statement
                 local.append((where, target))
@@ -147,8 +212,28 @@ def measure(verbose: bool = False) -> dict:
           + ("".join(f"\n  {w}: {t}" for w, t in local) if verbose else ""))
     print(f"modules over {MAX_LINES} lines: {len(long_modules)}"
           + "".join(f"\n  {n}: {k}" for n, k in long_modules))
-    return dict(circles=circles, upward=upward, local=local, long=long_modules)
+    print(f"functions over {MAX_FUNCTION_LINES} lines: {len(long_funcs)}"
+          + "".join(f"\n  {w} {n} ({k} lines)" for w, n, k in long_funcs))
+    print(f"alias modules: {len(aliases)}" + "".join(f"\n  {n}" for n in aliases))
+    return dict(circles=circles, upward=upward, local=local, long=long_modules, long_functions=long_funcs,
+                aliases=aliases)
+
+
+def violations(measured: dict) -> list[str]:
+    """What in ``measured`` (``measure``'s result) misses the goal, one line each; empty if none."""
+    found = [f"import circle: {', '.join(c)}" for c in measured["circles"]]
+    if len(measured["upward"]) > MAX_UPWARD:
+        found += [f"upward import (at most {MAX_UPWARD} allowed): {w}: {a} -> {b}"
+                  for w, a, b in measured["upward"]]
+    found += [f"module over {MAX_LINES} lines: {n} ({k})" for n, k in measured["long"]]
+    found += [f"function over {MAX_FUNCTION_LINES} lines: {w} {n} ({k})"
+              for w, n, k in measured["long_functions"]]
+    found += [f"alias module: {n}" for n in measured["aliases"]]
+    return found
 
 
 if __name__ == "__main__":
-    measure(verbose="--verbose" in sys.argv or "-v" in sys.argv)
+    missed = violations(measure(verbose="--verbose" in sys.argv or "-v" in sys.argv))
+    if missed:
+        print(f"\n{len(missed)} violations of the goal", file=sys.stderr)
+    sys.exit(1 if missed else 0)

@@ -31,7 +31,7 @@ from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, Disc
                           zero_grad as zero_grad)
 from eqgraph.inspect import equivalent as equivalent, rewrite as rewrite
 from eqgraph.rules import RuleFileError as RuleFileError, load_rules as load_rules
-from eqgraph.rules.check import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
+from eqgraph.soundness import UnsoundRuleError as UnsoundRuleError, check_rules as check_rules
 from eqgraph.loops import scan as scan, scan_checkpoints as scan_checkpoints, until as until
 from eqgraph.terms.graph import GraphCycleError as GraphCycleError
 from eqgraph.terms.printing import debugprint as debugprint, dprint as dprint, pprint as pprint

@@ -33,8 +33,8 @@ def main(argv=None) -> int:
     if args.command == "explore":
         return _explore(args)
 
-    from eqgraph.rules.check import UnsoundRuleError, check_rules
-    from eqgraph.rules.ruleset import RuleFileError
+    from eqgraph.soundness import UnsoundRuleError, check_rules
+    from eqgraph.rules.forms import RuleFileError
 
     try:
         print(check_rules(args.file, draws=args.draws, seed=args.seed))

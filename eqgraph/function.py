@@ -31,7 +31,7 @@ from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.sharedvar import Container, SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
 from eqgraph.extract.unstable import unstable_patterns
-from eqgraph.grad.types import DisconnectedType, NullType
+from eqgraph.terms.null_type import DisconnectedType, NullType
 from eqgraph.extract.view import EGraphView
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph

@@ -38,7 +38,7 @@ def test_tensor_variables_module_has_a_name_the_variance_function_does_not_hide(
 
 @pytest.mark.parametrize("old", ["eqgraph.exec.shared", "eqgraph.rules.saturate", "eqgraph.rules.encode",
                                  "eqgraph.rules.schema", "eqgraph.rules.adapter", "eqgraph.rules.egraph",
-                                 "eqgraph.rules.base"])
+                                 "eqgraph.rules.base", "eqgraph.rules.check"])
 def test_no_alias_module_is_kept_for_an_old_path(old):
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(old)

@@ -34,7 +34,7 @@ conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flat
 horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
 trace tri tril triu vertical_stack vstack random_draws special digamma
-bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates
+bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions
 Blockwise blockwise vectorize vectorize_graph
 """.split()
 
@@ -75,7 +75,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
                           "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special",
-                          "blockwise"}
+                          "blockwise", "scalar_ops", "special_functions"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 
 

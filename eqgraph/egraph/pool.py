@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.schema import Schema, send_prelude
+from eqgraph.egraph.sending import send_rules
 from eqgraph.rules import ruleset as rs
 
 MAX_BASES = 8  # per thread
@@ -35,7 +36,7 @@ class Base:
         self.schema = Schema()
         send_prelude(self.session, self.schema)
         for ruleset in rulesets:
-            rs.send(self.session, ruleset)
+            send_rules(self.session, ruleset)
         if prepare is not None:   # what every compile would declare again (the encoder's relations)
             prepare(self.session)
         self.prepared = prepare is not None

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.schema import BASE_CONSTRUCTORS
+from eqgraph.egraph.sending import send_rules
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import bounds
 from eqgraph.rules import ruleset as rs
@@ -193,7 +194,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
     loaded = load_rulesets(rulesets)
     for ruleset in loaded:
         if not any(ruleset is held for held in sent):  # a reused session has it
-            rs.send(session, ruleset)
+            send_rules(session, ruleset)
         report.rules.update((r.name, r) for r in ruleset.rules)
     analyses = [r for r in loaded if r.mode == "saturate"]
     # (ruleset reported, [(its one-rule ruleset, the rule)], whether each rule is timed alone)

@@ -49,6 +49,7 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg
 from eqgraph.egraph.adapter import FORMS_PER_RUN
+from eqgraph.rules import ruleset
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
@@ -197,13 +198,16 @@ def type_rules() -> str:
     return "\n".join(rules) + "\n"
 
 
+ruleset.op_type_rules = type_rules  # what a rule file's ";; eqgraph: op-type-rules" line stands for
+
+
 def _linalg_ops() -> list:
     """Every decomposition of eqgraph.tensor.linalg, once per value of its props."""
     classes, found = [linalg.LinalgOp], []
     while classes:
         cls = classes.pop(0)
         found += cls.instances() if cls is not linalg.LinalgOp else []
-        classes += [c for c in cls.__subclasses__() if c.__module__ == linalg.__name__]
+        classes += [c for c in cls.__subclasses__() if c.__module__ == linalg.LinalgOp.__module__]
     return found
 
 

@@ -23,10 +23,10 @@ from eqgraph.exec.dask_backend import dask_kernel
 from eqgraph.exec.kernels import numpy_kernel
 from eqgraph.exec.numba_loops import tiered
 from eqgraph.grad.driver import grad
-from eqgraph.grad.types import DisconnectedType, disconnected
 from eqgraph.tensor.elemwise import Cast, Elemwise
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply
+from eqgraph.terms.null_type import DisconnectedType, disconnected
 from eqgraph.terms.op import Op
 
 

@@ -8,7 +8,8 @@ dtype; anything else runs ``Composite.perform`` on the GPU, one array call per s
 
 from __future__ import annotations
 
-from eqgraph.tensor.elemwise import SCALAR_OPS, Cast, No
+from eqgraph.tensor.elemwise import SCALAR_OPS, Cast
+from eqgraph.tensor.scalar_ops import No
 
 C_TYPES = {"float64": "double", "float32": "float", "bool": "bool"}
 

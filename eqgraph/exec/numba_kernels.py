@@ -35,7 +35,8 @@ import numpy as np
 
 from eqgraph.exec.kernels import fits
 from eqgraph.exec.source import define
-from eqgraph.tensor.elemwise import SCALAR_OPS, Cast, No
+from eqgraph.tensor.elemwise import SCALAR_OPS, Cast
+from eqgraph.tensor.scalar_ops import No
 from eqgraph.terms.basic import Constant
 
 try:

@@ -87,6 +87,9 @@ def write_page(view, path=None, title: str = "eqgraph e-graph", unstable=None) -
     return ExplorerPage(path, text)
 
 
+EGraphView.page_writer = staticmethod(write_page)  # f.stages.egraph.explore()
+
+
 def explore_graph(outputs, rulesets=None, limits=None, cost_model=None, path=None,
                   title: str = "eqgraph rewrite") -> ExplorerPage:
     """The explorer page of the e-graph ``eqgraph.rewrite(outputs)`` extracts from: the same

@@ -7,6 +7,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from eqgraph.explore import explore_graph
+from eqgraph.terms.basic import Variable
+
 
 class ScriptError(ValueError):
     """A target that cannot be explored: the script, the function or what it returned."""
@@ -27,9 +30,6 @@ def explore_target(target: str, path=None):
     stages = getattr(result, "stages", None)
     if stages is not None:
         return stages.egraph.explore(path, title)
-    from eqgraph.explore import explore_graph
-    from eqgraph.terms.basic import Variable
-
     outputs = result if isinstance(result, (list, tuple)) else [result]
     if not outputs or not all(isinstance(v, Variable) for v in outputs):
         raise ScriptError(f"{target} returned {type(result).__name__}, expected an eqgraph.function "

@@ -32,7 +32,8 @@ from unification import Var
 
 from eqgraph.egraph.snapshot import EGraphData, ENode
 from eqgraph.rules.pattern import parse_pattern
-from eqgraph.rules.ruleset import RuleFileError, builtin_names, load, split_forms
+from eqgraph.rules.forms import RuleFileError, split_forms
+from eqgraph.rules.ruleset import builtin_names, load
 from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise
 
 DIRECTIVE = re.compile(r"^;;\s*eqgraph:\s*unstable\b")

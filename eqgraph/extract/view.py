@@ -112,6 +112,11 @@ class EClass:
 class EGraphView:
     """Inspection of a compiled function's e-graph (``f.stages.egraph``)."""
 
+    #: writes the explorer page of a view (``explore``). The explorer sits layers above this one
+    #: (it extracts and runs graphs), so it plugs itself in (``eqgraph/explore``, imported by
+    #: ``import eqgraph``) rather than being imported here.
+    page_writer = None
+
     def __init__(self, extraction, report):
         self.extraction = extraction
         self.data = extraction.data
@@ -168,9 +173,7 @@ class EGraphView:
         """Write the interactive explorer page (one self-contained HTML file) and return it
         as an ``ExplorerPage``: its ``path``, and shown inline in Jupyter. ``path``: where to
         write it (default: a new file in the temporary directory)."""
-        # eqgraph.explore sits above the compiler and reads this view: imported when asked
-        from eqgraph.explore import write_page
-        return write_page(self, path, title)
+        return EGraphView.page_writer(self, path, title)
 
     # -- pictures ------------------------------------------------------------------------------
     def neighbourhood(self, var=None, depth: int = 2) -> list[str]:

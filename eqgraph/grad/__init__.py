@@ -3,10 +3,11 @@
 from eqgraph.grad.driver import Lop as Lop, Rop as Rop, grad as grad, hessian as hessian
 from eqgraph.grad.driver import jacobian as jacobian
 from eqgraph.grad.types import (DisconnectedInputError as DisconnectedInputError,
-                                DisconnectedType as DisconnectedType, GradientError as GradientError,
-                                NullType as NullType, NullTypeGradError as NullTypeGradError,
-                                grad_not_implemented as grad_not_implemented, grad_undefined as grad_undefined)
+                                GradientError as GradientError, NullTypeGradError as NullTypeGradError)
 from eqgraph.tensor.grad_blocker import disconnected_grad as disconnected_grad, zero_grad as zero_grad
+from eqgraph.terms.null_type import (DisconnectedType as DisconnectedType, NullType as NullType,
+                                     grad_not_implemented as grad_not_implemented,
+                                     grad_undefined as grad_undefined)
 
 __all__ = [
     "grad", "Lop", "Rop", "jacobian", "hessian",

@@ -14,11 +14,11 @@ import warnings
 import eqgraph.tensor as et
 from eqgraph.grad.loop import JacobianRows
 from eqgraph.grad import vjps, vjps_everyday, vjps_linalg  # noqa: F401 (the last two add table entries)
-from eqgraph.grad.types import (DisconnectedInputError, DisconnectedType, NullType,
-                                NullTypeGradError, disconnected)
+from eqgraph.grad.types import DisconnectedInputError, NullTypeGradError
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.graph import applys_between, clone_replace, toposort
+from eqgraph.terms.null_type import DisconnectedType, NullType, disconnected
 from eqgraph.terms.op import Op
 
 

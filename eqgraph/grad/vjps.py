@@ -30,10 +30,11 @@ from kanren import conde, eq, run
 from unification import var
 
 import eqgraph.tensor as et
-from eqgraph.grad.types import disconnected
-from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise, No, float_mask
+from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise, float_mask
 from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.scalar_ops import No
 from eqgraph.tensor.type import DISCRETE_DTYPES
+from eqgraph.terms.null_type import disconnected
 from eqgraph.terms.op import Op
 
 E = et.ELEMWISE_OPS

@@ -6,12 +6,12 @@ that neither passes 600 lines.  Each is written with ops, so it is differentiabl
 from __future__ import annotations
 
 import eqgraph.tensor as et
-from eqgraph.grad.types import disconnected
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.conv import Convolve, crop_start, output_size
 from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.products import Einsum, ExtractDiag
 from eqgraph.tensor.sorting import along_axis_index
+from eqgraph.terms.null_type import disconnected
 
 E = et.ELEMWISE_OPS
 

@@ -14,11 +14,11 @@ cotangent whose batch axes were broadcast (a solve's ``A`` and ``b``) is summed 
 from __future__ import annotations
 
 import eqgraph.tensor as et
-from eqgraph.grad.types import grad_not_implemented
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
 from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
                                           permutation_matrix)
+from eqgraph.terms.null_type import grad_not_implemented
 
 E = et.ELEMWISE_OPS
 

@@ -66,7 +66,30 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     if not isinstance(truncate_gradient, int) or not (truncate_gradient == -1 or truncate_gradient > 0):
         raise ValueError(f"scan: truncate_gradient must be -1 or a positive int, got {truncate_gradient!r}")
     non_seqs = [_as_variable(v, f"non_sequences[{i}]") for i, v in enumerate(as_list(non_sequences))]
+    step_args, states, outputs, updates, condition = _trace_step(fn, seqs, outputs_info, non_seqs)
+    shared, invariants, inner_inputs, inner_outputs, condition = _inner_graph(
+        step_args, outputs, updates, condition, non_seqs if strict else None)
 
+    layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(taps for _, taps in states),
+                    n_shared=len(shared), n_invariant=len(invariants), has_n_steps=n_steps is not None,
+                    go_backwards=bool(go_backwards), truncate_gradient=truncate_gradient)
+    op = Scan(inner_inputs, inner_outputs, layout, name=name, until=condition)
+    outer = ([n_steps] if n_steps is not None else []) + [x for x, _ in seqs]
+    outer += [init for init, taps in states if taps] + shared + invariants
+    results = op(*outer, return_list=True)
+    outs = results[:len(outputs)]
+    new_values = OrderedDict(zip(shared, results[len(outputs):]))
+    outs = outs[0] if len(outs) == 1 and not return_list else outs
+    if not return_updates:
+        results[0].owner.tag["updates"] = new_values
+        return outs
+    return outs, new_values
+
+
+def _trace_step(fn, seqs: list, outputs_info, non_seqs: list) -> tuple:
+    """Call ``fn`` once, on symbolic per-step variables: ``(its arguments for the sequences' and the
+    fed-back outputs' taps, the states (initial value, taps) per output, its outputs, its updates
+    with the shared variables it updates by default, its stop condition or None)``."""
     seq_args = [TensorType(x.dtype, x.type.shape[1:])(_tap_name(x, tap)) for x, taps in seqs for tap in taps]
     states = _outputs_info(outputs_info)
     state_args = [TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
@@ -86,37 +109,30 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     for o, (out, (init, taps)) in enumerate(zip(outputs, states)):
         if taps:
             _check_fed_back(o, out, init)
-
     # shared variables the loop updates are states: each step reads what the previous one wrote
     updates.update(_default_updates(outputs + list(updates.values()), updates, made_before))
+    return seq_args + state_args, states, outputs, updates, condition
+
+
+def _inner_graph(step_args: list, outputs: list, updates: OrderedDict, condition, strict_non_seqs) -> tuple:
+    """The loop's inner graph, with an input of its own per shared variable it updates and per loop
+    invariant: ``(the shared variables, the invariants, the inner inputs, the inner outputs, the
+    inner stop condition or None)``. ``strict_non_seqs``: the non-sequences, where ``strict``
+    refuses any other invariant; None otherwise."""
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
     # the stop condition travels with the outputs through the substitutions below, last
     inner_outputs = outputs + list(updates.values()) + ([condition] if condition is not None else [])
     inner_outputs = clone_replace(inner_outputs, dict(zip(shared, shared_args)))
-    step_args = seq_args + state_args + shared_args
+    step_args = step_args + shared_args
     invariants = _loop_invariants(inner_outputs, step_args)
-    if strict:
-        _check_strict(invariants, non_seqs)
+    if strict_non_seqs is not None:
+        _check_strict(invariants, strict_non_seqs)
     invariant_args = [v.type(v.name) for v in invariants]
     inner_outputs = clone_replace(inner_outputs, dict(zip(invariants, invariant_args)))
-
-    layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(taps for _, taps in states),
-                    n_shared=len(shared), n_invariant=len(invariants), has_n_steps=n_steps is not None,
-                    go_backwards=bool(go_backwards), truncate_gradient=truncate_gradient)
     if condition is not None:
         inner_outputs, condition = inner_outputs[:-1], inner_outputs[-1]
-    op = Scan(step_args + invariant_args, inner_outputs, layout, name=name, until=condition)
-    outer = ([n_steps] if n_steps is not None else []) + [x for x, _ in seqs]
-    outer += [init for init, taps in states if taps] + shared + invariants
-    results = op(*outer, return_list=True)
-    outs = results[:len(outputs)]
-    new_values = OrderedDict(zip(shared, results[len(outputs):]))
-    outs = outs[0] if len(outs) == 1 and not return_list else outs
-    if not return_updates:
-        results[0].owner.tag["updates"] = new_values
-        return outs
-    return outs, new_values
+    return shared, invariants, step_args + invariant_args, inner_outputs, condition
 
 
 # -- arguments --------------------------------------------------------------------------------

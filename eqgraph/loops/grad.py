@@ -25,10 +25,10 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.grad.driver import grad
-from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.loops.backward import backward_scan, is_float
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.graph import clone_replace
+from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.terms.op import Op
 
 

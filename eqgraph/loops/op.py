@@ -37,12 +37,12 @@ import numpy as np
 
 import eqgraph.tensor as et
 from eqgraph.function import function
-from eqgraph.grad.types import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.layout import Layout
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.graph import toposort
+from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_not_implemented
 from eqgraph.terms.op import Op
 from eqgraph.xp import is_array
 

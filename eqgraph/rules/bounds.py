@@ -23,7 +23,9 @@ import itertools
 import math
 import re
 
-from eqgraph.rules.ruleset import Rule, _subforms, operand_orders
+from eqgraph.rules.forms import _subforms
+from eqgraph.rules.orders import operand_orders
+from eqgraph.rules.ruleset import Rule
 
 #: tokens that are values, not variables (egglog's literals)
 _LITERAL = re.compile(r'^(-?\d[\d.e+-]*|"[^"]*"|true|false|NaN|-?inf)$')

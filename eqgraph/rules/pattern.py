@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kanren import var
 
-from eqgraph.rules.ruleset import _subforms
+from eqgraph.rules.forms import _subforms
 
 
 def parse_pattern(text: str, variables: dict):

@@ -12,7 +12,7 @@ thin layer over egglog is only this:
   ``:when`` (``Rule.text``, ``lhs``, ``rhs`` and ``when`` hold the expanded rule);
 - ``:domain (positive-definite A)`` on a (bi)rewrite says where its left side is defined
   (``Cholesky A`` runs only for positive definite matrices). egglog never sees it; the
-  soundness checker (``rules/check.py``) draws half of its operands inside that domain, where
+  soundness checker (``eqgraph.soundness``) draws half of its operands inside that domain, where
   random draws almost never land (a stack of positive definite matrices). ``DOMAINS`` lists
   the kinds; the rule holds for every operand regardless, outside the domain both sides fail;
 - ``:assumes finite`` marks a rule that holds only if every value is a finite number and no
@@ -29,8 +29,7 @@ thin layer over egglog is only this:
   iteration, a rewrite ruleset) or ``"saturate"`` (an analysis, run to a fixed
   point around every rewrite step, like ``types``).  The schedule gives it as
   ``(spec, mode)``; a bare spec takes the file's own default: ``"saturate"`` if
-  it has a comment line ``;; eqgraph: saturate`` (the older spelling, kept as
-  a fallback), else ``"step"``.
+  it has a comment line ``;; eqgraph: saturate``, else ``"step"``.
 
 Declarations (``relation``, ``function``, ``constructor``, ``datatype``,
 ``sort``) and facts of the relations the file declares (``(axis-index 0)``)
@@ -44,13 +43,13 @@ egglog adds later is refused until someone decides it is harmless).
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import re
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
-from eqgraph.egraph.adapter import FORMS_PER_RUN, EgglogPanic
+from eqgraph.rules.forms import _TOKEN, RuleFileError, _subforms, split_forms
+from eqgraph.rules.orders import COMMUTATIVE, _swapped, operand_orders
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")
@@ -70,10 +69,6 @@ DOMAINS = ("positive-definite",)
 ASSUMPTIONS = ("finite",)
 #: what ``:exception KIND`` may name: a documented exception to the numerics policy, on by default
 EXCEPTIONS = ("reassociation",)
-
-
-class RuleFileError(ValueError):
-    """A malformed rule file; the message starts with ``file:line``."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +127,7 @@ def _withholding(written: Ruleset, granted: frozenset) -> Ruleset:
                    written)
 
 
-@functools.cache  # saturate asks on every compile: parsing 600 rules again took 25 ms
+@functools.cache  # saturate asks on every compile: each rule's text is read once
 def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
     if rule.kind == "rule":
         parts = _subforms(rule.text)
@@ -200,7 +195,8 @@ class Ruleset:
         return sum(rule.max_new_nodes for rule in self.rules)
 
     def egglog_program(self) -> str:
-        """What ``send`` sends (``split_program`` or ``program_with_orders``), made once: 45 ms."""
+        """What ``egraph.sending.send_rules`` sends (``split_program`` or ``program_with_orders``),
+        made once: it rewrites the text of every rule."""
         made = self.__dict__.get("_egglog_program")
         if made is None or made[0] != self.mode:
             made = self.__dict__["_egglog_program"] = (
@@ -217,8 +213,7 @@ class Ruleset:
         each rule with its ``operand_orders`` beside it, in its ruleset.
 
         Why: a back-off step searches the whole e-graph for every rule it runs, also for
-        rules that cannot match (their constructors have no e-node yet), about 0.1 ms each
-        on a 13,000-e-node graph. Split, a step runs the union of only the rules that may
+        rules that cannot match (their constructors have no e-node yet). Split, a step runs the union of only the rules that may
         match, plainly or not (egraph/saturate.py), and profiling times one rule at a time."""
         if not self.rules:
             return self.program
@@ -248,147 +243,6 @@ class Ruleset:
         commuted = {_subforms(rule.lhs)[0] for rule in self.rules
                     if rule.kind != "rule" and rule.lhs and rule.rhs and _swapped(rule.lhs) == rule.rhs}
         return tuple(op for op in COMMUTATIVE if op not in commuted)
-
-
-# -- both operand orders of Add and Mul -------------------------------------------------------------
-#: constructors whose operands may be swapped: a rule's query is sent once per order of the
-#: operands of each it names (``operand_orders``), so that it matches a term in whichever order
-#: the encoder or a rule wrote it. Making the swapped e-node of every term instead (commute.egg
-#: did) added 3,000 e-nodes to the 5,000-node compile_time chain's 10,000: 0.1 s of 0.6.
-COMMUTATIVE = ("Add", "Mul")
-
-
-def operand_orders(rule: Rule, text: str, ops=COMMUTATIVE) -> list[str]:
-    """egglog commands for ``rule`` (sent as ``text``) with the operands of the Add and Mul
-    terms of its query in the other orders: every combination but the written one, each
-    named ``name~k`` (reported as ``name``); a birewrite's as rewrites, per direction. None
-    where its query names a term and its swapped form itself (commute.egg's)."""
-    parts = _subforms(re.sub(r";[^\n]*", "", text))  # no comments: they may hold parentheses
-    if rule.kind != "birewrite":
-        return _variants(parts, f"{rule.name}~", ops)
-    forward = ["rewrite", *parts[1:]]
-    backward = ["rewrite", parts[2], parts[1], *parts[3:]]
-    return _variants(forward, f"{rule.name}=>~", ops) + _variants(backward, f"{rule.name}<=~", ops)
-
-
-def _variants(parts: list, prefix: str, ops) -> list[str]:
-    """The command ``parts`` with its query (``parts[1]``) in each other operand order,
-    each named ``prefix`` and a count."""
-    query = parts[1]
-    if _names_both_orders(query) or ":name" not in parts:
-        return []
-    found = []
-    for k, variant in enumerate(_orders(query, ops)[1:], 1):
-        new = list(parts)
-        new[1] = variant
-        if ":when" in parts:  # the guard of :same-dtype repeats the left side
-            where = parts.index(":when") + 1
-            new[where] = parts[where].replace(query, variant)
-        new[parts.index(":name") + 1] = f'"{prefix}{k}"'
-        found.append(re.sub(r"\s+", " ", "(" + " ".join(new) + ")"))
-    return found
-
-
-def _orders(form: str, ops=COMMUTATIVE) -> list[str]:
-    """``form`` with the operands of each Add and Mul in it in either order: every
-    combination, the form as written (its whitespace aside) first."""
-    if not form.startswith("("):
-        return [form]
-    parts = _subforms(form)
-    choices = [_orders(p, ops) for p in parts]
-    found = ["(" + " ".join(combo) + ")" for combo in itertools.product(*choices)]
-    if len(parts) == 3 and parts[0] in ops:
-        found += [f"({parts[0]} {b} {a})" for a in choices[1] for b in choices[2]]
-    return list(dict.fromkeys(found))
-
-
-def _commutative_terms(form: str) -> list[tuple]:
-    found, stack = [], [form]
-    while stack:
-        parts = _subforms(stack.pop())
-        if len(parts) == 3 and parts[0] in COMMUTATIVE:
-            found.append(tuple(parts))
-        stack.extend(p for p in parts if p.startswith("("))
-    return found
-
-
-def _swapped(form: str) -> str | None:
-    parts = _subforms(form) if form.startswith("(") else []  # (Op a b) as (Op b a)
-    return f"({parts[0]} {parts[2]} {parts[1]})" if len(parts) == 3 else None
-
-
-def _names_both_orders(query: str) -> bool:
-    terms = set(_commutative_terms(query))
-    return any((op, b, a) in terms for op, a, b in terms if a != b)
-
-
-# -- reading s-expressions with line numbers ----------------------------------------------------
-def split_forms(text: str, source: str) -> list[tuple[str, int]]:
-    """Top-level s-expressions of ``text`` with the line each starts on."""
-    forms, depth, start, line, start_line = [], 0, None, 1, 1
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-        elif c == ";":
-            while i < n and text[i] != "\n":
-                i += 1
-            continue
-        elif c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\":
-                    i += 1
-                if i < n and text[i] == "\n":
-                    line += 1
-                i += 1
-            if i >= n:
-                raise RuleFileError(f"{source}:{line}: unterminated string")
-        elif c == "(":
-            if depth == 0:
-                start, start_line = i, line
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                raise RuleFileError(f"{source}:{line}: unexpected ')'")
-            if depth == 0:
-                forms.append((text[start:i + 1], start_line))
-        elif depth == 0 and not c.isspace():
-            raise RuleFileError(f"{source}:{line}: unexpected {c!r} outside a command")
-        i += 1
-    if depth:
-        raise RuleFileError(f"{source}:{start_line}: unbalanced '(' (the command starting here is not closed)")
-    return forms
-
-
-#: an s-expression's tokens: a string (escapes kept; an unclosed one runs to the end), a
-#: parenthesis, or an atom. A regular expression, not a loop over characters: rule files are
-#: parsed on every process's first compile (15,000 calls, 0.3 s as a loop)
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[()]|[^\s()"]+')
-
-
-def _subforms(form: str) -> list[str]:
-    """The direct children of one s-expression, as text."""
-    return list(_children(form))
-
-
-@functools.lru_cache(maxsize=4096)  # a rule's query is read again for each operand order and check
-def _children(form: str) -> tuple:
-    inner, parts, depth, start = form[1:-1], [], 0, 0
-    for token in _TOKEN.finditer(inner):
-        text = token.group()
-        if text == "(":
-            start = token.start() if depth == 0 else start
-            depth += 1
-        elif text == ")":
-            depth -= 1
-            if depth == 0:
-                parts.append(inner[start:token.end()])
-        elif depth == 0:
-            parts.append(text)
-    return tuple(parts)
 
 
 def _forbidden_action(form: str) -> str | None:
@@ -518,6 +372,10 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
 
 #: where a rule file takes the type rules generated from the op registry (rulesets/types.egg)
 OP_TYPE_RULES = ";; eqgraph: op-type-rules"
+#: makes those type rules (``() -> str``). The e-graph's schema, which derives them from the op
+#: registry, sits a layer above this one, so it plugs its maker in (egraph/schema.py, imported by
+#: ``import eqgraph``) rather than being imported here.
+op_type_rules = None
 
 
 def _read(path: Path) -> str:
@@ -525,9 +383,10 @@ def _read(path: Path) -> str:
     text = path.read_text()
     if OP_TYPE_RULES not in text:
         return text
-    from eqgraph.egraph.schema import type_rules  # the op registry, read where a file asks for it
-
-    return text.replace(OP_TYPE_RULES, f"{OP_TYPE_RULES}\n{type_rules()}", 1)
+    if op_type_rules is None:
+        raise RuleFileError(f"{path}: its line {OP_TYPE_RULES!r} asks for the op registry's type rules, which "
+                            "eqgraph.egraph.schema makes; import eqgraph before loading the file")
+    return text.replace(OP_TYPE_RULES, f"{OP_TYPE_RULES}\n{op_type_rules()}", 1)
 
 
 def builtin_names() -> list[str]:
@@ -599,28 +458,3 @@ def check_unique(rulesets: list[Ruleset]) -> None:
                      f"comes from both {other.source} and {ruleset.source}; rename one file")
             raise ValueError(f"rulesets: the ruleset {ruleset.name!r} {twice} (ruleset names, taken from "
                              "file names, must be unique in one compile)")
-
-
-def send(session, ruleset: Ruleset) -> None:
-    """Declare ``ruleset`` and its rules in an egglog session, with errors located; a
-    rewrite ruleset with each rule in a ruleset of its own as well (``split_program``).
-
-    The program goes a few forms at a time (``adapter.FORMS_PER_RUN``), each chunk
-    padded with newlines so that egglog's line numbers are the file's.
-    """
-    program = ruleset.egglog_program()
-    forms, position = [], 0
-    for form, line in split_forms(program, ruleset.source):
-        start = program.index(form, position)
-        position = start + len(form)
-        forms.append((start, position, line))
-    for i in range(0, len(forms), FORMS_PER_RUN):
-        (start, _, line), (_, end, _) = forms[i], forms[min(i + FORMS_PER_RUN, len(forms)) - 1]
-        try:
-            session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source)
-        except EgglogPanic as err:  # egglog crashed somewhere in these forms
-            raise EgglogPanic(f"{ruleset.source}:{line} (or one of the {FORMS_PER_RUN} commands after it): "
-                              f"{err}") from err
-        except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
-            where = re.search(r"In (\d+):", str(err))
-            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else line}: {err}") from None

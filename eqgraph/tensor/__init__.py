@@ -73,6 +73,7 @@ from eqgraph.tensor.nnet import (  # noqa: E402
 from eqgraph.tensor.conv import Convolve, conv1d, conv2d  # noqa: E402
 from eqgraph.tensor import linalg  # noqa: E402
 from eqgraph.tensor.blockwise import Blockwise, vectorize, vectorize_graph  # noqa: E402
+from eqgraph.tensor import special  # noqa: E402  (PyTensor's pt.special names)
 
 __all__ = [
     # types and variables

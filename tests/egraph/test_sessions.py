@@ -10,7 +10,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph import pool as bases
 from eqgraph.egraph.adapter import EgglogError, EgglogPanic, Session
-from eqgraph.rules.ruleset import RuleFileError
+from eqgraph.rules.forms import RuleFileError
 
 BUILTINS = ["types", "fold", "algebra", "stability"]
 

@@ -7,7 +7,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.extract.unstable import unstable_nodes, unstable_patterns
-from eqgraph.rules.ruleset import RuleFileError
+from eqgraph.rules.forms import RuleFileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -8,7 +8,7 @@ import pytest
 
 import eqgraph as eg
 from eqgraph.egraph.saturate import DEFAULT_RULESETS
-from eqgraph.rules.check import UnsoundRuleError
+from eqgraph.soundness import UnsoundRuleError
 
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import eqgraph as eg
-from eqgraph.rules.check import DOMAIN_VALUES
-from eqgraph.rules.ruleset import DOMAINS, RuleFileError
+from eqgraph.soundness.draws import DOMAIN_VALUES
+from eqgraph.rules.forms import RuleFileError
+from eqgraph.rules.ruleset import DOMAINS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,7 +98,7 @@ def test_every_mix_of_dtypes_is_drawn_within_two_rounds():
     # wrong for one mix (x float64 over an int64 constant) meets it within 2 * 4**n draws
     import itertools
 
-    from eqgraph.rules.check import DTYPES, _dtype_mixes
+    from eqgraph.soundness.draws import DTYPES, _dtype_mixes
 
     for n in (1, 2, 3):
         first = 4 ** n  # one pass over the ndim mixes of n operands: one dtype for all
@@ -108,7 +109,7 @@ def test_every_mix_of_dtypes_is_drawn_within_two_rounds():
 
 
 def test_the_dtypes_of_constants_in_a_pattern_are_drawn_with_the_operands():
-    from eqgraph.rules.check import _dtype_variables
+    from eqgraph.soundness.draws import _dtype_variables
     from eqgraph.rules.pattern import parse_pattern
 
     variables: dict = {}

@@ -118,7 +118,8 @@ def test_assume_finite_is_checked():
 
 
 def test_a_rule_file_names_what_a_rule_assumes():
-    from eqgraph.rules.ruleset import RuleFileError, load
+    from eqgraph.rules.forms import RuleFileError
+    from eqgraph.rules.ruleset import load
     with pytest.raises(RuleFileError, match=":assumes names what the rule assumes"):
         load('(rewrite (Sub x x) x :assumes small :name "nope")')
     rules = load('(rewrite (Sub (Add x y) y) x :assumes finite :name "cancel")')

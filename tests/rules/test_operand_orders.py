@@ -6,7 +6,8 @@ rule meets x * y, and no e-node is made only to hold the other order."""
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules.ruleset import operand_orders, parse_rules
+from eqgraph.rules.orders import operand_orders
+from eqgraph.rules.ruleset import parse_rules
 
 
 def test_each_rule_is_sent_in_every_other_operand_order_with_its_guard_following():

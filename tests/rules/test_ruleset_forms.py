@@ -10,7 +10,8 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph.saturate import DEFAULT_RULESETS
 from eqgraph.rules import ruleset as rs
-from eqgraph.rules.ruleset import RuleFileError, parse_rules, split_forms
+from eqgraph.rules.forms import RuleFileError, split_forms
+from eqgraph.rules.ruleset import parse_rules
 
 #: the rules of algebra.egg and stability.egg as written before ``:same-dtype`` (comments,
 #: line breaks and the added ``:ruleset``/``:name`` left out): their expansions must equal these
@@ -151,3 +152,12 @@ def test_both_spellings_of_an_analysis_ruleset_run_it_to_a_fixed_point(tmp_path)
     assert _timed_rules(["types", (str(tmp_path / "plain.egg"), "saturate")]) == set()
     assert _timed_rules(["types", str(tmp_path / "commented.egg")]) == set()
     assert _timed_rules([("types", "saturate"), (str(tmp_path / "commented.egg"), "step")]) == {"commented/neg-neg"}
+
+
+def test_a_file_asking_for_the_op_type_rules_gets_the_schemas_and_is_refused_without_them(monkeypatch):
+    types = rs.RULESETS_DIR / "types.egg"
+    assert rs.OP_TYPE_RULES in types.read_text()
+    assert '(rule ((= e (Exp x0))) ((elemwise1 e "Exp" x0)) :name "elemwise-exp")' in rs._read(types)
+    monkeypatch.setattr(rs, "op_type_rules", None)
+    with pytest.raises(RuleFileError, match=r"types\.egg: its line .* asks for the op registry's type rules"):
+        rs._read(types)

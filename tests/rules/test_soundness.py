@@ -2,7 +2,7 @@
 
 Generic over rules: a new ``.egg`` file under ``rulesets/`` is covered with no new
 test.  The checker is the library's own (``eqgraph.check_rules``, in
-``eqgraph/rules/check.py``): per pattern variable it draws operands of every ndim
+``eqgraph/soundness``): per pattern variable it draws operands of every ndim
 (0-3) and every mix of the dtypes float64/float32/int64/bool in turn, sizes from a pool with 1 in it, each axis
 static or unknown; a binding counts when the rule's guards held on it, and both
 sides must then agree.  Seeded, so the default run is repeatable; the slow run
@@ -14,8 +14,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.rules.check import (Binding, Uncheckable, UnsoundRuleError, _derived_from_guards, check_rule,
-                                 check_rules, evaluate, left_sides, two_sides)
+from eqgraph.soundness.check import (UnsoundRuleError, _derived_from_guards, check_rule, check_rules, evaluate,
+                                     left_sides, two_sides)
+from eqgraph.soundness.draws import Binding, Uncheckable
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import builtin_names, load
 

@@ -17,7 +17,8 @@ from eqgraph.egraph.schema import camel
 from eqgraph.exec import cupy_kernels, numba_kernels
 from eqgraph.extract.calibrated import MEASURED
 from eqgraph.grad import vjps
-from eqgraph.tensor.elemwise import OWN_VJP, SCALAR_OPS, No
+from eqgraph.tensor.elemwise import SCALAR_OPS
+from eqgraph.tensor.scalar_ops import OWN_VJP, No
 
 NAMES = list(SCALAR_OPS)
 #: what fuzz_graphs' compare() draws, rather than a row of its UNARY or BINARY

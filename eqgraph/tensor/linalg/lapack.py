@@ -18,8 +18,8 @@ import numpy as np
 from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.linalg import (LinalgOp, QR, _batch_count, _broadcast_batches, _check_square, _matrix,
-                                   _square_size, float_dtype, solve_triangular)
+from eqgraph.tensor.linalg.core import (LinalgOp, QR, _batch_count, _broadcast_batches, _check_square, _matrix,
+                                        _square_size, float_dtype, solve_triangular)
 from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorVariable
