@@ -7,7 +7,7 @@ debug mode read: the e-nodes, the static types the analyses derived, and, from t
 graph, the user's graph, the id of each of its variables, the constants kept on the Python
 side, the user's ops and the constructor table. It holds no reference to the
 ``EncodedGraph`` or to an egglog session, so it outlives both (the session goes back to its
-pool; tests/rules/test_snapshot.py drops the encoded graph and still extracts from it).
+pool; tests/egraph/test_snapshot.py drops the encoded graph and still extracts from it).
 
 Term e-nodes are those of sort ``T`` other than the ``(N k)`` ids; ``dtype``/``ndim``/``dim``
 rows become the static type known for each e-class; ``dim-at-most`` and ``dim-within`` rows
