@@ -1,7 +1,7 @@
 """The alloc and fill rules of indexing.egg on numbers: each fires (the
 compiled graph loses the alloc or fill) and keeps NumPy's values, including where the value
 broadcasts from size 1, the sizes are unknown until run time, and x holds inf, NaN or -0.0.
-The soundness checker draws them too (tests/rules/test_soundness.py)."""
+The soundness checker draws them too (tests/soundness/test_soundness.py)."""
 
 import numpy as np
 import pytest

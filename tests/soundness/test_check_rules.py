@@ -66,7 +66,7 @@ def test_a_constructor_that_is_not_a_builtin_op_is_reported_not_checked():
 
 
 def test_a_shipped_file_passes():
-    # every shipped rule, with more draws: tests/rules/test_soundness.py
+    # every shipped rule, with more draws: tests/soundness/test_soundness.py
     report = eg.check_rules("matmul", draws=30)
     assert len(report.checked) == 3 and not report.unchecked
 
