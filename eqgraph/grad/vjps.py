@@ -55,12 +55,13 @@ def term_of(node, wanted=None) -> tuple:
 def _operand(x, wanted: bool):
     """``("const", value)`` for a constant operand that wants no gradient, else ``"var"``;
     ``value`` is the Python scalar of a one-element constant (broadcast or not), else None."""
+    if wanted:
+        return "var"
     while x.owner is not None and isinstance(x.owner.op, DimShuffle):
         x = x.owner.inputs[0]
-    if wanted or not isinstance(x, Constant):
+    if not isinstance(x, Constant):
         return "var"
-    data = getattr(x, "data", None)
-    return ("const", data.item() if getattr(data, "size", 0) == 1 else None)
+    return ("const", x.data.item() if getattr(x.data, "size", 0) == 1 else None)
 
 
 def table_key(op):
@@ -103,7 +104,14 @@ class VJP:
 
 VJPS: dict[str, list[VJP]] = {}  # key -> its entries, in the order they were registered
 _MATCHED: dict = {}  # (op type, term) -> (VJPS[key] when asked, the entry that answered)
-ANY = object()  # in an operand pattern: any operand
+
+
+class _Any:
+    def __repr__(self):
+        return "ANY"
+
+
+ANY = _Any()  # in an operand pattern: any operand
 
 
 def constant(value=ANY) -> tuple:
@@ -120,6 +128,8 @@ def entry(key: str, n_inputs=None, broadcasts=False, all_outputs=False, operands
     as lists.
     """
     if operands is not None:
+        if n_inputs not in (None, len(operands)):
+            raise ValueError(f"entry({key!r}): n_inputs={n_inputs} but {len(operands)} operand patterns {operands}")
         n_inputs = len(operands)
     inputs = var() if n_inputs is None else _fresh(operands if operands is not None else (ANY,) * n_inputs)
     specificity = _pinned(operands or ()) + (where is not None)

@@ -121,6 +121,11 @@ def test_a_where_test_narrows_an_entry(table):
     assert vjps._unify(("op", (3,), ("var",))).fn is general
 
 
+def test_an_entry_whose_arity_disagrees_with_its_operands_is_refused(table):
+    with pytest.raises(ValueError, match=r"entry\('op'\): n_inputs=3 but 2 operand patterns \(ANY, \('const', ANY\)\)"):
+        vjps.entry("op", 3, operands=(ANY, constant()))
+
+
 def test_a_constant_operand_is_seen_through_broadcasting():
     x = et.dmatrix("x")
     assert vjps.term_of((x * 2.0).owner, [True, False])[2] == ("var", ("const", 2.0))
