@@ -169,8 +169,10 @@ def match(node, wanted=None):
 
 
 def _remembered(op_type, term):
-    """``_unify(term)``, remembered for (op_type, term): the answer depends on nothing else
-    while the key's list of entries is the same list (a test may swap in another)."""
+    """``_unify(term)``, remembered for (op_type, term): most nodes of a large graph share
+    their term with many others, and a kanren query costs more than building a node's VJP.
+    The answer depends on nothing else while the key's list of entries is the same list (a
+    test may swap in another)."""
     entries = VJPS.get(term[0])
     try:
         answered_for, found = _MATCHED[(op_type, term)]
