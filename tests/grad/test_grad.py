@@ -1,4 +1,4 @@
-"""Gradients: every differentiable op against finite differences, the seed's integer rules,
+"""Gradients: every differentiable op against finite differences, Theano's integer rules,
 disconnected and null gradients, known_grads, Lop/Rop, jacobian/hessian, user ops."""
 
 import numpy as np
@@ -58,7 +58,7 @@ def test_gradient_graphs_compile_and_simplify():
     np.testing.assert_allclose(f(X, W, Y), X.T @ (P - Y) / 6, rtol=1e-9)
 
 
-# -- seed 000's five integer examples -------------------------------------------------------------
+# -- the five integer examples of Theano's gradient contract ----------------------------------------
 def test_seed_example_1_dot_of_integers_has_zero_gradient():
     x, y = et.ivector("x"), et.ivector("y")
     cost = et.cast(et.dot(x, y), "float64")  # the dot itself is integer-valued
@@ -139,7 +139,7 @@ def test_null_gradients_modes_and_compiling_a_null_graph():
 
 
 class Cube(SameTypeOp):
-    """A user op with its own grad (seed 000)."""
+    """A user op with its own grad."""
 
     def perform(self, node, inputs, out):
         out[0][0] = inputs[0] ** 3

@@ -1,5 +1,5 @@
 """jacobian and hessian of vectors whose length is known only at run time (JacobianRows, a loop
-over one row's gradient graph), and Rop through an op whose R_op returns None (issue 13, item 6)."""
+over one row's gradient graph), and Rop through an op whose R_op returns None."""
 
 import pickle
 
@@ -65,7 +65,7 @@ def test_a_compiled_jacobian_pickles():
 
 
 class Floorish(Op):
-    """Not differentiable: R_op returns None (allowed by seed 000)."""
+    """Not differentiable: R_op returns None (which Theano's Op contract allows)."""
 
     __props__ = ()
 

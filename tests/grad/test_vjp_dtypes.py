@@ -111,7 +111,7 @@ def _discrepancies(dtype):
             assert dtype == "bool", (name, p)
             continue
         costs.append(et.sum(et.cast(out, "float64") * et.constant(weights)))
-        # the integer operand too (seed 000: a float function of an integer has its gradient),
+        # the integer operand too (a float function of an integer has its gradient, as in Theano),
         # but not a boolean, nor an input the op is not differentiable in
         positions = [i for i in range(len(ins)) if i not in NOT_DIFFERENTIABLE_IN.get(name, set())
                      and not (i == p and dtype == "bool")]
@@ -145,8 +145,8 @@ def test_elementwise_vjps_with_an_integer_or_boolean_operand(dtype):
 
 
 def test_sigmoid_of_an_unsigned_integer():
-    # found by the walk above: -abs(x) wrapped around, so sigmoid(uint8 1) was 0 and softplus's
-    # gradient (a sigmoid) with it
+    # -abs(x) of a uint8 wraps around: sigmoid(uint8 1) must not read it as -255 (nor softplus's
+    # gradient, a sigmoid)
     x = et.TensorType("uint8", (None,))("x")
     values = np.array([0, 1, 20, 255], "uint8")
     np.testing.assert_allclose(eg.function([x], et.sigmoid(x), **NO_RULES)(values),
