@@ -15,7 +15,7 @@ SPECIALS = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0]
 
 
 def _values(shape, dtype, rng):
-    """An array of ``shape`` holding every special value and random normals."""
+    """An array of ``shape`` holding the special values (as many as fit) and random normals."""
     flat = np.r_[SPECIALS, rng.normal(size=max(0, int(np.prod(shape)) - len(SPECIALS)))]
     return rng.permutation(flat)[: int(np.prod(shape))].reshape(shape).astype(dtype)
 
@@ -27,7 +27,8 @@ def _general(key):
 
 
 def _cotangents(node, which, wanted):
-    """Each entry's cotangents of the wanted inputs, compiled into one function of (x, g)."""
+    """``g`` (the output's cotangent) and, for the specific entry that matches ``node`` and for
+    its op's general entry, the cotangents of the inputs at positions ``which``."""
     g = node.outputs[0].type("g")
     found = vjps.match(node, wanted)
     assert found is not None and found[0].specificity > 0, f"no specific entry matched {node.op}"
@@ -53,10 +54,10 @@ def _compare(x, out, rng, signed_zeros=True, shape=None):
     node = out.owner
     wanted = [i is x for i in node.inputs]
     g, (specific, general) = _cotangents(node, [wanted.index(True)], wanted)
-    xv = _values(shape or tuple(s or 4 for s in x.type.shape), x.dtype, rng)
-    gv = _values(eg.function([x], out, **NO_RULES)(xv).shape, g.dtype, rng)
-    f = eg.function([x, g], specific + general, on_unused_input="ignore", **NO_RULES)
+    xv = _values(shape or tuple(s or 12 for s in x.type.shape), x.dtype, rng)
     with np.errstate(all="ignore"):  # inf - inf and 0 * inf are part of what is compared
+        gv = _values(eg.function([x], out, **NO_RULES)(xv).shape, g.dtype, rng)
+        f = eg.function([x, g], specific + general, on_unused_input="ignore", **NO_RULES)
         got, expected = f(xv, gv)
     assert_same(got, expected, signed_zeros, context=f"{node.op} with x = {xv!r}, g = {gv!r}")
 
@@ -71,7 +72,7 @@ CONSTANTS = [2, 2.0, 3.0, 0.5, -1.0, -2, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-
 def test_a_constant_operand_entry_agrees_with_the_general_one(form, c, dtype):
     x = et.TensorType(dtype, (None, None))("x")
     out = {"x * c": lambda: x * c, "c * x": lambda: c * x, "x / c": lambda: x / c, "x ** c": lambda: x ** c}[form]()
-    _compare(x, out, np.random.default_rng(len(form) + len(CONSTANTS)))
+    _compare(x, out, np.random.default_rng(0))
 
 
 def test_the_square_has_its_own_entry():
@@ -83,8 +84,8 @@ def test_the_square_has_its_own_entry():
 
 def test_a_constant_broadcast_against_a_matrix():
     x = et.TensorType("float64", (None, 1))("x")
-    _compare(x, x * et.constant(np.array([2.0, -0.0, np.inf])), np.random.default_rng(1), shape=(4, 1))
-    _compare(x, x ** et.constant(np.array([[2.0, 0.5, np.nan]])), np.random.default_rng(2), shape=(4, 1))
+    _compare(x, x * et.constant(np.array([2.0, -0.0, np.inf])), np.random.default_rng(0), shape=(12, 1))
+    _compare(x, x ** et.constant(np.array([[2.0, 0.5, np.nan]])), np.random.default_rng(0), shape=(12, 1))
 
 
 def test_a_constant_whose_gradient_is_asked_for_gets_it():
@@ -126,7 +127,7 @@ def test_a_dimshuffle_kind_entry_agrees_with_the_general_one(kind, shape, order)
     x = _typed(shape)
     out = et.dimshuffle(x, order)
     assert vjps.match(out.owner)[0].fn.__name__ == KIND_ENTRIES[kind]
-    _compare(x, out, np.random.default_rng(len(order)))
+    _compare(x, out, np.random.default_rng(0))
 
 
 def test_a_dimshuffle_of_two_kinds_takes_the_general_entry():
@@ -144,7 +145,7 @@ def test_a_reversal_entry_agrees_with_the_general_one(shape, index):
     out = x[index]
     assert vjps.match(out.owner)[0].fn is vjps._reversal
     # the general entry adds g to zeros (0.0 + -0.0 is 0.0); the reversal keeps g's -0.0
-    _compare(x, out, np.random.default_rng(3), signed_zeros=False)
+    _compare(x, out, np.random.default_rng(0), signed_zeros=False)
 
 
 def test_other_subtensors_take_the_general_entry():
