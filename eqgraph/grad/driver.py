@@ -3,7 +3,7 @@
 The driver walks the graph once in reverse topological order, sums the
 cotangents of variables with several clients, and un-broadcasts in one place.
 Per-op knowledge lives in ``vjps.py`` (built-in ops) or on the op itself
-(``L_op``/``grad`` for user ops, seed 000).  ``verify_grad``, which compiles
+(``L_op``/``grad`` for user ops).  ``verify_grad``, which compiles
 graphs, sits above the compiler in ``eqgraph/testing.py``.
 """
 
@@ -99,16 +99,21 @@ def _backward(outputs, starts, wrt_list, blocked) -> dict:
         if not any(i in depends and i not in blocked for i in node.inputs):
             continue
         output_grads = [total(o) for o in node.outputs]
-        for inp, g in zip(node.inputs, node_vjp(node, output_grads)):
-            if inp in depends and inp not in blocked and g is not None and not _is(g, DisconnectedType):
+        wanted = [inp in depends and inp not in blocked for inp in node.inputs]
+        for inp, want, g in zip(node.inputs, wanted, node_vjp(node, output_grads, wanted)):
+            if want and g is not None and not _is(g, DisconnectedType):
                 contributions.setdefault(inp, []).append(g)
     for w in wrt_list:
         total(w)
     return totals
 
 
-def node_vjp(node, output_grads) -> list:
-    """The cotangent of each input of ``node`` (None or DisconnectedType: no gradient)."""
+def node_vjp(node, output_grads, wanted=None) -> list:
+    """The cotangent of each input of ``node`` (None or DisconnectedType: no gradient).
+
+    ``wanted`` says per input whether its cotangent is asked for (None: all are); an input
+    not asked for may get None.
+    """
     op, inputs = node.op, node.inputs
     live = [g is not None and not _is(g, DisconnectedType) for g in output_grads]
     pattern = op.connection_pattern(node)
@@ -121,10 +126,10 @@ def node_vjp(node, output_grads) -> list:
     discrete_outputs = all(getattr(o.type, "dtype", None) in DISCRETE_DTYPES for o in node.outputs)
     key = vjps.table_key(op)
     if discrete_outputs or key in vjps.NONDIFFERENTIABLE:
-        # piecewise constant: f(x + eps) == f(x) almost everywhere (seed 000, integers)
+        # piecewise constant: f(x + eps) == f(x) almost everywhere
         return [et.zeros_like(x, dtype=_float_dtype(x)) if c and _is(x, TensorType) else None
                 for x, c in zip(inputs, connected)]
-    found = vjps.match(node)
+    found = vjps.match(node, wanted)
     if found is not None:
         rule, term_inputs, props = found
         if rule.all_outputs:
@@ -162,7 +167,7 @@ def _with_static_shape(c, x):
 
 
 def _op_grad(op, node, output_grads) -> list:
-    """A user op's own gradient (``L_op``, or ``grad``), per seed 000."""
+    """A user op's own gradient (``L_op``, or ``grad``)."""
     grads = [g if g is not None else disconnected() for g in output_grads]
     uses_default = type(op).L_op is Op.L_op and type(op).grad is Op.grad
     if uses_default:
@@ -237,7 +242,7 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
 def Rop(f, wrt, eval_points):
     """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
 
-    When every op between ``wrt`` and ``f`` defines ``R_op`` (seed 000), those are
+    When every op between ``wrt`` and ``f`` defines ``R_op``, those are
     chained forward.  Otherwise it is built as a double L-op: with ``u`` like
     ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
     is then replaced by zeros.
@@ -263,7 +268,7 @@ def _forward_rop(f, wrt_list, points):
     if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
         return None
     tangents = {w: et.as_tensor_variable(p) for w, p in zip(wrt_list, points)}
-    not_differentiable: dict = {}  # output -> the node whose R_op returned None for it (seed 000)
+    not_differentiable: dict = {}  # output -> the node whose R_op returned None for it
     for node in nodes:
         for i in node.inputs:
             if i in not_differentiable:

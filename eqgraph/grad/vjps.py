@@ -1,21 +1,18 @@
-"""Vector-Jacobian products of the built-in ops: one entry per op, in one table.
+"""Vector-Jacobian products of the built-in ops, as one relation between op applications and
+their VJPs.
 
-An op application is a term ``(key, inputs, props)``; each entry is a pattern
-over such terms and the cotangent of every input, given ``g`` (the output's
-cotangent) and ``out`` (the output).  Cotangents have the *output's* shape; the
+An op application is a term ``(key, props, operands)``: the op's key in this table, its props,
+and per input ``("const", value)`` where the input's value is fixed and wants no gradient, else
+``"var"``. Each entry is a pattern over such terms and the cotangent of every input, given ``g``
+(the output's cotangent) and ``out`` (the output). Cotangents have the *output's* shape; the
 driver un-broadcasts them to each input, once, for ops that broadcast.
 
-Where kanren is used, and why: ``match`` finds the entry whose pattern unifies
-with the term, as a kanren query (``logical-unification`` underneath), so the
-table is a relation between op applications and their VJPs rather than a chain
-of ``isinstance`` branches, and an entry may constrain the props by pattern.
-Unification runs once per *op signature*, not once per node: ``entry`` gives
-every input its own fresh variable, so what can decide the match is only the
-op's type, its key, its number of inputs and its props.  ``match`` memoizes the
-answer under that signature, which made ``grad`` about 1.8x faster (bench/grad_time.py:
-6k-node chain 1.41 s -> 0.78 s, 1.2k-node dense stack 0.29 s -> 0.15 s); ops
-whose props cannot be hashed are matched afresh each time.  Nothing else in
-eqgraph uses kanren.
+One op may have several entries: a general one, and more specific ones whose VJP is simpler
+(``x * c``, ``x ** 2``, a DimShuffle that only transposes). Unification is used because an
+entry is a pattern over the op's props and operands, so finding every entry that fits a node is
+one kanren query, and the most specific answer wins without a chain of ``isinstance`` tests.
+Each specific entry gives the same cotangents as its op's general entry
+(tests/grad/test_vjp_specific.py).
 
 Ops listed in NONDIFFERENTIABLE have zero gradients (their outputs are
 piecewise constant); the driver gives zeros to any op with discrete outputs.
@@ -27,31 +24,52 @@ from dataclasses import dataclass
 from typing import Callable
 
 from kanren import conde, eq, run
-from unification import var
+from unification import reify, var
 
 import eqgraph.tensor as et
-from eqgraph.tensor.elemwise import SCALAR_OPS, Elemwise, float_mask
+from eqgraph.tensor.elemwise import SCALAR_OPS, DimShuffle, Elemwise, float_mask
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.scalar_ops import No
+from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.tensor.type import DISCRETE_DTYPES
+from eqgraph.terms.basic import Constant
 from eqgraph.terms.null_type import disconnected
 from eqgraph.terms.op import Op
 
 E = et.ELEMWISE_OPS
+REVERSED = ("slice", None, None, -1)
 
 
-def term_of(node) -> tuple:
-    """``(key, inputs, props)`` for an Apply: what VJP patterns are matched against."""
+# -- the relation ---------------------------------------------------------------------------------
+def term_of(node, wanted=None) -> tuple:
+    """``(key, props, operands)`` for an Apply: what VJP patterns are unified with.
+
+    ``wanted`` says per input whether its gradient is asked for (None: all are); a constant
+    that is differentiated (``grad(cost, c)``) is an operand like any other.
+    """
     op = node.op
     props = tuple(getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name")
-    return (table_key(op), tuple(node.inputs), props)
+    wanted = wanted if wanted is not None else [True] * len(node.inputs)
+    return (table_key(op), props, tuple(_operand(x, w) for x, w in zip(node.inputs, wanted)))
+
+
+def _operand(x, wanted: bool):
+    """``("const", value)`` for a constant operand that wants no gradient, else ``"var"``;
+    ``value`` is the Python scalar of a one-element constant (broadcast or not), else None."""
+    if wanted:
+        return "var"
+    while x.owner is not None and isinstance(x.owner.op, DimShuffle):
+        x = x.owner.inputs[0]
+    if not isinstance(x, Constant):
+        return "var"
+    return ("const", x.data.item() if getattr(x.data, "size", 0) == 1 else None)
 
 
 def table_key(op):
     """The op's key in this table, or None where the table does not speak for it.
 
-    A user's op keeps its own gradient (``L_op``/``grad``, seed 000), even when its
-    class shares a name with one of eqgraph's ops.
+    A user's op keeps its own gradient (``L_op``/``grad``), even when its class shares a
+    name with one of eqgraph's ops.
     """
     if type(op).L_op is not Op.L_op or type(op).grad is not Op.grad:
         return None
@@ -63,60 +81,121 @@ def table_key(op):
 @dataclass(frozen=True)
 class VJP:
     key: str
-    pattern: tuple
+    pattern: tuple           # (key, props, operands), with kanren variables
     fn: Callable             # (g, out, *inputs, *props) -> one cotangent per input
     broadcasts: bool = False  # cotangents have the output's shape: un-broadcast them to the inputs
     variadic: bool = False    # fn takes the inputs as one tuple: (g, out, inputs, *props)
     all_outputs: bool = False  # an op with several outputs: g and out are lists (g None: no cotangent)
+    where: Callable | None = None  # a test of the props, beyond what the pattern states
+    specificity: int = 0      # how much of the term the pattern and ``where`` pin down
 
     def __call__(self, g, out, inputs, props) -> list:
         if self.variadic:
             return list(self.fn(g, out, inputs, *props))
         return list(self.fn(g, out, *inputs, *props))
 
+    def goal(self, term):
+        """The kanren goal: this entry fits ``term``."""
+        fits = eq(self.pattern, term)
+        if self.where is None:
+            return fits
+        props = self.pattern[1]
+        return lambda state: (s for s in fits(state) if self.where(*reify(props, s)))
+
 
 VJPS: dict[str, list[VJP]] = {}  # key -> its entries, in the order they were registered
-_MATCHED: dict = {}  # op signature -> index into VJPS[key] of the entry that unifies, or None
+_MATCHED: dict = {}  # (op type, term) -> (VJPS[key] when asked, the entry that answered)
 
 
-def entry(key: str, n_inputs=None, broadcasts=False, all_outputs=False):
-    """Decorator: the VJP of ``key``; ``n_inputs`` None means any number of inputs; with
-    ``all_outputs`` the function gets every output's cotangent and every output, as lists."""
+class _Any:
+    def __repr__(self):
+        return "ANY"
+
+
+ANY = _Any()  # in an operand pattern: any operand
+
+
+def constant(value=ANY) -> tuple:
+    """An operand pattern: a constant that wants no gradient (of this value, if given)."""
+    return ("const", value)
+
+
+def entry(key: str, n_inputs=None, broadcasts=False, all_outputs=False, operands=None, where=None):
+    """Decorator: a VJP of ``key``.
+
+    ``n_inputs`` None means any number of inputs; ``operands`` (a pattern per input: ANY,
+    ``constant()``, ``constant(2)``) and ``where`` (a test of the op's props) make an entry
+    specific; with ``all_outputs`` the function gets every output's cotangent and every output,
+    as lists.
+    """
+    if operands is not None:
+        if n_inputs not in (None, len(operands)):
+            raise ValueError(f"entry({key!r}): n_inputs={n_inputs} but {len(operands)} operand patterns {operands}")
+        n_inputs = len(operands)
+    inputs = var() if n_inputs is None else _fresh(operands if operands is not None else (ANY,) * n_inputs)
+    specificity = _pinned(operands or ()) + (where is not None)
+
     def register(fn):
-        inputs = var("inputs") if n_inputs is None else tuple(var(f"x{i}") for i in range(n_inputs))
-        VJPS.setdefault(key, []).append(VJP(key, (key, inputs, var("props")), fn, broadcasts, n_inputs is None,
-                                            all_outputs))
-        _MATCHED.clear()  # a new entry may change what an op signature matches
+        VJPS.setdefault(key, []).append(VJP(key, (key, var(), inputs), fn, broadcasts, n_inputs is None,
+                                            all_outputs, where, specificity))
+        _MATCHED.clear()  # a new entry may fit terms answered before
         return fn
 
     return register
 
 
-def match(node):
-    """The VJP entry for this op application, with the term's inputs and props; or None.
+def _fresh(pattern):
+    """``pattern`` with a fresh kanren variable for each ANY."""
+    if pattern is ANY:
+        return var()
+    return tuple(_fresh(p) for p in pattern) if isinstance(pattern, tuple) else pattern
 
-    A kanren query, which entry's pattern unifies with the term ``(key, inputs, props)``,
-    asked once per op signature (see the module docstring) and remembered.
+
+def _pinned(pattern) -> int:
+    """How many atoms of ``pattern`` are fixed (not ANY)."""
+    if isinstance(pattern, tuple):
+        return sum(_pinned(p) for p in pattern)
+    return pattern is not ANY
+
+
+def match(node, wanted=None):
+    """The VJP entry for this op application, with its inputs and props; or None.
+
+    A kanren query: every entry of the node's key whose pattern unifies with the node's term;
+    the most specific answers, and of equally specific ones the first registered.
     """
-    term = term_of(node)
-    key, inputs, props = term
-    signature = (type(node.op), key, len(inputs), props)
+    term = term_of(node, wanted)
+    found = _remembered(type(node.op), term)
+    return None if found is None else (found, tuple(node.inputs), term[1])
+
+
+def _remembered(op_type, term):
+    """``_unify(term)``, remembered for (op_type, term): most nodes of a large graph share
+    their term with many others, and a kanren query costs more than building a node's VJP.
+    The answer depends on nothing else while the key's list of entries is the same list (a
+    test may swap in another)."""
+    entries = VJPS.get(term[0])
     try:
-        which = _MATCHED[signature]
+        answered_for, found = _MATCHED[(op_type, term)]
+        if answered_for is entries:
+            return found
     except KeyError:
-        which = _MATCHED[signature] = _unify(term)
-    except TypeError:  # unhashable props: no memo
-        which = _unify(term)
-    return None if which is None else (VJPS[key][which], inputs, props)
+        pass
+    except TypeError:  # props that cannot be hashed
+        return _unify(term)
+    found = _unify(term)
+    _MATCHED[(op_type, term)] = (entries, found)
+    return found
 
 
 def _unify(term):
-    """Index into ``VJPS[term[0]]`` of the first entry whose pattern unifies with ``term``; or None."""
+    """The most specific entry of ``VJPS[term[0]]`` that unifies with ``term``; or None."""
     candidates = VJPS.get(term[0], ())
-    which = var("which")
-    goals = [[eq(candidate.pattern, term), eq(which, i)] for i, candidate in enumerate(candidates)]
-    found = run(1, which, conde(*goals)) if goals else ()
-    return found[0] if found else None
+    which = var()
+    branches = [[candidate.goal(term), eq(which, i)] for i, candidate in enumerate(candidates)]
+    found = run(0, which, conde(*branches)) if branches else ()
+    best = max(found, key=lambda i: (candidates[i].specificity, -i), default=None)
+    return None if best is None else candidates[best]
 
 
 # -- elementwise ------------------------------------------------------------------------------
@@ -139,6 +218,34 @@ for _name, _d in UNARY.items():
     entry(_name, 1)(lambda g, out, x, _d=_d: [_d(g, out, _real(x, g))])
 for _name, _d in BINARY.items():
     entry(_name, 2, broadcasts=True)(lambda g, out, a, b, _d=_d: list(_d(g, out, _real(a, g), _real(b, g))))
+
+
+# A constant operand wants no cotangent, so these build only the other operand's: its row's
+# component as written above, without the constant's (for pow, g * y * log(x): NaN below zero).
+@entry("mul", broadcasts=True, operands=(ANY, constant()))
+def _times_constant(g, out, x, c):
+    return [g * _real(c, g), None]
+
+
+@entry("mul", broadcasts=True, operands=(constant(), ANY))
+def _constant_times(g, out, c, x):
+    return [None, g * _real(c, g)]
+
+
+@entry("true_div", broadcasts=True, operands=(ANY, constant()))
+def _over_constant(g, out, x, c):
+    return [g / _real(c, g), None]
+
+
+@entry("pow", broadcasts=True, operands=(ANY, constant()))
+def _to_constant_power(g, out, x, c):
+    x, c = _real(x, g), _real(c, g)
+    return [g * c * x ** (c - 1), None]
+
+
+@entry("pow", broadcasts=True, operands=(ANY, constant(2)))
+def _squared(g, out, x, c):  # x ** (2 - 1) is x, exactly (also -0.0, inf and NaN)
+    return [g * _real(c, g) * _real(x, g), None]
 
 
 @entry("clip", 3, broadcasts=True)
@@ -259,6 +366,34 @@ def _dimshuffle(g, out, x, input_ndim, new_order):
     return [et.dimshuffle(g, back)]
 
 
+def _transposes(input_ndim, new_order) -> bool:  # every axis kept, none added: x.T
+    return "x" not in new_order and sorted(new_order) == list(range(input_ndim))
+
+
+def _expands(input_ndim, new_order) -> bool:  # axes added, the others kept in order: x[None]
+    return "x" in new_order and [o for o in new_order if o != "x"] == list(range(input_ndim))
+
+
+def _drops(input_ndim, new_order) -> bool:  # size-1 axes dropped, the others kept in order
+    return "x" not in new_order and len(new_order) < input_ndim and list(new_order) == sorted(new_order)
+
+
+# each of these is one of the two steps of the general entry; the other step is the identity
+@entry("DimShuffle", 1, where=_transposes)
+def _inverse_permutation(g, out, x, input_ndim, new_order):
+    return [et.dimshuffle(g, [new_order.index(i) for i in range(input_ndim)])]
+
+
+@entry("DimShuffle", 1, where=_expands)
+def _drop_added_axes(g, out, x, input_ndim, new_order):
+    return [et.dimshuffle(g, [i for i, o in enumerate(new_order) if o != "x"])]
+
+
+@entry("DimShuffle", 1, where=_drops)
+def _restore_dropped_axes(g, out, x, input_ndim, new_order):
+    return [et.dimshuffle(g, [new_order.index(i) if i in new_order else "x" for i in range(input_ndim)])]
+
+
 @entry("Reshape", 2)
 def _reshape(g, out, x, shp, ndim):
     return [et.reshape(g, et.shape(x), ndim=x.ndim), disconnected()]
@@ -313,6 +448,17 @@ def _subtensor(g, out, inputs, idx_list):
     zeros = et.zeros_like(x)
     writer = et.IncSubtensor(idx_list, False)
     return [writer(zeros, g, *index)] + [disconnected()] * len(index)
+
+
+def _whole_axes(idx_list) -> bool:  # every axis read whole, forward or reversed: x[::-1, :]
+    return all(e in (FULL_SLICE, REVERSED) for e in idx_list)
+
+
+@entry("Subtensor", operands=(ANY,), where=_whole_axes)
+def _reversal(g, out, x, idx_list):
+    # the read is a permutation of x that is its own inverse: the cotangent is g read the same
+    # way (the general entry adds g to zeros, which makes a -0.0 in g a 0.0)
+    return [et.Subtensor(idx_list)(g)]
 
 
 @entry("AdvancedSubtensor")

@@ -1,4 +1,4 @@
-"""Gradients: every differentiable op against finite differences, the seed's integer rules,
+"""Gradients: every differentiable op against finite differences, Theano's integer rules,
 disconnected and null gradients, known_grads, Lop/Rop, jacobian/hessian, user ops."""
 
 import numpy as np
