@@ -350,7 +350,7 @@ def saturate(encoded: EncodedGraph, rulesets, limits: Limits = Limits(), time_ru
             for part in (plain, searched):
                 if not part:
                     continue
-                step = _ruleset_of(session, ruleset_name, part, len(rules))
+                step = _ruleset_of(session, ruleset_name, part, len(prepared[ruleset_name].pairs))
                 if part is plain:
                     step_changed, step_banned, step_held_back = run(f"(run {step})", ruleset_name).updated, False, False
                 else:
