@@ -1,16 +1,16 @@
-"""Encode a FunctionGraph as egglog terms, in bulk (DESIGN decision 9).
+"""Encode a FunctionGraph as egglog terms, in bulk and never recursively.
 
 Every variable of the graph is an id term ``(N k)`` unioned with its
 definition, e.g. ``(union (N 7) (Add (N 3) (N 5)))``, with its static type as
 analysis facts (``dtype``, ``ndim``, ``dim`` per known axis).
 
-Sending one egglog command per node costs time that grows with the e-graph
-(measured: 10^4 nodes took 4 s, 4x the nodes 15 s).  So the encoder writes the
-graph as rows of tab-separated files (terms: one relation per number of children,
-each row tagged with its (constructor, props)), loads them with egglog's ``input``
-command, and runs one rule per tag once: 4*10^4 nodes with their facts load in about
-0.1 s, and no step recurses or nests terms. A pooled base keeps the relations and rules
-between compiles (``_Tables``), so a compile of ops met before declares nothing.
+Sending one egglog command per node costs time that grows with the e-graph, faster
+than the graph does. So the encoder writes the graph as rows of tab-separated files
+(terms: one relation per number of children, each row tagged with its (constructor,
+props)), loads them with egglog's ``input`` command, and runs one rule per tag once:
+graphs of 10^4-10^5 nodes load in bulk, and no step recurses or nests terms. A pooled
+base keeps the relations and rules between compiles (``_Tables``), so a compile of ops
+met before declares nothing.
 
 Commutative ops (``ScalarOp.commutative``: add, mul, eq, ...) get their two arguments in
 one canonical order, so ``x + y`` and ``y + x`` are one e-node and one e-class with no
@@ -51,7 +51,7 @@ from eqgraph.terms.graph import toposort
 MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
 MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
 #: union rules a pooled base keeps between compiles; beyond, a compile declares its own after
-#: the push (gone at the pop). Each kept rule adds ~3.5 us to every compile's push + pop.
+#: the push (gone at the pop). Each kept rule adds a little to every compile's push and pop.
 MAX_PERSISTED = 256
 
 
@@ -97,8 +97,7 @@ class _Tables:
     c0, ..., c<n-1>), and one rule per term matches its tag: ``(rule ((enc_t2 7 k c0 c1))
     ((union (N k) (Add (N c0) (N c1)))))``. A pooled base keeps the relations and (up to
     ``MAX_PERSISTED`` of) the rules at depth 0, so a compile of ops met before declares
-    nothing: declaring a relation and its rules took ~0.5 ms each, 3.4 ms of a 10-op graph's
-    4.9 ms of encoding.
+    nothing: declaring the relations and their rules is most of a small graph's encoding.
     """
 
     def __init__(self):
@@ -159,8 +158,9 @@ class _Tables:
 
     def _persist(self, base: Base, arities: list[int], rules: list[tuple[str, int]]) -> None:
         """Declare in ``base``, at depth 0, the tagged relations it lacks and as many of
-        ``rules`` as ``MAX_PERSISTED`` allows: a kept rule adds ~3 us to every later compile's
-        push + pop (measured: 256 rules, 9.5 -> 10.3 ms), declaring one costs ~0.3 ms."""
+        ``rules`` as ``MAX_PERSISTED`` allows: a kept rule adds a little to every later
+        compile's push and pop, and saves the compiles that meet it again a declaration,
+        which costs a hundred times more."""
         kept = rules[:max(0, MAX_PERSISTED - len(base.term_tags))]
         depth0 = [self._arity_declaration(n) for n in arities if n not in base.arities]
         depth0 += [self._rule(term, tag) for term, tag in kept]
@@ -211,7 +211,7 @@ FIXED = (
 
 def declare_fixed(session) -> None:
     """Send a pooled base the encoder's rulesets and ``FIXED`` relations with their rules once:
-    declared by each compile, they took several milliseconds of a small graph's compile."""
+    declared by each compile, they would be much of a small graph's compile."""
     tables = _Tables()
     for spec in FIXED:
         tables.relation(*spec)
@@ -331,8 +331,8 @@ class _Encoder:
 
     def shape_root(self, node, k) -> int:
         """types.egg's shape-root of an encoded term, stated here rather than derived: the rules
-        would carry a root up a chain one term per iteration (0.4 s of saturation at 5,000
-        nodes). An elementwise output has the shape of the inputs ``shape_inputs`` names."""
+        would carry a root up a chain one term per iteration. An elementwise output has the
+        shape of the inputs ``shape_inputs`` names."""
         if not isinstance(node.op, Elemwise):
             return k
         shaped = {self.roots[v] for v in shape_inputs(node)}

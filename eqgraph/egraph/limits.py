@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
-#: cost per e-node, reserved out of Limits.seconds: measured 2.2 s for 50k e-nodes of the
-#: explosive test ruleset on a shared 2-core machine
+#: cost per e-node, reserved out of Limits.seconds; set from the largest e-graphs of the
+#: explosive test ruleset on a shared 2-core machine, so that it errs long
 EXTRACTION_SECONDS_PER_ENODE = 45e-6
 
 
@@ -142,7 +142,7 @@ class Report:
         return lines
 
 
-@functools.lru_cache(maxsize=8192)  # a compile reads ~500 names from egglog's reports
+@functools.lru_cache(maxsize=8192)  # every compile reads the same few hundred names from egglog
 def rule_name(egglog_name: str) -> str:
     """egglog reports the two directions of a birewrite as "name=>" and "name<="; a rule
     sent again with other operand orders is "name~k" (rules/ruleset.py ``operand_orders``)."""

@@ -159,9 +159,9 @@ class Runner:
     def _bounded_fixpoint(self, analysis: rs.Ruleset) -> Outcome:
         """Run ``analysis`` one step at a time until a step changes nothing, each step kept
         within the node cap and match limit as a rewrite step is: its fixed point has no match
-        limit, and fold's multiplied every pair of the scalars that inexact rewrites had put in
-        one e-class, doubling them each round (1.0 and 1e8 * 1e-8 gave 13,000 scalars in 13
-        rounds, then egglog's allocator aborted the process)."""
+        limit and may not exist. Fold multiplies every pair of the scalars that inexact
+        rewrites put in one e-class (1.0 and 1e8 * 1e-8), doubling them each round until
+        egglog's allocator aborts the process."""
         changed = False
         while True:
             room = Room(*self.measure(), *self.capacity())

@@ -7,8 +7,8 @@ through the scheduler, and hears back an ``Outcome``. Two schedulers:
 - ``BackoffScheduler``, the simple one: every part is a fresh egglog back-off scheduler whose
   match limit is lowered until the most the step can add (matches times the e-nodes each
   rule's right-hand side builds) fits in the room left. Safe for any rule, but it rebuilds
-  and re-runs every rule's search over the whole e-graph (8 ms a step on a 150-node e-graph,
-  against 0.06 ms for egglog's plain ``run``);
+  and re-runs every rule's search over the whole e-graph, at a hundred times the cost of
+  egglog's plain ``run`` on a small e-graph;
 - ``BoundScheduler``, the default: rules whose table sizes prove that they cannot pass the
   match limit and that, all matches applied, fit in the room left (rules/bounds.py) run as
   egglog's plain ``run``, which searches only what changed since the rule last ran; the
@@ -68,8 +68,8 @@ class Part(NamedTuple):
 
 @dataclass
 class Prepared:
-    """What a scheduler reads off a rewrite ruleset: the same for every compile (read off 600
-    rules each time, and ``may_match`` asked 600 times, it took 2 ms a compile)."""
+    """What a scheduler reads off a rewrite ruleset: the same for every compile, so it is read
+    once per ruleset, not once per compile for each of its hundreds of rules."""
 
     ruleset: rs.Ruleset    # kept, so that its id (the key of ``_PREPARED``) is not reused
     pairs: list            # [(its one-rule ruleset, the rule)]
@@ -125,8 +125,8 @@ class BackoffScheduler:
 
     def _bounded(self, runner, part: Part, room: Room) -> Outcome:
         """One back-off step within ``room``. The cap is enforced before egglog runs (egglog
-        checks sizes only between iterations: 1.85x the budget was measured at 10k e-nodes,
-        4x at 100k): a rule with more matches than the limit is banned for the step, so the
+        checks sizes only between iterations, when an explosive step may have passed the
+        budget several times over): a rule with more matches than the limit is banned for the step, so the
         limit is lowered until the most the step can add fits."""
         match_limit = runner.match_limit
         new_per_match = sum(rule.max_new_nodes for rule in part.rules)
@@ -139,8 +139,8 @@ class BackoffScheduler:
             ran = limit
             if limit > 0 and not any(n > limit for n in found.values()):
                 return Outcome(changed)
-            # gradclean's relation rules (4,001 matches and no e-node on the compile_time chain)
-            # would otherwise be searched twice a step
+            # such a step would otherwise search the whole e-graph twice every time (gradclean's
+            # relation rules: thousands of matches and no e-node on a long chain)
             self.count_first.add(part.step)
         return Outcome(changed).then(self._fitted(runner, part, room, ran))
 
@@ -171,7 +171,8 @@ class BoundScheduler(BackoffScheduler):
     def plan_analysis(self, runner, analysis: rs.Ruleset, room: Room) -> Part:
         """Plain when every rule's bound fits together, as one analysis step runs whole."""
         swapped = analysis.swapped_ops()
-        most, nodes = zip(*(bounds.most_matches_and_nodes(rule, swapped, room.sizes) for rule in analysis.rules))
+        bounded = [bounds.most_matches_and_nodes(rule, swapped, room.sizes) for rule in analysis.rules]
+        most, nodes = zip(*bounded)
         plain = max(most) <= runner.match_limit and sum(nodes) <= room.free
         return Part(analysis.name, analysis.name, analysis.rules, plain=plain)
 
