@@ -23,7 +23,7 @@ from typing import NamedTuple
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.limits import EXTRACTION_SECONDS_PER_ENODE, Limits, Report, StopReason, enode_count
-from eqgraph.egraph.schedule import BoundScheduler, Outcome, Prepared, Room, prepared
+from eqgraph.egraph.schedule import BackoffScheduler, BoundScheduler, Outcome, Prepared, Room, prepared
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
@@ -53,11 +53,13 @@ def _steps(rewrites: list[rs.Ruleset], time_rules: bool) -> list[_Step]:
 class Runner:
     """Runs ``rulesets`` (loaded, already sent to ``encoded``'s session) on ``encoded``.
 
-    ``time_rules`` runs each rewrite rule on its own (in file order) to measure its wall
-    time; the default runs a ruleset's rules together, which is faster."""
+    ``scheduler`` plans and runs each step (``BoundScheduler`` by default; one per run, as it
+    learns which steps to count first). ``time_rules`` runs each rewrite rule on its own (in
+    file order) to measure its wall time; the default runs a ruleset's rules together, which
+    is faster."""
 
     def __init__(self, encoded: EncodedGraph, rulesets: list[rs.Ruleset], limits: Limits,
-                 scheduler=None, time_rules: bool = False):
+                 scheduler: BackoffScheduler | None = None, time_rules: bool = False):
         self.encoded, self.session, self.limits = encoded, encoded.session, limits
         self.scheduler = scheduler if scheduler is not None else BoundScheduler()
         self.rulesets = rulesets
