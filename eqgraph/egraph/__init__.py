@@ -4,7 +4,10 @@
     pool.py      prepared egglog sessions reused between compiles, one pool per thread
     schema.py    egglog constructors generated from the op registry, and the prelude
     encode.py    a FunctionGraph as egglog terms, loaded in bulk
-    saturate.py  running rulesets within ``Limits``; the ``Report``
+    saturate.py  running rulesets within ``Limits``: ``saturate`` builds the runner
+    limits.py    ``Limits``, ``StopReason`` and the ``Report``
+    runner.py    ``Runner``: the loop, the limits, the analyses' fixed points, the report
+    schedule.py  schedulers: which rules a step runs and how many matches each may apply
     snapshot.py  ``EGraphData``: a read-only view of the e-graph for extraction and inspection
 
     sessions.py  ``session(rulesets)``: one graph's encode, saturate and snapshot, as a ``with`` scope;

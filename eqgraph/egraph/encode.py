@@ -1,16 +1,16 @@
-"""Encode a FunctionGraph as egglog terms, in bulk (DESIGN decision 9).
+"""Encode a FunctionGraph as egglog terms, in bulk and never recursively.
 
 Every variable of the graph is an id term ``(N k)`` unioned with its
 definition, e.g. ``(union (N 7) (Add (N 3) (N 5)))``, with its static type as
 analysis facts (``dtype``, ``ndim``, ``dim`` per known axis).
 
-Sending one egglog command per node costs time that grows with the e-graph
-(measured: 10^4 nodes took 4 s, 4x the nodes 15 s).  So the encoder writes the
-graph as rows of tab-separated files (terms: one relation per number of children,
-each row tagged with its (constructor, props)), loads them with egglog's ``input``
-command, and runs one rule per tag once: 4*10^4 nodes with their facts load in about
-0.1 s, and no step recurses or nests terms. A pooled base keeps the relations and rules
-between compiles (``_Tables``), so a compile of ops met before declares nothing.
+Sending one egglog command per node costs time that grows with the e-graph, faster
+than the graph does. So the encoder writes the graph as rows of tab-separated files
+(terms: one relation per number of children, each row tagged with its (constructor,
+props)), loads them with egglog's ``input`` command, and runs one rule per tag once:
+graphs of 10^4-10^5 nodes load in bulk, and no step recurses or nests terms. A pooled
+base keeps the relations and rules between compiles (``_Tables``), so a compile of ops
+met before declares nothing.
 
 Commutative ops (``ScalarOp.commutative``: add, mul, eq, ...) get their two arguments in
 one canonical order, so ``x + y`` and ``y + x`` are one e-node and one e-class with no
@@ -51,7 +51,7 @@ from eqgraph.terms.graph import toposort
 MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
 MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
 #: union rules a pooled base keeps between compiles; beyond, a compile declares its own after
-#: the push (gone at the pop). Each kept rule adds ~3.5 us to every compile's push + pop.
+#: the push (gone at the pop). Each kept rule adds a little to every compile's push and pop.
 MAX_PERSISTED = 256
 
 
@@ -97,8 +97,7 @@ class _Tables:
     c0, ..., c<n-1>), and one rule per term matches its tag: ``(rule ((enc_t2 7 k c0 c1))
     ((union (N k) (Add (N c0) (N c1)))))``. A pooled base keeps the relations and (up to
     ``MAX_PERSISTED`` of) the rules at depth 0, so a compile of ops met before declares
-    nothing: declaring a relation and its rules took ~0.5 ms each, 3.4 ms of a 10-op graph's
-    4.9 ms of encoding.
+    nothing: declaring the relations and their rules is most of a small graph's encoding.
     """
 
     def __init__(self):
@@ -159,8 +158,9 @@ class _Tables:
 
     def _persist(self, base: Base, arities: list[int], rules: list[tuple[str, int]]) -> None:
         """Declare in ``base``, at depth 0, the tagged relations it lacks and as many of
-        ``rules`` as ``MAX_PERSISTED`` allows: a kept rule adds ~3 us to every later compile's
-        push + pop (measured: 256 rules, 9.5 -> 10.3 ms), declaring one costs ~0.3 ms."""
+        ``rules`` as ``MAX_PERSISTED`` allows: a kept rule adds a little to every later
+        compile's push and pop, and saves the compiles that meet it again a declaration,
+        which costs a hundred times more."""
         kept = rules[:max(0, MAX_PERSISTED - len(base.term_tags))]
         depth0 = [self._arity_declaration(n) for n in arities if n not in base.arities]
         depth0 += [self._rule(term, tag) for term, tag in kept]
@@ -211,7 +211,7 @@ FIXED = (
 
 def declare_fixed(session) -> None:
     """Send a pooled base the encoder's rulesets and ``FIXED`` relations with their rules once:
-    declared by each compile, they took several milliseconds of a small graph's compile."""
+    declared by each compile, they would be much of a small graph's compile."""
     tables = _Tables()
     for spec in FIXED:
         tables.relation(*spec)
@@ -226,129 +226,179 @@ def encode(fgraph: FunctionGraph, facts: str = "all", base: Base | None = None) 
     only, so that tests can check what the type rules derive for everything else.
     """
     schema = base.schema.copy() if base is not None else Schema()
-    tables = _Tables()
-    ids: dict[Variable, int] = {}
-    constants: dict[int, Constant] = {}
-    ops: dict = {}
-    handles: dict = {}
-    term_rows: dict = {}                    # (constructor, props, number of inputs) -> its rows
-    structural: dict[Variable, int] = {}   # variable -> id shared by every equal subgraph
-    structures: dict = {}
-    constant_only: set[Variable] = set()   # constants, and what is computed from them alone
-    roots: dict[Variable, int] = {}        # variable -> id of a term of its shape at run time
+    encoder = _Encoder(schema, facts, base)
+    encoder.add_graph(fgraph)
+    session = _load(encoder.tables, schema, base)
+    return EncodedGraph(session, schema, fgraph, encoder.ids, encoder.constants, encoder.ops,
+                        n_rows=sum(len(r) for r in encoder.tables.rows.values()))
 
-    def same_structure(var, key) -> None:
-        structural[var] = structures.setdefault(key, len(structures))
 
-    def canonical_inputs(node) -> list:
+class _Encoder:
+    """Writes a graph's variables, nodes and constants as rows of ``_Tables``, in topological
+    order and without recursion: every variable's id, its structural id (for the canonical
+    order of commutative operands), its shape root and its type facts."""
+
+    def __init__(self, schema: Schema, facts: str, base: Base | None):
+        self.schema, self.facts, self.base = schema, facts, base
+        self.tables = _Tables()
+        for spec in FIXED:
+            self.tables.relation(*spec)
+        self.ids: dict[Variable, int] = {}
+        self.constants: dict[int, Constant] = {}      # Array handle -> constant
+        self.ops: dict = {}                           # (constructor, props) -> op
+        self.handles: dict = {}                       # constant signature -> Array handle
+        self.term_rows: dict = {}                     # (constructor, props, number of inputs) -> its rows
+        self.encoded_ops: dict = {}                   # (id(op), number of inputs) -> (constructor, props)
+        self.structural: dict[Variable, int] = {}     # variable -> id shared by every equal subgraph
+        self.structures: dict = {}
+        self.constant_only: set[Variable] = set()     # constants, and what is computed from them alone
+        self.roots: dict[Variable, int] = {}          # variable -> id of a term of its shape at run time
+
+    def add_graph(self, fgraph: FunctionGraph) -> None:
+        """The inputs, every node (and those computing the shapes stated as equal), the outputs."""
+        for i, var in enumerate(fgraph.inputs):
+            self.tables.rows["enc_var"].append((self.new_id(var), i))
+            self.same_structure(var, ("input", i))
+        # x.shape as x's op infers it (egraph/shapes.py): graphs encoded after the user's own
+        nodes = fgraph.toposort()
+        shapes = shape_equalities(fgraph, nodes)
+        if shapes:
+            nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
+        for node in nodes:
+            self.add_node(node)
+        for out in fgraph.outputs:  # an output that is a constant
+            self.ref(out)
+        self.tables.rows["enc_same"].extend((self.ids[a], self.ref(b)) for a, b in shapes)
+
+    def add_node(self, node) -> None:
+        """One apply node: a row of its term's relation, for its output or (several outputs)
+        for the whole node, with an ``Out`` row per output."""
+        ctor, props = self.constructor(node)
+        key = (ctor.name, props)
+        self.ops.setdefault(key, node.op)
+        rows = self.rows_of(ctor, props, len(node.inputs))
+        for v in node.inputs:
+            self.ref(v)  # constants get their ids (and structural ids) here
+        inputs = self.canonical_inputs(node)
+        children = [self.ids[v] for v in inputs]
+        for j, out in enumerate(node.outputs):
+            self.same_structure(out, (key, tuple(self.structural[v] for v in inputs), j))
+            if all(v in self.constant_only for v in inputs):
+                self.constant_only.add(out)
+        if len(node.outputs) == 1:
+            rows.append((self.new_id(node.outputs[0]), *children))
+            return
+        node_k = MULTI_OUTPUT_BASE + len(self.ids)
+        rows.append((node_k, *children))
+        for j, out in enumerate(node.outputs):
+            self.tables.rows["enc_out"].append((self.new_id(out), node_k, j))
+
+    def constructor(self, node) -> tuple:
+        """(the schema's constructor for ``node``'s op, its encoded props): most nodes share a few ops."""
+        key = (id(node.op), len(node.inputs))
+        if key not in self.encoded_ops:
+            ctor = self.schema.constructor(node.op, len(node.inputs))
+            self.encoded_ops[key] = (ctor, encoded_props(ctor, node.op))
+        return self.encoded_ops[key]
+
+    def rows_of(self, ctor, props: tuple, n_inputs: int) -> list:
+        """The rows of the term ``ctor`` with ``props`` and ``n_inputs`` children: one rule per
+        constructor and props (they are literals), and per number of inputs (a join's)."""
+        key = (ctor.name, props, n_inputs)
+        if key not in self.term_rows:
+            own = self.base is None or ctor.name not in self.base.schema.by_name
+            self.term_rows[key] = self.tables.term(term_text(ctor, props, n_inputs), n_inputs, own)
+        return self.term_rows[key]
+
+    def canonical_inputs(self, node) -> list:
+        """``node``'s inputs, commutative ones in canonical order (the module's docstring)."""
         if not (isinstance(node.op, Elemwise) and node.op.scalar.commutative):
             return node.inputs
-        return sorted(node.inputs, key=lambda v: (v in constant_only, structural[v]))
+        return sorted(node.inputs, key=lambda v: (v in self.constant_only, self.structural[v]))
 
-    def new_id(var) -> int:
-        ids[var] = k = len(ids)
-        if facts == "all" or var.owner is None:
-            add_type_rows(k, var.type)
-        roots[var] = shape_root(var.owner, k) if facts == "all" and var.owner is not None else k
-        tables.rows["enc_root"].append((k, roots[var]))
+    def same_structure(self, var, key) -> None:
+        self.structural[var] = self.structures.setdefault(key, len(self.structures))
+
+    def new_id(self, var) -> int:
+        """Give ``var`` the next id, with its type facts and shape root."""
+        self.ids[var] = k = len(self.ids)
+        if self.facts == "all" or var.owner is None:
+            self.add_type_rows(k, var.type)
+        known = self.facts == "all" and var.owner is not None
+        self.roots[var] = self.shape_root(var.owner, k) if known else k
+        self.tables.rows["enc_root"].append((k, self.roots[var]))
         return k
 
-    def shape_root(node, k) -> int:
+    def shape_root(self, node, k) -> int:
         """types.egg's shape-root of an encoded term, stated here rather than derived: the rules
-        would carry a root up a chain one term per iteration (0.4 s of saturation at 5,000
-        nodes). An elementwise output has the shape of the inputs ``shape_inputs`` names."""
+        would carry a root up a chain one term per iteration. An elementwise output has the
+        shape of the inputs ``shape_inputs`` names."""
         if not isinstance(node.op, Elemwise):
             return k
-        shaped = {roots[v] for v in shape_inputs(node)}
+        shaped = {self.roots[v] for v in shape_inputs(node)}
         return shaped.pop() if len(shaped) == 1 else k
 
-    def add_type_rows(k, ttype):
+    def add_type_rows(self, k, ttype) -> None:
         if isinstance(ttype, TensorType):
-            tables.rows["enc_type"].append((k, ttype.dtype, ttype.ndim))
-            tables.rows["enc_dim"].extend((k, i, s) for i, s in enumerate(ttype.shape) if s is not None)
+            self.tables.rows["enc_type"].append((k, ttype.dtype, ttype.ndim))
+            self.tables.rows["enc_dim"].extend((k, i, s) for i, s in enumerate(ttype.shape) if s is not None)
 
-    def ref(var) -> int:
-        if var not in ids:  # a constant, seen for the first time
-            k = new_id(var)
-            same_structure(var, ("constant", var.signature()))
-            constant_only.add(var)
-            data = np.asarray(var.data) if hasattr(var.data, "dtype") else None
-            row = scalar_row(data) if data is not None else None
-            if row is not None:
-                tables.rows["enc_scalar"].append((k, *row))
-            elif data is not None and data.ndim == 1 and 0 < data.size <= MAX_INTS and data.dtype.kind in "iu":
-                values = " ".join(str(int(v)) for v in data)  # one rule per value: it is a literal
-                tables.term(f'(Ints (vec-of {values}) "{data.dtype.name}")', 0).append((k,))
-            else:
-                handle = handles.setdefault(var.signature(), len(handles))
-                constants[handle] = var
-                dtype = getattr(var.type, "dtype", type(var.type).__name__)
-                shape = str(getattr(var.type, "shape", ()))
-                tables.rows["enc_array"].append((k, handle, dtype, shape))
-        return ids[var]
+    def ref(self, var) -> int:
+        """``var``'s id; a constant met for the first time is encoded here."""
+        if var not in self.ids:
+            self.add_constant(var)
+        return self.ids[var]
 
-    for spec in FIXED:
-        tables.relation(*spec)
-
-    for i, var in enumerate(fgraph.inputs):
-        tables.rows["enc_var"].append((new_id(var), i))
-        same_structure(var, ("input", i))
-    # x.shape as x's op infers it (egraph/shapes.py): graphs encoded after the user's own
-    nodes = fgraph.toposort()
-    shapes = shape_equalities(fgraph, nodes)
-    if shapes:
-        nodes += [n for n in toposort([b for _, b in shapes]) if n not in fgraph.apply_nodes]
-    encoded_ops: dict = {}  # (id(op), number of inputs) -> (constructor, props): most nodes share a few ops
-    for node in nodes:
-        found = encoded_ops.get((id(node.op), len(node.inputs)))
-        if found is None:
-            ctor = schema.constructor(node.op, len(node.inputs))
-            found = encoded_ops[id(node.op), len(node.inputs)] = (ctor, tuple(ctor.encode_props(node.op)))
-        ctor, props = found
-        ops.setdefault((ctor.name, props), node.op)
-        key = (ctor.name, props)
-        relation_key = (*key, len(node.inputs))  # a join's rule per number of inputs
-        if relation_key not in term_rows:  # one rule per constructor and props: the props are literals
-            inputs = [f"(N c{j})" for j in range(len(node.inputs))]
-            if ctor.vector:  # (Join (vec-of (N c0) (N c1)) axis)
-                inputs = [f"(vec-of {' '.join(inputs)})" if inputs else "(vec-empty)"]
-            term = f"({ctor.name} {' '.join(inputs + list(props))})"
-            own = base is None or ctor.name not in base.schema.by_name
-            term_rows[relation_key] = tables.term(term, len(node.inputs), own)
-        for v in node.inputs:
-            ref(v)  # constants get their ids (and structural ids) here
-        inputs = canonical_inputs(node)
-        children = [ids[v] for v in inputs]
-        for j, out in enumerate(node.outputs):
-            same_structure(out, (key, tuple(structural[v] for v in inputs), j))
-            if all(v in constant_only for v in inputs):
-                constant_only.add(out)
-        if len(node.outputs) == 1:
-            term_rows[relation_key].append((new_id(node.outputs[0]), *children))
+    def add_constant(self, var) -> None:
+        """A constant: a ``Scalar``, an ``Ints`` vector, or an ``Array`` handle (the data kept here)."""
+        k = self.new_id(var)
+        self.same_structure(var, ("constant", var.signature()))
+        self.constant_only.add(var)
+        data = np.asarray(var.data) if hasattr(var.data, "dtype") else None
+        row = scalar_row(data) if data is not None else None
+        if row is not None:
+            self.tables.rows["enc_scalar"].append((k, *row))
+        elif data is not None and data.ndim == 1 and 0 < data.size <= MAX_INTS and data.dtype.kind in "iu":
+            values = " ".join(str(int(v)) for v in data)  # one rule per value: it is a literal
+            self.tables.term(f'(Ints (vec-of {values}) "{data.dtype.name}")', 0).append((k,))
         else:
-            node_k = MULTI_OUTPUT_BASE + len(ids)
-            term_rows[relation_key].append((node_k, *children))
-            for j, out in enumerate(node.outputs):
-                tables.rows["enc_out"].append((new_id(out), node_k, j))
-    for out in fgraph.outputs:  # an output that is a constant
-        ref(out)
-    tables.rows["enc_same"].extend((ids[a], ref(b)) for a, b in shapes)
+            handle = self.handles.setdefault(var.signature(), len(self.handles))
+            self.constants[handle] = var
+            dtype = getattr(var.type, "dtype", type(var.type).__name__)
+            shape = str(getattr(var.type, "shape", ()))
+            self.tables.rows["enc_array"].append((k, handle, dtype, shape))
 
-    if base is not None:
-        directory = Path(base.directory.name)
-        try:
-            program = tables.program(directory, base.file_prefix(), base)   # declares at depth 0, pushes
-            if schema.pending:
-                base.session.run(schema.take_declarations())
-            base.session.run(program)
-        finally:
-            for path in directory.glob("*.tsv"):
-                path.unlink()
-        session = base.session
-    else:
+
+def encoded_props(ctor, op) -> tuple:
+    """``op``'s props as the literals its constructor's term holds."""
+    return tuple(ctor.encode_props(op))
+
+
+def term_text(ctor, props: tuple, n_inputs: int) -> str:
+    """The term a row of ``ctor`` unions with its id, children written ``(N c0)`` ...:
+    ``(Add (N c0) (N c1))``, or for a vector constructor ``(Join (vec-of (N c0) (N c1)) axis)``."""
+    inputs = [f"(N c{j})" for j in range(n_inputs)]
+    if ctor.vector:
+        inputs = [f"(vec-of {' '.join(inputs)})" if inputs else "(vec-empty)"]
+    return f"({ctor.name} {' '.join(inputs + list(props))})"
+
+
+def _load(tables: _Tables, schema: Schema, base: Base | None) -> Session:
+    """Send ``tables`` to ``base``'s session (declaring at depth 0 what later compiles reuse,
+    then pushing), or to a fresh session; the rows' files are gone afterwards."""
+    if base is None:
         with tempfile.TemporaryDirectory(prefix="eqgraph-encode-") as directory:
             session = Session(fact_directory=directory)
             send_prelude(session, schema)
             session.run(tables.program(Path(directory)))
-    return EncodedGraph(session, schema, fgraph, ids, constants, ops,
-                        n_rows=sum(len(r) for r in tables.rows.values()))
+        return session
+    directory = Path(base.directory.name)
+    try:
+        program = tables.program(directory, base.file_prefix(), base)   # declares at depth 0, pushes
+        if schema.pending:
+            base.session.run(schema.take_declarations())
+        base.session.run(program)
+    finally:
+        for path in directory.glob("*.tsv"):
+            path.unlink()
+    return base.session

@@ -25,7 +25,7 @@ import json, resource
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 import numpy as np, eqgraph as eg, eqgraph.tensor as et
 from eqgraph.egraph import adapter
-from eqgraph.egraph.saturate import BASE_CONSTRUCTORS
+from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 
 counts = []  # the term e-nodes egglog holds after every schedule it runs
 run_schedule = adapter.Session.run_schedule

@@ -387,3 +387,19 @@ def test_a_rule_building_an_elementwise_term_of_mixed_ndim_is_named():
     bad = '(rewrite (Exp x) (Exp (Add x (Scalar 1.0 "float64" 0))) :name "zero-d-one")'
     with pytest.raises(eg.TypeContradiction, match="operands differ in number of dimensions.*zero-d-one"):
         eg.function([x], et.exp(x), rulesets=["types", bad])
+
+
+def test_a_profiled_step_runs_its_one_rule_alone(monkeypatch):
+    # a one-rule step named the whole ruleset (it had all of its one rule), so each "rule's"
+    # wall time was its ruleset's, and its first rule's step applied every rule
+    from eqgraph.egraph import adapter
+
+    schedules = []
+    run_schedule = adapter.Session.run_schedule
+    monkeypatch.setattr(adapter.Session, "run_schedule",
+                        lambda session, schedule: schedules.append(schedule) or run_schedule(session, schedule))
+    x = et.dvector("x")
+    f = eg.function([x], et.log(1 + x * 1.0), profile=True)
+    algebra = [s for s in schedules if "algebra" in s]
+    assert algebra and all("algebra__" in s for s in algebra), algebra[:3]
+    assert f.stages.report.fired()["algebra/mul-one"] >= 1

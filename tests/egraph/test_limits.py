@@ -11,7 +11,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph import adapter
-from eqgraph.egraph.saturate import BASE_CONSTRUCTORS
+from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 
 extract_module = importlib.import_module("eqgraph.extract.extraction")
 function_module = importlib.import_module("eqgraph.function")
@@ -131,7 +131,7 @@ def test_the_deadline_given_to_extraction_is_the_compiles_seconds_limit(monkeypa
 
 
 def test_the_fitting_match_limit_lets_in_the_fewest_matches_first_and_ties_together():
-    from eqgraph.egraph.saturate import _fitting_match_limit
+    from eqgraph.egraph.schedule import fitting_match_limit as _fitting_match_limit
 
     found = {"a": 10, "b": 10, "c": 50, "d=>": 3}
     new_nodes = {"a": 1, "b": 2, "c": 1, "d=>": 4}

@@ -1,4 +1,4 @@
-"""Plain saturation steps (egraph/saturate.py ``_split_by_bound``): a step runs as egglog's
+"""Plain saturation steps (egraph/schedule.py ``_split_by_bound``): a step runs as egglog's
 plain, incremental ``run`` only where the e-graph's table sizes prove that no rule can exceed
 the match limit and that the step fits in the node budget (rules/bounds.py). The bound must
 hold for every built-in rule on real e-graphs, and plain steps must reach the same e-graph."""

@@ -1,5 +1,5 @@
 """A saturation step runs only the rules that may match: a rule whose query names a
-constructor with no e-node yet is left out (``Rule.may_match``, egraph/saturate.py), since
+constructor with no e-node yet is left out (``Rule.may_match``, egraph/runner.py), since
 a back-off step searches the whole e-graph for each rule it runs. Leaving rules out must never
 lose a match: a rule runs as soon as another step built what it needs."""
 
