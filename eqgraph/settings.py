@@ -45,18 +45,21 @@ class Config:
     _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False), "numba": (True, False),
                 "compile": COMPILE_CHOICES}
 
-    def __init__(self):
-        object.__setattr__(self, "_values", dict(self._defaults))
-        object.__setattr__(self, "_lock", threading.RLock())
+    _lock = threading.RLock()
 
-    def __getattr__(self, name):
-        values = object.__getattribute__(self, "_values")
-        if name in values:
-            return values[name]
-        raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(values)}")
+    def __init__(self):
+        # the settings are the instance's attributes, so that pytest's monkeypatch can set and restore them
+        self.__dict__.update(self._defaults)
+
+    @property
+    def _values(self) -> dict:
+        return self.__dict__
+
+    def __getattr__(self, name):   # only for names that are not settings
+        raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(self._defaults)}")
 
     def __setattr__(self, name, value):
-        self._values[name] = self._checked(name, value)
+        self.__dict__[name] = self._checked(name, value)
 
     def _checked(self, name, value):
         if name not in self._defaults:
