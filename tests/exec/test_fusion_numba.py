@@ -234,7 +234,6 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
     """The program rebinds a hot node's name to the Numba caller (no tier between them); that
     caller itself sends arrays of ``numba_below`` elements or more to NumPy's SIMD loops."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(eg.config, "compile", "eager")
     x, y = et.dvector("x"), et.dvector("y")
     e = et.exp(x)
     outputs = [e * y + 1.0, et.tanh(e) - y]
@@ -247,8 +246,9 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
     name = next(k for k, v in program.__globals__.items() if k.startswith("g") and callable(v))
     tier = program.__globals__[name]
     small = np.array([0.5, -1.0, 2.0])
-    for _ in range(3):
-        f(small, small)
+    f(small, small)
+    f.wait_compiled()
+    f(small, small)
     direct = program.__globals__[name]
     assert direct is not tier and direct.__code__.co_filename in ("<eqgraph numba caller>", "<eqgraph loop kernel caller>")
     rng = np.random.default_rng(1)
