@@ -1,6 +1,6 @@
 """Numba kernels for ``ReducingComposite`` nodes (``reducing.py``): one loop computes the scalar
 graph, writes the results something else reads and adds up the reduced ones, with no
-temporary array in between.  Optional, like ``numba_kernels.py``.
+temporary array in between.  It replaces the NumPy kernel once compiled (``numba_kernels.tier``).
 
 The kernel is a plain ``numba.njit`` function of the node's array inputs (one-element constants
 are written into it, ``baked_constants``) and of the arrays its written outputs had on the last
