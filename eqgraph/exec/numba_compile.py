@@ -102,6 +102,8 @@ class Compiles:
     def _install(self, build: Build, compiled_by_server) -> None:
         try:
             made = build.build()
+            if made is not None:
+                build.install(made)
         except Exception as err:  # noqa: BLE001  (a Numba gap or bug: the NumPy program keeps running)
             warnings.warn(f"eqgraph: Numba could not build a compiled form; NumPy runs instead "
                           f"({type(err).__name__}: {str(err)[:200]})", RuntimeWarning, stacklevel=2)
@@ -109,9 +111,8 @@ class Compiles:
         if build.whole:
             hit = getattr(made, "cache_hit", False) and not compiled_by_server
             self.whole = "failed" if made is None else "loaded from cache" if hit else "compiled"
-        if made is not None:
-            build.install(made)
-            self.kernels += not build.whole
+        elif made is not None:
+            self.kernels += 1
 
     @property
     def tier(self) -> str:

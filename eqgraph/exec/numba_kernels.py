@@ -174,12 +174,6 @@ def _on_disk(folder: Path, key: str) -> bool:
     return (folder / f"k_{key}.py").exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
 
 
-def is_cached(source: str) -> bool:
-    """Whether ``load_kernel(source)`` would load rather than compile (milliseconds, not seconds)."""
-    key = _key(source)
-    return key in _loaded or _on_disk(cache_dir(), key)
-
-
 def load_kernel(source: str):
     """The compiled kernel of ``source``: from this process's memo, else from the disk cache
     (``kernel.cache_hit`` is True), else compiled and cached (False).  A source that the compile
@@ -318,5 +312,5 @@ def tier(numpy_run, build, rebind=None, below=math.inf, source=None):
     return lambda *inputs: current[0](*inputs)
 
 
-__all__ = ["baked_constants", "enabled", "numba_below", "cache_dir", "files_version", "is_cached", "kernel_source",
+__all__ = ["baked_constants", "enabled", "numba_below", "cache_dir", "files_version", "kernel_source",
            "load_kernel", "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]
