@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -104,6 +105,33 @@ def test_the_whole_functions_constants_are_arguments_or_literals():
     kernel = f.program.call.__globals__["hot"]
     assert not [name for name, value in kernel.py_func.__globals__.items() if isinstance(value, np.ndarray)]
     np.testing.assert_allclose(f(np.ones(3)), np.full(3, 13.5))
+
+
+def _broken(source):
+    raise RuntimeError("no such loop")
+
+
+@needs_numba
+def test_a_failed_build_is_reported_and_the_program_keeps_running(monkeypatch):
+    monkeypatch.setattr(numba_program, "_compile", _broken)
+    f = eg.function(*_model(), compile="deferred")
+    with pytest.warns(RuntimeWarning, match="Numba could not build.*no such loop"):
+        assert f.wait_compiled()
+    assert f.stages.whole_function == "failed"
+    _assert_right(f(*ARGS))
+    assert f.stages.tier != "numba-whole"
+
+
+@needs_numba
+def test_the_background_worker_outlives_a_failed_build(monkeypatch):
+    monkeypatch.setattr(numba_program, "_compile", _broken)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # the worker thread's warning about it
+        f = eg.function(*_model(), compile="background")
+        assert f.wait_compiled(timeout=600) and f.stages.whole_function == "failed"
+    monkeypatch.undo()
+    g = eg.function(*_model(), compile="background")
+    assert g.wait_compiled(timeout=600) and g.stages.whole_function in ("compiled", "loaded from cache")
 
 
 def test_numba_off_runs_the_numpy_program_alone(monkeypatch):
