@@ -54,7 +54,7 @@ class Compiles:
     """The Numba builds of one linked program, and how far they have got."""
 
     def __init__(self, mode: str):
-        self.mode = mode
+        self.mode = mode             # "background", "eager", "deferred", or "off" (Numba off: no builds)
         self.builds: list[Build] = []
         self.whole = None            # the whole function: None (none), "pending", "compiled", "loaded from cache", "failed"
         self.whole_globals = None    # the whole function's caller's globals (``last``: whether it ran the last call)
@@ -62,6 +62,9 @@ class Compiles:
         self.done = threading.Event()
         self._state = "pending"      # -> "running" -> "done"
         self._lock = threading.Lock()
+        if mode == "off":   # nothing to build: waiting returns at once
+            self._state = "done"
+            self.done.set()
 
     def add(self, build, install, source=None, whole=False) -> None:
         self.builds.append(Build(build, install, source, whole))

@@ -184,3 +184,10 @@ def test_eqgraph_numba_0_never_imports_numba(tmp_path):
                              "print(f.stages.tier, f.stages.whole_function, 'numba' in sys.modules)\n")
     done = _run(script, tmp_path, EQGRAPH_NUMBA="0")
     assert done.stdout.strip() == "numpy None False", done.stderr[-800:]
+
+
+def test_a_program_with_numba_off_has_nothing_to_wait_for():
+    from eqgraph.exec.numba_compile import Compiles
+
+    off = Compiles("off")   # what a Program made without ``link`` holds
+    assert off.wait(timeout=None) and off.tier == "numpy" and off.whole is None
