@@ -361,6 +361,7 @@ def main():
         if differ := disagreeing(outputs):
             print(f"{model:<26} VALUES DIFFER: {', '.join(differ)} against {names[0]}")
         print(f"{model:<26}" + "".join(f"{compile_s.get(n, float('nan')):>16.2f}" for n in names), flush=True)
+        funcs[names[0]].wait_compiled()   # eqgraph's Numba forms, compiled in the background
         for _ in range(args.warmup):
             funcs[names[0]](*values)
         rows.append((model, per_call_medians(funcs, values, args.calls, args.rounds)))

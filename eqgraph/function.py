@@ -26,7 +26,7 @@ from eqgraph.exec.fusion import fuse
 from eqgraph.exec.link import Program, link
 from eqgraph.exec.inplace import destroy_dead_inputs
 from eqgraph.exec.profile import ProfileStats
-from eqgraph.settings import config
+from eqgraph.settings import COMPILE_CHOICES, config
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.sharedvar import Container, SharedVariable
 from eqgraph.extract.extraction import Extraction, extract
@@ -55,6 +55,19 @@ class Stages:
     optimized: FunctionGraph        # what extraction chose
     fused: FunctionGraph            # that graph with elementwise groups fused: what was linked
     program: Program
+
+    @property
+    def tier(self) -> str:
+        """What ran the last call (on the thread that compiled the function): "numba-whole" (the
+        graph as one Numba function), "numba-kernels" (the program, with Numba kernels for some
+        of its nodes) or "numpy" (the program alone)."""
+        return self.program.compiles.tier
+
+    @property
+    def whole_function(self) -> str | None:
+        """The graph as one Numba function: None (there is none: Numba is off, or a node has no
+        Numba form), "pending", "compiled", "loaded from cache" or "failed"."""
+        return self.program.compiles.whole
 
     @property
     def egraph(self) -> EGraphView:
@@ -139,12 +152,12 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
              exact_extraction=False, no_default_updates=False, mode=None, fusion=True,
-             chunks=None, assume_finite=None) -> Function:
+             chunks=None, assume_finite=None, compile=None) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
     ----------
-    inputs : list of Variables, the arguments in order (shared variables are implicit).
+    inputs : list of Variables (or ``In``), the arguments in order (shared variables are implicit).
     outputs : a Variable or a list of them; the call returns the same structure.
     updates : ``{shared: new value expression}``, applied together after each call.
     givens : ``{variable: replacement}`` substituted before compiling.
@@ -152,62 +165,70 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
     profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
     backend : "numpy", "cupy" or "dask" (Dask arguments give lazy Dask results; NumPy ones are
-        chunked by ``chunks`` and give NumPy results; ``exec/dask_backend.py``).
+        chunked by ``chunks``, what ``dask.array.from_array`` takes, and give NumPy results).
     rulesets : built-in ruleset names, ``.egg`` paths or rule strings; ``[]`` for no rewrites.
     limits : ``eqgraph.Limits(iterations, nodes, seconds)`` bounding saturation; ``seconds`` bounds
-        saturation and the search for a cheaper graph together (the cheapest-first choice is
-        kept when time runs out; ``f.stages.extraction.stopped`` says so).
+        saturation and extraction together (``f.stages.extraction.stopped`` says when it ran out).
     cost_model : how extraction prices a node (default ``eqgraph.extract.CostModel()``).
-    exact_extraction : extract the cheapest graph by integer programming (needs SciPy;
-        e-graphs up to a few thousand e-nodes) rather than cheapest-first plus local search.
-    allow_input_downcast : how a call converts arguments to the inputs' dtypes (PyTensor's rules):
-        True: cast every value, rounding if need be; False: only arrays whose dtype converts
-        safely, and other values (Python numbers, lists) that keep their value exactly; None
-        (the default): as False, but a Python float is also rounded into floatX.
-    no_default_updates : True: do not apply the ``default_update`` of the shared variables the
-        graph uses (a random draw's generator has one); a list of shared variables: do not apply
-        theirs; False (the default): apply every one, except where ``updates`` updates the
-        variable itself.
-    mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform``
-        and, after each call, check every e-class that extraction touched by evaluating several
-        of its terms on the call's inputs; the first disagreement raises ``eqgraph.DebugModeError``
-        naming the rule behind it (``eqgraph/exec/debugmode.py``).
-    fusion : fuse connected elementwise nodes into one ``Composite`` node each (``exec/fusion.py``);
-        debug mode runs the nodes unfused, each with its own ``debug_perform``.
-    chunks : with ``backend="dask"``, how NumPy arguments and shared values are split into
-        chunks: None (one chunk each) or what ``dask.array.from_array`` takes; a tuple shorter
-        than an array's ndim chunks its leading axes (``(50_000,)``: blocks of rows).
-    assume_finite : True also applies the rewrites that assume every value is a finite number
-        and no divisor is zero (``x - x -> 0``, ``x * 0 -> 0``, ``x / x -> 1``, ``x * y / y -> x``),
-        as PyTensor does; by default (False) a rewrite keeps inf, NaN and division by zero as
-        NumPy has them (docs/numerics.md). None reads ``eqgraph.config.assume_finite``.
-        ``f.stages.report.assumed()`` lists the assuming rules that fired.
+    exact_extraction : extract the cheapest graph by integer programming (needs SciPy; e-graphs
+        up to a few thousand e-nodes) rather than cheapest-first plus local search.
+    allow_input_downcast : how a call converts arguments (PyTensor's rules): True casts every
+        value; False only converts safely; None (the default) also rounds a Python float into floatX.
+    no_default_updates : True: do not apply the ``default_update`` of the shared variables used; a
+        list of shared variables: not theirs; False (the default): apply every one not in ``updates``.
+    mode : None (or "FAST_RUN"), or "debug" (or "DebugMode"): run every op's ``debug_perform`` and
+        check, after each call, every e-class extraction touched by evaluating several of its
+        terms; a disagreement raises ``eqgraph.DebugModeError`` naming the rule behind it.
+    fusion : fuse connected elementwise nodes into one ``Composite`` node each (not in debug mode).
+    assume_finite : True also applies the rewrites that assume finite values and nonzero divisors
+        (``x - x -> 0``, ``x / x -> 1``), as PyTensor does (docs/numerics.md); None reads
+        ``eqgraph.config.assume_finite``; ``f.stages.report.assumed()`` lists those that fired.
+    compile : when the Numba forms (the whole graph as one function, fused kernels) are built:
+        "background" (the NumPy program runs until they are ready, then they take over),
+        "eager" (before this returns) or "deferred" (when ``f.wait_compiled()`` asks); None reads
+        ``eqgraph.config.compile``.  ``f.stages.tier`` says what ran the last call.
 
     The result pickles as the graph and these arguments, and is recompiled when loaded.
     """
-    given_inputs = inputs
+    arguments = dict(locals())   # what pickling keeps
     inputs, specs = _unwrap_in(inputs)
     inputs = _check_inputs(inputs)
-    input_defaults, input_updates, input_names = _input_state(inputs, specs)
     single, outputs = _check_outputs(outputs)
-    _check_options(name, rulesets, limits, cost_model)
-    assume_finite = _check_assume_finite(assume_finite)
-    debug = _check_mode(mode)
-    update_pairs = _check_updates(updates)
-    given_pairs = _check_givens(givens)
+    _check_options(name, rulesets, limits, cost_model, allow_input_downcast)
+    assume_finite, debug, compile = _check_assume_finite(assume_finite), _check_mode(mode), _check_compile(compile)
+    arguments.update(outputs=outputs[0] if single else outputs, assume_finite=assume_finite, compile=compile)
+    input_defaults, input_updates, input_names = _input_state(inputs, specs)
+    targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates)
+    _check_defined(used)
+    _check_unused(inputs, used, on_unused_input)
+    runtime = _runtime(backend, chunks)
+    if cost_model is None and hasattr(runtime, "cost_model"):  # e.g. Dask weighs intermediates more
+        cost_model = runtime.cost_model()
+    graph = FunctionGraph(inputs + [v for v in used if isinstance(v, SharedVariable) and v not in inputs], targets)
+    stages = _optimize_and_link(graph, rulesets, limits, cost_model, exact_extraction, assume_finite,
+                                fusion and not debug, dict(allow_gc=allow_gc, profile=profile, compile=compile,
+                                                           impl="debug" if debug else runtime.name), runtime)
+    compiled = (DebugFunction if debug else Function)(
+        stages.program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime, stages=stages, name=name,
+        allow_input_downcast=allow_input_downcast, trust_input=trust_input,
+        profile=ProfileStats(stages.program, name) if profile else None)
+    compiled.compiled_from = (function, arguments)
+    if input_defaults or input_names:
+        compiled.set_input_defaults(input_defaults, input_names)
+    return compiled
+
+
+def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates) -> tuple[list, list, dict]:
+    """``(the variables to compute, (shared variable, new value) pairs, every variable they use)``:
+    the outputs and every update (explicit, attached to loops, default, of ``In`` inputs), with
+    ``givens`` substituted."""
+    update_pairs, given_pairs = _check_updates(updates), _check_givens(givens)
     suppressed = _check_no_default_updates(no_default_updates)
-    _check_downcast(allow_input_downcast)
-    arguments = dict(inputs=inputs, outputs=outputs[0] if single else outputs, updates=update_pairs,
-                     givens=given_pairs, name=name, on_unused_input=on_unused_input,
-                     allow_input_downcast=allow_input_downcast, profile=profile, trust_input=trust_input,
-                     backend=backend, allow_gc=allow_gc, rulesets=rulesets, limits=limits,
-                     cost_model=cost_model, exact_extraction=exact_extraction,
-                     no_default_updates=no_default_updates, mode=mode, fusion=fusion,
-                     chunks=chunks, assume_finite=assume_finite)   # what pickling keeps
-    arguments["inputs"] = given_inputs
-    targets = outputs + [expr for _, expr in update_pairs]
-    if given_pairs:
-        targets = clone_replace(targets, given_pairs)
+
+    def replaced(expressions):
+        return clone_replace(expressions, given_pairs) if given_pairs and expressions else expressions
+
+    targets = replaced(outputs + [expr for _, expr in update_pairs])
     used = _variables(targets, inputs)   # one walk; it refuses a graph edited into a cycle
     attached = _attached_updates(used, update_pairs, suppressed)  # scan(..., return_updates=False)
     if attached:
@@ -218,50 +239,36 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
         defaults = _default_updates(used, update_pairs, suppressed)
         if not defaults:
             break
-        update_pairs = update_pairs + defaults  # not in place: `arguments` keeps the explicit ones
-        new_targets = [expr for _, expr in defaults]
-        targets += clone_replace(new_targets, given_pairs) if given_pairs else new_targets
+        update_pairs = update_pairs + defaults
+        targets += replaced([expr for _, expr in defaults])
         used = _variables(targets, inputs)  # a default update may use more (shared) variables
-    # an In's update is one more update, into the container its default lives in
-    update_pairs = update_pairs + input_updates
-    new_targets = [expr for _, expr in input_updates]
-    targets += clone_replace(new_targets, given_pairs) if given_pairs and new_targets else new_targets
-    if input_updates:
+    if input_updates:  # an In's update is one more update, into the container its default lives in
+        update_pairs = update_pairs + input_updates
+        targets += replaced([expr for _, expr in input_updates])
         used = _variables(targets, inputs)
-    _check_defined(used)
-    _check_unused(inputs, used, on_unused_input)
-    shared_inputs = [v for v in used if isinstance(v, SharedVariable) and v not in inputs]
-    runtime = _runtime(backend, chunks)
-    if cost_model is None and hasattr(runtime, "cost_model"):  # e.g. Dask weighs intermediates more
-        cost_model = runtime.cost_model()
+    return targets, update_pairs, used
 
+
+def _optimize_and_link(graph, rulesets, limits, cost_model, exact_extraction, assume_finite, fusion, link_options,
+                       runtime) -> Stages:
+    """The compiler's stages on ``graph``: encode, saturate, snapshot, extract, fuse, link."""
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         # read once: each stage finds its rules among these
         rulesets = [r.granting(("finite",) if assume_finite else ()) for r in load_rulesets(rulesets)]
-        graph = FunctionGraph(inputs + shared_inputs, targets)
         # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
-        encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits, time_rules=profile)
+        encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits,
+                                                             time_rules=link_options["profile"])
         deadline = started + limits.seconds  # saturation and extraction share the time limit
         # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
         extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
         optimized = extraction.fgraph
         # exec/fusion.py, then fused nodes that overwrite dead inputs (exec/inplace.py)
-        fused = destroy_dead_inputs(fuse(optimized)) if fusion and not debug else optimized
-        # cells of its own for every input: a call reads the shared values into them
+        fused = destroy_dead_inputs(fuse(optimized)) if fusion else optimized
+        # cells of its own for every input: a call reads the shared values into them;
+        # "debug": ops run debug_perform
         transfer = getattr(runtime, "constant_to_device", runtime.to_device)
-        program = link(fused, allow_gc=allow_gc, profile=profile, transfer=transfer,
-                       impl="debug" if debug else runtime.name)  # "debug": ops run debug_perform
-
-    stats = ProfileStats(program, name) if profile else None
-    function_class = DebugFunction if debug else Function
-    compiled = function_class(program, inputs, len(outputs), single, [s for s, _ in update_pairs], runtime,
-                              stages=Stages(graph, encoded, report, extraction, optimized, fused, program),
-                              name=name, allow_input_downcast=allow_input_downcast, trust_input=trust_input,
-                              profile=stats)
-    compiled.compiled_from = (function, arguments)
-    if input_defaults or input_names:
-        compiled.set_input_defaults(input_defaults, input_names)
-    return compiled
+        program = link(fused, transfer=transfer, **link_options)
+    return Stages(graph, encoded, report, extraction, optimized, fused, program)
 
 
 def _runtime(backend, chunks):
@@ -277,8 +284,7 @@ def _runtime(backend, chunks):
 @contextlib.contextmanager
 def _no_garbage_collection():
     """Pause Python's cyclic GC: its passes over the compiler's many live objects made
-    compile time grow faster than the graph (measured on a 20k-node graph: 3.9 s with
-    it, 2.0 s without; bench/compile_time.py)."""
+    compile time grow faster than the graph (bench/compile_time.py measures it)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -333,8 +339,9 @@ def _check_outputs(outputs) -> tuple[bool, list]:
     return False, outputs
 
 
-def _check_options(name, rulesets, limits, cost_model) -> None:
+def _check_options(name, rulesets, limits, cost_model, allow_input_downcast) -> None:
     """The compile options whose misuse would otherwise fail deep inside the compiler."""
+    _check_downcast(allow_input_downcast)
     if name is not None and not isinstance(name, str):
         raise TypeError(f"function() name must be a string or None, not {describe_value(name)}")
     expected = "rulesets must be a list of ruleset names, .egg paths, rule strings or (ruleset, mode) pairs"
@@ -361,6 +368,16 @@ def _check_assume_finite(assume_finite) -> bool:
     return assume_finite
 
 
+def _check_compile(compile) -> str:
+    """``compile`` as given, or ``config.compile`` for None."""
+    if compile is None:
+        return config.compile
+    if compile not in COMPILE_CHOICES:
+        raise ValueError(f"function() compile must be one of {', '.join(map(repr, COMPILE_CHOICES))} or None "
+                         f"(read eqgraph.config.compile), not {compile!r}")
+    return compile
+
+
 MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True}
 
 
@@ -373,7 +390,7 @@ def _check_mode(mode) -> bool:
 
 def _check_givens(givens) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
-    accepts: seed 002's ``filter_variable`` narrows a compatible type (static shapes, checked
+    accepts: the variable type's ``filter_variable`` narrows a compatible type (static shapes, checked
     at run time) and refuses another one; a value becomes a constant of the variable's type."""
     return _typed_pairs(givens, "givens", "variable: replacement", Variable,
                         not_a_key="givens keys must be symbolic Variables; {key} is not one",

@@ -15,36 +15,51 @@ not retype a graph already built.
 finite number and no divisor is zero (``x - x -> 0``, ``x / x -> 1``), as PyTensor does;
 docs/numerics.md. It is read when a function is compiled.
 
+``numba`` (default True; False where the environment sets ``EQGRAPH_NUMBA=0``): whether compiled
+functions use Numba at all; False runs the NumPy program alone.  ``compile`` (default
+"background") is what ``eqgraph.function`` does when its own ``compile`` is not given: compile the
+Numba forms off the calling thread and switch to them when ready ("background"), compile or load
+them before returning ("eager"), or only when ``f.wait_compiled()`` asks ("deferred": calls run
+the NumPy program until then, so a test's results do not depend on how fast a compile is). Both
+are read when a function is compiled.
+
 This module imports nothing from eqgraph, so every layer may read it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 
 FLOAT_CHOICES = ("float64", "float32", "float16")
+COMPILE_CHOICES = ("background", "eager", "deferred")
 
 
 class Config:
     """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
 
-    _defaults = {"floatX": "float64", "assume_finite": False}
-    _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False)}
+    _defaults = {"floatX": "float64", "assume_finite": False, "numba": os.environ.get("EQGRAPH_NUMBA", "1") != "0",
+                 "compile": "background"}
+    _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False), "numba": (True, False),
+                "compile": COMPILE_CHOICES}
+
+    _lock = threading.RLock()
 
     def __init__(self):
-        object.__setattr__(self, "_values", dict(self._defaults))
-        object.__setattr__(self, "_lock", threading.RLock())
+        # the settings are the instance's attributes, so that pytest's monkeypatch can set and restore them
+        self.__dict__.update(self._defaults)
 
-    def __getattr__(self, name):
-        values = object.__getattribute__(self, "_values")
-        if name in values:
-            return values[name]
-        raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(values)}")
+    @property
+    def _values(self) -> dict:
+        return self.__dict__
+
+    def __getattr__(self, name):   # only for names that are not settings
+        raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(self._defaults)}")
 
     def __setattr__(self, name, value):
-        self._values[name] = self._checked(name, value)
+        self.__dict__[name] = self._checked(name, value)
 
     def _checked(self, name, value):
         if name not in self._defaults:

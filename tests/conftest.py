@@ -7,3 +7,9 @@ from hypothesis import settings
 
 settings.register_profile("eqgraph", derandomize=True, database=None)
 settings.load_profile("eqgraph")
+
+# Numba forms are compiled when a test asks (``f.wait_compiled()``, ``compile="eager"``), never
+# behind its back: no test's values depend on how fast a compile went, and no compile outlives it
+import eqgraph as eg  # noqa: E402
+
+eg.config.compile = "deferred"

@@ -49,7 +49,7 @@ class _Storage:
 
 @dataclass
 class Maker:
-    """``f.maker``, as in PyTensor: ``f.maker.fgraph`` is the compiled graph (seed 003)."""
+    """``f.maker``, as in PyTensor: ``f.maker.fgraph`` is the compiled graph."""
 
     fgraph: FunctionGraph
     inputs: list                    # the explicit inputs, in order
@@ -196,6 +196,16 @@ class Function:
             values[i] = copy_array(values[i])
         for container, value in zip(self._updated, values):
             container[0] = value
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Wait until the Numba forms of this function (and of this thread's copy of its program)
+        are compiled or loaded and in use, up to ``timeout`` seconds (None: for good); whether
+        they are.  With ``compile="deferred"`` they are compiled now, on this thread."""
+        programs = [self.program]
+        storage = getattr(self._local, "storage", None)
+        if storage is not None and storage.program is not self.program:
+            programs.append(storage.program)
+        return all([program.compiles.wait(timeout) for program in programs])
 
     # -- inputs given with eqgraph.In ----------------------------------------------------
     #: {input position: Container of its default}; an In's update writes the container

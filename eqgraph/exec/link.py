@@ -2,7 +2,7 @@
 
 Each variable gets a one-element storage cell (``storage_map``) and a
 one-element compute flag (``compute_map``: 0 not computed, 1 computed,
-2 freed), as seed 000 describes.  ``Program.run`` is the per-call hot path: a
+2 freed), as Theano's linker keeps them.  ``Program.run`` is the per-call hot path: a
 loop over ``(thunk, cells to free)`` pairs, with no graph walking and no
 lookups by name.  When a thunk raises, the compute flags tell which node failed,
 and the error is raised again naming it (``node_errors.py``): the success path
@@ -18,9 +18,11 @@ import time
 from collections import ChainMap
 from dataclasses import dataclass, field
 
+from eqgraph.exec import numba_compile, numba_kernels
 from eqgraph.exec.lazy import is_lazy, lazy_run
 from eqgraph.exec.node_errors import raise_with_node
 from eqgraph.exec.program import known_at_link_time, straight_line
+from eqgraph.settings import config
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
 from eqgraph.xp import copy_array
@@ -54,6 +56,7 @@ class Program:
     options: dict = field(default_factory=dict)  # link()'s keyword arguments, for relink
     source: str | None = None        # the generated program's source (program.py), if it runs one
     call: object = None              # that program without cells: call(*input values) -> [output values]
+    compiles: numba_compile.Compiles = field(default_factory=lambda: numba_compile.Compiles("off"))  # Numba forms
 
     def __post_init__(self):
         flags, thunks = self.reset_flags, self.thunks
@@ -98,7 +101,7 @@ def view_roots(order, fgraph) -> dict:
 
 
 def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile: bool = False,
-         transfer=None, impl: str | None = None, straight: bool = True) -> Program:
+         transfer=None, impl: str | None = None, straight: bool = True, compile: str | None = None) -> Program:
     """Build the program for ``fgraph``.
 
     ``input_cells`` may give the cells of some inputs (shared variables bring
@@ -107,7 +110,21 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     ``straight``: run the graph as one generated function (``program.py``) where it can
     (on NumPy, not profiled, no lazy nodes); otherwise, and with ``straight=False``, the
     thunk loop, which keeps the compute flags and has per-node hooks.
+    ``compile``: when the Numba forms of its nodes and of the whole program are built
+    ("background", "eager" or "deferred": ``numba_compile.py``; None reads ``config.compile``).
     """
+    options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl, "straight": straight,
+               "compile": compile}
+    with numba_compile.collecting((compile or config.compile) if numba_kernels.enabled() else None) as compiles:
+        program = _link(fgraph, input_cells, options)
+    program.compiles = compiles
+    compiles.start()
+    return program
+
+
+def _link(fgraph: FunctionGraph, input_cells, options: dict) -> Program:
+    allow_gc, profile, transfer, impl, straight = (options[k] for k in ("allow_gc", "profile", "transfer", "impl",
+                                                                        "straight"))
     all_nodes = fgraph.toposort()
     lazy = is_lazy(all_nodes)  # e.g. an ifelse: a run in its own order, freeing at the end (exec/lazy.py)
     storage_map = {v: [None] for v in fgraph.variables}
@@ -121,9 +138,9 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
             storage_map[var][0] = transfer(var.data) if transfer else var.data
             compute_map[var][0] = 1
 
-    options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl, "straight": straight}
     straight = straight and not lazy and not profile and impl in (None, "numpy")
-    folded = _fold_constants(fgraph, all_nodes, storage_map, compute_map, impl)
+    with numba_compile.collecting(None):   # a folded node runs once: no Numba form for it
+        folded = _fold_constants(fgraph, all_nodes, storage_map, compute_map, impl)
     order = [node for node in all_nodes if node.outputs[0] not in folded]
     position = {node: i for i, node in enumerate(order)}
     last_use = _last_uses(fgraph, position)

@@ -1,6 +1,6 @@
 """Numba kernels for ``ReducingComposite`` nodes (``reducing.py``): one loop computes the scalar
 graph, writes the results something else reads and adds up the reduced ones, with no
-temporary array in between.  Optional, like ``numba_kernels.py``.
+temporary array in between.  It replaces the NumPy kernel once compiled (``numba_kernels.tier``).
 
 The kernel is a plain ``numba.njit`` function of the node's array inputs (one-element constants
 are written into it, ``baked_constants``) and of the arrays its written outputs had on the last
@@ -131,7 +131,20 @@ def kernel_source(op, node) -> str | None:
                       "from eqgraph.exec.numba_fused import NotThisCall",
                       "from eqgraph.exec.numba_reductions import fold, leaf_group, leaf_sums, pairwise_plan",
                       f"# summing loops {numba_reductions.VERSION}", "",
-                      "@numba.njit(cache=True, error_model='numpy')", *lines, ""])
+                      f"@numba.njit({_signature(node, dtypes, op, kept, written)}, cache=True, error_model='numpy')",
+                      *lines, ""])
+
+
+def _signature(node, dtypes, op, kept, written) -> str:
+    """The kernel's argument types, written out so that loading its module compiles it (the compile
+    server fills the disk cache before the kernel takes over: no call compiles it): C-contiguous
+    inputs, read-only (which takes writable arrays too), and the written outputs' arrays."""
+    def array(dtype, ndim, readonly):
+        return f"numba.types.Array(numba.{NUMBA_TYPES[dtype]}, {ndim}, 'C'{', readonly=True' if readonly else ''})"
+
+    types = [array(node.inputs[k].dtype, node.inputs[k].ndim, True) for k in kept]
+    types += [array(dtypes[op.outs[k]], node.outputs[k].ndim, False) for k in written]
+    return f"({', '.join(types)},)"
 
 
 def _full_size(op, reads, ones, kept) -> bool:

@@ -1,23 +1,26 @@
-"""Numba kernels for hot ``Composite`` nodes (optional: ``pip install eqgraph[fast]``).
+"""Numba kernels for ``Composite`` nodes.
 
 A fused node's scalar graph becomes one ``numba.guvectorize`` function over scalars
 (layout ``(),()->()``; ``numba.vectorize`` where it has one input and one output), a NumPy
 ufunc, so broadcasting comes with it: one call for the whole group instead of one NumPy
-call per step.  Measured on this project's 2-core machine,
-that wins where the NumPy calls' fixed cost dominates (small arrays, long groups) and
-loses on long arrays of transcendental functions, where NumPy's SIMD loops beat the
-scalar libm calls Numba makes (a 50-op tanh chain on 1e6 elements: 4.5x slower).
-So arithmetic-only kernels use Numba at every size, and kernels with transcendental
-steps only below ``numba_below(op)`` elements.  Compiling costs about a second per
-kernel, so a node switches to Numba only after ``HOT_CALLS`` calls (``tiered``);
-cold compiles stay as fast as without Numba.
+call per step.  That wins where the NumPy calls' fixed cost dominates (small arrays, long
+groups) and loses on long arrays of transcendental functions, where NumPy's SIMD loops beat
+the scalar libm calls Numba makes.  So arithmetic-only kernels use Numba at every size, and
+kernels with transcendental steps only below ``numba_below(op)`` elements (a per-call cost
+decision, from the measured ``STEP_NS`` and ``LIBM_EXTRA_NS``).  Kernels are compiled off the
+calling thread (``tier``, ``numba_compile.py``): the NumPy kernel runs until the Numba one is
+ready.
 
 Only float64 and bool values are compiled, and only ops whose scalar form below has
 NumPy's semantics for NaN, inf and division by zero (Numba's ufuncs follow NumPy's
 error model: 1/0 is inf); anything else keeps the NumPy kernel.  Kernels are cached on disk
 (``EQGRAPH_KERNEL_CACHE``, default ``~/.cache/eqgraph/kernels``) as a module file named
 by the hash of its source, which includes the dtypes, and Numba's own cache next to it,
-so a process that has seen a kernel loads it in milliseconds.
+so a process that has seen a kernel loads it instead of compiling it.
+
+``EQGRAPH_NUMBA=0`` in the environment keeps Numba from being imported at all (``numba`` is
+None here, as where it is not installed); ``eqgraph.config.numba = False`` turns the Numba
+tiers off for the functions compiled after it (``enabled``).
 """
 
 from __future__ import annotations
@@ -33,24 +36,32 @@ from pathlib import Path
 
 import numpy as np
 
+from eqgraph.exec import numba_compile
 from eqgraph.exec.kernels import fits
 from eqgraph.exec.source import define
+from eqgraph.settings import config
 from eqgraph.tensor.elemwise import SCALAR_OPS, Cast
 from eqgraph.tensor.scalar_ops import No
 from eqgraph.terms.basic import Constant
 
-try:
-    import numba
-except ImportError:  # the NumPy kernels (kernels.py) run instead
-    numba = None
+numba = None
+if os.environ.get("EQGRAPH_NUMBA", "1") != "0":
+    try:
+        import numba
+    except ImportError:  # the NumPy kernels (kernels.py) run instead
+        numba = None
 
-#: calls after which a fused node is compiled with Numba
-HOT_CALLS = 50
-#: measured on the 2-core machine (bench/suite.py and the commit message): one NumPy call of a step costs about
-#: STEP_NS however small the array.  Arithmetic and comparisons are faster in Numba's single loop at every
-#: size (3-20x at 1e5 elements); Numba's scalar libm calls are slower than NumPy's SIMD loops by
-#: LIBM_EXTRA_NS[name] per element, each elementwise op's ``libm_ns`` (tensor/elemwise.py says how it
-#: was measured); ops priced at 1 ns were no faster in NumPy, so long arrays of them keep NumPy's loops.
+
+def enabled() -> bool:
+    """Whether functions compiled now use Numba: installed, and not turned off (``config.numba``)."""
+    return numba is not None and config.numba
+
+
+#: measured by bench/suite.py: one NumPy call of a step costs about STEP_NS however small the array.
+#: Arithmetic and comparisons are faster in Numba's single loop at every size; Numba's scalar libm
+#: calls are slower than NumPy's SIMD loops by LIBM_EXTRA_NS[name] per element, each elementwise op's
+#: ``libm_ns`` (tensor/elemwise.py says how it is measured); ops priced at 1 ns were no faster in
+#: NumPy, so long arrays of them keep NumPy's loops.
 STEP_NS = 500.0
 LIBM_EXTRA_NS = {name: s.libm_ns for name, s in SCALAR_OPS.items() if s.libm_ns is not None}
 TRANSCENDENTAL = frozenset(LIBM_EXTRA_NS)
@@ -119,10 +130,8 @@ def kernel_source(op, node) -> str | None:
     in_types = ", ".join(NUMBA_TYPES[dtypes[k]] for k in kept)
     params = [f"i{k}" for k in kept]
     if len(op.outs) == 1 and len(kept) == 1:
-        # vectorize: Numba writes the loop, with the scalar function inlined, so LLVM can use SIMD
-        # (a + a**10 on 1e5 float64: 28 us, against 109 us for guvectorize's call per element).
-        # Measured with more inputs (one run, interleaved, 1e5 float64), it was no faster or slower:
-        # 4 full inputs 300 vs 254 us, one input and 3 one-element constants 243 vs 179 us
+        # vectorize: Numba writes the loop, with the scalar function inlined, so LLVM can use SIMD,
+        # where guvectorize makes a call per element; with more inputs it was measured no faster
         body.append(f"    return {names[op.outs[0]]}")
         decorator = f"@numba.vectorize(['{NUMBA_TYPES[dtypes[op.outs[0]]]}({in_types})'], nopython=True, cache=True)"
     else:
@@ -140,8 +149,8 @@ def cache_dir() -> Path:
     return Path(os.environ.get("EQGRAPH_KERNEL_CACHE", Path.home() / ".cache" / "eqgraph" / "kernels"))
 
 
-#: part of every kernel's key: kernels cached by an older eqgraph are not reused
-#: (version 1 compiled modules that Numba's cache could not import again)
+#: part of every kernel's key: a change of the cache's layout makes new keys, so kernels cached
+#: in another layout are not reused
 CACHE_FORMAT = 2
 _loaded: dict = {}
 _lock = threading.Lock()
@@ -166,15 +175,12 @@ def _on_disk(folder: Path, key: str) -> bool:
     return (folder / f"k_{key}.py").exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
 
 
-def is_cached(source: str) -> bool:
-    """Whether ``load_kernel(source)`` would load rather than compile (milliseconds, not seconds)."""
-    key = _key(source)
-    return key in _loaded or _on_disk(cache_dir(), key)
-
-
 def load_kernel(source: str):
     """The compiled kernel of ``source``: from this process's memo, else from the disk cache
-    (``kernel.cache_hit`` is True), else compiled and cached (False)."""
+    (``kernel.cache_hit`` is True), else compiled and cached (False).  A source that the compile
+    server could not compile raises its error again (``numba_compile.FAILED``)."""
+    if source in numba_compile.FAILED:
+        raise RuntimeError(numba_compile.FAILED[source])
     key = _key(source)
     with _lock:
         if key in _loaded:
@@ -272,43 +278,40 @@ def _caller(kernel, nin: int, kept: list, single: bool, partial: list, numpy_run
 
 
 def tiered(op, node, numpy_run, rebind=None):
-    """``numpy_run`` until the node has run ``HOT_CALLS`` times on arrays smaller than
-    ``numba_below(op)``, then the Numba kernel for such arrays (``tier``); ``numpy_run`` itself
-    where Numba is missing or cannot compile the node."""
+    """``numpy_run`` until the node's Numba kernel is ready (``tier``), then that kernel on arrays
+    smaller than ``numba_below(op)``; ``numpy_run`` itself where Numba is off or cannot compile
+    the node."""
     ranks = {o.ndim for o in node.outputs}
-    if numba is None or (0 in ranks and len(ranks) > 1) or kernel_source(op, node) is None:
+    source = None if numba_compile.collector() is None else kernel_source(op, node)
+    if source is None or (0 in ranks and len(ranks) > 1):
         return numpy_run   # (outputs of no axes beside others: the kernel would broadcast them)
     below = numba_below(op)
-    return tier(numpy_run, lambda: numba_kernel(op, node, numpy_run, below), rebind, below)
+    return tier(numpy_run, lambda: numba_kernel(op, node, numpy_run, below), rebind, source=source)
 
 
-def tier(numpy_run, build, rebind=None, below=math.inf):
-    """``run(*inputs)``: ``numpy_run`` until it has run ``HOT_CALLS`` times on arrays smaller than
-    ``below``; then ``build()`` (a run that tests the sizes itself, or None where it failed:
-    ``numpy_run`` for good) from then on.
+def tier(numpy_run, build, rebind=None, below=math.inf, source=None):
+    """``run(*inputs)``: ``numpy_run`` until ``build()`` (a run that tests the sizes itself:
+    ``below`` is its business) is made, off the calling thread as the program being linked says
+    (``numba_compile.collector``); then that run.  ``numpy_run`` itself where no program is being
+    linked with Numba.  ``source``: the module ``build`` compiles, which the compile server can
+    compile into the disk cache first.
 
     ``rebind(fast)``, if given, is called once the kernel is built, with that ``run``: the
-    generated program puts it where it called this one, which saves two Python calls of about
-    0.4 us on every later call."""
-    calls, fast = 0, None
+    generated program puts it where it called this one, which saves a Python call on every
+    later call."""
+    compiles = numba_compile.collector()
+    if compiles is None:
+        return numpy_run
+    current = [numpy_run]
 
-    def run(*inputs):
-        nonlocal calls, fast
-        if fast is not None:
-            return fast(*inputs)
-        if below != math.inf and max([x.size for x in inputs]) >= below:
-            return numpy_run(*inputs)
-        calls += 1
-        if calls == HOT_CALLS:
-            fast = build()   # None where it failed: NumPy for good
-            if fast is None:
-                fast = numpy_run
-            if rebind is not None:
-                rebind(fast)
-        return numpy_run(*inputs)
+    def install(fast):
+        current[0] = fast
+        if rebind is not None:
+            rebind(fast)
 
-    return run
+    compiles.add(build, install, source)
+    return lambda *inputs: current[0](*inputs)
 
 
-__all__ = ["HOT_CALLS", "baked_constants", "numba_below", "cache_dir", "files_version", "is_cached", "kernel_source",
+__all__ = ["baked_constants", "enabled", "numba_below", "cache_dir", "files_version", "kernel_source",
            "load_kernel", "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]

@@ -225,7 +225,8 @@ def tiered(op, node, numpy_run, rebind=None):
     if kernel_source(op, node) is None:
         return numba_kernels.tiered(op, node, numpy_run, rebind)
     below = numba_kernels.numba_below(op)
-    return numba_kernels.tier(numpy_run, lambda: loop_kernel(op, node, numpy_run, below), rebind, below)
+    return numba_kernels.tier(numpy_run, lambda: loop_kernel(op, node, numpy_run, below), rebind, below,
+                              source=kernel_source(op, node))
 
 
 __all__ = ["DIVISOR_RANGE", "LOOP_FROM", "QUOTIENT_EXPONENT", "kernel_source", "loop_kernel", "tiered"]

@@ -1,12 +1,11 @@
-"""The whole program as one Numba function, for hot calls on small arrays (issue 12; optional,
-like ``numba_kernels.py``).
+"""The whole program as one Numba function, for calls on small arrays.
 
-At 10 elements the generated program (``program.py``) spends 0.5-1 us per node on
-NumPy's and Numba's dispatch: a logistic regression with its gradient is about 15 such
+On small arrays the generated program (``program.py``) spends most of a call on NumPy's and
+Numba's dispatch, once per node; a logistic regression with its gradient is about 15 such
 lines, PyTensor's default mode one compiled function.  ``whole_program`` writes the same
 node list as one ``@numba.njit`` function, from a table with one entry per kind of node
 (``TRANSLATIONS``: op class -> the lines computing it), and puts a caller in front of the
-program that calls it once the function is hot:
+program that calls it once it is compiled:
 
 - fused and plain elementwise nodes (``Composite``, ``Elemwise``, ``Cast``) become explicit
   loops over the broadcast shape, each step written as ``numba_kernels.FORMS`` writes it
@@ -21,15 +20,15 @@ program that calls it once the function is hot:
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
 Every node must have an entry and every value a dtype the entries handle (float64, bool,
-and int64 for shapes); otherwise there is no whole function and the program runs as
-before.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
-inputs of at most ``whole_below(order)`` elements, and only on such inputs, C-contiguous and
-of the types it was compiled for; on anything else, and where the function raises (bad
-shapes: it makes the checks the ops would), the program runs on the same arguments, so a
-bad input gets the program's error naming the node.  The function is compiled at that
-hot call (not by ``eg.function``), with Numba's disk cache (``numba_kernels.load_kernel``,
-keyed by the source, which holds the argument types).  Functions that read or update shared
-variables call the program through its cells (``Function``) and keep it.
+and int64 for shapes); otherwise there is no whole function and the program runs alone.
+The function is compiled off the calling thread (``numba_compile.py``), with Numba's disk cache
+(``numba_kernels.load_kernel``, keyed by the source, which holds the argument types); until it
+is ready the program runs.  Then a call runs the function on inputs of at most
+``whole_below(order)`` elements, C-contiguous and of the types it was compiled for; on
+anything else, and where the function raises (bad shapes: it makes the checks the ops would),
+the program runs on the same arguments, so a bad input gets the program's error naming the
+node.  Functions that read or update shared variables call the program through its cells
+(``Function``) and keep it.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels, numba_reductions
+from eqgraph.exec import numba_compile, numba_kernels, numba_reductions
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
@@ -52,21 +51,17 @@ from eqgraph.tensor.shape import Reshape, Shape, SumToShape
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
-#: the whole function runs only where every input has at most this many elements (fewer where
-#: its libm steps cost more than the calls it saves: ``whole_below``).  Measured against the hot
-#: program (time ratio, one run, bench/suite.py's data at 10 / 80 / 320 / 2,000 input elements):
-#: logistic regression + grad 0.38 / 0.39 / 0.46 / 0.68, MLP + grad 0.59 / 0.60 / 1.06 / 3.37
-#: (its tanh runs on twice the elements, in libm, where the program uses NumPy's SIMD loop),
-#: softmax x-entropy + grad 0.37 / 0.37 / 0.60 / 1.02, standardize 0.33 / 0.33 / 0.44 / 0.57
+#: a per-call cost decision, measured (bench/suite.py's models against the program at several
+#: input sizes): the whole function runs only where every input has at most this many elements,
+#: fewer where its libm steps cost more than the calls it saves (``whole_below``); above it the
+#: program's NumPy SIMD loops and BLAS calls win
 SMALL_INPUTS = 256
-#: more calls a function waits for, once hot, where its compiled form is not on disk yet: Numba
-#: takes 1-3 s to compile the models (5.6 s the 2,000-node graph), which a few hundred calls
-#: that save microseconds each would not repay; loaded from disk it takes 24-38 ms
-COLD_CALLS = 2000
-#: a program of one or two nodes calls its kernels directly, which the whole function does not beat
-#: (``x + 1`` on 10 elements: 0.47 us as the program, 0.80 us as a Numba function; ``sum(exp(x))``
-#: 1.08 vs 0.84 us, but 1.17x slower through the caller)
+#: a per-call cost decision, measured: a program of one or two nodes calls its kernels directly,
+#: which the whole function, behind its caller, does not beat
 MIN_NODES = 3
+#: calls the whole function may refuse (other types, bad shapes) before the program runs alone:
+#: a refusal costs Numba's type dispatch and an exception, more than the call it would save
+MISSES = 50
 #: dtype -> its Numba type's name in the generated source
 SCALAR_TYPES = {"float64": "float64", "bool": "boolean", "int64": "int64"}
 NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_", "int64": "np.int64"}
@@ -456,15 +451,14 @@ def whole_source(fgraph, order, constants: dict):
     return source, [value for _, value in w.passed]
 
 
-class _Cold(Exception):
-    """Raised by the caller's stand-in for the whole function until it is compiled."""
-
-
 def whole_program(fgraph, order, constants: dict, program):
-    """``run(*inputs) -> [outputs]``: ``program`` until hot, then the whole Numba function on
-    small inputs; ``program`` itself where Numba is missing or a node has no translation."""
+    """``run(*inputs) -> [outputs]``: ``program`` until the whole Numba function is built (off
+    the calling thread, as the program being linked says: ``numba_compile.collector``), then
+    that function on small inputs; ``program`` itself where Numba is off or a node has no
+    translation."""
+    compiles = numba_compile.collector()
     below = whole_below(order)
-    if numba is None or below < 1:
+    if compiles is None or below < 1:
         return program
     try:
         made = whole_source(fgraph, order, constants)
@@ -473,41 +467,38 @@ def whole_program(fgraph, order, constants: dict, program):
     if made is None:
         return program
     source, passed = made
-    namespace = {"program": program, "passed": passed, "Cold": _Cold}
-    calls = misses = 0
-    wait = None   # calls after HOT_CALLS before compiling: none where the function is on disk
-
-    def cold(*args):
-        nonlocal calls, wait
-        calls += 1
-        if calls >= numba_kernels.HOT_CALLS:
-            if wait is None:
-                wait = 0 if numba_kernels.is_cached(source) else COLD_CALLS
-            if calls >= numba_kernels.HOT_CALLS + wait:
-                namespace["hot"] = _compile(source) or _never
-        raise _Cold
+    namespace = {"program": program, "passed": passed, "hot": None, "last": False}
+    misses = 0
 
     def missed():
-        """A call the function refused (types it was not compiled for, bad shapes): Numba's
-        refusal costs up to 20 us, so after ``HOT_CALLS`` of them the program runs alone."""
+        """A call the function refused (types it was not compiled for, bad shapes): each refusal
+        costs more than the call it would save, so after ``MISSES`` of them the program runs alone."""
         nonlocal misses
         misses += 1
-        if misses >= numba_kernels.HOT_CALLS:
-            namespace["hot"] = _never
+        if misses >= MISSES:
+            namespace["hot"] = None
 
-    namespace["hot"], namespace["missed"] = cold, missed
+    def install(kernel):
+        namespace["hot"] = kernel
+
+    namespace["missed"] = missed
+    compiles.add(lambda: _compile(source), install, source, whole=True)
+    compiles.whole_globals = namespace
     params = [f"v{k}" for k in range(len(fgraph.inputs))]
     args = [f"{p}[()]" if v.ndim == 0 else p for p, v in zip(params, fgraph.inputs)]
     args += [f"passed[{k}]" for k in range(len(passed))]
-    small = " and ".join(f"{p}.size <= {int(below)}" for p, v in zip(params, fgraph.inputs) if v.ndim) or "True"
+    small = "".join(f" and {p}.size <= {int(below)}" for p, v in zip(params, fgraph.inputs) if v.ndim)
     lines = [f"def run({', '.join(params)}):",
-             "    try:",
-             f"        if {small}:",
-             f"            return [*hot({', '.join(args)})]",
-             "    except Cold:",
-             "        pass",
-             "    except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
-             "        missed()",
+             "    global last",
+             f"    if hot is not None{small}:",
+             "        try:",
+             f"            out = hot({', '.join(args)})",
+             "        except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
+             "            missed()",
+             "        else:",
+             "            last = True",
+             "            return [*out]",
+             "    last = False",
              f"    return program({', '.join(params)})"]
     define("\n".join(lines) + "\n", "<eqgraph whole-program caller>", namespace)
     run = namespace["run"]
@@ -515,19 +506,10 @@ def whole_program(fgraph, order, constants: dict, program):
     return run
 
 
-def _never(*args):
-    raise _Cold
-
-
 def _compile(source: str):
-    try:
-        with warnings.catch_warnings():   # Numba's advice (np.dot on a view that is not contiguous, ...)
-            warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
-            return numba_kernels.load_kernel(source)
-    except Exception as err:  # noqa: BLE001  (a Numba gap or bug: the program keeps running)
-        warnings.warn(f"eqgraph: Numba could not build the whole-program function; the program runs instead "
-                      f"({type(err).__name__}: {str(err)[:200]})", RuntimeWarning, stacklevel=3)
-        return None
+    with warnings.catch_warnings():   # Numba's advice (np.dot on a view that is not contiguous, ...)
+        warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
+        return numba_kernels.load_kernel(source)
 
 
 if numba is not None:  # helpers the generated functions call (compiled on first use, cached on disk)

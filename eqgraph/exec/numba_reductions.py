@@ -1,23 +1,22 @@
-"""Float64 sums, means and softmaxes in Numba, adding in NumPy's own order (optional, like
-``numba_kernels.py``).
+"""Float64 sums, means and softmaxes in Numba, adding in NumPy's own order.
 
-On 10 elements ``np.add.reduce(x, axis=(0,)) / np.intp(n)`` costs about 1.4 us, nearly all
-of it NumPy's dispatch, and a gradient graph has several such reductions; one call of a
-compiled loop costs about 0.25 us.  The loops below add in the order NumPy 2 does on a
+On small arrays ``np.add.reduce(x, axis=(0,)) / np.intp(n)`` costs nearly all of its time in
+NumPy's dispatch, and a gradient graph has several such reductions; a call of a compiled loop
+costs a fraction of that.  The loops below add in the order NumPy 2 does on a
 C-contiguous float64 array, so the values are NumPy's to the last bit, NaN and inf included
 (``tests/exec/test_numba_reductions.py`` compares them on random shapes and values):
 
 - a reduction over all axes, and each row of a reduction over the last axis of a matrix:
   NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) added to 0.0: fewer than 8
   elements one after the other, up to 128 in 8 running sums (one LLVM vector,
-  ``numba_simd.py``: 1.5x NumPy's speed at 1e5 elements), more split in two halves;
+  ``numba_simd.py``), more split in two halves;
 - a reduction over the first axis of a matrix: row after row into the running sums,
   starting from 0.0 (a matrix of one column is one contiguous run: pairwise).
 
 A mean is that sum divided by the count, as ``np.mean`` of float64 divides.  Anything else
 (other dtypes and axes, views that are not C-contiguous, empty or large arrays) keeps the
-NumPy call; so does a node until it has run ``HOT_CALLS`` times, so that cold compiles do not
-wait for Numba (compiled once per process, then read from Numba's disk cache).
+NumPy call; so does a node until its loop is compiled, off the calling thread (``tiered_loop``;
+once per process, then read from Numba's disk cache).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels
+from eqgraph.exec import numba_compile, numba_kernels
 from eqgraph.exec.numba_kernels import numba
 
 if numba is not None:
@@ -353,19 +352,21 @@ def softmax_kind(in_dtype: str, out_dtype: str, ndim: int, axis: int):
     return ("softmax", ndim)
 
 
-def tiered_loop(kind, numpy_run, rebind):
-    """``run(x, mean)``: ``numpy_run(x)`` for the first ``numba_kernels.HOT_CALLS`` calls; then ``rebind``
-    gets the kernel (same arguments), which the program calls from then on."""
-    calls = 0
+def tiered_loop(kind, numpy_run, rebind, ndim: int):
+    """``run(x, mean)``: ``numpy_run(x)`` until the loop ``KERNELS[kind]`` is compiled for
+    C-contiguous float64 arrays of ``ndim`` axes, off the calling thread as the program being
+    linked says (``numba_compile.collector``); then ``rebind`` gets the loop (same arguments),
+    which the program calls from then on."""
+    compiles = numba_compile.collector()
+    if compiles is not None and kind in KERNELS:
+        compiles.add(lambda: _compiled(KERNELS[kind], ndim), rebind)
+    return lambda x, mean: numpy_run(x)
 
-    def run(x, mean):
-        nonlocal calls
-        calls += 1
-        if calls == numba_kernels.HOT_CALLS:
-            rebind(KERNELS[kind])
-        return numpy_run(x)
 
-    return run
+def _compiled(loop, ndim: int):
+    """``loop``, compiled (or loaded from Numba's disk cache) for the arrays it will be called on."""
+    loop(np.ones((1,) * ndim), False)
+    return loop
 
 
 __all__ = ["KERNELS", "SHORT_ROWS", "SMALL", "reduction_kind", "softmax_kind", "tiered_loop"]

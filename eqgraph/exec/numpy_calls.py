@@ -121,7 +121,7 @@ def _once_hot(node, kind, x: str, flag: bool, numpy_run, expr: str, bind, test: 
     is small and C-contiguous, else ``expr``; the kernel is bound once the node is hot
     (``numpy_run``, what ``expr`` computes there, until then)."""
     name = f"numba_{kind[0].replace(' ', '_')}_{id(node):x}"
-    bind(name, tiered_loop(kind, numpy_run, rebind=lambda fast: bind(name, fast)))
+    bind(name, tiered_loop(kind, numpy_run, rebind=lambda fast: bind(name, fast), ndim=node.inputs[0].ndim))
     return (f"({name}({x}, {flag}) if {test}0 < {x}.size <= {SMALL[kind[0]]} and {x}.flags.c_contiguous "
             f"else {expr})")
 

@@ -1,4 +1,4 @@
-"""The per-call program as one generated Python function (issue 12).
+"""The per-call program as one generated Python function.
 
 The thunk loop (``link.py``) pays, for every node, a call of its thunk, a list of
 input values built from storage cells, compute flags, and a wrapper that frees what
@@ -26,7 +26,7 @@ Each node is called the way its thunk would call it, so the values are the thunk
 path's to the last bit:
 - ``Elemwise`` on NumPy: its ufunc, and the thunk's cast to the output dtype where
   the ufunc's own loop may not give it (``kernels.step_source``); ``Cast``: one copy.
-- ``Composite``: the kernel its thunk runs (``Composite.make_call``: NumPy, Numba when hot).
+- ``Composite``: the kernel its thunk runs (``Composite.make_call``: NumPy, then Numba once compiled).
 - an op with the default ``make_thunk``: ``perform`` with the node's output cells, so an op
   that reuses the array left in its cell still can; cells of handed-out results are
   emptied first (``no_recycling``), and cells of values freed at their last reader are
@@ -119,7 +119,7 @@ def straight_line(fgraph, order, storage_map, constants, freed_at, handed_out, t
     call = writer.namespace["program"]
     call.source = source
     run = _cell_runner(call, fgraph, storage_map, constants)
-    # the caller Function uses: the whole graph as one Numba function once hot, where it can be
+    # the caller Function uses: the whole graph as one Numba function once compiled, where it can be
     run.source, run.call = source, whole_program(fgraph, order, {v: storage_map[v][0] for v in constants}, call)
     return run
 
@@ -128,7 +128,7 @@ def _cell_runner(call, fgraph, storage_map, constants):
     """``run()``: ``call`` on the values in the input cells, its results put in the output cells
     (those of inputs and constants hold them already).  ``Function`` calls ``call`` directly
     where no shared value is read or updated: its arguments are the program's, its results are
-    the program's (0.7-1.4 us less per call than going through cells)."""
+    the program's (less per call than going through cells)."""
     namespace = {"call": call}
     args = ", ".join(f"{_bound(namespace, f'i{k}', storage_map[v])}[0]" for k, v in enumerate(fgraph.inputs))
     outs = [f"{_bound(namespace, f'o{k}', storage_map[v])}[0]" if v.owner is not None and v not in constants else "_"
@@ -172,7 +172,7 @@ class _Writer:
     def broadcast_args(self, node) -> str:
         """``args``, with each constant of one element that another input's rank covers bound
         as a 0-d array: NumPy broadcasts a 0-d operand by its scalar path, where a ``(1,)``
-        array costs a broadcast (``x + 1`` on 10 elements: 0.73 -> 0.43 us), and the result
+        array costs a broadcast, and the result
         and the loop are the same (same dtype, same value, the shape set by the other input)."""
         names = []
         for v in node.inputs:

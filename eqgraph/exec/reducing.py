@@ -23,7 +23,7 @@ import numpy as np
 
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.kernels import numpy_kernel
-from eqgraph.exec.numba_fused import reducing_kernel, supported
+from eqgraph.exec.numba_fused import kernel_source, reducing_kernel, supported
 from eqgraph.exec.numba_kernels import tier
 from eqgraph.exec.numba_reductions import KERNELS, SMALL, reduction_kind
 from eqgraph.tensor.math import Reduce
@@ -107,10 +107,11 @@ class ReducingComposite(Composite):
             numpy_run = reduced_after(run, self.reductions, sources, node.inputs[0].ndim)
             if not supported(self, node):
                 return numpy_run
-            # once hot, where the kernel does not run, small sums are Numba's loops, as unfused: so
-            # the node turns hot after HOT_CALLS calls of any size (the kernel tests ``numba_below``)
+            # once compiled, where the kernel does not run, small sums are Numba's loops, as unfused
+            # (the kernel tests ``numba_below`` itself)
             hot_numpy_run = reduced_after(run, self.reductions, sources, node.inputs[0].ndim, small_in_numba=True)
-            return tier(numpy_run, lambda: reducing_kernel(self, node, hot_numpy_run, reusable), rebind)
+            return tier(numpy_run, lambda: reducing_kernel(self, node, hot_numpy_run, reusable), rebind,
+                        source=kernel_source(self, node))
         run = elementwise.make_call(values, [values.outputs[j] for j in fresh], impl)
         if run is None:
             return None

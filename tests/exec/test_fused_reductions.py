@@ -64,11 +64,11 @@ def _cases():
 
 
 def _compare(rng, inputs, outputs, shapes, special=True):
-    f = eg.function(inputs, outputs, rulesets=[])
+    f = eg.function(inputs, outputs, rulesets=[], compile="eager")   # Numba's kernels, where it has them
     g = eg.function(inputs, outputs, rulesets=[], fusion=False)
     values = [_values(rng, s, special) for s in shapes]
     with np.errstate(all="ignore"):
-        for _ in range(numba_kernels.HOT_CALLS + 2):
+        for _ in range(2):
             got = f(*values)
         want = g(*values)
     for a, b in zip(got, want):
@@ -105,7 +105,7 @@ def test_without_numba_nothing_is_fused(monkeypatch):
 @needs_numba
 def test_hot_numba_kernel_equals_unfused_bit_for_bit(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     _check_all_cases(np.random.default_rng(1))
     x, y = et.dvector("x"), et.dvector("y")
     f = eg.function([x, y], [(x * y + 1.0).sum()], rulesets=[])
@@ -117,7 +117,7 @@ def test_hot_numba_kernel_equals_unfused_bit_for_bit(tmp_path, monkeypatch):
 def test_hot_kernel_takes_large_arrays_and_keeps_numpys_order(tmp_path, monkeypatch):
     """Past 128 elements NumPy adds blocks pairwise; the kernel follows its plan exactly."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     rng = np.random.default_rng(2)
     x, m = et.dvector("x"), et.dmatrix("m")
     for n in (1, 7, 8, 127, 128, 129, 1000, 4097, 100_003):
@@ -128,7 +128,7 @@ def test_hot_kernel_takes_large_arrays_and_keeps_numpys_order(tmp_path, monkeypa
 @needs_numba
 def test_transcendental_steps_agree_to_an_ulp(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     out = (et.exp(x) * et.tanh(x) + x).sum()
     f, g = eg.function([x], out, rulesets=[]), eg.function([x], out, rulesets=[], fusion=False)
@@ -142,7 +142,7 @@ def test_transcendental_steps_agree_to_an_ulp(tmp_path, monkeypatch):
 def test_accuracy_is_numpys_pairwise_not_a_running_sum(monkeypatch):
     """Ill-conditioned data (big terms cancelling, small ones left): the fused sum is NumPy's
     pairwise sum (bit for bit), whose error against ``math.fsum`` is far below a running sum's."""
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     rng = np.random.default_rng(4)
     n = 200_000
     big = rng.normal(size=n // 2) * 1e12
@@ -163,7 +163,7 @@ def test_accuracy_is_numpys_pairwise_not_a_running_sum(monkeypatch):
 @needs_numba
 def test_empty_arrays_give_numpys_values_and_warning(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     f = eg.function([x], [(x * 2.0).sum(), (x * 2.0).mean()], rulesets=[])
     v = np.ones(5)
@@ -177,7 +177,7 @@ def test_empty_arrays_give_numpys_values_and_warning(tmp_path, monkeypatch):
 
 
 def test_runtime_broadcast_and_bad_shapes_take_numpys_path(monkeypatch):
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     m, n = et.dmatrix("m"), et.dmatrix("n")
     f = eg.function([m, n], (m * n).sum(axis=1), rulesets=[])
     g = eg.function([m, n], (m * n).sum(axis=1), rulesets=[], fusion=False)
@@ -226,7 +226,7 @@ def test_perform_is_the_composites_then_the_reductions():
 def test_a_value_both_written_and_reduced_is_computed_once(monkeypatch):
     """Fusion leaves such a value unfused (it is written anyway), but the op takes it; the NumPy
     kernel's blocked path (20,000 elements) once got it as two outputs and named its array twice."""
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x, y = et.dvector("x"), et.dvector("y")
     f = eg.function([x, y], [(x * y - 1.0).mean(), x * y - 1.0], rulesets=[])
     assert not reducing_nodes(f)

@@ -69,7 +69,8 @@ def test_without_numba_the_numpy_kernel_runs(monkeypatch):
     g = eg.function(inputs, outputs, rulesets=[], fusion=False)
     x, y = _values()
     with np.errstate(all="ignore"):
-        for _ in range(numba_kernels.HOT_CALLS + 3):
+        f.wait_compiled()
+        for _ in range(2):
             got = f(x, y)
         want = g(x, y)
     for a, b in zip(got, want):
@@ -79,7 +80,7 @@ def test_without_numba_the_numpy_kernel_runs(monkeypatch):
 @needs_numba
 def test_hot_node_switches_to_numba_and_agrees_with_numpy(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     inputs, outputs = _graph()
     f = eg.function(inputs, outputs, rulesets=[])
     g = eg.function(inputs, outputs, rulesets=[], fusion=False)
@@ -145,7 +146,7 @@ def test_outputs_reading_some_inputs_keep_their_own_shape(tmp_path, monkeypatch)
     """A fused node whose outputs read different inputs runs with Numba too; where an output's
     inputs are smaller than the kernel's broadcast shape, that call runs the NumPy kernel."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x, y = et.dvector("x"), et.dvector("y")
     e = et.exp(x)
     f = eg.function([x, y], [e + 1, e * y], rulesets=[])
@@ -168,7 +169,7 @@ def test_a_cast_of_a_comparison_compiles(tmp_path, monkeypatch):
     """Numba has no float(bool): the cast is written 1.0 * x (the logistic-regression gradient
     fuses one); before, the kernel failed to compile and warned."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     f = eg.function([x], et.cast(x > 0, "float64") * x, rulesets=[])
     v = np.array([-1.0, 0.0, 2.0, np.nan])
@@ -185,7 +186,7 @@ def test_a_cast_of_a_comparison_compiles(tmp_path, monkeypatch):
 def test_square_roots_run_in_numba_at_every_size_bit_for_bit(tmp_path, monkeypatch):
     """sqrt is one correctly rounded instruction (not a libm call): arithmetic for ``numba_below``."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     f = eg.function([x], et.sqrt(x * 3.0 + 1.0) * 2.0, rulesets=[])
     [node] = _composite_nodes(f)
@@ -202,7 +203,7 @@ def test_square_roots_run_in_numba_at_every_size_bit_for_bit(tmp_path, monkeypat
 @needs_numba
 def test_one_element_constants_are_written_into_the_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     c = {v: et.constant(np.array([v])) for v in (3.0, 2.0, 1.0, 5.0, np.nan, -np.inf, -0.0)}
     y = c[3.0] * x * x * x - c[2.0] * x * x + x - c[1.0] + c[np.nan] * (x > c[5.0]) \
@@ -233,7 +234,6 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
     """The program rebinds a hot node's name to the Numba caller (no tier between them); that
     caller itself sends arrays of ``numba_below`` elements or more to NumPy's SIMD loops."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
     x, y = et.dvector("x"), et.dvector("y")
     e = et.exp(x)
     outputs = [e * y + 1.0, et.tanh(e) - y]
@@ -246,8 +246,9 @@ def test_once_hot_the_program_calls_the_kernel_directly_and_long_arrays_still_ru
     name = next(k for k, v in program.__globals__.items() if k.startswith("g") and callable(v))
     tier = program.__globals__[name]
     small = np.array([0.5, -1.0, 2.0])
-    for _ in range(3):
-        f(small, small)
+    f(small, small)
+    f.wait_compiled()
+    f(small, small)
     direct = program.__globals__[name]
     assert direct is not tier and direct.__code__.co_filename in ("<eqgraph numba caller>", "<eqgraph loop kernel caller>")
     rng = np.random.default_rng(1)
@@ -263,7 +264,7 @@ def test_a_fused_node_of_no_axes_runs_in_numba_and_returns_0d_arrays(tmp_path, m
     """NumPy's kernel pays a call per step on 0-d values (a standardize's sqrt(var + eps) after
     its mean); the Numba ufunc returns NumPy scalars there, which the caller makes 0-d arrays."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     s, t = et.dscalar("s"), et.dscalar("t")
     outs = [et.sqrt(s * 2.0 + 1e-8) / t, et.maximum(s, t) - 1.0]
     f = eg.function([s, t], outs, rulesets=[])
@@ -284,7 +285,7 @@ def test_a_fused_node_of_no_axes_runs_in_numba_and_returns_0d_arrays(tmp_path, m
 def test_logical_ops_in_numba_agree_with_numpy(tmp_path, monkeypatch):
     # and/or/xor/not of comparisons, as a hot fused node: & and | (no branches) give NumPy's answers
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x, y = et.dvector("x"), et.dvector("y")
     a, b = x > 0, y < x
     outs = [et.switch(et.and_(a, b), x, y), et.switch(et.or_(a, b), x, y), et.switch(et.xor(a, b), x, y),
@@ -304,7 +305,7 @@ def test_a_lone_op_of_several_numpy_passes_is_fused_alone_and_runs_in_numba_once
     """softplus is six NumPy calls: alone it becomes a Composite of one step (with Numba), whose
     kernel is one loop once hot; an op of one pass stays as it is."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x = et.dvector("x")
     f = eg.function([x], et.softplus(x), rulesets=[])
     assert len(_composite_nodes(f)) == (numba_kernels.numba is not None)

@@ -8,13 +8,12 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec import numba_kernels
 
 pytestmark = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 
-#: calls that make every tier hot and compiled: nodes after HOT_CALLS, the whole program after
-#: HOT_CALLS + COLD_CALLS where its function is not on disk yet
-HOT = numba_kernels.HOT_CALLS + numba_program.COLD_CALLS + 2
+#: calls of each function, every tier compiled (``compile="eager"``)
+HOT = 2
 
 m, v, s = et.dmatrix("m"), et.dvector("v"), et.dscalar("s")
 #: one graph per Numba kernel kind: a fused elementwise ufunc (numba_kernels), a loop dividing by
@@ -66,7 +65,7 @@ def argument(var, value_ndim_shape, rng):
 def test_a_hot_numba_kernel_takes_every_layout(name, size, rulesets):
     inputs, build = GRAPHS[name]
     kwargs = {} if rulesets is None else {"rulesets": rulesets}
-    f, reference = eg.function(inputs, build(), **kwargs), eg.function(inputs, build(), **kwargs)
+    f, reference = eg.function(inputs, build(), compile="eager", **kwargs), eg.function(inputs, build(), **kwargs)
     rng = np.random.default_rng(0)
     shape = {2: size, 1: size[:1], 0: ()}[inputs[0].ndim]
     hot = [layouts(shape, rng)["C"] if var.ndim == inputs[0].ndim and var.ndim else np.float64(1.5)

@@ -20,9 +20,8 @@ needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is n
 
 @pytest.fixture
 def hot_at_once(monkeypatch):
-    """The whole function compiled on a function's first call, for any size and node count."""
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 1)
-    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
+    """The whole function compiled by ``eg.function``, for any size and node count."""
+    monkeypatch.setattr(eg.config, "compile", "eager")
     monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
     monkeypatch.setattr(numba_program, "MIN_NODES", 1)
 
@@ -103,25 +102,23 @@ def test_models_with_gradients_give_the_hot_programs_values_bit_for_bit(name, ho
 
 
 @needs_numba
-def test_the_default_thresholds_run_the_models_whole_once_hot_on_small_inputs_only(monkeypatch):
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 3)
-    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
+def test_the_whole_function_takes_over_once_compiled_on_small_inputs_only(monkeypatch):
     inputs, outputs = _logreg()
-    f = eg.function(inputs, outputs)
+    f = eg.function(inputs, outputs, compile="deferred")
     call = f.program.call
     small = _model_values(np.random.default_rng(1), "logreg")
-    for _ in range(2):
-        f(*small)
-    assert not hasattr(call.__globals__["hot"], "py_func")   # not hot yet: nothing compiled
+    f(*small)
+    assert call.__globals__["hot"] is None and f.stages.tier != "numba-whole"   # not compiled yet
+    assert f.wait_compiled(timeout=600)
     f(*small)
     hot = call.__globals__["hot"]
-    assert hasattr(hot, "py_func")
+    assert hasattr(hot, "py_func") and f.stages.tier == "numba-whole"
     large = _model_values(np.random.default_rng(2), "logreg", rows=numba_program.SMALL_INPUTS)  # 8x the limit
     calls = []
     monkeypatch.setitem(call.__globals__, "hot", lambda *a: calls.append(1) or hot(*a))
     f(*small)
     f(*large)
-    assert len(calls) == 1
+    assert len(calls) == 1 and f.stages.tier != "numba-whole"
 
 
 # -- random graphs ---------------------------------------------------------------------------------
@@ -269,7 +266,7 @@ def test_untranslatable_graphs_keep_the_program(hot_at_once):
 
 
 def test_without_numba_the_program_runs(monkeypatch):
-    monkeypatch.setattr(numba_program, "numba", None)
+    monkeypatch.setattr(numba_kernels, "numba", None)
     inputs, outputs = _logreg()
     f = eg.function(inputs, outputs)
     assert not hasattr(f.program.call, "whole_source")
@@ -284,38 +281,13 @@ def test_without_numba_the_program_runs(monkeypatch):
 def test_a_new_process_loads_the_whole_function_from_the_disk_cache(tmp_path):
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
-        "from eqgraph.exec import numba_kernels, numba_program\n"
-        "numba_kernels.HOT_CALLS = 1\n"
-        "numba_program.COLD_CALLS = 0\n"
         "x, w = et.dmatrix('x'), et.dvector('w')\n"
         "loss = et.tanh(x @ w).mean()\n"
-        "f = eg.function([x, w], [loss, eg.grad(loss, w)])\n"
+        "f = eg.function([x, w], [loss, eg.grad(loss, w)], compile='eager')\n"
         "for _ in range(2): f(np.ones((3, 2)), np.ones(2))\n"
         "hot = f.program.call.__globals__['hot']\n"
         "print('hit' if hot.cache_hit else 'miss')\n")
     assert_miss_then_hit(script, tmp_path)
-
-
-@needs_numba
-def test_a_function_not_on_disk_waits_longer_before_compiling(tmp_path, monkeypatch):
-    # compiling takes seconds, loading milliseconds: only a function found on disk compiles at HOT_CALLS
-    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
-    monkeypatch.setattr(numba_program, "COLD_CALLS", 5)
-    monkeypatch.setattr(numba_kernels, "_loaded", {})   # nothing compiled by earlier tests
-    inputs, outputs = _logreg()
-    args = _model_values(np.random.default_rng(2), "logreg")
-
-    def calls_until_compiled(f):
-        for n in range(1, 20):
-            f(*args)
-            if hasattr(f.program.call.__globals__["hot"], "py_func"):
-                return n
-        return None
-
-    assert calls_until_compiled(eg.function(inputs, outputs)) == 2 + 5
-    monkeypatch.setattr(numba_kernels, "_loaded", {})   # as a new process would: on disk now
-    assert calls_until_compiled(eg.function(inputs, outputs)) == 2
 
 
 @needs_numba

@@ -64,7 +64,7 @@ def test_only_float64_sums_and_means_over_all_axes_or_one_axis_of_a_matrix_have_
 
 @needs_numba
 def test_hot_programs_give_the_thunk_loops_values_on_every_kind_of_reduction(monkeypatch):
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     v, m, i, s = et.dvector("v"), et.dmatrix("m"), et.lmatrix("i"), et.fmatrix("s")
     outs = [et.exp(v).sum(), (v * 2.0).mean(), m.sum(), m.mean(axis=-1), m.sum(axis=0, keepdims=True),
             m.mean(axis=(-1,), keepdims=True), (m * m).sum(axis=-2), m.T.sum(axis=1),   # a transposed view
@@ -102,7 +102,7 @@ def test_without_numba_reductions_are_numpy_calls(monkeypatch):
 def test_hot_softmaxes_agree_with_perform_to_an_ulp_and_keep_its_nans(monkeypatch):
     """Softmax and log-softmax along the last axis of a float64 vector or matrix: Numba's exp and
     log are the C library's, within an ulp of NumPy's; NaN and inf give what perform gives."""
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     v, m = et.dvector("v"), et.dmatrix("m")
     outs = [et.softmax(v), et.log_softmax(v), et.softmax(m), et.log_softmax(m), et.softmax(m, axis=0),
             et.log_softmax(m.T)]
@@ -140,7 +140,7 @@ def test_softmaxes_of_many_short_rows_are_performs_bit_for_bit(monkeypatch):
             with np.errstate(all="ignore"):
                 got, want = softmax(x, log), softmax_numpy(x, 1, log)
             assert np.array_equal(got, want, equal_nan=True), (shape, log)
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     m = et.dmatrix("m")
     f = eg.function([m], [et.softmax(m), et.log_softmax(m)], rulesets=[])
     assert "numba_short_rows_softmax" in f.program.source
@@ -156,7 +156,7 @@ def test_softmaxes_of_many_short_rows_are_performs_bit_for_bit(monkeypatch):
 def test_hot_sums_to_one_row_or_column_give_summed_tos_values(monkeypatch):
     """``SumToShape`` of a matrix to a ``like`` typed with one row (or column), as a broadcast
     bias's gradient is: the Numba loop where the other axis matches, ``summed_to`` elsewhere."""
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     g, b = et.dmatrix("g"), et.dmatrix("b")
     row, column = et.specify_shape(b, (1, None)), et.specify_shape(b.T, (None, 1))
     outs = [et.sum_to_shape(g * 2.0, row), et.sum_to_shape(g * 3.0, column)]

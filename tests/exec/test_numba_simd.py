@@ -98,7 +98,7 @@ def test_signed_zeros_sum_as_numpy_from_its_identity():
 def test_fused_sums_bit_for_bit_at_leaf_edges(tmp_path, monkeypatch):
     """Against NumPy itself (the unfused program, once hot, runs ``numba_reductions``' loops)."""
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     x, m = et.dvector("x"), et.dmatrix("m")
     half = x * 0.5
     f = eg.function([x], [half.sum(), (half * half - 1.0).mean()], rulesets=[])   # one node, two sums
@@ -123,9 +123,8 @@ def test_a_new_process_reads_the_vector_kernels_from_numbas_disk_cache(tmp_path)
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
         "from eqgraph.exec import numba_kernels, numba_reductions\n"
-        "numba_kernels.HOT_CALLS = 2\n"
         "x = et.dvector('x')\n"
-        "f = eg.function([x], ((x - 0.5) * 3.0).mean(), rulesets=[])\n"
+        "f = eg.function([x], ((x - 0.5) * 3.0).mean(), rulesets=[], compile='eager')\n"
         "v = np.linspace(-1.0, 1.0, 1001)\n"
         "for _ in range(3):\n"
         "    got = f(v)\n"

@@ -197,8 +197,7 @@ def test_a_fused_group_stops_at_the_check():
 
 @pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 def test_a_hot_program_still_checks(monkeypatch):
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 1)
-    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
+    monkeypatch.setattr(eg.config, "compile", "eager")
     monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
     monkeypatch.setattr(numba_program, "MIN_NODES", 1)
     x, s = et.dvector("x"), et.dscalar("s")
