@@ -450,6 +450,9 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
     if ruleset in RESERVED_RULESETS:
         raise RuleFileError(f"{source}: the ruleset name {ruleset!r} (from the file's name) is reserved by "
                             f"eqgraph ({', '.join(RESERVED_RULESETS)}); rename the file")
+    from eqgraph.egraph.families import expand_families  # the op registry, read where a file names a family
+
+    text = expand_families(text, source)
     rules, edits = [], []   # edits: (form, replacement) applied to the text, keeping its lines
     declared: set[str] = set()  # the relations and functions the file declares
     for form, line in split_forms(text, source):
