@@ -229,11 +229,79 @@ def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
+# -- index lists ------------------------------------------------------------------------------
+# An index list (Subtensor.idx_list and its kin) is an IntVec of four i64 per entry, a kind
+# and three parts, so that rules match and build entries with vec-get and vec-of (an IntVec,
+# not a sort of its own: egglog cannot tell two vector sorts of i64 apart in (vec-of ...)):
+#   (0 k 0 0)                an integer position k
+#   (1 0 0 0)                a new axis (None)
+#   (2 0 0 0)                a 0-d integer index input ("?")
+#   (3 0 0 0)                an integer or boolean array input ("a", advanced indexing)
+#   (1abc start stop step)   a slice: a, b, c say what start, stop and step are: 0 absent
+#                            (None; its part is 0), 1 the i64 given, 2 an index input (part 0)
+# so x[:] is (1000 0 0 0), x[2:] (1100 2 0 0), x[2:5] (1110 2 5 0) and x[::-1] (1001 0 0 -1).
+INDEX_INT, INDEX_NEWAXIS, INDEX_SCALAR, INDEX_ARRAY, INDEX_SLICE = 0, 1, 2, 3, 1000
+_ENTRY_KINDS = {None: INDEX_NEWAXIS, "?": INDEX_SCALAR, "a": INDEX_ARRAY}
+_KIND_ENTRIES = {kind: entry for entry, kind in _ENTRY_KINDS.items()}
+
+
+def encode_index(idx_list) -> tuple[int, ...]:
+    """The numbers of an index list (four per entry, see above)."""
+    numbers = []
+    for entry in idx_list:
+        if isinstance(entry, tuple) and len(entry) == 4 and entry[0] == "slice":
+            states = [_part_state(p, idx_list) for p in entry[1:]]
+            numbers += [INDEX_SLICE + 100 * states[0] + 10 * states[1] + states[2],
+                        *(int(p) if state == 1 else 0 for p, state in zip(entry[1:], states))]
+        elif _is_int(entry):
+            numbers += [INDEX_INT, int(entry), 0, 0]
+        elif isinstance(entry, (str, type(None))) and entry in _ENTRY_KINDS:
+            numbers += [_ENTRY_KINDS[entry], 0, 0, 0]
+        else:
+            raise ValueError(f"index list {idx_list!r}: entry {entry!r} is no integer, ('slice', start, stop, step), "
+                             "None, '?' or 'a'")
+    return tuple(numbers)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _part_state(part, idx_list) -> int:
+    """0 for an absent slice part (None), 1 for an integer, 2 for an index input ("?")."""
+    if part is None:
+        return 0
+    if _is_int(part):
+        return 1
+    if part == "?":
+        return 2
+    raise ValueError(f"index list {idx_list!r}: slice part {part!r} is no integer, None or '?'")
+
+
+def decode_index(numbers) -> tuple:
+    """The index list of its numbers (``encode_index`` read back)."""
+    if len(numbers) % 4:
+        raise ValueError(f"an index list has four numbers per entry, not {len(numbers)}: {tuple(numbers)}")
+    entries = []
+    for i in range(0, len(numbers), 4):
+        kind, *parts = numbers[i:i + 4]
+        states = (kind // 100 % 10, kind // 10 % 10, kind % 10)
+        if kind == INDEX_INT:
+            entries.append(parts[0])
+        elif kind in _KIND_ENTRIES:
+            entries.append(_KIND_ENTRIES[kind])
+        elif kind // 1000 == 1 and max(states) <= 2:
+            entries.append(("slice", *(None if st == 0 else p if st == 1 else "?" for p, st in zip(parts, states))))
+        else:
+            raise ValueError(f"index list entry {i // 4} of {tuple(numbers)} has kind {kind}: not 0-3 or a slice's 1abc")
+    return tuple(entries)
+
+
 # -- prop codecs ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Codec:
     sort: str
-    kind: str              # "int" | "bool" | "float" | "str" | "vec" | "repr"
+    kind: str              # "int" | "bool" | "float" | "str" | "vec" | "index" | "repr"
     marker: object = None  # what -1 stands for in a vec ("x" or None)
 
     def encode(self, value) -> str:
@@ -248,11 +316,13 @@ class Codec:
         if self.kind == "vec":
             items = [-1 if v == self.marker and not isinstance(v, int) else int(v) for v in value]
             return f"(vec-of {' '.join(map(str, items))})" if items else "(vec-empty)"
+        if self.kind == "index":
+            return self.encode_read(encode_index(value))
         return json.dumps(repr(value))
 
     def encode_read(self, value) -> str:
         """The encoding of a value as read back from egglog (before ``decode``)."""
-        if self.kind == "vec":
+        if self.kind in ("vec", "index"):
             return f"(vec-of {' '.join(map(str, value))})" if value else "(vec-empty)"
         if self.kind == "repr":
             return json.dumps(value)
@@ -262,6 +332,8 @@ class Codec:
         """From the Python value read back from egglog (int, bool, float, str or list of ints)."""
         if self.kind == "vec":
             return tuple(self.marker if v == -1 else v for v in value)
+        if self.kind == "index":
+            return decode_index(value)
         if self.kind == "repr":
             return ast.literal_eval(value)
         return value
@@ -280,6 +352,17 @@ def codec_for(value) -> Codec:
         marker = "x" if "x" in value else (None if None in value else "x")
         return Codec("IntVec", "vec", marker)
     return Codec("String", "repr")
+
+
+#: the index list of an indexing op (``idx_list``)
+INDEX_CODEC = Codec("IntVec", "index")
+INDEXING_OPS = (et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor, et.AdvancedIncSubtensor)
+
+
+def _codec(op, prop: str) -> Codec:
+    if prop == "idx_list" and isinstance(op, INDEXING_OPS):
+        return INDEX_CODEC
+    return codec_for(getattr(op, prop))
 
 
 def _vec_like(value) -> bool:
@@ -305,7 +388,7 @@ class Constructor:
     def fits(self, op) -> bool:
         """Whether this constructor's codecs can encode ``op``'s props without loss."""
         for p, codec in zip(self.props, self.codecs):
-            if codec.kind == "repr":  # a repr round-trips any literal: Subtensor's (0,) as well as its slices
+            if codec.kind in ("repr", "index"):  # any literal, any index list
                 continue
             kind = codec_for(getattr(op, p)).kind
             if kind != codec.kind and not (codec.kind == "vec" and kind in ("vec", "repr")
@@ -338,7 +421,7 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
         name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
     # derived facts an op offers to the type rules (e.g. Subtensor's slicing) follow its props
     props += tuple(getattr(cls, "__egg_extras__", ()))
-    codecs = tuple(codec_for(getattr(op, p)) for p in props)
+    codecs = tuple(_codec(op, p) for p in props)
     vector = isinstance(op, VECTOR_INPUTS)
     return Constructor(name, cls, 0 if vector else n_inputs, props, codecs, fixed, vector)
 

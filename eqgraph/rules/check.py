@@ -61,7 +61,7 @@ from unification import isvar
 import eqgraph.tensor as et
 from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
-from eqgraph.egraph.schema import Schema
+from eqgraph.egraph.schema import Schema, encode_index
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -744,8 +744,8 @@ class Binding:
         if head in INDEXED:
             self._bind_index(ctor, args[ctor.n_inputs:], inputs[0].ndim)
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
-        # -1 is "x"; an index list is written as its repr ("(0,)")
-        props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
+        # -1 is "x"; an index list is four numbers an entry (schema.encode_index)
+        props = [c.decode(p) if c.kind in ("vec", "index", "repr") else p for p, c in zip(props, ctor.codecs)]
         node = ctor.make_op(props).make_node(*inputs)
         if self._matching is not None:
             for arg, term in zip(args[: ctor.n_inputs], node.inputs):
@@ -764,7 +764,7 @@ class Binding:
         touched = int(self.rng.integers(1, ndim + 1))
         entries = [INDEX_ENTRIES[i] for i in self.rng.integers(len(INDEX_ENTRIES), size=touched)]
         idx_list = tuple(entries) + (FULL_SLICE,) * (ndim - touched)
-        self.primitives[idx] = repr(idx_list)
+        self.primitives[idx] = encode_index(idx_list)
         op = ctor.make_op([idx_list] + [None] * (len(ctor.props) - 1))
         for arg, prop, codec in zip(props[1:], ctor.props[1:], ctor.codecs[1:]):
             if isvar(arg) and arg not in self.primitives and codec.kind == "vec":
