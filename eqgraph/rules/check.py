@@ -62,6 +62,7 @@ import eqgraph.tensor as et
 from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
 from eqgraph.egraph.schema import Schema, encode_index
+from eqgraph.rules.guard_facts import computed_by_guards, fact_rules, guard_value
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -75,7 +76,7 @@ CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # f
 CHECK_EXCEPTIONS = ("AssertionError", "ValueError")
 #: egglog's primitive functions that rule patterns use, for building right-hand sides
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-              "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
+              "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a, "min": min, "max": max,
               "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple,
               "vec-get": lambda vec, i: vec[i],
               "set-get": lambda one, i: one}  # a guard-bound set of one (derived) is held as its element
@@ -202,7 +203,7 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     domain = _domain(rule, variables, _variable_kinds(lhs))
-    derived = _derived_from_guards(rule.when, variables)
+    derived = _derived_from_guards(rule.when, variables, _matched(rule, variables), set(_pattern_variables(lhs)))
     if rule.kind == "rule":
         _bound_by_its_left_side(rule, lhs, rhs, derived)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
@@ -216,7 +217,7 @@ def _bound_by_its_left_side(rule: Rule, lhs, rhs, derived: dict) -> None:
     """A general rule's right side may read what its guards compute ((= k (vec-get t 0))): the
     checker would draw those at random and build another right side than the rule's."""
     bound = set(_pattern_variables(lhs))
-    bound |= {v for v, (_, operand) in derived.items() if operand in bound}
+    bound |= {v for v, (kind, operand) in derived.items() if operand in bound or kind == "guard"}
     free = sorted(_name(v) for v in set(_pattern_variables(rhs)) - bound)
     if free:
         raise Uncheckable(f"its right side reads {', '.join(free)}, which its guards compute (the checker "
@@ -231,7 +232,7 @@ def _pattern_variables(pattern):
             yield from _pattern_variables(part)
 
 
-def _derived_from_guards(when: str | None, variables: dict) -> dict:
+def _derived_from_guards(when: str | None, variables: dict, matched=None, bound: set = frozenset()) -> dict:
     """Primitive variables a rewrite's guards read off an operand: ``(= ds (dtype x))`` then
     ``(= d (set-get ds 0))`` makes ``d`` x's dtype (``ndim`` likewise), so that a right side may
     build a constant of x's dtype and ndim (``(Scalar NaN d n)``).  Variable -> (prop, operand)."""
@@ -241,11 +242,21 @@ def _derived_from_guards(when: str | None, variables: dict) -> dict:
         if not (isinstance(fact, tuple) and fact[0] == "=" and isvar(fact[1]) and isinstance(fact[2], tuple)):
             continue
         head, *args = fact[2]
-        if head in ("dtype", "ndim") and isvar(args[0]):
+        if head in ("dtype", "ndim") and isvar(args[0]) and args[0] is not matched:
             derived[fact[1]] = (head, args[0])
         elif head == "set-get" and args[0] in derived:
             derived[fact[1]] = derived[args[0]]
+    if matched is not None:  # a general rule: what its other guards compute (guard_facts)
+        derived.update(computed_by_guards(facts, bound | set(derived), matched))
     return derived
+
+
+def _matched(rule: Rule, variables: dict):
+    """The variable a general rule names its matched term by (``e`` in ``(= e LHS)``), or None."""
+    if rule.kind != "rule":
+        return None
+    first = _subforms(_subforms(_subforms(rule.text)[1])[0])
+    return parse_pattern(first[1], variables)
 
 
 def _domain(rule: Rule, variables: dict, kinds: dict) -> dict:
@@ -461,13 +472,14 @@ def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
 
 
 def _saturate(alone: Ruleset, inputs: list, outputs: list):
-    """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
+    """(report, e-graph) after one iteration of the rule alone, with the type analyses (and
+    one more per layer of the rules that fill what its guards read)."""
     # commute.egg too: it unites y * x with x * y where the rule builds one beside the other
     # (the rule itself matches either operand order: rules/ruleset.py operand_orders)
     helpers = ["types"] + ([("commute", "saturate")] if alone.name != "commute" else [])
     with egraph.session([*helpers, alone], reuse=helpers) as session:  # a pooled session holds them
         session.encode(FunctionGraph(inputs, outputs, clone=False))
-        return session.saturate(Limits(iterations=1)), session.snapshot()
+        return session.saturate(Limits(iterations=1 + fact_rules(alone, alone.rules[0])[1])), session.snapshot()
 
 
 def _value_or_failed_check(graph, values: dict) -> list:
@@ -534,12 +546,15 @@ def _show(value) -> str:
 
 
 def _alone(ruleset: Ruleset, rule: Rule) -> Ruleset:
-    """``ruleset`` with only ``rule`` (its other commands kept: a rule may use them); same lines."""
+    """``ruleset`` with only ``rule`` and the rules that fill what its guards read
+    (``guard_facts``; its other commands kept: a rule may use them); same lines."""
+    helpers, _ = fact_rules(ruleset, rule)
+    kept = {rule.name, *(h.name for h in helpers)}
     program = ruleset.program
     for other in ruleset.rules:
-        if other.name != rule.name:  # by name: ``rule`` may be the two_sides copy of the file's
+        if other.name not in kept:  # by name: ``rule`` may be the two_sides copy of the file's
             program = program.replace(other.text, "\n" * other.text.count("\n"), 1)
-    return Ruleset(ruleset.name, [rule], program, ruleset.source, ruleset.saturate)
+    return Ruleset(ruleset.name, [rule, *helpers], program, ruleset.source, ruleset.saturate)
 
 
 # -- evaluation: the meaning of a graph, node by node ------------------------------------------
@@ -655,7 +670,11 @@ class Binding:
                 raise ValueError(f"{_name(v)} matches {len(set(terms))} different terms in the left side")
             self.operands[v] = terms[0]
         for v, (prop, operand) in self.derived.items():
-            if operand in self.operands:
+            if prop == "guard":   # computed by a general rule's guards from what is bound by now
+                expression, matched = operand
+                self.primitives[v] = guard_value(expression, matched, self.primitives,
+                                                 lambda t: graph if t is matched else self.operands.get(t, self.tensors[t]))
+            elif operand in self.operands:
                 self.primitives[v] = getattr(self.operands[operand].type, prop)
         return graph
 

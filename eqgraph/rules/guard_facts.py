@@ -1,0 +1,118 @@
+"""What the soundness checker runs beside a rule so that its guards can hold.
+
+A rule checked alone (``check._alone``) meets an e-graph with the type analyses and nothing
+else of its file. A guard may read a relation that other rules of the same file fill:
+``index-add`` asks for ``(broadcast-safe s t)``, which ``broadcast-safe-slice`` derives from
+``(safe-slice s)``, which ``safe-slice`` derives from the index's facts. Checked without them,
+such a rule never matches. ``fact_rules`` finds those rules (transitively); they add facts and
+no equality, so they cannot make the two sides one e-class themselves.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eqgraph.rules.ruleset import Rule, Ruleset, _subforms
+
+_DECLARED = re.compile(r"\((?:relation|function)\s+([^\s()]+)")
+
+
+def fact_rules(ruleset: Ruleset, rule: Rule) -> tuple[list[Rule], int]:
+    """(the rules of ``ruleset`` that fill the relations ``rule``'s guards read, transitively;
+    how many layers deep they go). Only rules that union nothing are taken."""
+    declared = set(_DECLARED.findall(ruleset.program))
+    fillers = {}
+    for other in ruleset.rules:
+        if other.kind == "rule" and other.name != rule.name and "(union" not in other.text:
+            for name in _filled(other) & declared:
+                fillers.setdefault(name, []).append(other)
+    wanted, found, depth = _read(rule) & declared, [], 0
+    while wanted:
+        layer = [r for name in sorted(wanted) for r in fillers.get(name, ()) if r not in found]
+        if not layer:
+            break
+        found += list(dict.fromkeys(layer))
+        depth += 1
+        wanted = set().union(*(_read(r) & declared for r in layer))
+    return found, depth
+
+
+def _read(rule: Rule) -> set[str]:
+    """The relations and functions a rule's query names."""
+    parts = _subforms(rule.text)
+    return _heads(parts[1]) if rule.kind == "rule" and len(parts) > 1 else _heads(rule.when or "")
+
+
+def _filled(rule: Rule) -> set[str]:
+    """The relations a rule's actions add rows to (``(broadcast-safe s t)``, ``(set (f x) v)``)."""
+    parts = _subforms(rule.text)
+    actions = _subforms(parts[2]) if len(parts) > 2 and parts[2].startswith("(") else []
+    names = set()
+    for action in actions:
+        words = _subforms(action) if action.startswith("(") else []
+        if words and words[0] == "set" and len(words) > 1 and words[1].startswith("("):
+            names.add(_subforms(words[1])[0])
+        elif words and words[0] not in ("let", "union", "delete", "panic"):
+            names.add(words[0])
+    return names
+
+
+def _heads(text: str) -> set[str]:
+    return set(re.findall(r"\(([^\s()]+)", text))
+
+
+# -- values a general rule's guards compute, for the right side the checker builds ---------------
+# ``(= j (vec-get t 1))`` reads j off the index's facts and ``(= ns (ndim e))`` the matched term's
+# ndim; a right side built of j or ns is checkable once the left side is drawn. A set of one
+# value (an analysis) is held as its element, as check.PRIMITIVES holds it.
+_ANALYSES = {"dtype": lambda t: t.type.dtype, "ndim": lambda t: t.type.ndim}
+_PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+               "min": min, "max": max, "neg": lambda a: -a, "vec-get": lambda v, i: v[i], "vec-length": len,
+               "vec-of": lambda *items: tuple(items), "set-get": lambda one, i: one, "set-of": lambda one: one}
+
+
+def computed_by_guards(facts, known: set, matched) -> dict:
+    """Variable -> ("guard", (expression, matched)) for each guard ``(= v expression)`` (or
+    ``(= (ndim x) (set-of v))``) whose ``v`` nothing else binds and whose expression reads only
+    ``known`` variables, the matched term ``matched`` and what earlier such guards computed."""
+    from unification import isvar
+
+    known, found = set(known) | {matched}, {}
+    for fact in facts:
+        if not (isinstance(fact, tuple) and len(fact) == 3 and fact[0] == "="):
+            continue
+        a, b = fact[1], fact[2]
+        if isinstance(b, tuple) and len(b) == 2 and b[0] == "set-of" and isvar(b[1]):
+            a, b = b[1], a      # (= (ndim x) (set-of v)): v is x's ndim
+        elif not isvar(a) or a in known:
+            a, b = b, a
+        if isvar(a) and a not in known and _reads_only(b, known):
+            found[a] = ("guard", (b, matched))
+            known.add(a)
+    return found
+
+
+def _reads_only(expression, known: set) -> bool:
+    from unification import isvar
+
+    if isvar(expression):
+        return expression in known
+    if not isinstance(expression, tuple):
+        return True
+    return (expression[0] in _ANALYSES or expression[0] in _PRIMITIVES) and all(
+        _reads_only(a, known) for a in expression[1:])
+
+
+def guard_value(expression, matched, primitives: dict, term_of):
+    """The value of a guard's expression (``computed_by_guards``): variables from ``primitives``,
+    analyses of tensors from ``term_of(variable)`` (the matched term for ``matched``)."""
+    from unification import isvar
+
+    if isvar(expression):
+        return primitives[expression]
+    if not isinstance(expression, tuple):
+        return expression
+    head, args = expression[0], expression[1:]
+    if head in _ANALYSES:
+        return _ANALYSES[head](term_of(args[0]))
+    return _PRIMITIVES[head](*[guard_value(a, matched, primitives, term_of) for a in args])
