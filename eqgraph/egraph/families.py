@@ -45,6 +45,7 @@ def expand_families(text: str, source: str) -> str:
     all on the form's first line (its other lines left blank, so later lines keep their numbers)."""
     if "@" not in text:
         return text
+    from eqgraph.rules.ruleset import RuleFileError  # the rule loader calls this: imported by then
     out, position = [], 0
     for start, end, line in _forms(text):
         form = text[start:end]
@@ -52,11 +53,11 @@ def expand_families(text: str, source: str) -> str:
         if not named:
             continue
         if len(named) > 1:
-            raise ValueError(f"{source}:{line}: a rule names one op family, this one names "
+            raise RuleFileError(f"{source}:{line}: a rule names one op family, this one names "
                              f"{', '.join('@' + n for n in sorted(named))}")
         [family] = named
         if family not in families():
-            raise ValueError(f"{source}:{line}: @{family} is no op family; families: "
+            raise RuleFileError(f"{source}:{line}: @{family} is no op family; families: "
                              f"{', '.join('@' + n for n in families())}")
         flat = " ".join(_code(form).split())
         copies = [_instance(flat, family, ctor, word) for ctor, word in families()[family]]
