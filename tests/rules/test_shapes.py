@@ -137,3 +137,13 @@ def test_the_size_of_a_matrix_is_one_product_of_its_shape():
     assert sorted(ops_of(f)) == ["Prod{axis=(0,)}", "Shape"]
     assert [int(v) for v in f(np.ones((2, 5)))] == [10, 10, 10]
     assert [int(v) for v in f(np.ones((0, 5)))] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_an_entry_of_a_shape_of_any_length_is_that_axis_s_size(n):
+    # shapes.egg's vector-entry rules: s.shape[k] and s.shape[-1] read the shape's own scalars
+    t = et.TensorType("float64", (None,) * n)("t")
+    f = eg.function([t], [et.exp(t).shape[n - 1] * 2, et.exp(t).shape[-1] * 3, et.exp(t).shape[0] + 1])
+    assert "Exp" not in " ".join(ops_of(f)) and "exp" not in " ".join(ops_of(f)), ops_of(f)
+    value = np.ones(tuple(range(2, n + 2)))
+    assert [int(r) for r in f(value)] == [value.shape[-1] * 2, value.shape[-1] * 3, value.shape[0] + 1]
