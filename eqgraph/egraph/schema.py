@@ -11,13 +11,23 @@
   derived from the props for the type rules) as primitive children, each
   with a codec chosen from its Python value: ints are ``i64``, bools ``bool``,
   floats ``f64``, strings ``String``, tuples of ints ``IntVec``
-  (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``),
+  (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``), an
+  indexing op's ``idx_list`` an ``IntVec`` of four numbers an entry (``encode_index``),
   anything else the ``String`` of its ``repr``.
+
+Op families. A rule file names a family of ops, ``@unary`` or ``@binary``, where it would name
+one op; the file is loaded with one copy of such a rule per op of the family (families.py).
+Copies, not one family term per elementwise node (``(Unary "Exp" x)`` beside ``(Exp x)``), nor
+one generic elementwise constructor carrying its op as a prop: on bench/rewrites.py's corpus the
+family terms added 6% e-nodes (2,655 to 2,816) and 30% on bench/compile_time.py's chain (1,005 to
+1,305 at 500 nodes) with no saturation time won back, while copies add none; a generic
+constructor would put every elementwise rule's match in one table and every rule file's op
+names behind a prop, for no fewer e-nodes than copies.
 
 A user's Op class with ``__props__`` gets a constructor the first time a graph
 using it is encoded: nothing here needs editing.
 
-Variadic inputs (DESIGN, issue 10). egglog 13 accepts a vector of terms as a child
+Variadic inputs. egglog 13 accepts a vector of terms as a child
 (``(sort TVec (Vec T))``), keeps it up to date when its entries' e-classes merge, and lets
 a ``rule`` take it apart: ``(= e (Join v axis)) (= (vec-length v) 2) (= a (vec-get v 0))``,
 even matching an entry's structure, ``(= (Exp x) (vec-get v 0))``. It refuses a vector in
@@ -28,7 +38,7 @@ view's rule explanations and the unstable declarations read rule patterns struct
 drawing or matching each named input: an input hidden in a ``vec-get`` condition is none
 of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
-(``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
+(``(Subtensor_1 x (vec-of 0 1 0 0) s t)``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
 constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
 spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.

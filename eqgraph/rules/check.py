@@ -104,9 +104,10 @@ def _positive_definite(rng, shape, dtype):
 #: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
 #: their last two axes are drawn equal
 DOMAIN_VALUES = {"positive-definite": _positive_definite}
-#: ops whose index list (``idx_list``) is drawn for the operand's ndim; the other props they
-#: carry (``slicing``, ``int_indices``) are derived from it. Ops with index *inputs* are not drawn.
-INDEXED = ("Subtensor_1", "IncSubtensor_2")
+#: ops whose index list (``idx_list``) is drawn for the operand's ndim, and the entry that reads
+#: their one index input (a 0-d integer "?", an array "a"; None: no index input); the other props
+#: they carry (``slicing``, ``int_indices``, ``block_at``) are derived from it
+INDEXED = {"Subtensor_1": None, "IncSubtensor_2": None, "Subtensor_2": "?", "AdvancedSubtensor_2": "a"}
 #: the entries an index is drawn from: in range for every axis size the draws use (1 or more)
 INDEX_ENTRIES = (0, -1, FULL_SLICE, ("slice", 1, None, None), ("slice", None, None, -1),
                  ("slice", 0, 1, None), ("slice", None, -1, None))
@@ -782,12 +783,15 @@ class Binding:
             raise IndexError("a 0-d operand has no axis to index")
         touched = int(self.rng.integers(1, ndim + 1))
         entries = [INDEX_ENTRIES[i] for i in self.rng.integers(len(INDEX_ENTRIES), size=touched)]
+        if INDEXED[ctor.name] is not None:  # the index input takes one of the touched axes
+            entries[int(self.rng.integers(touched))] = INDEXED[ctor.name]
         idx_list = tuple(entries) + (FULL_SLICE,) * (ndim - touched)
         self.primitives[idx] = encode_index(idx_list)
         op = ctor.make_op([idx_list] + [None] * (len(ctor.props) - 1))
         for arg, prop, codec in zip(props[1:], ctor.props[1:], ctor.codecs[1:]):
-            if isvar(arg) and arg not in self.primitives and codec.kind == "vec":
-                self.primitives[arg] = tuple(getattr(op, prop))
+            if isvar(arg) and arg not in self.primitives:
+                value = getattr(op, prop)
+                self.primitives[arg] = tuple(value) if codec.kind == "vec" else value
 
     def _prop(self, head, arg, codec, inputs):
         # props that must agree with an input to type-check: drawn from that input
