@@ -62,7 +62,7 @@ import eqgraph.tensor as et
 from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
 from eqgraph.egraph.schema import Schema, encode_index
-from eqgraph.rules.guard_facts import computed_by_guards, fact_rules, guard_value
+from eqgraph.rules.guard_facts import computed_by_guards, fact_rules, fact_tables, guard_value
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -204,7 +204,8 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     domain = _domain(rule, variables, _variable_kinds(lhs))
-    derived = _derived_from_guards(rule.when, variables, _matched(rule, variables), set(_pattern_variables(lhs)))
+    derived = _derived_from_guards(rule.when, variables, _matched(rule, variables), set(_pattern_variables(lhs)),
+                                   fact_tables(ruleset.program, load("types").program))
     if rule.kind == "rule":
         _bound_by_its_left_side(rule, lhs, rhs, derived)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
@@ -218,7 +219,7 @@ def _bound_by_its_left_side(rule: Rule, lhs, rhs, derived: dict) -> None:
     """A general rule's right side may read what its guards compute ((= k (vec-get t 0))): the
     checker would draw those at random and build another right side than the rule's."""
     bound = set(_pattern_variables(lhs))
-    bound |= {v for v, (kind, operand) in derived.items() if operand in bound or kind == "guard"}
+    bound |= {v for v, (kind, operand) in derived.items() if operand in bound or kind in ("guard", "term")}
     free = sorted(_name(v) for v in set(_pattern_variables(rhs)) - bound)
     if free:
         raise Uncheckable(f"its right side reads {', '.join(free)}, which its guards compute (the checker "
@@ -233,7 +234,8 @@ def _pattern_variables(pattern):
             yield from _pattern_variables(part)
 
 
-def _derived_from_guards(when: str | None, variables: dict, matched=None, bound: set = frozenset()) -> dict:
+def _derived_from_guards(when: str | None, variables: dict, matched=None, bound: set = frozenset(),
+                         tables: dict | None = None) -> dict:
     """Primitive variables a rewrite's guards read off an operand: ``(= ds (dtype x))`` then
     ``(= d (set-get ds 0))`` makes ``d`` x's dtype (``ndim`` likewise), so that a right side may
     build a constant of x's dtype and ndim (``(Scalar NaN d n)``).  Variable -> (prop, operand)."""
@@ -248,7 +250,7 @@ def _derived_from_guards(when: str | None, variables: dict, matched=None, bound:
         elif head == "set-get" and args[0] in derived:
             derived[fact[1]] = derived[args[0]]
     if matched is not None:  # a general rule: what its other guards compute (guard_facts)
-        derived.update(computed_by_guards(facts, bound | set(derived), matched))
+        derived.update(computed_by_guards(facts, bound | set(derived), matched, tables or {}))
     return derived
 
 
@@ -744,6 +746,8 @@ class Binding:
         raise UnknownConstructor(f"cannot draw a value of sort {sort}")
 
     def build(self, pattern):
+        if isvar(pattern) and self.derived.get(pattern, ("",))[0] == "term":  # a term a guard names
+            return self.build(self.derived[pattern][1])
         if isvar(pattern):
             return self.operands.get(pattern, self.tensors[pattern])
         head, args = pattern[0], pattern[1:]

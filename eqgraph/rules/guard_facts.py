@@ -10,6 +10,7 @@ no equality, so they cannot make the two sides one e-class themselves.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms
@@ -71,25 +72,81 @@ _PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, 
                "vec-of": lambda *items: tuple(items), "set-get": lambda one, i: one, "set-of": lambda one: one}
 
 
-def computed_by_guards(facts, known: set, matched) -> dict:
-    """Variable -> ("guard", (expression, matched)) for each guard ``(= v expression)`` (or
-    ``(= (ndim x) (set-of v))``) whose ``v`` nothing else binds and whose expression reads only
-    ``known`` variables, the matched term ``matched`` and what earlier such guards computed."""
+def computed_by_guards(facts, known: set, matched, tables: dict) -> dict:
+    """Variable -> how the checker computes it, for each guard whose variable nothing else binds
+    and whose other parts read only ``known`` variables, the matched term ``matched`` and what
+    earlier such guards computed:
+
+    - ``(= v expression)`` or ``(= (ndim x) (set-of v))``: ("guard", (expression, matched));
+    - ``(= v (Op ...))``, a term of known variables: ("term", the term), built as the left side is;
+    - ``(relation ... v ...)`` of a relation the files state as facts (``tables``, ``fact_tables``):
+      ("guard", (("@lookup", relation, arguments, position), matched)), the row that fits."""
     from unification import isvar
 
     known, found = set(known) | {matched}, {}
     for fact in facts:
-        if not (isinstance(fact, tuple) and len(fact) == 3 and fact[0] == "="):
+        if not isinstance(fact, tuple):
+            continue
+        if fact[0] in tables:
+            unknown = [(k, a) for k, a in enumerate(fact[1:]) if isvar(a) and a not in known]
+            if unknown and all(_reads_only(a, known) for a in fact[1:] if not any(a is u for _, u in unknown)):
+                positions = tuple(k for k, _ in unknown)
+                for position, v in unknown:
+                    lookup = ("@lookup", fact[0], tuple(tables[fact[0]]), fact[1:], position, positions)
+                    found[v] = ("guard", (lookup, matched))
+                    known.add(v)
+            continue
+        if len(fact) != 3 or fact[0] != "=":
             continue
         a, b = fact[1], fact[2]
         if isinstance(b, tuple) and len(b) == 2 and b[0] == "set-of" and isvar(b[1]):
             a, b = b[1], a      # (= (ndim x) (set-of v)): v is x's ndim
         elif not isvar(a) or a in known:
             a, b = b, a
-        if isvar(a) and a not in known and _reads_only(b, known):
+        if not isvar(a) or a in known:
+            continue
+        if _reads_only(b, known):
             found[a] = ("guard", (b, matched))
             known.add(a)
+        elif isinstance(b, tuple) and b[0][:1].isupper() and _term_of(b, known):
+            found[a] = ("term", b)
+            known.add(a)
     return found
+
+
+def _term_of(term, known: set) -> bool:
+    """Whether ``term`` is a constructor term over ``known`` variables and constants."""
+    from unification import isvar
+
+    if isvar(term):
+        return term in known
+    if not isinstance(term, tuple):
+        return True
+    return all(_term_of(a, known) for a in term[1:])
+
+
+@functools.lru_cache(maxsize=64)
+def fact_tables(*programs: str) -> dict:
+    """Relation -> its rows, for the relations ``programs`` declare and state facts of
+    (``(pads 0 1 (vec-of -1))``; vectors as tuples)."""
+    from eqgraph.rules.pattern import parse_pattern
+    from eqgraph.rules.ruleset import split_forms
+
+    tables: dict = {}
+    for program in programs:
+        declared = set(re.findall(r"\(relation\s+([^\s()]+)", program))
+        for form, _ in split_forms(program, "<facts>"):
+            head = _subforms(form)[0] if form.startswith("(") else ""
+            if head in declared:
+                row = parse_pattern(form, {})[1:]
+                tables.setdefault(head, []).append(tuple(_constant(v) for v in row))
+    return tables
+
+
+def _constant(value):
+    if isinstance(value, tuple):
+        return tuple(_constant(v) for v in value[1:]) if value[0] in ("vec-of", "vec-empty") else value
+    return value
 
 
 def _reads_only(expression, known: set) -> bool:
@@ -113,6 +170,14 @@ def guard_value(expression, matched, primitives: dict, term_of):
     if not isinstance(expression, tuple):
         return expression
     head, args = expression[0], expression[1:]
+    if head == "@lookup":   # the row of a fact table that fits the known arguments
+        relation, rows, arguments, position, unknown = args
+        values = [None if k in unknown else guard_value(a, matched, primitives, term_of)
+                  for k, a in enumerate(arguments)]
+        for row in rows:
+            if all(v is None or v == r for v, r in zip(values, row)):
+                return row[position]
+        raise ValueError(f"no fact ({relation} {' '.join(map(str, values))}) holds")
     if head in _ANALYSES:
         return _ANALYSES[head](term_of(args[0]))
     return _PRIMITIVES[head](*[guard_value(a, matched, primitives, term_of) for a in args])
