@@ -62,7 +62,7 @@ import eqgraph.tensor as et
 from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
 from eqgraph.egraph.schema import Schema, encode_index
-from eqgraph.rules.guard_facts import computed_by_guards, fact_rules, fact_tables, guard_value
+from eqgraph.rules.guard_facts import alias_operands, computed_by_guards, fact_rules, fact_tables, guard_value
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms, load
 from eqgraph.tensor.subtensor import FULL_SLICE
@@ -307,7 +307,8 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict,
         dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1  # every other binding draws the :domain operands inside it
-            binding = Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived, special)
+            binding = Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived, special,
+                              alias="shape-root" in (rule.when or ""))
             draw = _draw(binding, source, target)
             if draw is not None:
                 found.append(draw)
@@ -354,7 +355,7 @@ def left_sides(rule: Rule, draws: int, seed: int = 0) -> list[tuple[list, object
                     evaluate([graph], binding.arrays())
             except Exception:  # noqa: BLE001  (outside the left side's domain, as in _draw)
                 continue
-            found.append((list(binding.tensors.values()), graph))
+            found.append((list(dict.fromkeys(binding.tensors.values())), graph))
             drawn += 1
     return found
 
@@ -621,7 +622,7 @@ class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
     def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None, derived: dict | None = None,
-                 special: bool = False):
+                 special: bool = False, alias: bool = False):
         self.rng = rng
         self.special = special  # draw inf, NaN and zeros (a rule that assumes nothing must keep them)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
@@ -643,6 +644,8 @@ class Binding:
             else:
                 self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
+        if alias:  # guards that ask two operands for one run-time shape (shape-root) hold where they are one
+            alias_operands(self.tensors, rng)
             if v in (domain or {}) and ndim >= 2:
                 self.domain[self.tensors[v]] = domain[v]
         # the dtypes of constants and casts come from the mix too
@@ -683,7 +686,7 @@ class Binding:
 
     def inputs(self) -> list:
         """The tensors drawn as graph inputs (the others are constants)."""
-        return [t for t in self.tensors.values() if not isinstance(t, Constant)]
+        return [t for t in dict.fromkeys(self.tensors.values()) if not isinstance(t, Constant)]
 
     def tensors_by_name(self):
         return [(_name(v), t) for v, t in self.tensors.items()]

@@ -181,3 +181,13 @@ def guard_value(expression, matched, primitives: dict, term_of):
     if head in _ANALYSES:
         return _ANALYSES[head](term_of(args[0]))
     return _PRIMITIVES[head](*[guard_value(a, matched, primitives, term_of) for a in args])
+
+
+def alias_operands(tensors: dict, rng) -> None:
+    """On half the draws, one tensor variable of ``tensors`` (pattern variable -> graph input)
+    stands for another's input: ``(= r (shape-root x)) (= r (shape-root y))`` holds where x is y,
+    and x = y is an instance of every pattern that names both."""
+    names = list(tensors)
+    if len(names) > 1 and rng.random() < 0.5:
+        first, second = sorted(rng.choice(len(names), size=2, replace=False))
+        tensors[names[second]] = tensors[names[first]]
