@@ -20,8 +20,11 @@ read off ``x`` (``(= ds (dtype x))`` is float32 there).
 
 A general rule whose one action unions the matched term with another,
 ``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
-(``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
-ndim. One whose right side reads what its guards compute is reported, not checked.
+(``two_sides``); index lists (``Subtensor_1``, ``Subtensor_2``, ``AdvancedSubtensor_2``,
+``IncSubtensor_2``) are drawn for the operand's ndim. It runs with the rules of its file that
+fill the relations its guards read, and its right side may read what its guards compute from
+the left side (rules/guard_facts.py); one whose right side reads anything else is reported,
+not checked.
 
 A run-time check (``CheckAndRaise``) that fails on the left side is that side's value: the
 right side must fail the same check (a rule that drops a check, or one of its conditions, is

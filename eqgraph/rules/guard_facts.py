@@ -6,12 +6,20 @@ else of its file. A guard may read a relation that other rules of the same file 
 ``(safe-slice s)``, which ``safe-slice`` derives from the index's facts. Checked without them,
 such a rule never matches. ``fact_rules`` finds those rules (transitively); they add facts and
 no equality, so they cannot make the two sides one e-class themselves.
+
+A general rule's right side may also read what its guards compute from the left side (an
+index's facts, the matched term's ndim, a term of its operands, a row of a fact table):
+``computed_by_guards`` says how, ``guard_value`` computes it for a drawn left side. And
+``alias_operands`` lets one operand stand for another, for guards that ask two operands for
+one run-time shape.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+
+from unification import isvar
 
 from eqgraph.rules.ruleset import Rule, Ruleset, _subforms
 
@@ -81,8 +89,6 @@ def computed_by_guards(facts, known: set, matched, tables: dict) -> dict:
     - ``(= v (Op ...))``, a term of known variables: ("term", the term), built as the left side is;
     - ``(relation ... v ...)`` of a relation the files state as facts (``tables``, ``fact_tables``):
       ("guard", (("@lookup", relation, arguments, position), matched)), the row that fits."""
-    from unification import isvar
-
     known, found = set(known) | {matched}, {}
     for fact in facts:
         if not isinstance(fact, tuple):
@@ -116,8 +122,6 @@ def computed_by_guards(facts, known: set, matched, tables: dict) -> dict:
 
 def _term_of(term, known: set) -> bool:
     """Whether ``term`` is a constructor term over ``known`` variables and constants."""
-    from unification import isvar
-
     if isvar(term):
         return term in known
     if not isinstance(term, tuple):
@@ -150,8 +154,6 @@ def _constant(value):
 
 
 def _reads_only(expression, known: set) -> bool:
-    from unification import isvar
-
     if isvar(expression):
         return expression in known
     if not isinstance(expression, tuple):
@@ -163,8 +165,6 @@ def _reads_only(expression, known: set) -> bool:
 def guard_value(expression, matched, primitives: dict, term_of):
     """The value of a guard's expression (``computed_by_guards``): variables from ``primitives``,
     analyses of tensors from ``term_of(variable)`` (the matched term for ``matched``)."""
-    from unification import isvar
-
     if isvar(expression):
         return primitives[expression]
     if not isinstance(expression, tuple):
