@@ -647,10 +647,10 @@ class Binding:
             else:
                 self.tensors[v] = et.TensorType(str(dtype), static)(_name(v))
             self.shapes[self.tensors[v]] = shape
-        if alias:  # guards that ask two operands for one run-time shape (shape-root) hold where they are one
-            alias_operands(self.tensors, rng)
             if v in (domain or {}) and ndim >= 2:
                 self.domain[self.tensors[v]] = domain[v]
+        if alias:  # guards that ask two operands for one run-time shape (shape-root) hold where they are one
+            alias_operands(self.tensors, rng)
         # the dtypes of constants and casts come from the mix too
         self.primitives: dict = {v: d for v, d in dtypes.items() if v not in ndims}
         self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
