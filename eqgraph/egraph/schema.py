@@ -300,10 +300,12 @@ def decode_index(numbers) -> tuple:
             entries.append(parts[0])
         elif kind in _KIND_ENTRIES:
             entries.append(_KIND_ENTRIES[kind])
-        elif kind // 1000 == 1 and max(states) <= 2:
+        elif kind // 1000 == 1 and max(states) <= 2 and all(st == 1 or p == 0 for p, st in zip(parts, states)):
             entries.append(("slice", *(None if st == 0 else p if st == 1 else "?" for p, st in zip(parts, states))))
         else:
-            raise ValueError(f"index list entry {i // 4} of {tuple(numbers)} has kind {kind}: not 0-3 or a slice's 1abc")
+            raise ValueError(f"index list entry {i // 4} of {tuple(numbers)} is ({kind} {' '.join(map(str, parts))}): "
+                             "not (0 k 0 0), (1-3 0 0 0) or a slice's (1abc start stop step) with 0 for each part "
+                             "whose a, b or c is 0 or 2")
     return tuple(entries)
 
 

@@ -46,7 +46,8 @@ def test_an_index_list_that_is_none_says_which_entry(bad, why):
 
 
 @pytest.mark.parametrize("numbers, why", [
-    ((0, 1, 0), "four numbers per entry"), ((7, 0, 0, 0), "kind 7"), ((1300, 0, 0, 0), "kind 1300"),
+    ((0, 1, 0), "four numbers per entry"), ((7, 0, 0, 0), r"is \(7 0 0 0\)"), ((1300, 0, 0, 0), r"\(1300 0 0 0\)"),
+    ((1000, 5, 0, 0), r"\(1000 5 0 0\)"),   # an absent start written as 5: no silent x[:]
 ])
 def test_numbers_that_are_no_index_list_are_refused(numbers, why):
     with pytest.raises(ValueError, match=why):
