@@ -45,24 +45,25 @@ def expand_families(text: str, source: str) -> str:
     all on the form's first line (its other lines left blank, so later lines keep their numbers)."""
     if "@" not in text:
         return text
-    from eqgraph.rules.ruleset import RuleFileError  # the rule loader calls this: imported by then
+    from eqgraph.rules.ruleset import RuleFileError, split_forms  # the rule loader calls this: loaded by then
+
     out, position = [], 0
-    for start, end, line in _forms(text):
-        form = text[start:end]
+    for form, line in split_forms(text, source):
         named = {m.group(1) for m in FAMILY.finditer(re.sub(STRING, '""', _code(form)))}
         if not named:
             continue
         if len(named) > 1:
             raise RuleFileError(f"{source}:{line}: a rule names one op family, this one names "
-                             f"{', '.join('@' + n for n in sorted(named))}")
+                                f"{', '.join('@' + n for n in sorted(named))}")
         [family] = named
         if family not in families():
             raise RuleFileError(f"{source}:{line}: @{family} is no op family; families: "
-                             f"{', '.join('@' + n for n in families())}")
+                                f"{', '.join('@' + n for n in families())}")
         flat = " ".join(_code(form).split())
         copies = [_instance(flat, family, ctor, word) for ctor, word in families()[family]]
+        start = text.index(form, position)
         out += [text[position:start], " ".join(copies), "\n" * form.count("\n")]
-        position = end
+        position = start + len(form)
     out.append(text[position:])
     return "".join(out)
 
@@ -77,29 +78,3 @@ def _instance(form: str, family: str, ctor: str, word: str) -> str:
 def _code(form: str) -> str:
     """``form`` without its comments (a copy is written on one line, where a comment would end it)."""
     return re.sub(f"({STRING})|;[^\n]*", lambda m: m.group(1) or "", form)
-
-
-def _forms(text: str):
-    """(start, end, line) of each top-level form of ``text``, skipping comments and strings."""
-    depth, start, line, start_line, i = 0, 0, 1, 1, 0
-    while i < len(text):
-        c = text[i]
-        if c == ";":
-            while i < len(text) and text[i] != "\n":
-                i += 1
-            continue
-        if c == '"':
-            i += 1
-            while i < len(text) and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c == "\n":
-            line += 1
-        elif c == "(":
-            if depth == 0:
-                start, start_line = i, line
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                yield start, i + 1, start_line
-        i += 1
