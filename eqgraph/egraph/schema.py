@@ -11,13 +11,23 @@
   derived from the props for the type rules) as primitive children, each
   with a codec chosen from its Python value: ints are ``i64``, bools ``bool``,
   floats ``f64``, strings ``String``, tuples of ints ``IntVec``
-  (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``),
+  (``(vec-of 1 0)``; a DimShuffle's ``"x"`` or a shape's ``None`` is ``-1``), an
+  indexing op's ``idx_list`` an ``IntVec`` of four numbers an entry (``encode_index``),
   anything else the ``String`` of its ``repr``.
+
+Op families. A rule file names a family of ops, ``@unary`` or ``@binary``, where it would name
+one op; the file is loaded with one copy of such a rule per op of the family (rules/families.py).
+Copies, not one family term per elementwise node (``(Unary "Exp" x)`` beside ``(Exp x)``), nor
+one generic elementwise constructor carrying its op as a prop: on bench/rewrites.py's corpus the
+family terms added 6% e-nodes (2,655 to 2,816) and 30% on bench/compile_time.py's chain (1,005 to
+1,305 at 500 nodes) with no saturation time won back, while copies add none; a generic
+constructor would put every elementwise rule's match in one table and every rule file's op
+names behind a prop, for no fewer e-nodes than copies.
 
 A user's Op class with ``__props__`` gets a constructor the first time a graph
 using it is encoded: nothing here needs editing.
 
-Variadic inputs (DESIGN, issue 10). egglog 13 accepts a vector of terms as a child
+Variadic inputs. egglog 13 accepts a vector of terms as a child
 (``(sort TVec (Vec T))``), keeps it up to date when its entries' e-classes merge, and lets
 a ``rule`` take it apart: ``(= e (Join v axis)) (= (vec-length v) 2) (= a (vec-get v 0))``,
 even matching an entry's structure, ``(= (Exp x) (vec-get v 0))``. It refuses a vector in
@@ -28,7 +38,7 @@ view's rule explanations and the unstable declarations read rule patterns struct
 drawing or matching each named input: an input hidden in a ``vec-get`` condition is none
 of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
-(``(Subtensor_1 x "...")``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
+(``(Subtensor_1 x (vec-of 0 1 0 0) s t)``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
 constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
 spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
@@ -233,11 +243,81 @@ def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
+# -- index lists ------------------------------------------------------------------------------
+# An index list (Subtensor.idx_list and its kin) is an IntVec of four i64 per entry, a kind
+# and three parts, so that rules match and build entries with vec-get and vec-of (an IntVec,
+# not a sort of its own: egglog cannot tell two vector sorts of i64 apart in (vec-of ...)):
+#   (0 k 0 0)                an integer position k
+#   (1 0 0 0)                a new axis (None)
+#   (2 0 0 0)                a 0-d integer index input ("?")
+#   (3 0 0 0)                an integer or boolean array input ("a", advanced indexing)
+#   (1abc start stop step)   a slice: a, b, c say what start, stop and step are: 0 absent
+#                            (None; its part is 0), 1 the i64 given, 2 an index input (part 0)
+# so x[:] is (1000 0 0 0), x[2:] (1100 2 0 0), x[2:5] (1110 2 5 0) and x[::-1] (1001 0 0 -1).
+INDEX_INT, INDEX_NEWAXIS, INDEX_SCALAR, INDEX_ARRAY, INDEX_SLICE = 0, 1, 2, 3, 1000
+_ENTRY_KINDS = {None: INDEX_NEWAXIS, "?": INDEX_SCALAR, "a": INDEX_ARRAY}
+_KIND_ENTRIES = {kind: entry for entry, kind in _ENTRY_KINDS.items()}
+
+
+def encode_index(idx_list) -> tuple[int, ...]:
+    """The numbers of an index list (four per entry, see above)."""
+    numbers = []
+    for entry in idx_list:
+        if isinstance(entry, tuple) and len(entry) == 4 and entry[0] == "slice":
+            states = [_part_state(p, idx_list) for p in entry[1:]]
+            numbers += [INDEX_SLICE + 100 * states[0] + 10 * states[1] + states[2],
+                        *(int(p) if state == 1 else 0 for p, state in zip(entry[1:], states))]
+        elif _is_int(entry):
+            numbers += [INDEX_INT, int(entry), 0, 0]
+        elif isinstance(entry, (str, type(None))) and entry in _ENTRY_KINDS:
+            numbers += [_ENTRY_KINDS[entry], 0, 0, 0]
+        else:
+            raise ValueError(f"index list {idx_list!r}: entry {entry!r} is no integer, ('slice', start, stop, step), "
+                             "None, '?' or 'a'")
+    return tuple(numbers)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _part_state(part, idx_list) -> int:
+    """0 for an absent slice part (None), 1 for an integer, 2 for an index input ("?")."""
+    if part is None:
+        return 0
+    if _is_int(part):
+        return 1
+    if part == "?":
+        return 2
+    raise ValueError(f"index list {idx_list!r}: slice part {part!r} is no integer, None or '?'")
+
+
+def decode_index(numbers) -> tuple:
+    """The index list of its numbers (``encode_index`` read back)."""
+    if len(numbers) % 4:
+        raise ValueError(f"an index list has four numbers per entry, not {len(numbers)}: {tuple(numbers)}")
+    entries = []
+    for i in range(0, len(numbers), 4):
+        kind, *parts = numbers[i:i + 4]
+        states = (kind // 100 % 10, kind // 10 % 10, kind % 10)
+        if kind == INDEX_INT:
+            entries.append(parts[0])
+        elif kind in _KIND_ENTRIES:
+            entries.append(_KIND_ENTRIES[kind])
+        elif kind // 1000 == 1 and max(states) <= 2 and all(st == 1 or p == 0 for p, st in zip(parts, states)):
+            entries.append(("slice", *(None if st == 0 else p if st == 1 else "?" for p, st in zip(parts, states))))
+        else:
+            raise ValueError(f"index list entry {i // 4} of {tuple(numbers)} is ({kind} {' '.join(map(str, parts))}): "
+                             "not (0 k 0 0), (1-3 0 0 0) or a slice's (1abc start stop step) with 0 for each part "
+                             "whose a, b or c is 0 or 2")
+    return tuple(entries)
+
+
 # -- prop codecs ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Codec:
     sort: str
-    kind: str              # "int" | "bool" | "float" | "str" | "vec" | "repr"
+    kind: str              # "int" | "bool" | "float" | "str" | "vec" | "index" | "repr"
     marker: object = None  # what -1 stands for in a vec ("x" or None)
 
     def encode(self, value) -> str:
@@ -252,11 +332,13 @@ class Codec:
         if self.kind == "vec":
             items = [-1 if v == self.marker and not isinstance(v, int) else int(v) for v in value]
             return f"(vec-of {' '.join(map(str, items))})" if items else "(vec-empty)"
+        if self.kind == "index":
+            return self.encode_read(encode_index(value))
         return json.dumps(repr(value))
 
     def encode_read(self, value) -> str:
         """The encoding of a value as read back from egglog (before ``decode``)."""
-        if self.kind == "vec":
+        if self.kind in ("vec", "index"):
             return f"(vec-of {' '.join(map(str, value))})" if value else "(vec-empty)"
         if self.kind == "repr":
             return json.dumps(value)
@@ -266,6 +348,8 @@ class Codec:
         """From the Python value read back from egglog (int, bool, float, str or list of ints)."""
         if self.kind == "vec":
             return tuple(self.marker if v == -1 else v for v in value)
+        if self.kind == "index":
+            return decode_index(value)
         if self.kind == "repr":
             return ast.literal_eval(value)
         return value
@@ -284,6 +368,17 @@ def codec_for(value) -> Codec:
         marker = "x" if "x" in value else (None if None in value else "x")
         return Codec("IntVec", "vec", marker)
     return Codec("String", "repr")
+
+
+#: the index list of an indexing op (``idx_list``)
+INDEX_CODEC = Codec("IntVec", "index")
+INDEXING_OPS = (et.Subtensor, et.AdvancedSubtensor, et.IncSubtensor, et.AdvancedIncSubtensor)
+
+
+def _codec(op, prop: str) -> Codec:
+    if prop == "idx_list" and isinstance(op, INDEXING_OPS):
+        return INDEX_CODEC
+    return codec_for(getattr(op, prop))
 
 
 def _vec_like(value) -> bool:
@@ -309,7 +404,7 @@ class Constructor:
     def fits(self, op) -> bool:
         """Whether this constructor's codecs can encode ``op``'s props without loss."""
         for p, codec in zip(self.props, self.codecs):
-            if codec.kind == "repr":  # a repr round-trips any literal: Subtensor's (0,) as well as its slices
+            if codec.kind in ("repr", "index"):  # any literal, any index list
                 continue
             kind = codec_for(getattr(op, p)).kind
             if kind != codec.kind and not (codec.kind == "vec" and kind in ("vec", "repr")
@@ -342,7 +437,7 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
         name = cls.__name__ + (f"_{n_inputs}" if isinstance(op, VARIADIC) else "")
     # derived facts an op offers to the type rules (e.g. Subtensor's slicing) follow its props
     props += tuple(getattr(cls, "__egg_extras__", ()))
-    codecs = tuple(codec_for(getattr(op, p)) for p in props)
+    codecs = tuple(_codec(op, p) for p in props)
     vector = isinstance(op, VECTOR_INPUTS)
     return Constructor(name, cls, 0 if vector else n_inputs, props, codecs, fixed, vector)
 

@@ -48,6 +48,7 @@ import re
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
+from eqgraph.rules.families import expand_families
 from eqgraph.rules.forms import _TOKEN, RuleFileError, _subforms, split_forms
 from eqgraph.rules.orders import COMMUTATIVE, _swapped, operand_orders
 
@@ -304,6 +305,8 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
     if ruleset in RESERVED_RULESETS:
         raise RuleFileError(f"{source}: the ruleset name {ruleset!r} (from the file's name) is reserved by "
                             f"eqgraph ({', '.join(RESERVED_RULESETS)}); rename the file")
+
+    text = expand_families(text, source)
     rules, edits = [], []   # edits: (form, replacement) applied to the text, keeping its lines
     declared: set[str] = set()  # the relations and functions the file declares
     for form, line in split_forms(text, source):

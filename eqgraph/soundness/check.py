@@ -21,8 +21,11 @@ read off ``x`` (``(= ds (dtype x))`` is float32 there).
 
 A general rule whose one action unions the matched term with another,
 ``(rule ((= e LHS) guards...) ((union e RHS)))``, is checked as the rewrite ``LHS -> RHS``
-(``two_sides``); index lists (``Subtensor_1``, ``IncSubtensor_2``) are drawn for the operand's
-ndim. One whose right side reads what its guards compute is reported, not checked.
+(``two_sides``); index lists (``Subtensor_1``, ``Subtensor_2``, ``AdvancedSubtensor_2``,
+``IncSubtensor_2``) are drawn for the operand's ndim. It runs with the rules of its file that
+fill the relations its guards read, and its right side may read what its guards compute from
+the left side (``guard_facts.py``); one whose right side reads anything else is reported,
+not checked.
 
 A run-time check (``CheckAndRaise``) that fails on the left side is that side's value: the
 right side must fail the same check (a rule that drops a check, or one of its conditions, is
@@ -63,16 +66,18 @@ from eqgraph import egraph
 from eqgraph.egraph.saturate import Limits, TypeContradiction
 from eqgraph.rules.forms import _subforms
 from eqgraph.rules.pattern import parse_pattern
+from eqgraph.soundness.guard_facts import computed_by_guards, fact_rules, fact_tables
 from eqgraph.rules.ruleset import Rule, Ruleset, load
 from eqgraph.soundness.draws import (NDIMS, Binding, Uncheckable, UnknownConstructor, _dtype_mixes,
                                      _dtype_variables, _every_mix_in_turn, _name, _variable_kinds)
 from eqgraph.terms import FunctionGraph
 from eqgraph.terms.graph import toposort
-
 #: what building a pattern raises for bindings that do not type-check (or a constant c/0)
 BUILD_ERRORS = (TypeError, ValueError, IndexError, ArithmeticError)
 TRIES_PER_MIX = 3     # bindings drawn for one ndim mix before moving on to the next
 TRIES_PER_DRAW = 10   # bindings drawn per binding asked for, at most (most mixes may not type-check)
+
+
 class UnsoundRuleError(ValueError):
     """A rule whose two sides differ on some inputs; the message starts with ``file:line``."""
 
@@ -158,13 +163,14 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
         raise Uncheckable(f"{rule.name} is a general rule that unions no matched term with another")
     alone = _alone(ruleset.written or ruleset, rule)
     # seeded by what the rule says, not by its name: rule text gets a ruleset name that
-    # counts the strings loaded before it, which would make a check depend on what ran earlier
+    # counts the strings loaded before it, which made a check depend on what ran earlier
     rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode())])
     variables: dict = {}
     lhs, rhs = parse_pattern(rule.lhs, variables), parse_pattern(rule.rhs, variables)
     _variable_kinds(rhs)  # raises UnknownConstructor before anything is built
     domain = _domain(rule, variables, _variable_kinds(lhs))
-    derived = _derived_from_guards(rule.when, variables)
+    derived = _derived_from_guards(rule.when, variables, _matched(rule, variables), set(_pattern_variables(lhs)),
+                                   fact_tables(ruleset.program, load("types").program))
     if rule.kind == "rule":
         _bound_by_its_left_side(rule, lhs, rhs, derived)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
@@ -178,7 +184,7 @@ def _bound_by_its_left_side(rule: Rule, lhs, rhs, derived: dict) -> None:
     """A general rule's right side may read what its guards compute ((= k (vec-get t 0))): the
     checker would draw those at random and build another right side than the rule's."""
     bound = set(_pattern_variables(lhs))
-    bound |= {v for v, (_, operand) in derived.items() if operand in bound}
+    bound |= {v for v, (kind, operand) in derived.items() if operand in bound or kind in ("guard", "term")}
     free = sorted(_name(v) for v in set(_pattern_variables(rhs)) - bound)
     if free:
         raise Uncheckable(f"its right side reads {', '.join(free)}, which its guards compute (the checker "
@@ -193,7 +199,8 @@ def _pattern_variables(pattern):
             yield from _pattern_variables(part)
 
 
-def _derived_from_guards(when: str | None, variables: dict) -> dict:
+def _derived_from_guards(when: str | None, variables: dict, matched=None, bound: set = frozenset(),
+                         tables: dict | None = None) -> dict:
     """Primitive variables a rewrite's guards read off an operand: ``(= ds (dtype x))`` then
     ``(= d (set-get ds 0))`` makes ``d`` x's dtype (``ndim`` likewise), so that a right side may
     build a constant of x's dtype and ndim (``(Scalar NaN d n)``).  Variable -> (prop, operand)."""
@@ -203,11 +210,21 @@ def _derived_from_guards(when: str | None, variables: dict) -> dict:
         if not (isinstance(fact, tuple) and fact[0] == "=" and isvar(fact[1]) and isinstance(fact[2], tuple)):
             continue
         head, *args = fact[2]
-        if head in ("dtype", "ndim") and isvar(args[0]):
+        if head in ("dtype", "ndim") and isvar(args[0]) and args[0] is not matched:
             derived[fact[1]] = (head, args[0])
         elif head == "set-get" and args[0] in derived:
             derived[fact[1]] = derived[args[0]]
+    if matched is not None:  # a general rule: what its other guards compute (guard_facts)
+        derived.update(computed_by_guards(facts, bound | set(derived), matched, tables or {}))
     return derived
+
+
+def _matched(rule: Rule, variables: dict):
+    """The variable a general rule names its matched term by (``e`` in ``(= e LHS)``), or None."""
+    if rule.kind != "rule":
+        return None
+    first = _subforms(_subforms(_subforms(rule.text)[1])[0])
+    return parse_pattern(first[1], variables)
 
 
 def _domain(rule: Rule, variables: dict, kinds: dict) -> dict:
@@ -247,7 +264,8 @@ def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict,
         dtypes = dict(zip(typed, next(dtype_mixes)))
         for _ in range(TRIES_PER_MIX):  # sizes of 1 may not align (matmul): draw them again
             tries += 1  # every other binding draws the :domain operands inside it
-            binding = Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived, special)
+            binding = Binding(ndims, rng, dtypes, domain if tries % 2 else {}, derived, special,
+                              alias="shape-root" in (rule.when or ""))
             draw = _draw(binding, source, target)
             if draw is not None:
                 found.append(draw)
@@ -294,7 +312,7 @@ def left_sides(rule: Rule, draws: int, seed: int = 0) -> list[tuple[list, object
                     evaluate([graph], binding.arrays())
             except Exception:  # noqa: BLE001  (outside the left side's domain, as in _draw)
                 continue
-            found.append((list(binding.tensors.values()), graph))
+            found.append((list(dict.fromkeys(binding.tensors.values())), graph))
             drawn += 1
     return found
 
@@ -367,13 +385,14 @@ def _matched_alone(alone: Ruleset, draw: Draw) -> bool:
 
 
 def _saturate(alone: Ruleset, inputs: list, outputs: list):
-    """(report, e-graph) after one iteration of the rule alone, with the type analyses."""
+    """(report, e-graph) after one iteration of the rule alone, with the type analyses (and
+    one more per layer of the rules that fill what its guards read)."""
     # commute.egg too: it unites y * x with x * y where the rule builds one beside the other
     # (the rule itself matches either operand order: rules/ruleset.py operand_orders)
     helpers = ["types"] + ([("commute", "saturate")] if alone.name != "commute" else [])
     with egraph.session([*helpers, alone], reuse=helpers) as session:  # a pooled session holds them
         session.encode(FunctionGraph(inputs, outputs, clone=False))
-        return session.saturate(Limits(iterations=1)), session.snapshot()
+        return session.saturate(Limits(iterations=1 + fact_rules(alone, alone.rules[0])[1])), session.snapshot()
 
 
 def _value_or_failed_check(graph, values: dict) -> list:
@@ -440,12 +459,15 @@ def _show(value) -> str:
 
 
 def _alone(ruleset: Ruleset, rule: Rule) -> Ruleset:
-    """``ruleset`` with only ``rule`` (its other commands kept: a rule may use them); same lines."""
+    """``ruleset`` with only ``rule`` and the rules that fill what its guards read
+    (``guard_facts``; its other commands kept: a rule may use them); same lines."""
+    helpers, _ = fact_rules(ruleset, rule)
+    kept = {rule.name, *(h.name for h in helpers)}
     program = ruleset.program
     for other in ruleset.rules:
-        if other.name != rule.name:  # by name: ``rule`` may be the two_sides copy of the file's
+        if other.name not in kept:  # by name: ``rule`` may be the two_sides copy of the file's
             program = program.replace(other.text, "\n" * other.text.count("\n"), 1)
-    return Ruleset(ruleset.name, [rule], program, ruleset.source, ruleset.saturate)
+    return Ruleset(ruleset.name, [rule, *helpers], program, ruleset.source, ruleset.saturate)
 
 
 # -- evaluation: the meaning of a graph, node by node ------------------------------------------

@@ -15,7 +15,8 @@ import numpy as np
 from unification import isvar
 
 import eqgraph.tensor as et
-from eqgraph.egraph.schema import Schema
+from eqgraph.egraph.schema import Schema, encode_index
+from eqgraph.soundness.guard_facts import alias_operands, guard_value
 from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import Constant
 
@@ -26,7 +27,7 @@ CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # f
 CHECK_EXCEPTIONS = ("AssertionError", "ValueError")
 #: egglog's primitive functions that rule patterns use, for building right-hand sides
 PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-              "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a,
+              "/": lambda a, b: a / b, "%": lambda a, b: a % b, "neg": lambda a: -a, "min": min, "max": max,
               "vec-length": len, "vec-of": lambda *items: tuple(items), "vec-empty": tuple,
               "vec-get": lambda vec, i: vec[i],
               "set-get": lambda one, i: one}  # a guard-bound set of one (derived) is held as its element
@@ -50,9 +51,10 @@ def _positive_definite(rng, shape, dtype):
 #: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
 #: their last two axes are drawn equal
 DOMAIN_VALUES = {"positive-definite": _positive_definite}
-#: ops whose index list (``idx_list``) is drawn for the operand's ndim; the other props they
-#: carry (``slicing``, ``int_indices``) are derived from it. Ops with index *inputs* are not drawn.
-INDEXED = ("Subtensor_1", "IncSubtensor_2")
+#: ops whose index list (``idx_list``) is drawn for the operand's ndim, and the entry that reads
+#: their one index input (a 0-d integer "?", an array "a"; None: no index input); the other props
+#: they carry (``slicing``, ``int_indices``, ``block_at``) are derived from it
+INDEXED = {"Subtensor_1": None, "IncSubtensor_2": None, "Subtensor_2": "?", "AdvancedSubtensor_2": "a"}
 #: the entries an index is drawn from: in range for every axis size the draws use (1 or more)
 INDEX_ENTRIES = (0, -1, FULL_SLICE, ("slice", 1, None, None), ("slice", None, None, -1),
                  ("slice", 0, 1, None), ("slice", None, -1, None))
@@ -114,6 +116,7 @@ def _dtype_variables(pattern) -> list:
     return found
 
 
+# -- bindings: pattern variables -> graphs and values -------------------------------------------
 def _variable_kinds(pattern, kinds=None) -> dict:
     """Pattern variable -> "T" (a tensor) or the egglog sort of the primitive it stands for."""
     kinds = {} if kinds is None else kinds
@@ -148,7 +151,7 @@ class Binding:
     """Values for a pattern's variables: tensor types (then inputs and arrays) and primitives."""
 
     def __init__(self, ndims: dict, rng, dtypes: dict, domain: dict | None = None, derived: dict | None = None,
-                 special: bool = False):
+                 special: bool = False, alias: bool = False):
         self.rng = rng
         self.special = special  # draw inf, NaN and zeros (a rule that assumes nothing must keep them)
         self.size = int(rng.integers(2, 4))  # every axis is this size or 1, so operands broadcast
@@ -172,6 +175,8 @@ class Binding:
             self.shapes[self.tensors[v]] = shape
             if v in (domain or {}) and ndim >= 2:
                 self.domain[self.tensors[v]] = domain[v]
+        if alias:  # guards that ask two operands for one run-time shape (shape-root) hold where they are one
+            alias_operands(self.tensors, rng)
         # the dtypes of constants and casts come from the mix too
         self.primitives: dict = {v: d for v, d in dtypes.items() if v not in ndims}
         self.rounded = False  # a constant built from a rule's arithmetic was rounded to its dtype
@@ -200,13 +205,17 @@ class Binding:
                 raise ValueError(f"{_name(v)} matches {len(set(terms))} different terms in the left side")
             self.operands[v] = terms[0]
         for v, (prop, operand) in self.derived.items():
-            if operand in self.operands:
+            if prop == "guard":   # computed by a general rule's guards from what is bound by now
+                expression, matched = operand
+                self.primitives[v] = guard_value(expression, matched, self.primitives,
+                                                 lambda t: graph if t is matched else self.operands.get(t, self.tensors[t]))
+            elif operand in self.operands:
                 self.primitives[v] = getattr(self.operands[operand].type, prop)
         return graph
 
     def inputs(self) -> list:
         """The tensors drawn as graph inputs (the others are constants)."""
-        return [t for t in self.tensors.values() if not isinstance(t, Constant)]
+        return [t for t in dict.fromkeys(self.tensors.values()) if not isinstance(t, Constant)]
 
     def tensors_by_name(self):
         return [(_name(v), t) for v, t in self.tensors.items()]
@@ -269,6 +278,8 @@ class Binding:
         raise UnknownConstructor(f"cannot draw a value of sort {sort}")
 
     def build(self, pattern):
+        if isvar(pattern) and self.derived.get(pattern, ("",))[0] == "term":  # a term a guard names
+            return self.build(self.derived[pattern][1])
         if isvar(pattern):
             return self.operands.get(pattern, self.tensors[pattern])
         head, args = pattern[0], pattern[1:]
@@ -289,8 +300,8 @@ class Binding:
         if head in INDEXED:
             self._bind_index(ctor, args[ctor.n_inputs:], inputs[0].ndim)
         props = [self._prop(head, a, c, inputs) for a, c in zip(args[ctor.n_inputs:], ctor.codecs)]
-        # -1 is "x"; an index list is written as its repr ("(0,)")
-        props = [c.decode(p) if c.kind in ("vec", "repr") else p for p, c in zip(props, ctor.codecs)]
+        # -1 is "x"; an index list is four numbers an entry (schema.encode_index)
+        props = [c.decode(p) if c.kind in ("vec", "index", "repr") else p for p, c in zip(props, ctor.codecs)]
         node = ctor.make_op(props).make_node(*inputs)
         if self._matching is not None:
             for arg, term in zip(args[: ctor.n_inputs], node.inputs):
@@ -308,12 +319,15 @@ class Binding:
             raise IndexError("a 0-d operand has no axis to index")
         touched = int(self.rng.integers(1, ndim + 1))
         entries = [INDEX_ENTRIES[i] for i in self.rng.integers(len(INDEX_ENTRIES), size=touched)]
+        if INDEXED[ctor.name] is not None:  # the index input takes one of the touched axes
+            entries[int(self.rng.integers(touched))] = INDEXED[ctor.name]
         idx_list = tuple(entries) + (FULL_SLICE,) * (ndim - touched)
-        self.primitives[idx] = repr(idx_list)
+        self.primitives[idx] = encode_index(idx_list)
         op = ctor.make_op([idx_list] + [None] * (len(ctor.props) - 1))
         for arg, prop, codec in zip(props[1:], ctor.props[1:], ctor.codecs[1:]):
-            if isvar(arg) and arg not in self.primitives and codec.kind == "vec":
-                self.primitives[arg] = tuple(getattr(op, prop))
+            if isvar(arg) and arg not in self.primitives:
+                value = getattr(op, prop)
+                self.primitives[arg] = tuple(value) if codec.kind == "vec" else value
 
     def _prop(self, head, arg, codec, inputs):
         # props that must agree with an input to type-check: drawn from that input

@@ -137,3 +137,13 @@ def test_the_size_of_a_matrix_is_one_product_of_its_shape():
     assert sorted(ops_of(f)) == ["Prod{axis=(0,)}", "Shape"]
     assert [int(v) for v in f(np.ones((2, 5)))] == [10, 10, 10]
     assert [int(v) for v in f(np.ones((0, 5)))] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_an_entry_of_a_vector_of_scalars_of_any_length_is_that_scalar(n):
+    # shapes.egg's vector-entry rules: v[k] and v[-1] of MakeVector(s0, s1, ...) are s_k and the last
+    scalars = [et.lscalar(f"s{i}") for i in range(n)]
+    v = et.as_tensor_variable(scalars)
+    f = eg.function(scalars, [v[n - 1] * 2, v[-1] + 1, v[0] * 3])
+    assert not any(op.startswith(("MakeVector", "Subtensor")) for op in ops_of(f)), ops_of(f)
+    assert [int(r) for r in f(*range(1, n + 1))] == [n * 2, n + 1, 3]

@@ -1,0 +1,80 @@
+"""Op families in rule files: one rule for every op of a kind.
+
+A rule file names a family where it would name one op: ``@unary`` stands for each unary
+elementwise op, ``@binary`` for each binary one. A rule that names a family is the same rule
+once per op of it, each named after its op where its ``:name`` says ``@family``::
+
+    (rewrite (DimShuffle (@unary x) n o) (@unary (DimShuffle x n o)) :name "dimshuffle-@unary")
+
+is ``dimshuffle-exp``, ``dimshuffle-log``... one for each of the ops ``SCALAR_OPS`` lists with
+one input. A rule names at most one family (two would be every pair of ops). The copies take
+the place of the rule on its first line, so errors and reports name the line it was written on.
+
+Why copies and not one e-graph term per family (egraph/schema.py's docstring has the numbers): a
+copy matches the op's own table, which holds no row for most ops in most graphs, and such a
+rule is skipped (``Rule.may_match``); a family term would be one more e-node for every
+elementwise node of every graph.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import eqgraph.tensor as et
+
+FAMILY = re.compile(r"@([a-z][a-z0-9-]*)")
+STRING = r'"(?:[^"\\]|\\.)*"'
+
+
+
+@functools.cache
+def families() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Family name -> (constructor, rule-name word) per op, from the op registry."""
+    from eqgraph.egraph.schema import camel  # the constructor names of elementwise ops
+
+    def members(nin):
+        return tuple((camel(name), name.rstrip("_").replace("_", "-"))
+                     for name, op in et.ELEMWISE_OPS.items() if op.nin == nin)
+
+    return {"unary": members(1), "binary": members(2)}
+
+
+def expand_families(text: str, source: str) -> str:
+    """``text`` with each top-level form that names a family replaced by one copy per op of it,
+    all on the form's first line (its other lines left blank, so later lines keep their numbers)."""
+    if "@" not in text:
+        return text
+    from eqgraph.rules.ruleset import RuleFileError, split_forms  # the rule loader calls this: loaded by then
+
+    out, position = [], 0
+    for form, line in split_forms(text, source):
+        named = {m.group(1) for m in FAMILY.finditer(re.sub(STRING, '""', _code(form)))}
+        if not named:
+            continue
+        if len(named) > 1:
+            raise RuleFileError(f"{source}:{line}: a rule names one op family, this one names "
+                                f"{', '.join('@' + n for n in sorted(named))}")
+        [family] = named
+        if family not in families():
+            raise RuleFileError(f"{source}:{line}: @{family} is no op family; families: "
+                                f"{', '.join('@' + n for n in families())}")
+        flat = " ".join(_code(form).split())
+        copies = [_instance(flat, family, ctor, word) for ctor, word in families()[family]]
+        start = text.index(form, position)
+        out += [text[position:start], " ".join(copies), "\n" * form.count("\n")]
+        position = start + len(form)
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _instance(form: str, family: str, ctor: str, word: str) -> str:
+    """One op's copy: the family as its constructor in patterns, as its word in strings (the name)."""
+    pieces = re.split(f"({STRING})", form)  # strings at odd positions
+    return "".join(p.replace(f"@{family}", word) if i % 2 else re.sub(rf"@{family}\b", ctor, p)
+                   for i, p in enumerate(pieces))
+
+
+def _code(form: str) -> str:
+    """``form`` without its comments (a copy is written on one line, where a comment would end it)."""
+    return re.sub(f"({STRING})|;[^\n]*", lambda m: m.group(1) or "", form)
