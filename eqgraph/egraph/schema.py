@@ -60,6 +60,7 @@ import eqgraph.tensor as et
 from eqgraph.tensor import linalg
 from eqgraph.egraph.adapter import FORMS_PER_RUN
 from eqgraph.rules import ruleset
+from eqgraph.rules.families import camel
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.math import Reduce
@@ -237,10 +238,6 @@ def _linalg_rule(schema: Schema, op, j: int) -> str:
 
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
-
-
-def camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
 # -- index lists ------------------------------------------------------------------------------

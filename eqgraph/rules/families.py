@@ -22,17 +22,21 @@ import functools
 import re
 
 import eqgraph.tensor as et
+from eqgraph.rules.forms import RuleFileError, split_forms
 
 FAMILY = re.compile(r"@([a-z][a-z0-9-]*)")
 STRING = r'"(?:[^"\\]|\\.)*"'
 
 
 
+def camel(name: str) -> str:
+    """The e-graph constructor of the registry's op ``name`` (``true_div`` -> ``TrueDiv``)."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
 @functools.cache
 def families() -> dict[str, tuple[tuple[str, str], ...]]:
     """Family name -> (constructor, rule-name word) per op, from the op registry."""
-    from eqgraph.egraph.schema import camel  # the constructor names of elementwise ops
-
     def members(nin):
         return tuple((camel(name), name.rstrip("_").replace("_", "-"))
                      for name, op in et.ELEMWISE_OPS.items() if op.nin == nin)
@@ -45,8 +49,6 @@ def expand_families(text: str, source: str) -> str:
     all on the form's first line (its other lines left blank, so later lines keep their numbers)."""
     if "@" not in text:
         return text
-    from eqgraph.rules.ruleset import RuleFileError, split_forms  # the rule loader calls this: loaded by then
-
     out, position = [], 0
     for form, line in split_forms(text, source):
         named = {m.group(1) for m in FAMILY.finditer(re.sub(STRING, '""', _code(form)))}
