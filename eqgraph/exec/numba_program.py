@@ -40,15 +40,23 @@ import warnings
 import numpy as np
 
 from eqgraph.exec import numba_kernels, numba_reductions
+from eqgraph.exec import numba_translate_indexing as indexing
+from eqgraph.exec import numba_translate_linalg as linalg
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
 from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.exec.source import define
+from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.extra_ops import CumOp
+from eqgraph.tensor.join import Join
+from eqgraph.tensor.linalg import Cholesky, Solve
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
-from eqgraph.tensor.shape import Reshape, Shape, SumToShape
+from eqgraph.tensor.products import ExtractDiag
+from eqgraph.tensor.shape import Reshape, Shape, SpecifyShape, SumToShape
+from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
@@ -75,24 +83,32 @@ _COMPARISONS = frozenset({"eq", "neq", "lt", "le", "gt", "ge"})
 _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
 
 
+_INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
+_NUMBERS = ("float64", "int64", "bool")
+
+
 def _step_types_ok(key: str, ins: list, out: str) -> bool:
     """Whether ``FORMS[key]`` on scalars of dtypes ``ins`` computes what NumPy's step gives in
-    dtype ``out`` (Numba's ``True + True`` is 2, NumPy's is True: bool arithmetic is left out)."""
-    if key not in FORMS:
+    dtype ``out``.  Numba's scalars promote int64 and bool to float64 as NumPy does, and int64
+    arithmetic wraps as NumPy's; but Numba's ``True + True`` is 2, NumPy's is True (bool
+    arithmetic is left out), and integer division and powers differ at zero and below."""
+    if key not in FORMS or not all(d in _NUMBERS for d in ins):
         return False
     if key == "cast_float64":
-        return out == "float64" and ins[0] in SCALAR_TYPES
+        return out == "float64"
     if key == "cast_bool":
-        return out == "bool" and ins[0] == "float64"
+        return out == "bool"
     if key == "second":
-        return out == ins[1] and ins[1] in ("float64", "bool")
+        return out == ins[1]
     if key == "switch":
-        return ins[0] == "bool" and ins[1] == ins[2] == out and out in ("float64", "bool")
+        return ins[1] == ins[2] == out or out == "float64" and "float64" in ins[1:] and "bool" not in ins[1:]
     if key in _COMPARISONS or key in ("isnan", "isinf"):
-        return out == "bool" and all(d == "float64" for d in ins)
+        return out == "bool" and (key in _COMPARISONS or ins[0] == "float64")
     if key in _LOGICAL:
         return out == "bool" and all(d == "bool" for d in ins)
-    return out == "float64" and all(d == "float64" for d in ins)
+    if out == "int64":
+        return key in _INTEGER_STEPS and "int64" in ins
+    return out == "float64" and "float64" in ins
 
 
 def _literal(value) -> str:
@@ -287,12 +303,23 @@ def _matmul(w: _Writer, node):
 
 
 def _reduce(w: _Writer, node):
-    op, (x,) = node.op, node.inputs
-    kind = reduction_kind(op.name, x.dtype, node.outputs[0].dtype, x.ndim, op.axis, op.keepdims)
-    if kind is None:
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
+    kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
+    if kind is not None:
+        value = f"{_KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
+    elif whole and op.name in _EXACT_REDUCTIONS and x.dtype in ("int64", "bool") and out.dtype == "int64":
+        # integer sums and products are exact (wrapping) in any order, so Numba's loop gives NumPy's
+        value = f"np.int64(np.{op.name}({w.value(x)}))"
+    else:
         return None
-    return [f"{w.define(node.outputs[0])} = {_KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), "
-            f"{op.name == 'mean'})"]
+    if op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
+        value = f"np.full(({'1, ' * x.ndim}), {value})"
+    return [f"{w.define(out)} = {value}"]
+
+
+#: reductions whose integer results do not depend on the order
+_EXACT_REDUCTIONS = frozenset({"sum", "prod", "max", "min"})
 
 
 def _softmax(w: _Writer, node):
@@ -365,7 +392,12 @@ def _shape(w: _Writer, node):
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
 TRANSLATIONS = {Composite: _elementwise, ReducingComposite: _reducing, Elemwise: _elementwise, Cast: _elementwise,
                 MatMul: _matmul, Reduce: _reduce, Softmax: _softmax, SumToShape: _sum_to_shape,
-                DimShuffle: _dimshuffle, Shape: _shape, Reshape: _reshape}
+                DimShuffle: _dimshuffle, Shape: _shape, Reshape: _reshape,
+                Subtensor: indexing.subtensor, AdvancedSubtensor: indexing.advanced_subtensor,
+                IncSubtensor: indexing.inc_subtensor, AdvancedIncSubtensor: indexing.advanced_inc_subtensor,
+                SpecifyShape: indexing.specify_shape, Alloc: indexing.alloc, ARange: indexing.arange,
+                Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
+                Cholesky: linalg.cholesky, Solve: linalg.solve}
 
 #: numba_reductions.KERNELS key -> the name the generated module imports it as
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
@@ -373,8 +405,11 @@ _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("r
                  ("softmax", 2): "softmax_rows", ("softmax", 1): "softmax_vector"}
 _HEADER = ["import math", "import numba", "import numpy as np",
            "from eqgraph.exec.numba_reductions import KERNELS",
-           f"# compiled against {numba_reductions.VERSION} {numba_kernels.files_version(__file__)}",
-           "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2", "",
+           f"# compiled against {numba_reductions.VERSION} "
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, indexing.__file__, linalg.__file__))}",
+           "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
+           f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in _KERNEL_NAMES.items()], ""]
 
 
@@ -454,6 +489,27 @@ def whole_source(fgraph, order, constants: dict):
                         f"def kernel({', '.join(params + [name for name, _ in w.passed])}):",
                         *["    " + line for line in body], f"    return ({', '.join(results)},)", ""])
     return source, [value for _, value in w.passed]
+
+
+def untranslated_nodes(fgraph, order, constants: dict) -> list:
+    """The nodes of ``order`` that no translation writes (the op has no entry, or its entry
+    declines these types); a node's outputs count as computed either way, so each gap is
+    listed once, not again in the nodes reading it."""
+    w, missing = _Writer(constants), []
+    for var in fgraph.inputs:
+        w.define(var)
+    for node in order:
+        translate = TRANSLATIONS.get(type(node.op))
+        try:
+            lines = translate(w, node) if translate is not None else None
+        except KeyError:   # reads a value whose node is itself a gap
+            lines = None
+        w.pending = []
+        if lines is None:
+            missing.append(node)
+            for out in node.outputs:
+                w.define(out)
+    return missing
 
 
 class _Cold(Exception):
