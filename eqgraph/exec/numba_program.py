@@ -83,6 +83,8 @@ _COMPARISONS = frozenset({"eq", "neq", "lt", "le", "gt", "ge"})
 _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
 
 
+#: the scalar steps' forms, with the casts between the dtypes the whole function handles
+_FORMS = {**FORMS, "cast_int64": "np.int64({0})"}
 _INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
 _NUMBERS = ("float64", "int64", "bool")
 
@@ -92,12 +94,14 @@ def _step_types_ok(key: str, ins: list, out: str) -> bool:
     dtype ``out``.  Numba's scalars promote int64 and bool to float64 as NumPy does, and int64
     arithmetic wraps as NumPy's; but Numba's ``True + True`` is 2, NumPy's is True (bool
     arithmetic is left out), and integer division and powers differ at zero and below."""
-    if key not in FORMS or not all(d in _NUMBERS for d in ins):
+    if key not in _FORMS or not all(d in _NUMBERS for d in ins):
         return False
     if key == "cast_float64":
         return out == "float64"
     if key == "cast_bool":
         return out == "bool"
+    if key == "cast_int64":   # from integers only: Numba's conversion of NaN or inf is undefined
+        return out == "int64" and ins[0] != "float64"
     if key == "second":
         return out == ins[1]
     if key == "switch":
@@ -254,7 +258,7 @@ def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
         element.append(None)
         if nin + j in needed:
             element[-1] = w.fresh("t")
-            lines.append(f"{indent}{element[-1]} = {FORMS[step_name(step_op)].format(*[element[a] for a in args])}")
+            lines.append(f"{indent}{element[-1]} = {_FORMS[step_name(step_op)].format(*[element[a] for a in args])}")
     at = f"[{', '.join(f'i{d}' for d in range(rank))}]"
     for o, k in zip(outs_names, positions):
         lines.append(f"{indent}{o}{at} = {element[outs[k]]}" if rank else f"{o} = {element[outs[k]]}")
