@@ -317,7 +317,7 @@ def _reduce(w: _Writer, node):
         value = f"np.int64(np.{op.name}({w.value(x)}))"
     else:
         return None
-    if op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
+    if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]
 

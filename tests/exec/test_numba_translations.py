@@ -185,7 +185,7 @@ def test_integer_and_boolean_steps_as_numpy_computes_them():
 def test_integer_reductions_and_whole_sums_keeping_their_axes():
     i, m = et.lvector("i"), et.dmatrix("m")
     outs = [et.sum(i) * 2, et.prod(i) + 1, et.max(i) - 1, et.min(i) * 3, et.sum(m, keepdims=True) * 2.0,
-            et.sum(i > 0) + 1]
+            et.sum(i > 0) + 1, et.sum(m, axis=1, keepdims=True) * 2.0]
     _same([i, m], outs, Reduce, [np.array([3, -2, 7, 2**40]), rng.normal(size=(3, 4))])
 
 
