@@ -42,6 +42,7 @@ import numpy as np
 from eqgraph.exec import numba_kernels, numba_reductions
 from eqgraph.exec import numba_translate_indexing as indexing
 from eqgraph.exec import numba_translate_linalg as linalg
+from eqgraph.exec import numba_translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
@@ -308,6 +309,8 @@ def _matmul(w: _Writer, node):
 
 def _reduce(w: _Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name == "logsumexp":
+        return reductions.logsumexp(w, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
     kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
     if kind is not None:
@@ -374,8 +377,15 @@ def _dimshuffle(w: _Writer, node):
 
 def _reshape(w: _Writer, node):
     (x, shape), out = node.inputs, node.outputs[0]
-    if out.ndim == 0 or shape.dtype != "int64":
+    if shape.dtype != "int64" or x.ndim == 0 and out.ndim > 0:
         return None
+    if x.ndim == 0:
+        w.names[out] = w.value(x)
+        return []
+    if out.ndim == 0:   # the one element of x, as a scalar (0-d values are scalars here)
+        name = w.value(x)
+        return [f"if {name}.size != 1: raise ValueError('reshape: not one element')",
+                f"{w.define(out)} = np.ascontiguousarray({name}).reshape(1)[0]"]
     # perform: np.reshape(x, the first ndim entries of the shape vector); a copy where x is not contiguous
     items = ", ".join(f"{w.value(shape)}[{d}]" for d in range(out.ndim))
     return [f"if {w.value(shape)}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
@@ -410,10 +420,11 @@ _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("r
 _HEADER = ["import math", "import numba", "import numpy as np",
            "from eqgraph.exec.numba_reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, indexing.__file__, linalg.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, indexing.__file__, linalg.__file__, reductions.__file__))}",
            "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}", "",
+           f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in _KERNEL_NAMES.items()], ""]
 
 
