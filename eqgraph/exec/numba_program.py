@@ -377,11 +377,10 @@ def _dimshuffle(w: _Writer, node):
 
 def _reshape(w: _Writer, node):
     (x, shape), out = node.inputs, node.outputs[0]
-    if shape.dtype != "int64" or x.ndim == 0 and out.ndim > 0:
+    if shape.dtype != "int64":
         return None
     if x.ndim == 0:
-        w.names[out] = w.value(x)
-        return []
+        return _reshape_scalar(w, w.value(x), w.value(shape), out)
     if out.ndim == 0:   # the one element of x, as a scalar (0-d values are scalars here)
         name = w.value(x)
         return [f"if {name}.size != 1: raise ValueError('reshape: not one element')",
@@ -390,6 +389,20 @@ def _reshape(w: _Writer, node):
     items = ", ".join(f"{w.value(shape)}[{d}]" for d in range(out.ndim))
     return [f"if {w.value(shape)}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
             f"{w.define(out)} = np.ascontiguousarray({w.value(x)}).reshape(({items},))"]
+
+
+def _reshape_scalar(w: _Writer, name: str, shape: str, out) -> list:
+    """A 0-d value reshaped: itself, or an array of ones along axes each of length 1 or -1 (at most
+    one -1), as NumPy's reshape allows."""
+    if out.ndim == 0:
+        w.names[out] = name
+        return []
+    entries = [f"{shape}[{d}]" for d in range(out.ndim)]
+    unknown = " + ".join(f"({e} == -1)" for e in entries)
+    return [f"if {shape}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
+            *[f"if {e} != 1 and {e} != -1: raise ValueError('reshape: one element')" for e in entries],
+            f"if {unknown} > 1: raise ValueError('reshape: more than one unknown length')",
+            f"{w.define(out)} = np.full(({'1, ' * out.ndim}), {name})"]
 
 
 def _shape(w: _Writer, node):

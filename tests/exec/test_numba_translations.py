@@ -192,7 +192,8 @@ def test_integer_reductions_and_whole_sums_keeping_their_axes():
 def test_logsumexp_of_vectors_and_rows_and_a_reshape_to_a_scalar():
     x, m = et.dvector("x"), et.dmatrix("m")
     outs = [et.logsumexp(x) * 2.0, et.logsumexp(x, keepdims=True) + x, et.logsumexp(m, axis=1) * 2.0,
-            et.logsumexp(m, axis=1, keepdims=True) - m, et.reshape(x[:1], ()) * 3.0]
+            et.logsumexp(m, axis=1, keepdims=True) - m, et.reshape(x[:1], ()) * 3.0,
+            et.concatenate([x, et.reshape(et.sum(x), (1,))]) * 2.0]
     _same([x, m], outs, Reduce, [rng.normal(size=5), rng.normal(size=(3, 4)) * 300],
           [np.array([-np.inf, -np.inf]), np.array([[np.inf, 0.0], [np.nan, 1.0], [-np.inf, -np.inf]])],
           [np.array([1e308, 1e308, 5.0]), np.array([[-1e308, 1e308]])])
