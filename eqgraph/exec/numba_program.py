@@ -35,6 +35,7 @@ variables call the program through its cells (``Function``) and keep it.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -477,8 +478,11 @@ def _arg_type(var) -> str:
 
 
 def whole_source(fgraph, order, constants: dict):
-    """``(module source, constants passed after the inputs)`` of the whole function of ``order``
-    (the program's nodes), or None where a node or a value has no translation."""
+    """``(module source, values passed after the inputs)`` of the whole function of ``order``
+    (the program's nodes), or None where a value has no translation.  Where every node has a
+    translation the module's ``kernel`` is one ``@njit`` function; else ``kernel`` is Python
+    calling Numba segments and, between them, the nodes without one (``_PythonCall``, passed
+    after the constants)."""
     values = list(fgraph.variables)
     if any(type(v.type) is not TensorType or v.dtype not in SCALAR_TYPES for v in values) or \
             any(isinstance(v, Constant) or v in constants or v.owner is None and v not in fgraph.inputs
@@ -486,52 +490,132 @@ def whole_source(fgraph, order, constants: dict):
         return None
     w = _Writer(constants)
     params = [w.fresh("a") for _ in fgraph.inputs]
-    body = []
+    pieces = [[]]   # lines of Numba code, and between them one line calling a node in Python
     for var, param in zip(fgraph.inputs, params):
         w.names[var] = param
         for d, size in enumerate(var.type.shape):   # the input's static shape, as the program's filter checks
             if size is not None:
-                body.append(f"if {param}.shape[{d}] != {size}: raise ValueError('input shape')")
+                pieces[0].append(f"if {param}.shape[{d}] != {size}: raise ValueError('input shape')")
+    calls, translated = [], 0
     for node in order:
-        translate = TRANSLATIONS.get(type(node.op))
-        lines = translate(w, node) if translate is not None else None
-        if lines is None:
-            return None
-        body += w.pending + lines
+        lines = _translated(w, node)
+        pieces[-1] += w.pending
         w.pending = []
+        if lines is None:
+            calls.append(_PythonCall(node, constants))
+            pieces += [_call_line(w, node, f"c{len(calls)}"), []]
+            pieces[-3] += w.pending   # the lazy values the call reads, made before it
+            w.pending = []
+        else:
+            pieces[-1] += lines
+            translated += 1
+    if calls and translated <= len(calls) + 1:   # no more nodes in Numba than calls of segments: nothing saved
+        return None
     results = []
     for var in fgraph.outputs:
         name = w.value(var)
-        body += w.pending
+        pieces[-1] += w.pending
         w.pending = []
         if var.ndim == 0:   # a 0-d array, as the program returns
             boxed = w.fresh("r")
-            body += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
+            pieces[-1] += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
             name = boxed
         results.append(name)
-    types = [_arg_type(v) for v in fgraph.inputs] + \
-            [f"numba.types.Array(numba.{SCALAR_TYPES[value.dtype.name]}, {value.ndim}, 'C', readonly=True)"
-             for _, value in w.passed]
-    signature = f"({', '.join(types)},)"
-    source = "\n".join([*_HEADER, f"@numba.njit({signature}, cache=True, error_model='numpy')",
-                        f"def kernel({', '.join(params + [name for name, _ in w.passed])}):",
-                        *["    " + line for line in body], f"    return ({', '.join(results)},)", ""])
-    return source, [value for _, value in w.passed]
+    names = params + [name for name, _ in w.passed]
+    if not calls:
+        types = [_arg_type(v) for v in fgraph.inputs] + \
+                [f"numba.types.Array(numba.{SCALAR_TYPES[value.dtype.name]}, {value.ndim}, 'C', readonly=True)"
+                 for _, value in w.passed]
+        body = [f"@numba.njit(({', '.join(types)},), cache=True, error_model='numpy')",
+                f"def kernel({', '.join(names)}):", *["    " + line for line in pieces[0]],
+                f"    return ({', '.join(results)},)"]
+    else:
+        body = _segmented(pieces, names, [f"c{k + 1}" for k in range(len(calls))], results)
+    source = "\n".join([*_HEADER, *body, ""])
+    return source, [value for _, value in w.passed] + calls
+
+
+def _translated(w: _Writer, node):
+    """The lines computing ``node``, or None where it has no translation (it reads a value that
+    no translation defines: an input of a node called in Python, read as the op would not)."""
+    translate = TRANSLATIONS.get(type(node.op))
+    try:
+        return translate(w, node) if translate is not None else None
+    except KeyError:
+        return None
+
+
+def _call_line(w: _Writer, node, callee: str) -> str:
+    """The line of the Python kernel calling ``node``'s ``perform`` on the values it reads."""
+    args = [w.value(v) for v in node.inputs if v not in w.constants]
+    outs = [w.define(v) for v in node.outputs]
+    return f"{', '.join(outs)}, = {callee}({', '.join(args)})"
+
+
+_NAME = re.compile(r"\b[vkamnetrg][0-9]+\b")   # the names ``_Writer.fresh`` makes (not loop indices)
+
+
+def _segmented(pieces: list, params: list, callees: list, results: list) -> list:
+    """A Python ``kernel`` running Numba segments (``pieces[0]``, ``pieces[2]``, ...) and the calls
+    between them: each segment takes the values it reads that exist before it, and returns those
+    that later code reads."""
+    later = [set(_NAME.findall("\n".join(str(p) for p in pieces[k + 1:]) + " " + " ".join(results)))
+             for k in range(len(pieces))]
+    known, segments, driver, count = set(params), [], [], 0
+    for k, piece in enumerate(pieces):
+        if isinstance(piece, str):   # a call in Python
+            driver.append(piece)
+            known.update(_NAME.findall(piece.split("=")[0]))
+            continue
+        used = set(_NAME.findall("\n".join(piece)))
+        reads = sorted(used & known, key=_name_order)
+        gives = sorted((used - known) & later[k], key=_name_order)
+        if not piece:
+            continue
+        count += 1
+        name = f"segment{count}"
+        segments += ["@numba.njit(cache=True, error_model='numpy')", f"def {name}({', '.join(reads)}):",
+                     *["    " + line for line in piece], f"    return ({''.join(g + ', ' for g in gives)})", ""]
+        driver.append(f"({''.join(g + ', ' for g in gives)}) = {name}({', '.join(reads)})")
+        known.update(gives)
+    return [*segments, f"def kernel({', '.join(params + callees)}):", *["    " + line for line in driver],
+            f"    return ({', '.join(results)},)"]
+
+
+def _name_order(name: str) -> tuple:
+    return name[0], int(name[1:])
+
+
+class _PythonCall:
+    """A node without a translation, called from the whole function's Python kernel: its op's
+    ``perform`` on the values the Numba segments pass (0-d ones as scalars) and its constants;
+    inputs the op destroys are copied first (they may be the caller's arrays)."""
+
+    def __init__(self, node, constants: dict):
+        self.node = node
+        self.fixed = {k: constants[v] for k, v in enumerate(node.inputs) if v in constants}
+        self.dtypes = [v.dtype for v in node.inputs]
+        self.destroyed = {k for ks in getattr(node.op, "destroy_map", {}).values() for k in ks}
+
+    def __call__(self, *passed):
+        given = iter(passed)
+        inputs = []
+        for k, dtype in enumerate(self.dtypes):
+            value = self.fixed[k] if k in self.fixed else np.asarray(next(given), dtype=dtype)
+            inputs.append(np.array(value, copy=True) if k in self.destroyed else value)
+        storage = [[None] for _ in self.node.outputs]
+        self.node.op.perform(self.node, inputs, storage)
+        return tuple(cell[0][()] if out.ndim == 0 else cell[0] for cell, out in zip(storage, self.node.outputs))
 
 
 def untranslated_nodes(fgraph, order, constants: dict) -> list:
     """The nodes of ``order`` that no translation writes (the op has no entry, or its entry
-    declines these types); a node's outputs count as computed either way, so each gap is
-    listed once, not again in the nodes reading it."""
+    declines these types): the whole function calls them in Python, between Numba segments."""
     w, missing = _Writer(constants), []
     for var in fgraph.inputs:
         w.define(var)
     for node in order:
-        translate = TRANSLATIONS.get(type(node.op))
-        try:
-            lines = translate(w, node) if translate is not None else None
-        except KeyError:   # reads a value whose node is itself a gap
-            lines = None
+        lines = _translated(w, node)
         w.pending = []
         if lines is None:
             missing.append(node)

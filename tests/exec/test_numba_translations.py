@@ -10,7 +10,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec import numba_kernels, numba_program
 from eqgraph.exec.composite import Composite
 from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Elemwise
@@ -20,6 +20,7 @@ from eqgraph.tensor.linalg import Cholesky, Solve
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.products import ExtractDiag
 from eqgraph.tensor.shape import SpecifyShape
+from eqgraph.terms.basic import Constant
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from test_numba_program import _assert_same, _whole_and_program, hot_at_once  # noqa: F401  (a fixture)
 
@@ -28,6 +29,13 @@ pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is n
 
 rng = np.random.default_rng(7)
 bvector = et.TensorType("bool", (None,))
+
+
+def _kernel(f):
+    """The compiled whole function of ``f`` (one Numba function, or Python calling Numba segments)."""
+    hot = f.program.call.__globals__["hot"]
+    assert hasattr(hot, "cache_hit"), "the whole function was not compiled"
+    return hot
 
 
 def _compiled(inputs, outputs, op_class, args):
@@ -53,11 +61,10 @@ def _kernel_raises(f, error, *cases):
     """The compiled whole function itself raises ``error`` on each case (no silent value), and the
     function raises it too (the program's node).  (The caller stops calling a function that
     refuses calls, so the kernel is read before the function is called.)"""
-    hot = f.program.call.__globals__["hot"]
-    assert hasattr(hot, "py_func"), "the whole function was not compiled"
+    hot, passed = _kernel(f), f.program.call.__globals__["passed"]
     for args in cases:
         with pytest.raises(error):
-            hot(*[a[()] if np.ndim(a) == 0 else a for a in args])
+            hot(*[a[()] if np.ndim(a) == 0 else a for a in args], *passed)
     for args in cases:
         with pytest.raises(error):
             f(*args)
@@ -240,3 +247,40 @@ def test_general_solves():
     a, b, bm = et.dmatrix("a"), et.dvector("b"), et.dmatrix("bm")
     outs = [et.linalg.solve(a, b) * 2.0, et.linalg.solve(a, bm) + 1.0]
     _same([a, b, bm], outs, Solve, [_factor(4), rng.normal(size=4), rng.normal(size=(4, 2))], exact=False)
+
+
+# -- nodes without a translation: called in Python between Numba segments -------------------------
+def _called_in_python(f) -> list:
+    program = f.program
+    constants = {v: v.data for v in program.fgraph.variables if isinstance(v, Constant)}
+    constants.update({v: program.storage_map[v][0] for v in program.folded})
+    return numba_program.untranslated_nodes(program.fgraph, program.order, constants)
+
+
+def _segmented(inputs, outputs, args):
+    f = eg.function(inputs, outputs)
+    with np.errstate(all="ignore"):
+        f(*args)
+    kernel = _kernel(f)
+    assert not hasattr(kernel, "py_func") and "def segment2(" in f.program.call.whole_source
+    return f, kernel
+
+
+def test_a_node_without_a_translation_runs_in_python_between_numba_segments():
+    x, y, i = et.dvector("x"), et.dvector("y"), et.lscalar("i")
+    joined = et.sort(et.concatenate([x, y]))   # Sort has no translation
+    outs = [joined * 2.0 + et.sum(x), et.exp(et.sort(x))[i], et.sum(joined) + 1.0]
+    f, kernel = _segmented([x, y, i], outs, [np.array([3.0, 1.0]), np.array([2.0]), np.int64(0)])
+    assert sorted(type(n.op).__name__ for n in _called_in_python(f)) == ["Sort", "Sort"]
+    for args in ([rng.normal(size=4), rng.normal(size=3), np.int64(-1)],
+                 [np.array([np.nan, 1.0]), np.zeros(0), np.int64(1)]):
+        _assert_same(f(*args), f.program.call.program(*args))
+        _assert_same(kernel(*[a[()] if np.ndim(a) == 0 else a for a in args], *f.program.call.__globals__["passed"]),
+                     f.program.call.program(*args))
+    _kernel_raises(f, IndexError, [np.ones(2), np.ones(1), np.int64(2)])
+
+
+def test_graphs_that_would_call_python_as_often_as_numba_keep_the_program():
+    x = et.dvector("x")
+    f = eg.function([x], et.sort(x) * 2.0)
+    assert not hasattr(f.program.call, "whole_source")
