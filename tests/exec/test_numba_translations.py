@@ -221,8 +221,13 @@ def _factor(n):
     return a @ a.T + n * np.eye(n)
 
 
-def test_cholesky_and_triangular_solves_of_each_kind():
-    a, b, bm = et.dmatrix("a"), et.dvector("b"), et.dmatrix("bm")
+def _typed(*shape):
+    return et.TensorType("float64", shape)
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_cholesky_and_triangular_solves_of_each_kind(n):
+    a, b, bm = _typed(n, n)("a"), _typed(n)("b"), _typed(n, 3)("bm")
     lower = et.linalg.cholesky(a)
     outs = [lower * 2.0]
     for low in (True, False):
@@ -231,17 +236,26 @@ def test_cholesky_and_triangular_solves_of_each_kind():
                 tri = lower if low else lower.T
                 outs += [et.linalg.solve_triangular(tri, b, lower=low, trans=trans, unit_diagonal=unit) * 2.0,
                          et.linalg.solve_triangular(tri, bm, lower=low, trans=trans, unit_diagonal=unit) + 1.0]
-    f = _compiled([a, b, bm], outs, Cholesky, [_factor(3), np.ones(3), np.ones((3, 2))])
-    assert sum(type(node.op) is Solve for node in f.program.order) >= 8
-    for n in (1, 5):
-        whole, program = _whole_and_program(f, [_factor(n), rng.normal(size=n), rng.normal(size=(n, 3))])
-        _assert_same(whole, program, exact=False)
+    args = [_factor(n), rng.normal(size=n), rng.normal(size=(n, 3))]
+    f = _compiled([a, b, bm], outs, Cholesky, args)
+    assert sum(type(node.op) is Solve for node in f.program.order) >= 8 and not _called_in_python(f)
+    _same([a, b, bm], outs, Cholesky, args, [args[0], args[1] * np.inf, args[2] * np.nan], exact=False)
+
+
+def test_large_or_unknown_triangular_solves_are_lapacks_in_python():
+    small, b = _typed(2, 2)("small"), et.dvector("b")
+    big, c = _typed(300, 300)("big"), _typed(300, 300)("c")
+    for inputs, out in (([small, b], et.linalg.solve_triangular(small, b, lower=True)),
+                        ([big, c], et.linalg.solve_triangular(big, c, lower=True))):
+        f = eg.function(inputs, [et.exp(out) + et.sum(out) * 2.0])
+        assert [type(n.op) for n in _called_in_python(f)] == [Solve]
 
 
 def test_a_matrix_that_is_not_positive_definite_and_a_zero_pivot_raise():
     a, b = et.dmatrix("a"), et.dvector("b")
     f = _compiled([a], [et.linalg.cholesky(a) * 2.0], Cholesky, [np.eye(2)])
     _kernel_raises(f, np.linalg.LinAlgError, [-np.eye(2)])
+    a, b = _typed(2, 2)("a"), _typed(2)("b")
     g = _compiled([a, b], [et.linalg.solve_triangular(a, b, lower=True) * 2.0], Solve, [np.eye(2), np.ones(2)])
     _kernel_raises(g, np.linalg.LinAlgError, [np.diag([1.0, 0.0]), np.ones(2)])
 
@@ -290,8 +304,9 @@ def test_graphs_that_would_call_python_as_often_as_numba_keep_the_program():
 
 
 #: the bench models' nodes that their whole functions call in Python: psi (the negative-binomial
-#: likelihood's gradient) has no Numba form, so the two fused nodes holding it run as NumPy's
-CALLED_IN_PYTHON = {"negative-binomial GLM": ["Composite", "ReducingComposite"]}
+#: likelihood's gradient) has no Numba form, so the two fused nodes holding it run as NumPy's; the
+#: GP's gradient solves with 200 x 200 right-hand sides are LAPACK's (``SMALL_SOLVE``)
+CALLED_IN_PYTHON = {"negative-binomial GLM": ["Composite", "ReducingComposite"], "GP marginal 200": ["Solve", "Solve"]}
 
 
 def test_the_bench_models_whole_functions_call_no_other_node_in_python():
