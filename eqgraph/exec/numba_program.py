@@ -10,9 +10,14 @@ program that calls it once the function is hot:
 
 - fused and plain elementwise nodes (``Composite``, ``Elemwise``, ``Cast``) become explicit
   loops over the broadcast shape, each step written as ``numba_kernels.FORMS`` writes it
-  (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks;
-- float64 sums and means, softmaxes and ``SumToShape`` call ``numba_reductions``' loops,
-  which add in NumPy's pairwise order bit for bit;
+  (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks; steps on int64
+  and bool values where Numba's scalars compute what NumPy's do (``_step_types_ok``);
+- float64 sums and means, logsumexps, softmaxes and ``SumToShape`` call ``numba_reductions``'
+  loops, which add in NumPy's pairwise order bit for bit; integer sums, products, maxima and
+  minima over every axis are exact in any order;
+- indexing (``Subtensor``, ``AdvancedSubtensor``, their increments) and array-making nodes
+  (``Alloc``, ``ARange``, ``Join``, ``ExtractDiag``, ``CumOp``, ``SpecifyShape``) are written
+  by ``numba_translate_indexing``, ``Cholesky`` and ``Solve`` by ``numba_translate_linalg``;
 - ``matmul`` of vectors and matrices is ``np.dot`` (Numba calls SciPy's BLAS; a matrix of one
   row times a vector is a dot product of two vectors, as NumPy computes it): the same values
   as NumPy's ``matmul`` on the models measured, but not always to the last bit (NumPy computes
@@ -20,9 +25,11 @@ program that calls it once the function is hot:
 - ``DimShuffle``, ``Shape`` and ``Reshape`` are views and small arrays, as in the program.
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
-Every node must have an entry and every value a dtype the entries handle (float64, bool,
-and int64 for shapes); otherwise there is no whole function and the program runs as
-before.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
+Every value must have a dtype the entries handle (float64, int64, bool); otherwise there is no
+whole function and the program runs as before.  A node without a translation (no entry, or
+one that declines its types or shapes) is called in Python, its op's ``perform``, between
+Numba segments of the rest (``_segmented``); where that leaves as many segments as nodes in
+Numba, there is no whole function either.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
 inputs of at most ``whole_below(order)`` elements, and only on such inputs, C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad
 shapes: it makes the checks the ops would), the program runs on the same arguments, so a

@@ -15,7 +15,7 @@ import numpy as np
 
 from eqgraph.exec.numba_kernels import numba
 
-_DTYPES = {"float64": "np.float64", "float32": "np.float32", "int64": "np.int64", "bool": "np.bool_"}
+_DTYPES = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
 
 
 def _position(w, name: str, length: str) -> list:
@@ -85,10 +85,15 @@ def advanced_subtensor(w, node):
     return [f"{w.define(out)} = {form}({w.value(x)}, {names})"]
 
 
+def _adds_booleans(op, x) -> bool:
+    """An increment of booleans: NumPy's ``True + True`` is True, Numba's 2."""
+    return not op.set_instead_of_inc and x.dtype == "bool"
+
+
 def inc_subtensor(w, node):
     """``IncSubtensor``: a copy of ``x`` whose basic region is set to ``y`` or incremented by it."""
     (x, y, *index), op, out = node.inputs, node.op, node.outputs[0]
-    if x.ndim == 0 or out.dtype not in _DTYPES or y.dtype != x.dtype:
+    if x.ndim == 0 or out.dtype not in _DTYPES or y.dtype != x.dtype or _adds_booleans(op, x):
         return None
     copy = w.define(out)
     made = _basic_index(w, copy, op.idx_list, index)
@@ -115,7 +120,8 @@ def advanced_inc_subtensor(w, node):
     adding up in index order, as ``np.add.at``) at the ``take`` or ``pairs`` positions."""
     (x, y, *index), op, out = node.inputs, node.op, node.outputs[0]
     form = _advanced_form(op, x, index)
-    if form not in ("take", "pairs") or out.dtype not in _DTYPES or y.dtype != x.dtype or y.ndim > 1:
+    if form not in ("take", "pairs") or out.dtype not in _DTYPES or y.dtype != x.dtype or y.ndim > 1 or \
+            _adds_booleans(op, x):
         return None
     if form == "take" and (x.ndim != 1 or y.ndim > 1):
         return None
