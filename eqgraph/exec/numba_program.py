@@ -323,18 +323,11 @@ def _reduce(w: _Writer, node):
     kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
     if kind is not None:
         value = f"{_KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
-    elif whole and op.name in _EXACT_REDUCTIONS and x.dtype in ("int64", "bool") and out.dtype == "int64":
-        # integer sums and products are exact (wrapping) in any order, so Numba's loop gives NumPy's
-        value = f"np.int64(np.{op.name}({w.value(x)}))"
     else:
-        return None
+        return reductions.orderless(w, node)
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]
-
-
-#: reductions whose integer results do not depend on the order
-_EXACT_REDUCTIONS = frozenset({"sum", "prod", "max", "min"})
 
 
 def _softmax(w: _Writer, node):

@@ -43,11 +43,12 @@ def _kernel(f):
 
 def _compiled(inputs, outputs, op_class, args):
     """The function of the graph, its whole function compiled on ``args``; the graph's program must
-    hold an ``op_class`` node (else the test would test another translation)."""
+    hold an ``op_class`` node (else the test would test another translation), every node in Numba."""
     f = eg.function(inputs, outputs)
     classes = {type(node.op) for node in f.program.order}
     wanted = op_class if isinstance(op_class, tuple) else (op_class,)
     assert classes & set(wanted), f"no {wanted} in the program: {sorted(c.__name__ for c in classes)}"
+    assert not _called_in_python(f), "a node is called in Python, not translated"
     _whole_and_program(f, args)
     return f
 
@@ -212,6 +213,23 @@ def test_logsumexp_of_vectors_and_rows_and_a_reshape_to_a_scalar():
 def test_logsumexp_of_an_empty_row_raises():
     m = et.dmatrix("m")
     f = _compiled([m], [et.logsumexp(m, axis=1) * 2.0], Reduce, [np.ones((2, 2))])
+    _kernel_raises(f, ValueError, [np.ones((2, 0))])
+
+
+def test_maxima_minima_and_integer_sums_over_each_axis():
+    x, m, i = et.dvector("x"), et.dmatrix("m"), et.lmatrix("i")
+    outs = [et.max(x) * 2.0, et.min(m, axis=0) + 1.0, et.max(m, axis=1, keepdims=True) - m, et.min(m) * 3.0,
+            et.sum(i, axis=0) * 2, et.prod(i, axis=1, keepdims=True) + 1, et.max(i, axis=0) - 1,
+            et.min(i, keepdims=True) * 3, et.sum(m > 0, axis=1) + 1]
+    big = np.iinfo(np.int64).max
+    _same([x, m, i], outs, Reduce, [rng.normal(size=5), rng.normal(size=(3, 4)), rng.integers(-9, 9, (3, 4))],
+          [np.array([np.nan, 1.0, -np.inf]), np.array([[1.0, np.nan], [-np.inf, np.inf]]),
+           np.array([[big, 2], [big, -3]])])
+
+
+def test_the_extremes_of_an_empty_axis_raise():
+    m = et.dmatrix("m")
+    f = _compiled([m], [et.max(m, axis=1) * 2.0], Reduce, [np.ones((2, 2))])
     _kernel_raises(f, ValueError, [np.ones((2, 0))])
 
 
