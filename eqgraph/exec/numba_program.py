@@ -698,6 +698,11 @@ def _compile(source: str):
         return None
 
 
+if numba is not None:
+    # Numba's advice on generated code (np.dot of a view that is not contiguous) is no warning for
+    # the user: the segments of a whole function compile at their first call, after ``_compile``
+    warnings.filterwarnings("ignore", category=numba.NumbaPerformanceWarning, module=r".*k_[0-9a-f]+$")
+
 if numba is not None:  # helpers the generated functions call (compiled on first use, cached on disk)
     _njit = numba.njit(cache=True, error_model="numpy")
     _whole, _rows_kept, _columns_kept = KERNELS[("whole", False)], KERNELS[("rows", True)], KERNELS[("columns", True)]
