@@ -1,6 +1,6 @@
-"""The op classes of bench/models.py's compiled programs that the whole Numba function cannot
-write: per model, each node whose translation is missing or declines it (the program then runs
-that node's NumPy thunk between Numba segments).
+"""The nodes of bench/models.py's compiled programs that the whole Numba function calls in
+Python (their op's ``perform``, between Numba segments): per model, the op classes whose
+translation is missing or declines the node's types or shapes.
 
     python bench/whole_gaps.py [--only NAME ...]
 """

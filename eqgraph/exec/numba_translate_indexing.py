@@ -18,7 +18,7 @@ from eqgraph.exec.numba_kernels import numba
 _DTYPES = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
 
 
-def _position(w, name: str, length: str) -> list:
+def _position(name: str, length: str) -> list:
     """Lines checking the integer ``name`` as a position on an axis of ``length`` (NumPy's
     IndexError outside ``-length <= name < length``)."""
     return [f"if {name} < -{length} or {name} >= {length}: raise IndexError('index out of bounds')"]
@@ -38,7 +38,7 @@ def _basic_index(w, x_name: str, idx_list, index_inputs) -> tuple[list, str] | N
             parts.append(f"{bounds[0]}:{bounds[1]}" + (f":{bounds[2]}" if bounds[2] else ""))
         else:
             position = w.value(next(inputs)) if entry == "?" else repr(entry)
-            checks += _position(w, position, f"{x_name}.shape[{axis}]")
+            checks += _position(position, f"{x_name}.shape[{axis}]")
             parts.append(position)
         axis += 1
     return checks, ", ".join(parts)
