@@ -1,9 +1,9 @@
-"""The whole program as one Numba function, for hot calls on small arrays (issue 12; optional,
-like ``numba_kernels.py``).
+"""The whole program as one Numba function, for hot calls on small arrays (optional, like
+``numba_kernels.py``).
 
-At 10 elements the generated program (``program.py``) spends 0.5-1 us per node on
-NumPy's and Numba's dispatch: a logistic regression with its gradient is about 15 such
-lines, PyTensor's default mode one compiled function.  ``whole_program`` writes the same
+On small arrays the generated program (``program.py``) spends most of its time on NumPy's and
+Numba's dispatch, once per node, where PyTensor's default mode calls one compiled
+function.  ``whole_program`` writes the same
 node list as one ``@numba.njit`` function, from a table with one entry per kind of node
 (``TRANSLATIONS``: op class -> the lines computing it), and puts a caller in front of the
 program that calls it once the function is hot:
