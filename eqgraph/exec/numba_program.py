@@ -94,6 +94,10 @@ _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
 
 #: the scalar steps' forms, with the casts between the dtypes the whole function handles
 _FORMS = {**FORMS, "cast_int64": "np.int64({0})"}
+#: int64 division and remainder as NumPy's: 0 for a zero divisor, and the minimum integer divided
+#: by -1 wraps (Numba's ``//`` would trap there)
+_INTEGER_FORMS = {"int_div": "(0 if {1} == 0 else ((0 - {0}) if {1} == -1 else {0} // {1}))",
+                  "mod": "(0 if {1} == 0 or {1} == -1 else {0} % {1})"}
 _INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
 _NUMBERS = ("float64", "int64", "bool")
 
@@ -120,7 +124,7 @@ def _step_types_ok(key: str, ins: list, out: str) -> bool:
     if key in _LOGICAL:
         return out == "bool" and all(d == "bool" for d in ins)
     if out == "int64":
-        return key in _INTEGER_STEPS and "int64" in ins
+        return (key in _INTEGER_STEPS or key in _INTEGER_FORMS) and "int64" in ins
     return out == "float64" and "float64" in ins
 
 
@@ -267,11 +271,17 @@ def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
         element.append(None)
         if nin + j in needed:
             element[-1] = w.fresh("t")
-            lines.append(f"{indent}{element[-1]} = {_FORMS[step_name(step_op)].format(*[element[a] for a in args])}")
+            value = _form(step_name(step_op), nin + j, dtypes).format(*[element[a] for a in args])
+            lines.append(f"{indent}{element[-1]} = {value}")
     at = f"[{', '.join(f'i{d}' for d in range(rank))}]"
     for o, k in zip(outs_names, positions):
         lines.append(f"{indent}{o}{at} = {element[outs[k]]}" if rank else f"{o} = {element[outs[k]]}")
     return lines
+
+
+def _form(key: str, index: int, dtypes: list) -> str:
+    """The form of step ``key`` computing value ``index`` of the loop (``dtypes``: of every value)."""
+    return _INTEGER_FORMS[key] if dtypes[index] == "int64" and key in _INTEGER_FORMS else _FORMS[key]
 
 
 def _reducing(w: _Writer, node):

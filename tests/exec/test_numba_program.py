@@ -255,7 +255,7 @@ def test_results_share_no_memory_with_the_arguments_or_each_other(hot_at_once):
 
 @needs_numba
 def test_untranslatable_graphs_keep_the_program(hot_at_once):
-    x, y = et.dvector("x"), et.dvector("y")
+    x = et.dvector("x")
     z = et.fvector("z")
     single = eg.function([z], (et.exp(z) + 1).sum() * z)   # float32 has no translation
     # an input that is not a tensor (a generator; every type has a dtype-less .type): no whole function

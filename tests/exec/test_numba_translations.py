@@ -186,11 +186,12 @@ def test_running_sums_and_products_along_each_axis():
 def test_integer_and_boolean_steps_as_numpy_computes_them():
     i, j, x, flags = et.lvector("i"), et.lvector("j"), et.dvector("x"), bvector("flags")
     outs = [i * j + i, -i, et.maximum(i, j), x * i, et.switch(i, x, -x), et.switch(flags, x, i), i < x,
-            et.eq(i, j), flags & (i > 0), et.switch(flags, i, j)]
+            et.eq(i, j), flags & (i > 0), et.switch(flags, i, j), i // j, i % j]
     big = np.iinfo(np.int64).max
     _same([i, j, x, flags], outs, (Elemwise, Composite),
           [np.array([3, -2, 0, big]), np.array([big, 5, -7, 2]), np.array([0.5, np.nan, -np.inf, 2.0]),
-           np.array([True, False, True, False])])
+           np.array([True, False, True, False])],
+          [np.array([-big - 1, 7, -7, 5]), np.array([-1, 0, 2, -3]), np.zeros(4), np.zeros(4, bool)])
 
 
 def test_integer_reductions_and_whole_sums_keeping_their_axes():
