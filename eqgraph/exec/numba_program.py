@@ -29,7 +29,7 @@ Every value must have a dtype the entries handle (float64, int64, bool); otherwi
 whole function and the program runs as before.  A node without a translation (no entry, or
 one that declines its types or shapes) is called in Python, its op's ``perform``, between
 Numba segments of the rest (``_segmented``); where that leaves as many segments as nodes in
-Numba, there is no whole function either.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
+Numba, or the node is a fused one (``_FUSED``), there is no whole function either.  A call runs the function only once the program has had ``HOT_CALLS`` calls on
 inputs of at most ``whole_below(order)`` elements, and only on such inputs, C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad
 shapes: it makes the checks the ops would), the program runs on the same arguments, so a
@@ -512,6 +512,8 @@ def whole_source(fgraph, order, constants: dict):
         pieces[-1] += w.pending
         w.pending = []
         if lines is None:
+            if isinstance(node.op, _FUSED):
+                return None
             calls.append(_PythonCall(node, constants))
             pieces += [_call_line(w, node, f"c{len(calls)}"), []]
             pieces[-3] += w.pending   # the lazy values the call reads, made before it
@@ -543,6 +545,12 @@ def whole_source(fgraph, order, constants: dict):
         body = _segmented(pieces, names, [f"c{k + 1}" for k in range(len(calls))], results)
     source = "\n".join([*_HEADER, *body, ""])
     return source, [value for _, value in w.passed] + calls
+
+
+#: nodes never called in Python: a fused node's ``perform`` steps through its scalar ops one NumPy
+#: call each, where the program runs its compiled kernel (three times slower on the
+#: negative-binomial GLM's psi nodes)
+_FUSED = (Composite, ReducingComposite)
 
 
 def _translated(w: _Writer, node):

@@ -316,15 +316,20 @@ def test_a_node_without_a_translation_runs_in_python_between_numba_segments():
     _kernel_raises(f, IndexError, [np.ones(2), np.ones(1), np.int64(2)])
 
 
-def test_graphs_that_would_call_python_as_often_as_numba_keep_the_program():
+def test_graphs_that_would_call_python_as_often_as_numba_or_call_a_fused_node_keep_the_program():
     x = et.dvector("x")
     f = eg.function([x], et.sort(x) * 2.0)
     assert not hasattr(f.program.call, "whole_source")
+    g = eg.function([x], [et.exp(x) * 2.0, et.sum(et.psi(x) * 2.0 + 1.0), et.sum(x) * 3.0])   # psi: no form
+    assert not hasattr(g.program.call, "whole_source")
+    fused = {type(n.op).__name__ for n in _called_in_python(g)}
+    assert fused and fused <= {"Composite", "ReducingComposite"}
 
 
-#: the bench models' nodes that their whole functions call in Python: psi (the negative-binomial
-#: likelihood's gradient) has no Numba form, so the two fused nodes holding it run as NumPy's; the
-#: GP's gradient solves with 200 x 200 right-hand sides are LAPACK's (``SMALL_SOLVE``)
+#: the bench models' nodes without a Numba form: psi (the negative-binomial likelihood's gradient)
+#: has none, so the two fused nodes holding it keep that model's program (a fused node is not
+#: called in Python); the GP's gradient solves with 200 x 200 right-hand sides are LAPACK's,
+#: called in Python (``SMALL_SOLVE``)
 CALLED_IN_PYTHON = {"negative-binomial GLM": ["Composite", "ReducingComposite"], "GP marginal 200": ["Solve", "Solve"]}
 
 
