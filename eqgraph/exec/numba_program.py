@@ -9,9 +9,14 @@ program that calls it once it is compiled:
 
 - fused and plain elementwise nodes (``Composite``, ``Elemwise``, ``Cast``) become explicit
   loops over the broadcast shape, each step written as ``numba_kernels.FORMS`` writes it
-  (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks;
-- float64 sums and means, softmaxes and ``SumToShape`` call ``numba_reductions``' loops,
-  which add in NumPy's pairwise order bit for bit;
+  (NumPy's NaN, inf and division semantics), with NumPy's broadcasting checks; steps on int64
+  and bool values where Numba's scalars compute what NumPy's do (``_step_types_ok``);
+- float64 sums and means, logsumexps, softmaxes and ``SumToShape`` call ``numba_reductions``'
+  loops, which add in NumPy's pairwise order bit for bit; integer sums, products, maxima and
+  minima over every axis are exact in any order;
+- indexing (``Subtensor``, ``AdvancedSubtensor``, their increments) and array-making nodes
+  (``Alloc``, ``ARange``, ``Join``, ``ExtractDiag``, ``CumOp``, ``SpecifyShape``) are written
+  by ``numba_translate_indexing``, ``Cholesky`` and ``Solve`` by ``numba_translate_linalg``;
 - ``matmul`` of vectors and matrices is ``np.dot`` (Numba calls SciPy's BLAS; a matrix of one
   row times a vector is a dot product of two vectors, as NumPy computes it): the same values
   as NumPy's ``matmul`` on the models measured, but not always to the last bit (NumPy computes
@@ -19,35 +24,48 @@ program that calls it once it is compiled:
 - ``DimShuffle``, ``Shape`` and ``Reshape`` are views and small arrays, as in the program.
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
-Every node must have an entry and every value a dtype the entries handle (float64, bool,
-and int64 for shapes); otherwise there is no whole function and the program runs alone.
-The function is compiled off the calling thread (``numba_compile.py``), with Numba's disk cache
-(``numba_kernels.load_kernel``, keyed by the source, which holds the argument types); until it
-is ready the program runs.  Then a call runs the function on inputs of at most
-``whole_below(order)`` elements, C-contiguous and of the types it was compiled for; on
-anything else, and where the function raises (bad shapes: it makes the checks the ops would),
-the program runs on the same arguments, so a bad input gets the program's error naming the
-node.  Functions that read or update shared variables call the program through its cells
-(``Function``) and keep it.
+Every value must have a dtype the entries handle (float64, int64, bool); otherwise there is no
+whole function and the program runs alone.  A node without a translation (no entry, or one that
+declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
+of the rest (``_segmented``); where that leaves as many segments as nodes in Numba, or the node
+is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
+the calling thread (``numba_compile.py``), with Numba's disk cache (``numba_kernels.load_kernel``,
+keyed by the source, which holds the argument types); until it is ready the program runs.  Then
+a call runs the function on inputs of at most ``whole_below(order)`` elements, C-contiguous and
+of the types it was compiled for; on anything else, and where the function raises (bad shapes:
+it makes the checks the ops would), the program runs on the same arguments, so a bad input gets
+the program's error naming the node.  Functions that read or update shared variables call the
+program through its cells (``Function``) and keep it.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import threading
 import warnings
 
 import numpy as np
 
 from eqgraph.exec import numba_compile, numba_kernels, numba_reductions
+from eqgraph.exec import numba_translate_indexing as indexing
+from eqgraph.exec import numba_translate_linalg as linalg
+from eqgraph.exec import numba_translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
 from eqgraph.exec.numba_reductions import KERNELS, reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.exec.source import define
+from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.extra_ops import CumOp
+from eqgraph.tensor.join import Join
+from eqgraph.tensor.linalg import Cholesky, Solve
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
-from eqgraph.tensor.shape import Reshape, Shape, SumToShape
+from eqgraph.tensor.products import ExtractDiag
+from eqgraph.tensor.shape import Reshape, Shape, SpecifyShape, SumToShape
+from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
@@ -70,24 +88,40 @@ _COMPARISONS = frozenset({"eq", "neq", "lt", "le", "gt", "ge"})
 _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
 
 
+#: the scalar steps' forms, with the casts between the dtypes the whole function handles
+_FORMS = {**FORMS, "cast_int64": "np.int64({0})"}
+#: int64 division and remainder as NumPy's: 0 for a zero divisor, and the minimum integer divided
+#: by -1 wraps (Numba's ``//`` would trap there)
+_INTEGER_FORMS = {"int_div": "(0 if {1} == 0 else ((0 - {0}) if {1} == -1 else {0} // {1}))",
+                  "mod": "(0 if {1} == 0 or {1} == -1 else {0} % {1})"}
+_INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
+_NUMBERS = ("float64", "int64", "bool")
+
+
 def _step_types_ok(key: str, ins: list, out: str) -> bool:
     """Whether ``FORMS[key]`` on scalars of dtypes ``ins`` computes what NumPy's step gives in
-    dtype ``out`` (Numba's ``True + True`` is 2, NumPy's is True: bool arithmetic is left out)."""
-    if key not in FORMS:
+    dtype ``out``.  Numba's scalars promote int64 and bool to float64 as NumPy does, and int64
+    arithmetic wraps as NumPy's; but Numba's ``True + True`` is 2, NumPy's is True (bool
+    arithmetic is left out), and integer division and powers differ at zero and below."""
+    if key not in _FORMS or not all(d in _NUMBERS for d in ins):
         return False
     if key == "cast_float64":
-        return out == "float64" and ins[0] in SCALAR_TYPES
+        return out == "float64"
     if key == "cast_bool":
-        return out == "bool" and ins[0] == "float64"
+        return out == "bool"
+    if key == "cast_int64":   # from integers only: Numba's conversion of NaN or inf is undefined
+        return out == "int64" and ins[0] != "float64"
     if key == "second":
-        return out == ins[1] and ins[1] in ("float64", "bool")
+        return out == ins[1]
     if key == "switch":
-        return ins[0] == "bool" and ins[1] == ins[2] == out and out in ("float64", "bool")
+        return ins[1] == ins[2] == out or out == "float64" and "float64" in ins[1:] and "bool" not in ins[1:]
     if key in _COMPARISONS or key in ("isnan", "isinf"):
-        return out == "bool" and all(d == "float64" for d in ins)
+        return out == "bool" and (key in _COMPARISONS or ins[0] == "float64")
     if key in _LOGICAL:
         return out == "bool" and all(d == "bool" for d in ins)
-    return out == "float64" and all(d == "float64" for d in ins)
+    if out == "int64":
+        return (key in _INTEGER_STEPS or key in _INTEGER_FORMS) and "int64" in ins
+    return out == "float64" and "float64" in ins
 
 
 def _literal(value) -> str:
@@ -233,11 +267,17 @@ def _loop(w: _Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
         element.append(None)
         if nin + j in needed:
             element[-1] = w.fresh("t")
-            lines.append(f"{indent}{element[-1]} = {FORMS[step_name(step_op)].format(*[element[a] for a in args])}")
+            value = _form(step_name(step_op), nin + j, dtypes).format(*[element[a] for a in args])
+            lines.append(f"{indent}{element[-1]} = {value}")
     at = f"[{', '.join(f'i{d}' for d in range(rank))}]"
     for o, k in zip(outs_names, positions):
         lines.append(f"{indent}{o}{at} = {element[outs[k]]}" if rank else f"{o} = {element[outs[k]]}")
     return lines
+
+
+def _form(key: str, index: int, dtypes: list) -> str:
+    """The form of step ``key`` computing value ``index`` of the loop (``dtypes``: of every value)."""
+    return _INTEGER_FORMS[key] if dtypes[index] == "int64" and key in _INTEGER_FORMS else _FORMS[key]
 
 
 def _reducing(w: _Writer, node):
@@ -282,12 +322,18 @@ def _matmul(w: _Writer, node):
 
 
 def _reduce(w: _Writer, node):
-    op, (x,) = node.op, node.inputs
-    kind = reduction_kind(op.name, x.dtype, node.outputs[0].dtype, x.ndim, op.axis, op.keepdims)
-    if kind is None:
-        return None
-    return [f"{w.define(node.outputs[0])} = {_KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), "
-            f"{op.name == 'mean'})"]
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name == "logsumexp":
+        return reductions.logsumexp(w, node)
+    whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
+    kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
+    if kind is not None:
+        value = f"{_KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
+    else:
+        return reductions.orderless(w, node)
+    if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
+        value = f"np.full(({'1, ' * x.ndim}), {value})"
+    return [f"{w.define(out)} = {value}"]
 
 
 def _softmax(w: _Writer, node):
@@ -338,12 +384,32 @@ def _dimshuffle(w: _Writer, node):
 
 def _reshape(w: _Writer, node):
     (x, shape), out = node.inputs, node.outputs[0]
-    if out.ndim == 0 or shape.dtype != "int64":
+    if shape.dtype != "int64":
         return None
+    if x.ndim == 0:
+        return _reshape_scalar(w, w.value(x), w.value(shape), out)
+    if out.ndim == 0:   # the one element of x, as a scalar (0-d values are scalars here)
+        name = w.value(x)
+        return [f"if {name}.size != 1: raise ValueError('reshape: not one element')",
+                f"{w.define(out)} = np.ascontiguousarray({name}).reshape(1)[0]"]
     # perform: np.reshape(x, the first ndim entries of the shape vector); a copy where x is not contiguous
     items = ", ".join(f"{w.value(shape)}[{d}]" for d in range(out.ndim))
     return [f"if {w.value(shape)}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
             f"{w.define(out)} = np.ascontiguousarray({w.value(x)}).reshape(({items},))"]
+
+
+def _reshape_scalar(w: _Writer, name: str, shape: str, out) -> list:
+    """A 0-d value reshaped: itself, or an array of ones along axes each of length 1 or -1 (at most
+    one -1), as NumPy's reshape allows."""
+    if out.ndim == 0:
+        w.names[out] = name
+        return []
+    entries = [f"{shape}[{d}]" for d in range(out.ndim)]
+    unknown = " + ".join(f"({e} == -1)" for e in entries)
+    return [f"if {shape}.shape[0] < {out.ndim}: raise ValueError('reshape: too few entries')",
+            *[f"if {e} != 1 and {e} != -1: raise ValueError('reshape: one element')" for e in entries],
+            f"if {unknown} > 1: raise ValueError('reshape: more than one unknown length')",
+            f"{w.define(out)} = np.full(({'1, ' * out.ndim}), {name})"]
 
 
 def _shape(w: _Writer, node):
@@ -360,7 +426,12 @@ def _shape(w: _Writer, node):
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
 TRANSLATIONS = {Composite: _elementwise, ReducingComposite: _reducing, Elemwise: _elementwise, Cast: _elementwise,
                 MatMul: _matmul, Reduce: _reduce, Softmax: _softmax, SumToShape: _sum_to_shape,
-                DimShuffle: _dimshuffle, Shape: _shape, Reshape: _reshape}
+                DimShuffle: _dimshuffle, Shape: _shape, Reshape: _reshape,
+                Subtensor: indexing.subtensor, AdvancedSubtensor: indexing.advanced_subtensor,
+                IncSubtensor: indexing.inc_subtensor, AdvancedIncSubtensor: indexing.advanced_inc_subtensor,
+                SpecifyShape: indexing.specify_shape, Alloc: indexing.alloc, ARange: indexing.arange,
+                Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
+                Cholesky: linalg.cholesky, Solve: linalg.solve}
 
 #: numba_reductions.KERNELS key -> the name the generated module imports it as
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
@@ -368,8 +439,12 @@ _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("r
                  ("softmax", 2): "softmax_rows", ("softmax", 1): "softmax_vector"}
 _HEADER = ["import math", "import numba", "import numpy as np",
            "from eqgraph.exec.numba_reductions import KERNELS",
-           f"# compiled against {numba_reductions.VERSION} {numba_kernels.files_version(__file__)}",
-           "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2", "",
+           f"# compiled against {numba_reductions.VERSION} "
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, indexing.__file__, linalg.__file__, reductions.__file__))}",
+           "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
+           f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in _KERNEL_NAMES.items()], ""]
 
 
@@ -409,8 +484,11 @@ def _arg_type(var) -> str:
 
 
 def whole_source(fgraph, order, constants: dict):
-    """``(module source, constants passed after the inputs)`` of the whole function of ``order``
-    (the program's nodes), or None where a node or a value has no translation."""
+    """``(module source, values passed after the inputs)`` of the whole function of ``order``
+    (the program's nodes), or None where a value has no translation.  Where every node has a
+    translation the module's ``kernel`` is one ``@njit`` function; else ``kernel`` is Python
+    calling Numba segments and, between them, the nodes without one (``_PythonCall``, passed
+    after the constants)."""
     values = list(fgraph.variables)
     if any(type(v.type) is not TensorType or v.dtype not in SCALAR_TYPES for v in values) or \
             any(isinstance(v, Constant) or v in constants or v.owner is None and v not in fgraph.inputs
@@ -418,37 +496,146 @@ def whole_source(fgraph, order, constants: dict):
         return None
     w = _Writer(constants)
     params = [w.fresh("a") for _ in fgraph.inputs]
-    body = []
+    pieces = [[]]   # lines of Numba code, and between them one line calling a node in Python
     for var, param in zip(fgraph.inputs, params):
         w.names[var] = param
         for d, size in enumerate(var.type.shape):   # the input's static shape, as the program's filter checks
             if size is not None:
-                body.append(f"if {param}.shape[{d}] != {size}: raise ValueError('input shape')")
+                pieces[0].append(f"if {param}.shape[{d}] != {size}: raise ValueError('input shape')")
+    calls, translated = [], 0
     for node in order:
-        translate = TRANSLATIONS.get(type(node.op))
-        lines = translate(w, node) if translate is not None else None
-        if lines is None:
-            return None
-        body += w.pending + lines
+        lines = _translated(w, node)
+        pieces[-1] += w.pending
         w.pending = []
+        if lines is None:
+            if isinstance(node.op, _FUSED):
+                return None
+            calls.append(_PythonCall(node, constants))
+            pieces += [_call_line(w, node, f"c{len(calls)}"), []]
+            pieces[-3] += w.pending   # the lazy values the call reads, made before it
+            w.pending = []
+        else:
+            pieces[-1] += lines
+            translated += 1
+    if calls and translated <= len(calls) + 1:   # no more nodes in Numba than calls of segments: nothing saved
+        return None
     results = []
     for var in fgraph.outputs:
         name = w.value(var)
-        body += w.pending
+        pieces[-1] += w.pending
         w.pending = []
         if var.ndim == 0:   # a 0-d array, as the program returns
             boxed = w.fresh("r")
-            body += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
+            pieces[-1] += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
             name = boxed
         results.append(name)
-    types = [_arg_type(v) for v in fgraph.inputs] + \
-            [f"numba.types.Array(numba.{SCALAR_TYPES[value.dtype.name]}, {value.ndim}, 'C', readonly=True)"
-             for _, value in w.passed]
-    signature = f"({', '.join(types)},)"
-    source = "\n".join([*_HEADER, f"@numba.njit({signature}, cache=True, error_model='numpy')",
-                        f"def kernel({', '.join(params + [name for name, _ in w.passed])}):",
-                        *["    " + line for line in body], f"    return ({', '.join(results)},)", ""])
-    return source, [value for _, value in w.passed]
+    names = params + [name for name, _ in w.passed]
+    if not calls:
+        types = [_arg_type(v) for v in fgraph.inputs] + \
+                [f"numba.types.Array(numba.{SCALAR_TYPES[value.dtype.name]}, {value.ndim}, 'C', readonly=True)"
+                 for _, value in w.passed]
+        body = [f"@numba.njit(({', '.join(types)},), cache=True, error_model='numpy')",
+                f"def kernel({', '.join(names)}):", *["    " + line for line in pieces[0]],
+                f"    return ({', '.join(results)},)"]
+    else:
+        body = _segmented(pieces, names, [f"c{k + 1}" for k in range(len(calls))], results)
+    source = "\n".join([*_HEADER, *body, ""])
+    return source, [value for _, value in w.passed] + calls
+
+
+#: nodes never called in Python: a fused node's ``perform`` steps through its scalar ops one NumPy
+#: call each, where the program runs its compiled kernel (three times slower on the
+#: negative-binomial GLM's psi nodes)
+_FUSED = (Composite, ReducingComposite)
+
+
+def _translated(w: _Writer, node):
+    """The lines computing ``node``, or None where it has no translation (it reads a value that
+    no translation defines: an input of a node called in Python, read as the op would not)."""
+    translate = TRANSLATIONS.get(type(node.op))
+    try:
+        return translate(w, node) if translate is not None else None
+    except KeyError:
+        return None
+
+
+def _call_line(w: _Writer, node, callee: str) -> str:
+    """The line of the Python kernel calling ``node``'s ``perform`` on the values it reads."""
+    args = [w.value(v) for v in node.inputs if v not in w.constants]
+    outs = [w.define(v) for v in node.outputs]
+    return f"{', '.join(outs)}, = {callee}({', '.join(args)})"
+
+
+_NAME = re.compile(r"\b[vkamnetrg][0-9]+\b")   # the names ``_Writer.fresh`` makes (not loop indices)
+
+
+def _segmented(pieces: list, params: list, callees: list, results: list) -> list:
+    """A Python ``kernel`` running Numba segments (``pieces[0]``, ``pieces[2]``, ...) and the calls
+    between them: each segment takes the values it reads that exist before it, and returns those
+    that later code reads."""
+    later = [set(_NAME.findall("\n".join(str(p) for p in pieces[k + 1:]) + " " + " ".join(results)))
+             for k in range(len(pieces))]
+    known, segments, driver, count = set(params), [], [], 0
+    for k, piece in enumerate(pieces):
+        if isinstance(piece, str):   # a call in Python
+            driver.append(piece)
+            known.update(_NAME.findall(piece.split("=")[0]))
+            continue
+        used = set(_NAME.findall("\n".join(piece)))
+        reads = sorted(used & known, key=_name_order)
+        gives = sorted((used - known) & later[k], key=_name_order)
+        if not piece:
+            continue
+        count += 1
+        name = f"segment{count}"
+        segments += ["@numba.njit(cache=True, error_model='numpy')", f"def {name}({', '.join(reads)}):",
+                     *["    " + line for line in piece], f"    return ({''.join(g + ', ' for g in gives)})", ""]
+        driver.append(f"({''.join(g + ', ' for g in gives)}) = {name}({', '.join(reads)})")
+        known.update(gives)
+    return [*segments, f"def kernel({', '.join(params + callees)}):", *["    " + line for line in driver],
+            f"    return ({', '.join(results)},)"]
+
+
+def _name_order(name: str) -> tuple:
+    return name[0], int(name[1:])
+
+
+class _PythonCall:
+    """A node without a translation, called from the whole function's Python kernel: its op's
+    ``perform`` on the values the Numba segments pass (0-d ones as scalars) and its constants;
+    inputs the op destroys are copied first (they may be the caller's arrays)."""
+
+    def __init__(self, node, constants: dict):
+        self.node = node
+        self.fixed = {k: constants[v] for k, v in enumerate(node.inputs) if v in constants}
+        self.dtypes = [v.dtype for v in node.inputs]
+        self.destroyed = {k for ks in getattr(node.op, "destroy_map", {}).values() for k in ks}
+
+    def __call__(self, *passed):
+        given = iter(passed)
+        inputs = []
+        for k, dtype in enumerate(self.dtypes):
+            value = self.fixed[k] if k in self.fixed else np.asarray(next(given), dtype=dtype)
+            inputs.append(np.array(value, copy=True) if k in self.destroyed else value)
+        storage = [[None] for _ in self.node.outputs]
+        self.node.op.perform(self.node, inputs, storage)
+        return tuple(cell[0][()] if out.ndim == 0 else cell[0] for cell, out in zip(storage, self.node.outputs))
+
+
+def untranslated_nodes(fgraph, order, constants: dict) -> list:
+    """The nodes of ``order`` that no translation writes (the op has no entry, or its entry
+    declines these types): the whole function calls them in Python, between Numba segments."""
+    w, missing = _Writer(constants), []
+    for var in fgraph.inputs:
+        w.define(var)
+    for node in order:
+        lines = _translated(w, node)
+        w.pending = []
+        if lines is None:
+            missing.append(node)
+            for out in node.outputs:
+                w.define(out)
+    return missing
 
 
 def whole_program(fgraph, order, constants: dict, program):
@@ -479,9 +666,12 @@ def whole_program(fgraph, order, constants: dict, program):
             namespace["hot"] = None
 
     def install(kernel):
-        namespace["hot"] = kernel
+        if "def segment1(" in source and compiles.mode != "eager":
+            namespace["warm"] = _warming(kernel, namespace)   # its segments compile at a first call
+        else:
+            namespace["hot"] = kernel
 
-    namespace["missed"] = missed
+    namespace["missed"], namespace["warm"] = missed, None
     compiles.add(lambda: _compile(source), install, source, whole=True)
     compiles.whole_globals = namespace
     params = [f"v{k}" for k in range(len(fgraph.inputs))]
@@ -490,6 +680,8 @@ def whole_program(fgraph, order, constants: dict, program):
     small = "".join(f" and {p}.size <= {int(below)}" for p, v in zip(params, fgraph.inputs) if v.ndim)
     lines = [f"def run({', '.join(params)}):",
              "    global last",
+             "    if warm is not None:",
+             f"        warm({', '.join(args)})",
              f"    if hot is not None{small}:",
              "        try:",
              f"            out = hot({', '.join(args)})",
@@ -506,11 +698,36 @@ def whole_program(fgraph, order, constants: dict, program):
     return run
 
 
+def _warming(kernel, namespace: dict):
+    """``warm(*args)``: on its first call, a daemon thread runs ``kernel`` once on copies of the
+    arguments, so that Numba compiles its segments (their types are known only then) while the
+    program serves the calls; then ``kernel`` takes over."""
+    def warm(*args):
+        namespace["warm"] = None
+        copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+
+        def first_call():
+            try:
+                kernel(*copies)
+            except Exception:  # noqa: BLE001  (bad shapes: compiled all the same; such calls fall back)
+                pass
+            namespace["hot"] = kernel
+
+        threading.Thread(target=first_call, name="eqgraph-numba-warm", daemon=True).start()
+
+    return warm
+
+
 def _compile(source: str):
     with warnings.catch_warnings():   # Numba's advice (np.dot on a view that is not contiguous, ...)
         warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
         return numba_kernels.load_kernel(source)
 
+
+if numba is not None:
+    # Numba's advice on generated code (np.dot of a view that is not contiguous) is no warning for
+    # the user: the segments of a whole function compile at their first call, after ``_compile``
+    warnings.filterwarnings("ignore", category=numba.NumbaPerformanceWarning, module=r".*k_[0-9a-f]+$")
 
 if numba is not None:  # helpers the generated functions call (compiled on first use, cached on disk)
     _njit = numba.njit(cache=True, error_model="numpy")
