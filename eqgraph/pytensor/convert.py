@@ -1,6 +1,7 @@
 """PyTensor graph -> eqgraph graph: the walk over PyTensor's nodes in topological order.
 
-What each PyTensor op becomes is ``eqgraph/pytensor/ops.py``'s table; this module only walks,
+What each PyTensor op becomes is ``ops.py``'s table (``nested.py``'s for ops holding an op or a
+graph, which are handed this walk to translate what they hold); this module only walks,
 maps variables (inputs, constants, shared variables) and checks that every translated output
 has the ndim and dtype PyTensor gave it.
 """
@@ -21,6 +22,7 @@ from pytensor.tensor.type import TensorType as PtTensorType
 from pytensor.tensor.type_other import NoneTypeT, SliceType
 
 import eqgraph.tensor as et
+from eqgraph.pytensor.nested import Walk, nested_translation_of
 from eqgraph.pytensor.ops import UnsupportedOp, translation_of
 from eqgraph.tensor.sharedvar import shared
 
@@ -131,7 +133,7 @@ def _constant(v):
 
 
 def _convert_node(node, memo, labels):
-    translate = translation_of(node.op)
+    translate = _translation(node.op)
     try:
         if translate is None:
             raise UnsupportedOp(node.op, node)
@@ -144,6 +146,14 @@ def _convert_node(node, memo, labels):
                              f"PyTensor's node has {len(node.outputs)}")
     for pt_out, eq_out in zip(node.outputs, results):
         memo[pt_out] = _as_typed(eq_out, pt_out, node)
+
+
+def _translation(op):
+    """``fn(node, *eqgraph inputs)`` for ``op``, or None: a nested op's entry is given this walk."""
+    nested = nested_translation_of(op)
+    if nested is not None:
+        return lambda node, *xs: nested(node, xs, Walk(graph=convert_graph, translation=_translation))
+    return translation_of(op)
 
 
 def _as_typed(eq_out, pt_out, node):

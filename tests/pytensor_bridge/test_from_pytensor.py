@@ -16,6 +16,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.builders import OpFromGraph  # noqa: E402
 from pytensor.raise_op import Assert, CheckAndRaise  # noqa: E402
 from pytensor.tensor.basic import alloc_diag  # noqa: E402
+from pytensor.tensor.blockwise import Blockwise  # noqa: E402
 from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
@@ -199,3 +200,37 @@ def test_an_input_not_listed_is_an_error_naming_it():
     x, y = pt.dvector("x"), pt.dvector("y")
     with pytest.raises(ValueError, match=r"reads y .*list it in `inputs`"):
         from_pytensor([x + y], inputs=[x])
+
+
+def _batched_arange(start, stop):
+    from pytensor.tensor.basic import ARange
+
+    return Blockwise(ARange("int64"), signature="(),(),()->(o)")(start, stop, pt.constant(np.int64(1)))
+
+
+def test_a_blockwise_of_an_op_with_no_batched_form_is_unrolled_over_its_batch_axes():
+    # batch shape (2, 3) from inputs of batch shapes (2, 1) and (3,): broadcasting and a 2-d batch
+    start = pt.tensor("start", dtype="int64", shape=(2, 1))
+    stop = pt.tensor("stop", dtype="int64", shape=(3,))
+    (got,) = same_as_pytensor([start, stop], [_batched_arange(start, stop)],
+                              np.array([[1], [1]]), np.array([5, 5, 5]), rtol=0)
+    assert got.shape == (2, 3, 4)
+    # blocks of different lengths are an error, as in PyTensor, not a ragged result
+    converted = from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
+    with pytest.raises(ValueError, match="Join"):
+        eg.function(converted.inputs, converted.outputs)(np.array([[0], [2]]), np.array([5, 5, 5]))
+
+
+def test_a_blockwise_of_an_op_from_graph_is_unrolled():
+    from pytensor.graph.replace import vectorize_graph
+
+    v, x = pt.dvector("v"), pt.tensor("x", dtype="float64", shape=(3, None))
+    out = vectorize_graph(alloc_diag(v), {v: x})   # AllocDiag is an OpFromGraph
+    assert isinstance(out.owner.op, Blockwise) and isinstance(out.owner.op.core_op, OpFromGraph)
+    same_as_pytensor([x], [out, pt.grad((out**2).sum(), x)], RNG.normal(size=(3, 2)))
+
+
+def test_a_blockwise_it_would_unroll_needs_static_batch_sizes():
+    start, stop = pt.lvector("start"), pt.lvector("stop")
+    with pytest.raises(UnsupportedOp, match=r"Blockwise\(ARange\).*batch axes must have static sizes"):
+        from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
