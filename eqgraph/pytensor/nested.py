@@ -1,4 +1,5 @@
-"""PyTensor ops that hold another op or a graph (``Blockwise``, ``OpFromGraph``): what each becomes.
+"""PyTensor ops that hold another op or a graph (``Blockwise``, ``OpFromGraph``, ``Scan``): what
+each becomes.
 
 Translating them means translating what they hold, with the walk of ``convert.py``, which reads
 this table and ``ops.py``'s. So an entry here is ``fn(node, inputs, walk)``, and ``walk`` (a
@@ -11,9 +12,11 @@ import itertools
 from typing import Callable, NamedTuple
 
 from pytensor.compile.builders import OpFromGraph
+from pytensor.scan.op import Scan
 from pytensor.tensor.blockwise import Blockwise
 
 import eqgraph.tensor as et
+from eqgraph.loops import scan
 from eqgraph.pytensor.ops import BLOCKWISE, UnsupportedOp
 
 
@@ -82,11 +85,50 @@ def _block(node, xs, translate, n: int, index: tuple) -> list:
     return list(results) if isinstance(results, (list, tuple)) else [results]
 
 
+def _scan(node, xs, walk: Walk):
+    """A forward ``Scan`` (sequences, states fed back at any taps, outputs not fed back, constants
+    across steps) as ``eqgraph.scan`` of its inner graph.
+
+    PyTensor gives a fed-back state's outer input as a buffer whose first entries are the initial
+    values at its taps and whose output is that buffer filled: the initial entries, then one per
+    step. That is the initial entries followed by eqgraph's output, where the buffer has exactly
+    one entry per step after them (a graph before PyTensor's memory-saving rewrites), which a
+    check states."""
+    info = node.op.info
+    if info.mit_mot_in_slices or info.n_untraced_sit_sot or info.as_while:
+        raise UnsupportedOp(node.op, node, why="eqgraph converts forward scans only (no gradient scans with "
+                                               "multiple-input-multiple-output taps, untraced states or while loops)")
+    n_steps, rest = xs[0], list(xs[1:])
+    seqs, rest = rest[:info.n_seqs], rest[info.n_seqs:]
+    state_taps = [*info.mit_sot_in_slices, *info.sit_sot_in_slices]
+    buffers, rest = rest[:len(state_taps)], rest[len(state_taps) + info.n_nit_sot:]
+    non_seqs = rest[:info.n_non_seqs]
+    initials = [_checked_initial(node, buffer, taps, n_steps) for buffer, taps in zip(buffers, state_taps)]
+    # eqgraph's scan takes a state with taps [-1] as the value itself, not a buffer of one
+    outputs_info = [initial[0] if tuple(taps) == (-1,) else {"initial": initial, "taps": list(taps)}
+                    for initial, taps in zip(initials, state_taps)]
+    outputs = scan(lambda *args: walk.graph(node.op.inner_inputs, node.op.inner_outputs, list(args)),
+                   sequences=[seq[:n_steps] for seq in seqs], outputs_info=outputs_info + [None] * info.n_nit_sot,
+                   non_sequences=non_seqs, n_steps=n_steps, return_list=True, return_updates=False)
+    states = [et.concatenate([initial, out], axis=0) for initial, out in zip(initials, outputs)]
+    return [*states, *outputs[len(states):]]
+
+
+def _checked_initial(node, buffer, taps, n_steps):
+    """A state's initial entries, ``-min(taps)`` of them, checked to leave one entry per step."""
+    first = -min(taps)
+    fits = et.eq(et.shape(buffer)[0], n_steps + first)
+    message = (f"{node.op}: a state's buffer must hold its {first} initial entries and one per step; "
+               "eqgraph converts scans before PyTensor's memory-saving rewrites")
+    return et.CheckAndRaise(ValueError, message)(buffer[:first], fits)
+
+
 #: PyTensor op class -> fn(node, eqgraph inputs, walk); AllocDiag and PyMC's symbolic ops are
 #: OpFromGraphs
 NESTED_OPS = {
     Blockwise: _blockwise,
     OpFromGraph: _inline,
+    Scan: _scan,
 }
 
 

@@ -6,7 +6,7 @@ properties and constant inputs), ``inputs`` its inputs already converted to eqgr
 (a PyTensor ``None`` constant is ``None``, a slice a Python ``slice``). It returns the eqgraph
 output (or a list of them); ``convert.py`` casts each to PyTensor's dtype where eqgraph's NumPy
 dtype rules differ. An op with no entry raises ``UnsupportedOp`` naming it. Ops that hold a graph
-or an op of their own (``Blockwise``, ``OpFromGraph``) are ``nested.py``'s table, whose entries are
+or an op of their own (``Blockwise``, ``OpFromGraph``, ``Scan``) are ``nested.py``'s table, whose entries are
 given the walk to translate what they hold.
 
 Checks (``Assert``, ``CheckAndRaise``) become eqgraph's ``CheckAndRaise``, raising the same
