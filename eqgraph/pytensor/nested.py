@@ -65,6 +65,8 @@ def _batch_shape(node, n: int) -> tuple:
 def _stacked(outs, batch: tuple):
     """Block outputs (one per batch index, in C order) as one tensor of batch shape ``batch``;
     ``stack`` checks at run time that the blocks have one shape, as Blockwise requires."""
+    if not batch:   # one block, no batch axes
+        return outs[0]
     stacked = et.stack(list(outs))
     if len(batch) == 1:
         return stacked

@@ -215,6 +215,10 @@ def test_a_blockwise_of_an_op_with_no_batched_form_is_unrolled_over_its_batch_ax
     (got,) = same_as_pytensor([start, stop], [_batched_arange(start, stop)],
                               np.array([[1], [1]]), np.array([5, 5, 5]), rtol=0)
     assert got.shape == (2, 3, 4)
+    # no batch axes: the one block
+    (got,) = same_as_pytensor([start, stop], [_batched_arange(start[0, 0], stop[0])],
+                              np.array([[1], [1]]), np.array([5, 5, 5]), rtol=0)
+    assert got.shape == (4,)
     # blocks of different lengths are an error, as in PyTensor, not a ragged result
     converted = from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
     with pytest.raises(ValueError, match="Join"):
