@@ -168,10 +168,12 @@ def _as_typed(eq_out, pt_out, node):
                              f"{eq_out} with {eq_out.ndim} dimensions; PyTensor's output has {ndim}")
     if eq_out.dtype != pt_out.type.dtype:
         eq_out = et.cast(eq_out, pt_out.type.dtype)
-    if ndim and any(p is not None and e is None for p, e in zip(pt_out.type.shape, eq_out.type.shape)):
-        # the static sizes PyTensor knows and eqgraph's shape rules did not find: later ops
-        # (a DimShuffle dropping an axis of size 1) need them
-        eq_out = et.specify_shape(eq_out, pt_out.type.shape)
+    if ndim and any(p == 1 and e is None for p, e in zip(pt_out.type.shape, eq_out.type.shape)):
+        # the axes of size 1 PyTensor knows and eqgraph's shape rules did not find: they decide
+        # broadcasting, and later ops (a DimShuffle dropping such an axis) need them. Other known
+        # sizes change no result, and a SpecifyShape node would keep the graph from eqgraph's
+        # whole-program Numba function
+        eq_out = et.specify_shape(eq_out, [1 if p == 1 else None for p in pt_out.type.shape])
     return eq_out
 
 
