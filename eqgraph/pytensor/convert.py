@@ -1,6 +1,7 @@
 """PyTensor graph -> eqgraph graph: the walk over PyTensor's nodes in topological order.
 
-What each PyTensor op becomes is ``eqgraph/pytensor/ops.py``'s table; this module only walks,
+What each PyTensor op becomes is ``ops.py``'s table (``nested.py``'s for ops holding an op or a
+graph, which are handed this walk to translate what they hold); this module only walks,
 maps variables (inputs, constants, shared variables) and checks that every translated output
 has the ndim and dtype PyTensor gave it.
 """
@@ -21,6 +22,7 @@ from pytensor.tensor.type import TensorType as PtTensorType
 from pytensor.tensor.type_other import NoneTypeT, SliceType
 
 import eqgraph.tensor as et
+from eqgraph.pytensor.nested import Walk, nested_translation_of
 from eqgraph.pytensor.ops import UnsupportedOp, translation_of
 from eqgraph.tensor.sharedvar import shared
 
@@ -131,7 +133,7 @@ def _constant(v):
 
 
 def _convert_node(node, memo, labels):
-    translate = translation_of(node.op)
+    translate = _translation(node.op)
     try:
         if translate is None:
             raise UnsupportedOp(node.op, node)
@@ -146,6 +148,14 @@ def _convert_node(node, memo, labels):
         memo[pt_out] = _as_typed(eq_out, pt_out, node)
 
 
+def _translation(op):
+    """``fn(node, *eqgraph inputs)`` for ``op``, or None: a nested op's entry is given this walk."""
+    nested = nested_translation_of(op)
+    if nested is not None:
+        return lambda node, *xs: nested(node, xs, Walk(graph=convert_graph, translation=_translation))
+    return translation_of(op)
+
+
 def _as_typed(eq_out, pt_out, node):
     """``eq_out`` checked against PyTensor's output type: same ndim, and PyTensor's dtype (a cast
     where eqgraph's dtype rules, NumPy's, give another)."""
@@ -158,10 +168,12 @@ def _as_typed(eq_out, pt_out, node):
                              f"{eq_out} with {eq_out.ndim} dimensions; PyTensor's output has {ndim}")
     if eq_out.dtype != pt_out.type.dtype:
         eq_out = et.cast(eq_out, pt_out.type.dtype)
-    if ndim and any(p is not None and e is None for p, e in zip(pt_out.type.shape, eq_out.type.shape)):
-        # the static sizes PyTensor knows and eqgraph's shape rules did not find: later ops
-        # (a DimShuffle dropping an axis of size 1) need them
-        eq_out = et.specify_shape(eq_out, pt_out.type.shape)
+    if ndim and any(p == 1 and e is None for p, e in zip(pt_out.type.shape, eq_out.type.shape)):
+        # the axes of size 1 PyTensor knows and eqgraph's shape rules did not find: they decide
+        # broadcasting, and later ops (a DimShuffle dropping such an axis) need them. Other known
+        # sizes change no result, and a SpecifyShape node would keep the graph from eqgraph's
+        # whole-program Numba function
+        eq_out = et.specify_shape(eq_out, [1 if p == 1 else None for p in pt_out.type.shape])
     return eq_out
 
 

@@ -5,7 +5,9 @@ its scalar-op class. An entry is ``fn(node, *inputs)``: ``node`` is PyTensor's A
 properties and constant inputs), ``inputs`` its inputs already converted to eqgraph variables
 (a PyTensor ``None`` constant is ``None``, a slice a Python ``slice``). It returns the eqgraph
 output (or a list of them); ``convert.py`` casts each to PyTensor's dtype where eqgraph's NumPy
-dtype rules differ. An op with no entry raises ``UnsupportedOp`` naming it.
+dtype rules differ. An op with no entry raises ``UnsupportedOp`` naming it. Ops that hold a graph
+or an op of their own (``Blockwise``, ``OpFromGraph``, ``Scan``) are ``nested.py``'s table, whose entries are
+given the walk to translate what they hold.
 
 Checks (``Assert``, ``CheckAndRaise``) become eqgraph's ``CheckAndRaise``, raising the same
 exception with the same message. PyMC's ``CheckParameterValue`` is translated as PyMC compiles
@@ -23,7 +25,6 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
 from pytensor.compile import ops as compile_ops
-from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.graph.basic import Constant
 from pytensor.raise_op import CheckAndRaise
@@ -281,15 +282,6 @@ def _softmax_grad(node, dy, sm):
     return dy_times_sm - et.sum(dy_times_sm, axis=node.op.axis, keepdims=True) * sm
 
 
-# -- graphs inside ops --------------------------------------------------------------------
-def _inline(node, *xs):
-    """An ``OpFromGraph``: its inner graph converted in place, reading the outer inputs."""
-    # the walk is convert.py's, which reads this table: imported here to keep that one-way at load time
-    from eqgraph.pytensor.convert import convert_graph
-
-    return convert_graph(node.op.inner_inputs, node.op.inner_outputs, xs)
-
-
 # Blockwise core op -> fn(node, *inputs) that batches over leading axes as Blockwise does
 BLOCKWISE = {
     ptm.Dot: lambda node, a, b: et.matmul(a, b),
@@ -303,27 +295,6 @@ BLOCKWISE = {
     MatrixInverse: lambda node, a: elinalg.inv(a),
     Det: lambda node, a: elinalg.det(a),
 }
-
-
-def _blockwise(node, *xs):
-    core = BLOCKWISE.get(type(node.op.core_op))
-    if core is None:
-        return _one_block(node, xs)
-    return core(node, *xs)
-
-
-def _one_block(node, xs):
-    """A Blockwise whose batch axes all have static size 1: its core op's translation on the one
-    block, given the batch axes back."""
-    n = node.op.batch_ndim(node)
-    translate = translation_of(node.op.core_op)
-    if translate is None or any(s != 1 for i in node.inputs for s in i.type.shape[:n]):
-        raise UnsupportedOp(node.op, node)
-    first = (0,) * n
-    core_node = node.op.core_op.make_node(*[i[first] for i in node.inputs])  # constants stay visible
-    results = translate(core_node, *[x[first] for x in xs])
-    results = results if isinstance(results, (list, tuple)) else [results]
-    return [et.shape_padleft(r, n) for r in results]
 
 
 def _core(node, *xs):
@@ -380,7 +351,6 @@ OPS = {
     ptb.ExtractDiag:           lambda node, x: et.diagonal(x, node.op.offset, node.op.axis1, node.op.axis2),
     # linear algebra (a core op alone, or a Blockwise of one)
     ptm.Dot:                   lambda node, a, b: et.dot(a, b),
-    Blockwise:                 _blockwise,
     Cholesky:          _core,
     SolveTriangular:   _core,
     Solve:             _core,
@@ -392,8 +362,6 @@ OPS = {
     DeepCopyOp:                lambda node, x: x,
     getattr(compile_ops, "OutputGuard", None): lambda node, x: x,  # PyTensor 2.38; 3.0 has none
     ViewOp:                    lambda node, x: x,
-    # graphs inside ops, inlined (AllocDiag and PyMC's symbolic ops among them)
-    OpFromGraph:               _inline,
 }
 # fmt: on
 OPS.pop(None, None)  # the classes this PyTensor version lacks

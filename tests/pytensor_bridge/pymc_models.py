@@ -291,7 +291,7 @@ MODELS = {
     "softmax regression (Categorical)": (softmax_regression, None),
     "Poisson GLM": (poisson_glm, None),
     "Student-t regression": (student_t_regression, None),
-    "LKJ Cholesky covariance": (lkj_cholesky_cov, "Blockwise(ARange)"),
+    "LKJ Cholesky covariance": (lkj_cholesky_cov, None),
     "beta-binomial trials": (beta_binomial_trials, None),
     "exponential survival": (exponential_survival, None),
     "robust regression (Cauchy, Laplace, LogNormal)": (robust_regression, None),

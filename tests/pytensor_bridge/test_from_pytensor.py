@@ -16,6 +16,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.builders import OpFromGraph  # noqa: E402
 from pytensor.raise_op import Assert, CheckAndRaise  # noqa: E402
 from pytensor.tensor.basic import alloc_diag  # noqa: E402
+from pytensor.tensor.blockwise import Blockwise  # noqa: E402
 from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
@@ -199,3 +200,79 @@ def test_an_input_not_listed_is_an_error_naming_it():
     x, y = pt.dvector("x"), pt.dvector("y")
     with pytest.raises(ValueError, match=r"reads y .*list it in `inputs`"):
         from_pytensor([x + y], inputs=[x])
+
+
+def _batched_arange(start, stop):
+    from pytensor.tensor.basic import ARange
+
+    return Blockwise(ARange("int64"), signature="(),(),()->(o)")(start, stop, pt.constant(np.int64(1)))
+
+
+def test_a_blockwise_of_an_op_with_no_batched_form_is_unrolled_over_its_batch_axes():
+    # batch shape (2, 3) from inputs of batch shapes (2, 1) and (3,): broadcasting and a 2-d batch
+    start = pt.tensor("start", dtype="int64", shape=(2, 1))
+    stop = pt.tensor("stop", dtype="int64", shape=(3,))
+    (got,) = same_as_pytensor([start, stop], [_batched_arange(start, stop)],
+                              np.array([[1], [1]]), np.array([5, 5, 5]), rtol=0)
+    assert got.shape == (2, 3, 4)
+    # no batch axes: the one block
+    (got,) = same_as_pytensor([start, stop], [_batched_arange(start[0, 0], stop[0])],
+                              np.array([[1], [1]]), np.array([5, 5, 5]), rtol=0)
+    assert got.shape == (4,)
+    # blocks of different lengths are an error, as in PyTensor, not a ragged result
+    converted = from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
+    with pytest.raises(ValueError, match="Join"):
+        eg.function(converted.inputs, converted.outputs)(np.array([[0], [2]]), np.array([5, 5, 5]))
+
+
+def test_a_blockwise_of_an_op_from_graph_is_unrolled():
+    from pytensor.graph.replace import vectorize_graph
+
+    v, x = pt.dvector("v"), pt.tensor("x", dtype="float64", shape=(3, None))
+    out = vectorize_graph(alloc_diag(v), {v: x})   # AllocDiag is an OpFromGraph
+    assert isinstance(out.owner.op, Blockwise) and isinstance(out.owner.op.core_op, OpFromGraph)
+    same_as_pytensor([x], [out, pt.grad((out**2).sum(), x)], RNG.normal(size=(3, 2)))
+
+
+def test_a_blockwise_it_would_unroll_needs_static_batch_sizes():
+    start, stop = pt.lvector("start"), pt.lvector("stop")
+    with pytest.raises(UnsupportedOp, match=r"Blockwise\(ARange\).*batch axes must have static sizes"):
+        from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
+
+
+def _ar_scan():
+    """A scan with every kind of forward state: a sequence at two taps, a state at taps -2 and -1,
+    one at -1, an output not fed back, and a constant across steps."""
+    x, a, s0, m0 = pt.dvector("x"), pt.dscalar("a"), pt.dscalar("s0"), pt.dvector("m0")
+    outs = pytensor.scan(lambda xt, xp, m2, m1, s, a: (m1 * a - 0.5 * m2 + xt, s * a + xt + xp, s * 2.0),
+                         sequences=[dict(input=x, taps=[0, -1])], outputs_info=[dict(initial=m0, taps=[-2, -1]), s0, None],
+                         non_sequences=[a], return_updates=False)
+    return [x, a, s0, m0], outs
+
+
+def test_a_forward_scan_becomes_an_eqgraph_scan():
+    inputs, outs = _ar_scan()
+    got = same_as_pytensor(inputs, [*outs, *(o.sum() for o in outs)],
+                           RNG.normal(size=7), 0.7, 0.3, RNG.normal(size=2))
+    assert [np.shape(g) for g in got[:3]] == [(6,), (6,), (6,)]
+
+
+def test_a_gradient_scan_is_refused_by_name():
+    (x, a, s0, m0), outs = _ar_scan()
+    grad = pt.grad(outs[0].sum(), a)   # the backward scan has multiple-input-multiple-output taps
+    with pytest.raises(UnsupportedOp, match=r"Scan.*forward scans only"):
+        from_pytensor([grad], inputs=[x, a, s0, m0])
+
+
+def test_a_scan_state_buffer_shorter_than_its_steps_is_an_error():
+    # PyTensor's memory-saving rewrites give a state a circular buffer, shorter than its steps;
+    # the conversion reads the buffer as initial entries plus one per step, and checks that
+    inputs, outs = _ar_scan()
+    node = outs[1].owner.inputs[0].owner   # the Scan; outs[1] is its sit_sot output without the initial entry
+    buffer_at = 1 + node.op.info.n_seqs + len(node.op.info.mit_sot_in_slices)
+    short = list(node.inputs)
+    short[buffer_at] = short[buffer_at][:3]
+    out = node.op(*short)[1][-1]
+    converted = from_pytensor([out], inputs=inputs)
+    with pytest.raises(ValueError, match="buffer must hold its 1 initial entries and one per step"):
+        eg.function(converted.inputs, converted.outputs)(RNG.normal(size=7), 0.7, 0.3, RNG.normal(size=2))

@@ -1,0 +1,142 @@
+"""PyTensor ops that hold another op or a graph (``Blockwise``, ``OpFromGraph``, ``Scan``): what
+each becomes.
+
+Translating them means translating what they hold, with the walk of ``convert.py``, which reads
+this table and ``ops.py``'s. So an entry here is ``fn(node, inputs, walk)``, and ``walk`` (a
+``Walk``) is how ``convert.py`` lends its walk: neither this module nor ``ops.py`` imports it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable, NamedTuple
+
+from pytensor.compile.builders import OpFromGraph
+from pytensor.scan.op import Scan
+from pytensor.tensor.blockwise import Blockwise
+
+import eqgraph.tensor as et
+from eqgraph.loops import scan
+from eqgraph.pytensor.ops import BLOCKWISE, UnsupportedOp
+
+
+class Walk(NamedTuple):
+    """``convert.py``'s walk, as the entries of this table use it."""
+
+    #: ``graph(inner_inputs, inner_outputs, eqgraph inputs)`` -> the inner outputs, converted
+    graph: Callable
+    #: ``translation(op)`` -> ``fn(node, *eqgraph inputs)`` for any op, or None
+    translation: Callable
+
+
+def _inline(node, xs, walk: Walk):
+    """An ``OpFromGraph``: its inner graph converted in place, reading the outer inputs."""
+    return walk.graph(node.op.inner_inputs, node.op.inner_outputs, xs)
+
+
+def _blockwise(node, xs, walk: Walk):
+    """A ``Blockwise``: eqgraph's batched op where it has one, else the core op's translation on
+    each block of the (static) batch shape, the blocks stacked back."""
+    core = BLOCKWISE.get(type(node.op.core_op))
+    if core is not None:
+        return core(node, *xs)
+    translate = walk.translation(node.op.core_op)
+    if translate is None:
+        raise UnsupportedOp(node.op, node)
+    n = node.op.batch_ndim(node)
+    batch = _batch_shape(node, n)
+    blocks = [_block(node, xs, translate, n, index) for index in itertools.product(*map(range, batch))]
+    return [_stacked(outs, batch) for outs in zip(*blocks)]
+
+
+def _batch_shape(node, n: int) -> tuple:
+    """The batch shape the inputs broadcast to, which must be static: the blocks are unrolled."""
+    shape = [1] * n
+    for i, sig in zip(node.inputs, node.op.inputs_sig):
+        own = i.type.ndim - len(sig)
+        for axis, size in enumerate(i.type.shape[:own], start=n - own):
+            if size is None:
+                raise UnsupportedOp(node.op, node, why="its batch axes must have static sizes (eqgraph "
+                                                       "unrolls a Blockwise whose core op it has no batched form of)")
+            shape[axis] = max(shape[axis], size)
+    return tuple(shape)
+
+
+def _stacked(outs, batch: tuple):
+    """Block outputs (one per batch index, in C order) as one tensor of batch shape ``batch``;
+    ``stack`` checks at run time that the blocks have one shape, as Blockwise requires."""
+    if not batch:   # one block, no batch axes
+        return outs[0]
+    stacked = et.stack(list(outs))
+    if len(batch) == 1:
+        return stacked
+    core_shape = [et.shape(outs[0])[axis] for axis in range(outs[0].ndim)]
+    return et.reshape(stacked, [*batch, *core_shape], len(batch) + outs[0].ndim)
+
+
+def _block(node, xs, translate, n: int, index: tuple) -> list:
+    """The core op on block ``index``: each input indexed on its own batch axes (0 on an axis of
+    size 1, which broadcasts), with a PyTensor node of its own so that constants read per block."""
+    pt_args, eq_args = [], []
+    for i, x, sig in zip(node.inputs, xs, node.op.inputs_sig):
+        own = i.type.ndim - len(sig)
+        at = tuple(0 if size == 1 else k for k, size in zip(index[n - own:], i.type.shape[:own]))
+        pt_args.append(i[at] if at else i)
+        eq_args.append(x[at] if at else x)
+    results = translate(node.op.core_op.make_node(*pt_args), *eq_args)
+    return list(results) if isinstance(results, (list, tuple)) else [results]
+
+
+def _scan(node, xs, walk: Walk):
+    """A forward ``Scan`` (sequences, states fed back at any taps, outputs not fed back, constants
+    across steps) as ``eqgraph.scan`` of its inner graph.
+
+    PyTensor gives a fed-back state's outer input as a buffer whose first entries are the initial
+    values at its taps and whose output is that buffer filled: the initial entries, then one per
+    step. That is the initial entries followed by eqgraph's output, where the buffer has exactly
+    one entry per step after them (a graph before PyTensor's memory-saving rewrites), which a
+    check states."""
+    info = node.op.info
+    if info.mit_mot_in_slices or info.n_untraced_sit_sot or info.as_while:
+        raise UnsupportedOp(node.op, node, why="eqgraph converts forward scans only (no gradient scans with "
+                                               "multiple-input-multiple-output taps, untraced states or while loops)")
+    n_steps, rest = xs[0], list(xs[1:])
+    seqs, rest = rest[:info.n_seqs], rest[info.n_seqs:]
+    state_taps = [*info.mit_sot_in_slices, *info.sit_sot_in_slices]
+    buffers, rest = rest[:len(state_taps)], rest[len(state_taps) + info.n_nit_sot:]
+    non_seqs = rest[:info.n_non_seqs]
+    initials = [_checked_initial(node, buffer, taps, n_steps) for buffer, taps in zip(buffers, state_taps)]
+    # eqgraph's scan takes a state with taps [-1] as the value itself, not a buffer of one
+    outputs_info = [initial[0] if tuple(taps) == (-1,) else {"initial": initial, "taps": list(taps)}
+                    for initial, taps in zip(initials, state_taps)]
+    outputs = scan(lambda *args: walk.graph(node.op.inner_inputs, node.op.inner_outputs, list(args)),
+                   sequences=[seq[:n_steps] for seq in seqs], outputs_info=outputs_info + [None] * info.n_nit_sot,
+                   non_sequences=non_seqs, n_steps=n_steps, return_list=True, return_updates=False)
+    states = [et.concatenate([initial, out], axis=0) for initial, out in zip(initials, outputs)]
+    return [*states, *outputs[len(states):]]
+
+
+def _checked_initial(node, buffer, taps, n_steps):
+    """A state's initial entries, ``-min(taps)`` of them, checked to leave one entry per step."""
+    first = -min(taps)
+    fits = et.eq(et.shape(buffer)[0], n_steps + first)
+    message = (f"{node.op}: a state's buffer must hold its {first} initial entries and one per step; "
+               "eqgraph converts scans before PyTensor's memory-saving rewrites")
+    return et.CheckAndRaise(ValueError, message)(buffer[:first], fits)
+
+
+#: PyTensor op class -> fn(node, eqgraph inputs, walk); AllocDiag and PyMC's symbolic ops are
+#: OpFromGraphs
+NESTED_OPS = {
+    Blockwise: _blockwise,
+    OpFromGraph: _inline,
+    Scan: _scan,
+}
+
+
+def nested_translation_of(op):
+    """The entry for ``op`` (the nearest class in its MRO), or None."""
+    for cls in type(op).__mro__:
+        if cls in NESTED_OPS:
+            return NESTED_OPS[cls]
+    return None
