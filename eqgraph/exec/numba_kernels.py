@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from eqgraph.exec.kernels import fits
+from eqgraph.exec.numba_special import IMPORT as special_import
 from eqgraph.exec.source import define
 from eqgraph.tensor.elemwise import SCALAR_OPS, Cast, No
 from eqgraph.terms.basic import Constant
@@ -131,7 +132,7 @@ def kernel_source(op, node) -> str | None:
         layout = ",".join("()" for _ in kept) + "->" + ",".join("()" for _ in outs)
         decorator = f"@numba.guvectorize(['void({in_types}, {out_types})'], '{layout}', nopython=True, cache=True)"
         params += outs
-    return "\n".join(["import math", "import numba", "import numpy as np", "", decorator,
+    return "\n".join(["import math", "import numba", "import numpy as np", special_import, "", decorator,
                       f"def kernel({', '.join(params)}):", *body, ""])
 
 

@@ -39,7 +39,7 @@ import warnings
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels, numba_reductions
+from eqgraph.exec import numba_kernels, numba_reductions, numba_special
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import FORMS, LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
@@ -371,7 +371,7 @@ TRANSLATIONS = {Composite: _elementwise, ReducingComposite: _reducing, Elemwise:
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
                  ("columns", False): "sum_columns", ("columns", True): "sum_columns_kept",
                  ("softmax", 2): "softmax_rows", ("softmax", 1): "softmax_vector"}
-_HEADER = ["import math", "import numba", "import numpy as np",
+_HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba_reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} {numba_kernels.files_version(__file__)}",
            "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2", "",
