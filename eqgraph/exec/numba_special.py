@@ -97,10 +97,11 @@ def _digamma_positive(x):
 
 @_njit
 def _nearest_fraction(x):
-    # x minus its nearest integer, in [-1/2, 1/2], exactly (the reflections' periodic terms
-    # take it: sin(pi x) and tan(pi x) of a large x would round pi x)
-    r = x - np.floor(x)  # math.floor is an int64 in Numba, which overflows
-    return r - 1.0 if r > 0.5 else r
+    # x minus its nearest integer n, exactly (|x - n| <= 1/2 <= |x| or n = 0), for the reflections'
+    # periodic terms: sin(pi x) and tan(pi x) of a large x would round pi x.  x + 0.5 may round up
+    # to the next integer at a tie, which leaves r just below -1/2: as good for a period-1 term.
+    # np.floor, not math.floor: that is an int64 in Numba, which overflows
+    return x - np.floor(x + 0.5)
 
 
 @_njit

@@ -323,8 +323,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
     # special functions (tensor/special.py: SciPy where installed; without it, the fallback or the
-    # error named there). The Numba forms that libm lacks are not written yet: such a group stays on
-    # NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
+    # error named there). Numba forms that libm lacks are exec/numba_special.py's functions, which
+    # generated kernels import as ``special``; a row without one keeps its group on NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
     # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
     "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln),  # log|gamma(x)|
                          dtype=special.float_dtype, vjp=lambda g, y, x: g * E["psi"](x),  # without SciPy: math.lgamma
