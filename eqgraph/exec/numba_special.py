@@ -1,12 +1,14 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
 tensor/elemwise.py's rows that libm lacks (digamma, trigamma, erfcx, erfinv, erfcinv, i0, i1,
-the regularized incomplete gamma functions and their inverses).
+the regularized incomplete gamma functions).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
 points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the NumPy program
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
-each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.
+each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  gammainc
+and gammaincc are no row's form: SciPy's, which the NumPy program runs, is the less accurate
+of the two at small and large ``a``, and a fused group must not change answers.
 """
 
 from __future__ import annotations
@@ -364,3 +366,174 @@ def i1(x):
     if x == 0.0:
         return x  # I1(-0) = -0
     return _bessel_i(x, 1)
+
+
+# -- the regularized incomplete gamma functions P(a, x) and Q(a, x) ---------------------------
+_EULER = 0.5772156649015329
+#: zeta(2), zeta(3), ... zeta(25): the Maclaurin series of log(gamma(1 + a))
+_ZETA = np.array([
+    1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.03692775514337, 1.0173430619844492,
+    1.008349277381923, 1.0040773561979444, 1.0020083928260821, 1.000994575127818, 1.0004941886041194,
+    1.000246086553308, 1.0001227133475785, 1.0000612481350588, 1.000030588236307, 1.0000152822594086,
+    1.0000076371976379, 1.000003817293265, 1.0000019082127165, 1.0000009539620338, 1.0000004769329869,
+    1.0000002384505027, 1.000000119219926, 1.000000059608189, 1.0000000298035034])
+#: the most steps of the series and the continued fraction: they need about 10 sqrt(a) below
+#: _TEMME_FROM; the cap ends a NaN's loop
+_MAX_STEPS = 1_000_000
+#: above this, P and Q by Temme's uniform expansion: the series and the continued fraction take
+#: about 10 sqrt(a) steps near x = a, and the expansion's first omitted term is O(a^-3/2) there
+_TEMME_FROM = 1e8
+
+
+@_njit
+def _lgamma1p(a):
+    # log(gamma(1 + a)) for 0 <= a < 1, keeping a's digits, which 1 + a would round away
+    if a >= 0.2:
+        return math.lgamma(1.0 + a)
+    total = 0.0
+    for k in range(_ZETA.size - 1, -1, -1):  # -euler a + sum_k>=2 (-1)^k zeta(k) a^k / k
+        total = total * -a + _ZETA[k] / (k + 2)
+    return a * (a * total - _EULER)
+
+
+@_njit
+def _log1p_minus(d):
+    # log1p(d) - d, by its series where the two cancel
+    if abs(d) >= 0.25:
+        return math.log1p(d) - d
+    total = 0.0
+    for k in range(40, 1, -1):  # sum_k>=2 (-1)^(k+1) d^k / k
+        total = total * -d + 1.0 / k
+    return -d * d * total
+
+
+@_njit
+def _stirling_rest(a):
+    # log(gamma(a)) - ((a - 1/2) log(a) - a + log(2 pi) / 2), for a >= 10
+    r = 1.0 / (a * a)
+    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (
+        1.0 / 1188 - r * (691.0 / 360360 - r / 156.0)))))) / a
+
+
+@_njit
+def _gamma_front(a, x):
+    """x^a exp(-x) / gamma(a), the factor of both P's series and Q's continued fraction."""
+    if a < 10.0:
+        if x < 700.0:
+            return math.pow(x, a) * math.exp(-x) / math.gamma(a)
+        return math.exp(a * math.log(x) - x - math.lgamma(a))
+    # a log(x) - x - log(gamma(a)) = a (log1p(d) - d) + log(a / (2 pi)) / 2 - rest(a), d = (x - a) / a;
+    # far from a, log(x / a) keeps the digits of a small x / a, which 1 + d would round away
+    if 0.75 * a <= x <= 1.25 * a:
+        t = a * _log1p_minus((x - a) / a)
+    else:
+        t = a * math.log(x / a) - (x - a)
+    return math.exp(t - _stirling_rest(a)) * math.sqrt(a / (2.0 * _PI))
+
+
+@_njit
+def _gamma_p_series(a, x):
+    # P = x^a e^-x / gamma(a) sum_n x^n / (a (a+1) ... (a+n))
+    term = 1.0 / a
+    total = term
+    n = 1.0
+    while term > 1e-17 * total and n < _MAX_STEPS:
+        term *= x / (a + n)
+        total += term
+        n += 1.0
+    return _gamma_front(a, x) * total
+
+
+@_njit
+def _gamma_q_fraction(a, x):
+    # Q = x^a e^-x / gamma(a) / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...))),
+    # by the modified Lentz method
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    n = 1.0
+    while True:
+        an = -n * (n - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        n += 1.0
+        if not abs(delta - 1.0) >= 1e-16 or n > _MAX_STEPS:
+            break
+    return _gamma_front(a, x) * h
+
+
+@_njit
+def _gamma_q_small(a, x):
+    # Q for a < 1 and x < 1.1, where 1 - P would cancel (Q is about a E1(x) for small a):
+    # Q = 1 - x^a / gamma(1 + a) - x^a / gamma(a) sum_n>=1 (-1)^n x^n / (n! (a + n))
+    u = a * math.log(x) - _lgamma1p(a)
+    total = 0.0
+    term = 1.0
+    n = 1.0
+    while True:
+        term *= -x / n
+        total += term / (a + n)
+        n += 1.0
+        if not abs(term) > 1e-17 * abs(total) or n > _MAX_STEPS:
+            break
+    return -math.expm1(u) - a * math.exp(u) * total
+
+
+@_njit
+def _gamma_temme(a, x):
+    """(P, Q) by Temme's uniform expansion, first two terms: Q = erfc(eta sqrt(a/2)) / 2 + R,
+    R = exp(-a eta^2 / 2) / sqrt(2 pi a) c0(eta), c0 = 1 / (lambda - 1) - 1 / eta."""
+    d = (x - a) / a  # lambda - 1
+    eta = math.copysign(math.sqrt(-2.0 * _log1p_minus(d)), d)
+    if eta == 0.0:
+        c0 = -1.0 / 3
+    else:
+        c0 = 1.0 / d - 1.0 / eta
+    r = math.exp(-0.5 * a * eta * eta) / math.sqrt(2.0 * _PI * a) * c0
+    z = eta * math.sqrt(0.5 * a)
+    return 0.5 * math.erfc(-z) - r, 0.5 * math.erfc(z) + r
+
+
+@_njit
+def _gamma_p_q(a, x):
+    """(P(a, x), Q(a, x)), SciPy's gammainc and gammaincc: NaN outside a >= 0, x >= 0 and at
+    a = x = 0 or a = x = inf; (1, 0) at a = 0."""
+    if not (a >= 0.0 and x >= 0.0) or (a == 0.0 and x == 0.0) or (a == math.inf and x == math.inf):
+        return math.nan, math.nan
+    if a == 0.0 or x == math.inf:
+        return 1.0, 0.0
+    if x == 0.0 or a == math.inf:
+        return 0.0, 1.0
+    if a > _TEMME_FROM and abs(x - a) < 0.1 * a:
+        return _gamma_temme(a, x)
+    if a < 1.0:
+        if x < 1.1:  # 1 - Q where Q is small: P's series starts at 1 / a, inf for a subnormal a
+            q = _gamma_q_small(a, x)
+            return (1.0 - q if q < 0.5 else _gamma_p_series(a, x)), q
+        q = _gamma_q_fraction(a, x)
+        return 1.0 - q, q
+    if x < a + 1.0:
+        p = _gamma_p_series(a, x)
+        return p, 1.0 - p
+    q = _gamma_q_fraction(a, x)
+    return 1.0 - q, q
+
+
+@_njit
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _gamma_p_q(a, x)[0]
+
+
+@_njit
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x)."""
+    return _gamma_p_q(a, x)[1]
