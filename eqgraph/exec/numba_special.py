@@ -35,7 +35,6 @@ IMPORT = ("from eqgraph.exec import numba_special as special  # "
 
 _PI = math.pi
 _SQRT_PI = math.sqrt(math.pi)
-_EPS = 2.220446049250313e-16
 
 
 # -- digamma and trigamma --------------------------------------------------------------------

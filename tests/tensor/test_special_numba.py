@@ -4,6 +4,9 @@ against high-precision references; and the forms running inside fused kernels an
 Numba function, agreeing with the NumPy program."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -230,3 +233,27 @@ def test_incomplete_gamma_at_its_ends(a, x, p, q):
     for fn, want in ((numba_special.gammainc, p), (numba_special.gammaincc, q)):
         got = fn(a, x)
         assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, rel=1e-6, abs=0)
+
+
+def test_a_new_process_loads_a_cached_kernel_of_special_functions_and_gets_its_values(tmp_path):
+    # the kernel's Numba cache holds compiled copies of the functions it calls: they must load
+    # in another process and compute the same values
+    script = (
+        "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
+        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec.composite import Composite\n"
+        "x = et.dvector('x')\n"
+        "f = eg.function([x], et.psi(x) * 2 + et.erfcx(x), rulesets=[])\n"
+        "[node] = [n for n in f.fgraph.toposort() if isinstance(n.op, Composite)]\n"
+        "k = numba_kernels.load_kernel(numba_kernels.kernel_source(node.op, node))\n"
+        "v = np.array([0.25, 1.4616321449683622, 30.0])\n"
+        "storage = f.stages.program.storage_map\n"
+        "args = [v if i is f.fgraph.inputs[0] else storage[i][0] for i in node.inputs]\n"
+        "got = k.ufunc(*args)\n"
+        "assert np.allclose(got, f(v), rtol=1e-14, atol=0), (got, f(v))\n"
+        "print('hit' if k.cache_hit else 'miss')\n")
+    env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
