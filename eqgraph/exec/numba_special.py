@@ -214,7 +214,8 @@ def erfcx(x):
         return _erfcx_positive(x)
     if x < -26.7:
         return math.inf
-    return 2.0 * _exp_square(x) - _erfcx_positive(-x)  # erfc(-x) = 2 - erfc(x); no cancellation: 2 exp(x^2) >= 2
+    # erfc(-x) = 2 - erfc(x); no cancellation: 2 exp(x^2) >= 2 > erfcx(-x)
+    return 2.0 * _exp_square(x) - _erfcx_positive(-x)
 
 
 @_njit

@@ -324,7 +324,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
     # special functions (tensor/special.py: SciPy where installed; without it, the fallback or the
     # error named there). Numba forms that libm lacks are exec/numba_special.py's functions, which
-    # generated kernels import as ``special``; a row without one keeps its group on NumPy. libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
+    # generated kernels import as ``special``; a row without one keeps its group on NumPy.
+    # libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
     # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
     "gammaln":  ScalarOp(1, special.Special("gammaln", "gammaln", fix=special.tiny_gammaln),  # log|gamma(x)|
                          dtype=special.float_dtype, vjp=lambda g, y, x: g * E["psi"](x),  # without SciPy: math.lgamma
@@ -397,13 +398,15 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, k, x: (
                              special.not_implemented("gammainc", 0, k, "the derivative in k"),
                              g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                         numba=No("SciPy's incomplete gamma (the NumPy form) is off by up to 456 ulps at a < 1 and NaN at a = 1e308, while exec/numba_special.py's is within 6e-14 of 30-digit values: a fused group would change answers"),
+                         numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
+                                  "numba_special.py's (within 6e-14) would change a fused group's answers"),
                          c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     "gammaincc": ScalarOp(2, special.Special("gammaincc", "gammaincc"), dtype=special.float_dtype,  # Q(k, x); SciPy
                           vjp=lambda g, y, k, x: (
                               special.not_implemented("gammaincc", 0, k, "the derivative in k"),
                               -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                          numba=No("SciPy's incomplete gamma (the NumPy form) is off by up to 456 ulps at a < 1 and NaN at a = 1e308, while exec/numba_special.py's is within 6e-14 of 30-digit values: a fused group would change answers"),
+                          numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
+                                   "numba_special.py's (within 6e-14) would change a fused group's answers"),
                           c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
     "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy

@@ -65,8 +65,8 @@ CASES = {
     "digamma": (numba_special.digamma, special.psi, _positive, 2e-15, 0.0),
     "digamma_negative": (numba_special.digamma, special.psi, _negative_away_from_poles, 1e-13, 1.0),
     "trigamma": (numba_special.trigamma, lambda x: special.polygamma(1, x), _positive, 5e-15, 0.0),
-    "trigamma_negative": (numba_special.trigamma, lambda x: special.polygamma(1, x), _negative_away_from_poles,
-                          5e-15, 0.0),
+    "trigamma_negative": (numba_special.trigamma, lambda x: special.polygamma(1, x),
+                          _negative_away_from_poles, 5e-15, 0.0),
     "erfcx": (numba_special.erfcx, special.erfcx, _erfcx_arguments, 1e-13, 0.0),
     "erfinv": (numba_special.erfinv, special.erfinv, _erfinv_arguments, 2e-15, 0.0),
     "erfcinv": (numba_special.erfcinv, special.erfcinv, _erfcinv_arguments, 2e-15, 0.0),
@@ -214,8 +214,10 @@ def test_incomplete_gamma_agrees_with_scipy_where_scipy_is_accurate():
     # the tails, below 1e-100, a log(x) - x is hundreds and its rounding, ours and SciPy's, moves
     # the value by up to 2e-13 (against 30-digit values ours were within 5.2e-14 there)
     rng = np.random.default_rng(0)
-    a, x = np.exp(rng.uniform(0, math.log(100), 3000)), np.exp(rng.uniform(math.log(1e-3), math.log(300), 3000))
-    for fn, reference in ((numba_special.gammainc, special.gammainc), (numba_special.gammaincc, special.gammaincc)):
+    a = np.exp(rng.uniform(0, math.log(100), 3000))
+    x = np.exp(rng.uniform(math.log(1e-3), math.log(300), 3000))
+    pairs = ((numba_special.gammainc, special.gammainc), (numba_special.gammaincc, special.gammaincc))
+    for fn, reference in pairs:
         got = numba.vectorize(["float64(float64, float64)"])(fn)(a, x)
         want = reference(a, x)
         body, tail = want > 1e-100, (want > 1e-290) & (want <= 1e-100)
@@ -254,6 +256,6 @@ def test_a_new_process_loads_a_cached_kernel_of_special_functions_and_gets_its_v
         "print('hit' if k.cache_hit else 'miss')\n")
     env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path),
            "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-            for _ in range(2)]
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                           timeout=300) for _ in range(2)]
     assert [r.stdout.strip() for r in runs] == ["miss", "hit"], [r.stderr[-800:] for r in runs]
