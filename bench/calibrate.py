@@ -123,6 +123,7 @@ def kernel_costs(names) -> dict:
         import numba
     except ImportError:
         return {}
+    from eqgraph.exec import numba_special
     from eqgraph.exec.numba_kernels import FORMS
 
     rng = np.random.default_rng(0)
@@ -133,7 +134,7 @@ def kernel_costs(names) -> dict:
     def loop(expression: str, x=x):
         source = (f"def kernel(x, y, b, c, out):\n    for i in range(out.shape[0]):\n"
                   f"        out[i] = {expression}\n")
-        namespace = {"math": math, "np": np}
+        namespace = {"math": math, "np": np, "special": numba_special}
         exec(source, namespace)  # noqa: S102 (our own source)
         kernel = numba.njit(namespace["kernel"])
         kernel(x, y, b, c, out)

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_reductions
+from eqgraph.exec import numba_reductions, numba_special
 from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
 from eqgraph.exec.source import define
 
@@ -127,7 +127,7 @@ def kernel_source(op, node) -> str | None:
             total = f"(w{k} / {count})" if r.name == "mean" else f"w{k}"
             results.append(f"{total}.reshape(({''.join(s + ', ' for s in shape)}))")
     lines.append(f"    return {', '.join(results)}")
-    return "\n".join(["import math", "import numba", "import numpy as np",
+    return "\n".join(["import math", "import numba", "import numpy as np", numba_special.IMPORT,
                       "from eqgraph.exec.numba_fused import NotThisCall",
                       "from eqgraph.exec.numba_reductions import fold, leaf_group, leaf_sums, pairwise_plan",
                       f"# summing loops {numba_reductions.VERSION}", "",

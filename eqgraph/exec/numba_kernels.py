@@ -38,6 +38,7 @@ import numpy as np
 
 from eqgraph.exec import numba_compile
 from eqgraph.exec.kernels import fits
+from eqgraph.exec.numba_special import IMPORT as special_import
 from eqgraph.exec.source import define
 from eqgraph.settings import config
 from eqgraph.tensor.elemwise import SCALAR_OPS, Cast
@@ -141,7 +142,7 @@ def kernel_source(op, node) -> str | None:
         layout = ",".join("()" for _ in kept) + "->" + ",".join("()" for _ in outs)
         decorator = f"@numba.guvectorize(['void({in_types}, {out_types})'], '{layout}', nopython=True, cache=True)"
         params += outs
-    return "\n".join(["import math", "import numba", "import numpy as np", "", decorator,
+    return "\n".join(["import math", "import numba", "import numpy as np", special_import, "", decorator,
                       f"def kernel({', '.join(params)}):", *body, ""])
 
 

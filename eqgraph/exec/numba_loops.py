@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels
+from eqgraph.exec import numba_kernels, numba_special
 from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, scalar_steps
 from eqgraph.exec.source import define
 
@@ -155,7 +155,7 @@ def kernel_source(op, node) -> str | None:
     lines += [f"        if {exact}:", f"            return {_returned(op, first)}"]
     lines += _loop(op, arrays, looped, {}, value, "    ")
     lines.append(f"    return {_returned(op, first)}")
-    return "\n".join(["import math", "import numba", "import numpy as np",
+    return "\n".join(["import math", "import numba", "import numpy as np", numba_special.IMPORT,
                       "from eqgraph.exec.numba_loops import exact_range, fma, magnitude_bits", f"# loops {_VERSION}", "", *lines, ""])
 
 

@@ -47,7 +47,7 @@ import warnings
 
 import numpy as np
 
-from eqgraph.exec import numba_compile, numba_kernels, numba_reductions
+from eqgraph.exec import numba_compile, numba_kernels, numba_reductions, numba_special
 from eqgraph.exec import numba_translate_indexing as indexing
 from eqgraph.exec import numba_translate_linalg as linalg
 from eqgraph.exec import numba_translate_reductions as reductions
@@ -437,7 +437,7 @@ TRANSLATIONS = {Composite: _elementwise, ReducingComposite: _reducing, Elemwise:
 _KERNEL_NAMES = {("whole", False): "sum_whole", ("rows", False): "sum_rows", ("rows", True): "sum_rows_kept",
                  ("columns", False): "sum_columns", ("columns", True): "sum_columns_kept",
                  ("softmax", 2): "softmax_rows", ("softmax", 1): "softmax_vector"}
-_HEADER = ["import math", "import numba", "import numpy as np",
+_HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba_reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
            f"{' '.join(numba_kernels.files_version(path) for path in (__file__, indexing.__file__, linalg.__file__, reductions.__file__))}",

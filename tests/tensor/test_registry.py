@@ -14,7 +14,7 @@ from test_fuzz import _report, check
 
 import eqgraph.tensor as et
 from eqgraph.egraph.schema import camel
-from eqgraph.exec import cupy_kernels, numba_kernels
+from eqgraph.exec import cupy_kernels, numba_kernels, numba_special
 from eqgraph.extract.calibrated import MEASURED
 from eqgraph.grad import vjps
 from eqgraph.tensor.elemwise import SCALAR_OPS
@@ -120,7 +120,7 @@ def test_numba_forms_agree_with_numpy_on_special_values():
     for k, name in enumerate(ops):
         args = _arguments(name, "a", "b")[: SCALAR_OPS[name].nin]
         lines.append(f"        out[{k}, i] = {numba_kernels.FORMS[name].format(*args)}")
-    namespace = {"math": math, "np": np}
+    namespace = {"math": math, "np": np, "special": numba_special}
     exec("\n".join(lines), namespace)  # noqa: S102 (the forms under test)
     run = numba.njit(error_model="numpy")(namespace["run"])  # the model Numba's ufuncs compile with
     x, y = (np.array(v, dtype=np.float64) for v in zip(*itertools.product(SPECIAL, SPECIAL)))
