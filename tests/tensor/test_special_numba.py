@@ -158,9 +158,8 @@ def _values():
 
 def test_a_hot_fused_node_of_special_functions_runs_in_numba_and_agrees_with_numpy(tmp_path, monkeypatch):
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 2)
     x, out = _special_graph()
-    f = eg.function([x], out, rulesets=[])
+    f = eg.function([x], out, rulesets=[], compile="eager")
     g = eg.function([x], out, rulesets=[], fusion=False)
     values = _values()
     with np.errstate(all="ignore"):
@@ -173,12 +172,10 @@ def test_a_hot_fused_node_of_special_functions_runs_in_numba_and_agrees_with_num
 
 
 def test_the_whole_graph_numba_function_includes_special_functions(monkeypatch):
-    monkeypatch.setattr(numba_kernels, "HOT_CALLS", 1)
-    monkeypatch.setattr(numba_program, "COLD_CALLS", 0)
     monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
     monkeypatch.setattr(numba_program, "MIN_NODES", 1)
     x, out = _special_graph()
-    f = eg.function([x], out)
+    f = eg.function([x], out, compile="eager")
     call = f.program.call
     assert hasattr(call, "whole_source") and "special.erfcx(" in call.whole_source
     values = _values()
