@@ -2,7 +2,7 @@
 ``TRANSLATIONS`` lists them): basic and advanced subtensors and their increments,
 ``SpecifyShape``, ``Alloc``, ``ARange``, ``Join``, ``ExtractDiag`` and ``CumOp``.
 
-Each translation takes the writer (``numba_program._Writer``) and the node, and returns the lines
+Each translation takes the writer (``numba_translate_basic.Writer``) and the node, and returns the lines
 computing the node, or None where it has no form for these types or index shapes.  Where NumPy
 raises (an index out of bounds, a mask of the wrong length, shapes that do not match) the lines
 raise too: the caller then runs the program, whose node raises its own error.  Integer indices

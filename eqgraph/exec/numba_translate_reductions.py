@@ -1,5 +1,5 @@
 """The whole Numba function's forms of the reductions ``numba_reductions`` has no loop for
-(``numba_program._reduce`` hands it these nodes):
+(``numba_translate_basic._reduce`` hands it these nodes):
 
 - ``logsumexp`` over a vector or the rows of a matrix: the steps of the op's ``perform`` (the
   maximum, 0 where it is not finite, the sum of the shifted exponentials, its log plus the
