@@ -61,8 +61,8 @@ def enabled() -> bool:
 #: measured by bench/suite.py: one NumPy call of a step costs about STEP_NS however small the array.
 #: Arithmetic and comparisons are faster in Numba's single loop at every size; Numba's scalar libm
 #: calls are slower than NumPy's SIMD loops by LIBM_EXTRA_NS[name] per element, each elementwise op's
-#: ``libm_ns`` (tensor/elemwise.py says how it is measured); ops priced at 1 ns were no faster in
-#: NumPy, so long arrays of them keep NumPy's loops.
+#: ``libm_ns`` (tensor/elemwise.py says how it is measured); ops priced at the lowest price were no
+#: faster in NumPy, so long arrays of them keep NumPy's loops.
 STEP_NS = 500.0
 LIBM_EXTRA_NS = {name: s.libm_ns for name, s in SCALAR_OPS.items() if s.libm_ns is not None}
 TRANSCENDENTAL = frozenset(LIBM_EXTRA_NS)

@@ -1,10 +1,8 @@
 """Numba loop kernels for fused nodes that divide by a value the loop does not change:
-``(x - m) / s`` with ``m`` and ``s`` of one element, ``x / x.sum()``, ``x / 3.0`` (issue 12;
-optional, like ``numba_kernels.py``).
+``(x - m) / s`` with ``m`` and ``s`` of one element, ``x / x.sum()``, ``x / 3.0``.
 
-Division is the one slow arithmetic instruction: on this project's 2-core machine NumPy's
-``divide`` of 1e5 float64 by a scalar takes 67 us where a multiply takes 25, and Numba's loop
-divides no faster.  PyTensor's Numba loops are compiled with fast-math, so LLVM multiplies by
+Division is the one slow arithmetic instruction: NumPy's ``divide`` by a scalar takes more than
+twice as long as a multiply (docs/performance.md), and Numba's loop divides no faster.  PyTensor's Numba loops are compiled with fast-math, so LLVM multiplies by
 the reciprocal instead, which is not always the correctly rounded quotient.  Here the quotient
 stays NumPy's to the last bit and costs a multiply and four fused multiply-adds:
 

@@ -3,8 +3,8 @@
 NumPy's ``pairwise_sum`` keeps 8 running sums, ``r[k] += a[8 * j + k]``.  Written as 8 scalars in
 Numba they stay 8 scalar add chains (``vaddsd``): Numba runs LLVM's loop vectorizer but not its
 SLP vectorizer, which would pack them.  ``Vec8`` is the LLVM type ``<8 x double>``, so the 8 sums
-are one register (or two) and each step is one packed addition: 1e5 float64 in blocks of 128
-took 9 us this way against 18 us as scalars.  Every lane is added exactly as the scalar would be
+are one register (or two) and each step is one packed addition, about twice as fast as scalar
+chains (docs/performance.md).  Every lane is added exactly as the scalar would be
 (``fadd`` without fast-math flags: LLVM may not reorder it), so the sums are NumPy's to the bit.
 
 - ``load8(a, i)``: ``a[i:i + 8]`` of a C-contiguous 1-d float64 array (not bounds-checked: the
