@@ -1,0 +1,148 @@
+"""A fake ``pytensor`` package that re-exports eqgraph's names under PyTensor's module paths.
+
+``install(facts)`` puts an import finder first on ``sys.meta_path``: every ``pytensor`` or
+``pytensor.*`` import then gets a module whose attributes are looked up in eqgraph (``LOOKUP``
+lists where, by PyTensor module prefix). A name eqgraph lacks becomes a placeholder class:
+importing it, subclassing it or reading its attributes works, so a test module still collects;
+calling it raises ``MissingName``, and every call, ``isinstance`` or ``issubclass`` against it
+is recorded in ``TOUCHED`` so that a failing test can be told apart from a wrong answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+#: eqgraph namespaces searched for a name of a PyTensor module, by the module's longest
+#: matching prefix; ``eqgraph`` plus the module's own path after ``pytensor`` is tried first.
+LOOKUP = {
+    "pytensor": ["eqgraph"],
+    "pytensor.tensor": ["eqgraph.tensor", "eqgraph.tensor.linalg", "eqgraph"],
+    "pytensor.tensor.random": ["eqgraph.tensor.random", "eqgraph.RandomStream", "eqgraph.tensor"],
+    "pytensor.graph": ["eqgraph.terms", "eqgraph"],
+    "pytensor.compile": ["eqgraph"],
+    "pytensor.gradient": ["eqgraph", "eqgraph.grad"],
+    "pytensor.scan": ["eqgraph", "eqgraph.loops"],
+    "pytensor.configdefaults": ["eqgraph"],
+    "pytensor.printing": ["eqgraph"],
+    "pytensor.ifelse": ["eqgraph"],
+}
+
+#: PyTensor names whose eqgraph counterpart is spelled differently.
+RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
+
+#: the dotted names of placeholders used by the test now running, in order.
+TOUCHED: list[str] = []
+
+
+class MissingName(Exception):
+    """A test called a PyTensor name that eqgraph does not offer."""
+
+    def __init__(self, name: str):
+        super().__init__(f"eqgraph offers no {name}")
+        self.name = name
+
+
+class _Missing(type):
+    """Metaclass of the placeholders: records each use, raises on a call."""
+
+    def __call__(cls, *args, **kwargs):
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return placeholder(f"{cls._missing}.{attr}")
+
+    def __instancecheck__(cls, obj):
+        TOUCHED.append(cls._missing)
+        return False
+
+    def __subclasscheck__(cls, sub):
+        TOUCHED.append(cls._missing)
+        return False
+
+    def __iter__(cls):
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+
+
+def placeholder(dotted: str) -> type:
+    return _Missing(dotted.rsplit(".", 1)[-1], (), {"_missing": dotted})
+
+
+def _places(module_name: str) -> list[str]:
+    rest = module_name.split(".", 1)[1] if "." in module_name else ""
+    places = [f"eqgraph.{rest}" if rest else "eqgraph"]
+    prefixes = [p for p in LOOKUP if module_name == p or module_name.startswith(p + ".")]
+    return places + (LOOKUP[max(prefixes, key=len)] if prefixes else [])
+
+
+def _resolve(place: str):
+    parts = place.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        return obj
+    return None
+
+
+class _FakeModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        for place in _places(self.__name__):
+            target = _resolve(place)
+            if target is not None and not isinstance(target, type(self)):
+                found = getattr(target, RENAMED.get(name, name), _NOTHING)
+                if found is not _NOTHING:
+                    return found
+        dotted = f"{self.__name__}.{name}"
+        if dotted in _FACTS["modules"]:
+            return importlib.import_module(dotted)
+        return placeholder(dotted)
+
+
+_NOTHING = object()
+_FACTS: dict = {"modules": set(), "internal": set()}
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "pytensor" or fullname.startswith("pytensor."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _FakeModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        if module.__name__ == "pytensor":
+            import eqgraph
+            module.__version__ = "3.0.7"
+            module.config = eqgraph.config
+
+
+def install(facts: dict) -> None:
+    """Make ``import pytensor`` give the fake package; ``facts`` as ``facts.py`` writes them."""
+    _FACTS["modules"] = set(facts["modules"])
+    _FACTS["internal"] = set(facts["internal"])
+    for name in [n for n in sys.modules if n == "pytensor" or n.startswith("pytensor.")]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _Finder())
+
+
+def is_internal(dotted: str) -> bool:
+    """Whether a placeholder's name is a PyTensor internal (or an attribute of one)."""
+    parts = dotted.split(".")
+    return any(".".join(parts[:cut]) in _FACTS["internal"] for cut in range(2, len(parts) + 1))

@@ -1,0 +1,165 @@
+"""Run PyTensor's own test modules against eqgraph and classify every outcome.
+
+One-time download (the only network use): PyTensor 3.0.7's tests, from its repository::
+
+    git clone --depth 1 --branch rel-3.0.7 https://github.com/pymc-devs/pytensor /tmp/pytensor-src
+
+Then, from eqgraph's repository root::
+
+    PYTHONPATH=$PWD python bench/pytensor_suite/run.py /tmp/pytensor-src tests/tensor/test_math.py ...
+
+The PyTensor test modules are imported with ``fake_pytensor`` first on ``sys.meta_path``, so
+every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
+
+- *passed*, *skipped* (PyTensor's own skips and xfails, and its ``slow`` marks);
+- *not applicable*: the test used a PyTensor internal (an Op subclass, a rewriter, a Mode, a
+  linker, a graph feature, or anything in ``facts.INTERNAL_MODULES``), or read a config setting
+  that chooses PyTensor's compiler (``COMPILER_SETTING``). eqgraph's compiler is an
+  e-graph, so tests of PyTensor's node classes and rewrite passes have nothing to check;
+- *missing name or argument*: it used a name eqgraph lacks, or eqgraph rejected an argument or
+  attribute (``TypeError`` about an argument, ``AttributeError``, ``ImportError``);
+- *different answer*: an assertion failed and no placeholder was used;
+- *raises where PyTensor works*: any other exception.
+
+Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CATEGORIES = ("passed", "skipped", "not applicable", "missing name or argument",
+              "different answer", "raises where PyTensor works")
+ARGUMENT_ERROR = re.compile(r"unexpected keyword argument|positional argument|required (keyword|positional)"
+                            r"|has no attribute|has no setting|cannot import name|No module named")
+#: config settings that choose PyTensor's compiler (its mode, linker, rewriter, C toolchain).
+COMPILER_SETTING = re.compile(r"has no setting '(mode|linker|optimizer\w*|cxx|vm__\w+|cmodule__\w+"
+                              r"|compute_test_value\w*|on_opt_error|optdb__\w+|tensor__\w+|unittests__\w+)'")
+
+
+def classify(report, touched: list[str], fake) -> tuple[str, str]:
+    """(category, the name or message behind it) for one test's report."""
+    if report.passed:
+        return "passed", ""
+    if report.skipped:
+        return "skipped", ""
+    internal = [t for t in touched if fake.is_internal(t)]
+    if internal:
+        return "not applicable", internal[0]
+    if touched:
+        return "missing name or argument", touched[0]
+    exc = getattr(report, "excinfo_value", None)
+    message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    if isinstance(exc, AttributeError) and COMPILER_SETTING.search(str(exc)):
+        return "not applicable", message[:160]
+    if isinstance(exc, fake.MissingName):
+        return "missing name or argument", exc.name
+    if isinstance(exc, (TypeError, AttributeError, ImportError)) and ARGUMENT_ERROR.search(str(exc)):
+        return "missing name or argument", message[:160]
+    if isinstance(exc, AssertionError):
+        return "different answer", message[:200]
+    return "raises where PyTensor works", message[:200]
+
+
+class Classifier:
+    """pytest plugin: records each test's category, and each module that failed to collect."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.results: list[tuple[str, str, str]] = []   # (nodeid, category, detail)
+        self.seen: set[str] = set()
+
+    def pytest_runtest_setup(self, item):
+        self.fake.TOUCHED.clear()
+
+    import pytest as _pytest
+
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.excinfo is not None:
+            report.excinfo_value = call.excinfo.value
+        if item.nodeid in self.seen or (report.when == "setup" and report.passed):
+            return
+        if report.when == "teardown" and report.passed:
+            return
+        self.seen.add(item.nodeid)
+        category, detail = classify(report, list(self.fake.TOUCHED), self.fake)
+        self.results.append((item.nodeid, category, detail))
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
+
+
+def run(src: Path, modules: list[str]):
+    facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
+    subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
+                   env={"PATH": "/usr/bin:/bin"})
+    sys.path.insert(0, str(HERE))
+    import fake_pytensor
+    fake_pytensor.install(json.loads(facts_path.read_text()))
+    sys.path.insert(0, str(src))
+    import pytest
+    plugin = Classifier(fake_pytensor)
+    pytest.main([*(str(src / m) for m in modules), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                 "--rootdir", str(src), "-c", str(HERE / "suite.ini"),
+                 "-W", "ignore", "--tb=no", "--no-header"], plugins=[plugin])
+    return plugin.results
+
+
+def module_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def report(results, command: str, seconds: float) -> str:
+    by_module = defaultdict(Counter)
+    for nodeid, category, _ in results:
+        by_module[module_of(nodeid)][category] += 1
+    cats = list(CATEGORIES) + ["collection error"]
+    lines = ["# PyTensor's tests, run against eqgraph", "", "Produced by:", "", "```", command, "```",
+             "", f"({len(results)} outcomes; see `run.py` for how each category is decided.)", "",
+             "| module | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
+    for module, counts in sorted(by_module.items()):
+        lines.append(f"| `{module}` | " + " | ".join(str(counts[c]) for c in cats) + " |")
+    blocked = Counter(detail for _, category, detail in results if category == "missing name or argument")
+    lines += ["", "## Missing names and arguments, by tests blocked", "", "| tests | name or error |", "|---:|---|"]
+    lines += [f"| {n} | `{name.replace('|', '/')}` |" for name, n in blocked.most_common(60)]
+    lines += ["", "## Different answers", "", "| test | assertion |", "|---|---|"]
+    lines += [f"| `{nodeid}` | {detail.replace('|', '/')} |" for nodeid, category, detail in results
+              if category == "different answer"]
+    lines += ["", "## Raises where PyTensor works (first 60 messages, with counts)", "",
+              "| tests | error |", "|---:|---|"]
+    raised = Counter(detail for _, category, detail in results if category == "raises where PyTensor works")
+    lines += [f"| {n} | {message.replace('|', '/')} |" for message, n in raised.most_common(60)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    out = HERE / "RESULTS.md"
+    if "--out" in argv:
+        at = argv.index("--out")
+        out = Path(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    start = time.monotonic()
+    results = run(Path(argv[0]).resolve(), argv[1:])
+    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join(argv)
+    out.write_text(report(results, command, time.monotonic() - start))
+    (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
