@@ -4,7 +4,8 @@
 
 Run without the fake package on the path. Writes every module name of the installed PyTensor
 and the dotted names (``module.attr``) of its internals: Op subclasses (graph node classes),
-rewriters, linkers, modes and graph features, and everything in ``INTERNAL_MODULES``.
+rewriters, linkers, modes and graph features, and everything in ``INTERNAL_MODULES``; and its plain data constants (dtype-name lists,
+numbers, strings: ``constant``) by dotted name.
 """
 
 from __future__ import annotations
@@ -50,9 +51,21 @@ def is_internal(module_name: str, obj) -> bool:
     return isinstance(obj, type) and issubclass(obj, (Op, Rewriter, Mode, Linker, Feature)) and obj is not Op
 
 
+def constant(obj):
+    """``obj`` as JSON when it is plain data (a scalar type stands for its dtype name), else None."""
+    from pytensor.scalar import ScalarType
+    if isinstance(obj, (str, int, float)) and not isinstance(obj, bool):
+        return obj
+    if isinstance(obj, (tuple, list, set, frozenset)) and obj:
+        items = [str(o) if isinstance(o, ScalarType) else o for o in obj]
+        if all(isinstance(i, str) for i in items):
+            return sorted(items) if isinstance(obj, (set, frozenset)) else items
+    return None
+
+
 def main(out: str) -> None:
     warnings.simplefilter("ignore")
-    names, internal = modules(), []
+    names, internal, constants = modules(), [], {}
     for name in names:
         try:
             module = importlib.import_module(name)
@@ -61,7 +74,9 @@ def main(out: str) -> None:
         for attr, obj in list(vars(module).items()):
             if not attr.startswith("__") and is_internal(name, obj):
                 internal.append(f"{name}.{attr}")
-    json.dump({"modules": names, "internal": sorted(internal)}, open(out, "w"))
+            elif not attr.startswith("_") and constant(obj) is not None:
+                constants[f"{name}.{attr}"] = constant(obj)
+    json.dump({"modules": names, "internal": sorted(internal), "constants": constants}, open(out, "w"))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,16 @@
 ``pytensor.*`` import then gets a module whose attributes are looked up in eqgraph (``LOOKUP``
 lists where, by PyTensor module prefix). A name eqgraph lacks becomes a placeholder class:
 importing it, subclassing it or reading its attributes works, so a test module still collects;
-calling it raises ``MissingName``, and every call, ``isinstance`` or ``issubclass`` against it
-is recorded in ``TOUCHED`` so that a failing test can be told apart from a wrong answer.
+calling it inside a test raises ``MissingName`` (at import time it gives another placeholder,
+so module-level set-up still collects), and every call, ``isinstance`` or ``issubclass``
+against it is recorded in ``TOUCHED`` so that a failing test can be told apart from a wrong
+answer. A placeholder's repr names it, so an eqgraph error about one can be traced back.
+
+Plain data constants that eqgraph lacks (dtype-name lists) are PyTensor's own values, as
+``facts.py`` recorded them. One adapter: PyTensor's ``get_default_mode()``/``get_mode(...)`` give ``DefaultMode``, the
+mode name ``"FAST_RUN"`` that ``eqgraph.function`` accepts, whose ``including``/``excluding``
+(PyTensor's rewrite selection) return it unchanged: eqgraph has one pipeline, and a test that
+checks which rewrite ran inspects node classes, which makes it not applicable anyway.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []
+#: whether a test is running (set by the run's plugin); outside one, calls give placeholders.
+IN_TEST = [False]
 
 
 class MissingName(Exception):
@@ -50,8 +60,13 @@ class _Missing(type):
     """Metaclass of the placeholders: records each use, raises on a call."""
 
     def __call__(cls, *args, **kwargs):
+        if not IN_TEST[0]:
+            return placeholder(f"{cls._missing}()")
         TOUCHED.append(cls._missing)
         raise MissingName(cls._missing)
+
+    def __repr__(cls):
+        return f"<missing {cls._missing}>"
 
     def __getattr__(cls, attr):
         if attr.startswith("__"):
@@ -67,12 +82,53 @@ class _Missing(type):
         return False
 
     def __iter__(cls):
+        if not IN_TEST[0]:  # a parametrization over a missing list: pytest skips it as empty
+            return iter(())
         TOUCHED.append(cls._missing)
         raise MissingName(cls._missing)
 
 
 def placeholder(dotted: str) -> type:
     return _Missing(dotted.rsplit(".", 1)[-1], (), {"_missing": dotted})
+
+
+class Config:
+    """``eqgraph.config`` under PyTensor's name. A setting eqgraph lacks raises inside a test
+    (as eqgraph does) and is a placeholder at import time, so module-level reads collect."""
+
+    def __getattr__(self, name):
+        import eqgraph
+        if IN_TEST[0] or name.startswith("__"):
+            return getattr(eqgraph.config, name)
+        try:
+            return getattr(eqgraph.config, name)
+        except AttributeError:
+            return placeholder(f"pytensor.configparser.config.{name}")
+
+    def __setattr__(self, name, value):
+        import eqgraph
+        setattr(eqgraph.config, name, value)
+
+
+class DefaultMode(str):
+    """PyTensor's default Mode, as the mode name eqgraph.function takes."""
+
+    linker = placeholder("pytensor.compile.mode.Mode.linker")
+
+    def __new__(cls, value="FAST_RUN"):
+        return super().__new__(cls, value)
+
+    def including(self, *tags):
+        return self
+
+    excluding = requiring = including
+
+
+def _get_mode(*args, **kwargs) -> DefaultMode:
+    return DefaultMode()
+
+
+ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config()}
 
 
 def _places(module_name: str) -> list[str]:
@@ -99,6 +155,8 @@ class _FakeModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in ADAPTERS:
+            return ADAPTERS[name]
         for place in _places(self.__name__):
             target = _resolve(place)
             if target is not None and not isinstance(target, type(self)):
@@ -106,13 +164,16 @@ class _FakeModule(types.ModuleType):
                 if found is not _NOTHING:
                     return found
         dotted = f"{self.__name__}.{name}"
+        if dotted in _FACTS["constants"]:  # plain data such as dtype-name lists: PyTensor's own
+            return tuple(_FACTS["constants"][dotted]) if isinstance(_FACTS["constants"][dotted], list) \
+                else _FACTS["constants"][dotted]
         if dotted in _FACTS["modules"]:
             return importlib.import_module(dotted)
         return placeholder(dotted)
 
 
 _NOTHING = object()
-_FACTS: dict = {"modules": set(), "internal": set()}
+_FACTS: dict = {"modules": set(), "internal": set(), "constants": {}}
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -128,15 +189,15 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         if module.__name__ == "pytensor":
-            import eqgraph
             module.__version__ = "3.0.7"
-            module.config = eqgraph.config
+            module.config = Config()
 
 
 def install(facts: dict) -> None:
     """Make ``import pytensor`` give the fake package; ``facts`` as ``facts.py`` writes them."""
     _FACTS["modules"] = set(facts["modules"])
     _FACTS["internal"] = set(facts["internal"])
+    _FACTS["constants"] = facts["constants"]
     for name in [n for n in sys.modules if n == "pytensor" or n.startswith("pytensor.")]:
         del sys.modules[name]
     sys.meta_path.insert(0, _Finder())

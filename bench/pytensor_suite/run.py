@@ -56,6 +56,9 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
     if touched:
         return "missing name or argument", touched[0]
     exc = getattr(report, "excinfo_value", None)
+    named = re.findall(r"<missing ([\w.()]+)>", str(exc))
+    if named:
+        return classify(report, named, fake)
     message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
     if isinstance(exc, AttributeError) and COMPILER_SETTING.search(str(exc)):
         return "not applicable", message[:160]
@@ -78,6 +81,10 @@ class Classifier:
 
     def pytest_runtest_setup(self, item):
         self.fake.TOUCHED.clear()
+        self.fake.IN_TEST[0] = True
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        self.fake.IN_TEST[0] = False
 
     import pytest as _pytest
 
