@@ -10,10 +10,19 @@ against it is recorded in ``TOUCHED`` so that a failing test can be told apart f
 answer. A placeholder's repr names it, so an eqgraph error about one can be traced back.
 
 Plain data constants that eqgraph lacks (dtype-name lists) are PyTensor's own values, as
-``facts.py`` recorded them. One adapter: PyTensor's ``get_default_mode()``/``get_mode(...)`` give ``DefaultMode``, the
-mode name ``"FAST_RUN"`` that ``eqgraph.function`` accepts, whose ``including``/``excluding``
-(PyTensor's rewrite selection) return it unchanged: eqgraph has one pipeline, and a test that
-checks which rewrite ran inspects node classes, which makes it not applicable anyway.
+``facts.py`` recorded them. Adapters, each use of which is recorded in ``ADAPTED`` (so the report says how many tests
+needed one), for PyTensor choices that select its compiler rather than a result:
+
+- ``get_default_mode()``/``get_mode(...)`` give ``DefaultMode``, the mode name ``"FAST_RUN"``
+  that ``eqgraph.function`` accepts, whose ``including``/``excluding`` (PyTensor's rewrite
+  selection) return it unchanged: eqgraph has one pipeline, and a test that checks which
+  rewrite ran inspects node classes, which makes it not applicable anyway;
+- ``function(..., mode=NAME)`` with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
+  ``CVM``, ``C``, ``NUMBA``, ...) compiles with eqgraph's default, and ``accept_inplace`` (which
+  lets a PyTensor graph hold in-place ops; eqgraph chooses in-place itself) is dropped;
+- config settings in ``PYTENSOR_DEFAULTS`` read PyTensor's default value: eqgraph has no such
+  setting because it always behaves as PyTensor's default does (PyTensor's names follow
+  PyTensor's semantics).
 """
 
 from __future__ import annotations
@@ -44,6 +53,8 @@ RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []
+#: the adapters (see the module docstring) used by the test now running.
+ADAPTED: list[str] = []
 #: whether a test is running (set by the run's plugin); outside one, calls give placeholders.
 IN_TEST = [False]
 
@@ -89,7 +100,12 @@ class _Missing(type):
 
 
 def placeholder(dotted: str) -> type:
-    return _Missing(dotted.rsplit(".", 1)[-1], (), {"_missing": dotted})
+    """A stand-in for a missing name; an Exception subclass, since tests catch missing error types."""
+    return _Missing(dotted.rsplit(".", 1)[-1], (Exception,), {"_missing": dotted})
+
+
+#: settings eqgraph lacks because it always behaves as PyTensor's default value says.
+PYTENSOR_DEFAULTS = {"cast_policy": "custom"}
 
 
 class Config:
@@ -98,6 +114,9 @@ class Config:
 
     def __getattr__(self, name):
         import eqgraph
+        if name in PYTENSOR_DEFAULTS:
+            ADAPTED.append(f"config.{name}")
+            return PYTENSOR_DEFAULTS[name]
         if IN_TEST[0] or name.startswith("__"):
             return getattr(eqgraph.config, name)
         try:
@@ -125,10 +144,26 @@ class DefaultMode(str):
 
 
 def _get_mode(*args, **kwargs) -> DefaultMode:
+    ADAPTED.append("get_default_mode()")
     return DefaultMode()
 
 
-ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config()}
+def _function(*args, **kwargs):
+    """eqgraph.function, with PyTensor's compiler choices adapted (see the module docstring)."""
+    import eqgraph
+    modes = sys.modules["eqgraph.function"].MODES
+    mode = kwargs.get("mode")
+    if isinstance(mode, str) and mode not in modes:
+        ADAPTED.append(f"mode={str(mode)!r}")
+        kwargs["mode"] = None
+    if "accept_inplace" in kwargs:
+        ADAPTED.append("accept_inplace")
+        del kwargs["accept_inplace"]
+    return eqgraph.function(*args, **kwargs)
+
+
+ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config(),
+            "function": _function}
 
 
 def _places(module_name: str) -> list[str]:

@@ -18,21 +18,28 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
   e-graph, so tests of PyTensor's node classes and rewrite passes have nothing to check;
 - *missing name or argument*: it used a name eqgraph lacks, or eqgraph rejected an argument or
   attribute (``TypeError`` about an argument, ``AttributeError``, ``ImportError``);
-- *different answer*: an assertion failed and no placeholder was used;
+- *different answer*: an assertion failed and no placeholder was used (this includes
+  ``pytest.raises`` that saw no error: PyTensor rejects an input that eqgraph takes);
 - *raises where PyTensor works*: any other exception.
 
-Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line.
+Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
+``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
+artifact, or a convention that docs/conventions.md documents).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+
+import pytest as _pytest
 
 HERE = Path(__file__).resolve().parent
 CATEGORIES = ("passed", "skipped", "not applicable", "missing name or argument",
@@ -66,7 +73,7 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
         return "missing name or argument", exc.name
     if isinstance(exc, (TypeError, AttributeError, ImportError)) and ARGUMENT_ERROR.search(str(exc)):
         return "missing name or argument", message[:160]
-    if isinstance(exc, AssertionError):
+    if isinstance(exc, AssertionError) or "DID NOT RAISE" in str(exc):
         return "different answer", message[:200]
     return "raises where PyTensor works", message[:200]
 
@@ -74,19 +81,23 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
 class Classifier:
     """pytest plugin: records each test's category, and each module that failed to collect."""
 
-    def __init__(self, fake):
+    def __init__(self, fake, budget: float):
         self.fake = fake
+        self.deadline = time.monotonic() + budget
+        self.adapted: Counter = Counter()
         self.results: list[tuple[str, str, str]] = []   # (nodeid, category, detail)
         self.seen: set[str] = set()
 
     def pytest_runtest_setup(self, item):
         self.fake.TOUCHED.clear()
+        self.fake.ADAPTED.clear()
         self.fake.IN_TEST[0] = True
+        if time.monotonic() > self.deadline:
+            self.fake.IN_TEST[0] = False
+            _pytest.skip("over the run's time budget")
 
     def pytest_runtest_logfinish(self, nodeid, location):
         self.fake.IN_TEST[0] = False
-
-    import pytest as _pytest
 
     @_pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -99,7 +110,10 @@ class Classifier:
         if report.when == "teardown" and report.passed:
             return
         self.seen.add(item.nodeid)
+        self.adapted.update(set(self.fake.ADAPTED))
         category, detail = classify(report, list(self.fake.TOUCHED), self.fake)
+        if report.skipped and "time budget" in str(report.longrepr):
+            category = "not run (time budget)"
         self.results.append((item.nodeid, category, detail))
 
     def pytest_collectreport(self, report):
@@ -107,7 +121,7 @@ class Classifier:
             self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
 
 
-def run(src: Path, modules: list[str]):
+def run(src: Path, modules: list[str], budget: float):
     facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
     subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
                    env={"PATH": "/usr/bin:/bin"})
@@ -116,33 +130,43 @@ def run(src: Path, modules: list[str]):
     fake_pytensor.install(json.loads(facts_path.read_text()))
     sys.path.insert(0, str(src))
     import pytest
-    plugin = Classifier(fake_pytensor)
+    plugin = Classifier(fake_pytensor, budget)
     pytest.main([*(str(src / m) for m in modules), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                  "--rootdir", str(src), "-c", str(HERE / "suite.ini"),
                  "-W", "ignore", "--tb=no", "--no-header"], plugins=[plugin])
-    return plugin.results
+    return plugin.results, plugin.adapted
+
+
+def diagnosis(nodeid: str, diagnoses: dict) -> str:
+    """The hand-kept diagnosis of the longest test-id prefix that matches ``nodeid``."""
+    keys = [k for k in diagnoses if nodeid.startswith(k)]
+    return diagnoses[max(keys, key=len)] if keys else "not diagnosed yet"
 
 
 def module_of(nodeid: str) -> str:
     return nodeid.split("::")[0]
 
 
-def report(results, command: str, seconds: float) -> str:
+def report(results, adapted: Counter, command: str, seconds: float) -> str:
     by_module = defaultdict(Counter)
     for nodeid, category, _ in results:
         by_module[module_of(nodeid)][category] += 1
-    cats = list(CATEGORIES) + ["collection error"]
+    cats = list(CATEGORIES) + ["collection error", "not run (time budget)"]
     lines = ["# PyTensor's tests, run against eqgraph", "", "Produced by:", "", "```", command, "```",
-             "", f"({len(results)} outcomes; see `run.py` for how each category is decided.)", "",
+             "", f"{len(results)} outcomes in {seconds:.0f} s; `run.py` says how each category is "
+             "decided, `fake_pytensor.py` how names are mapped.", "",
              "| module | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
     for module, counts in sorted(by_module.items()):
         lines.append(f"| `{module}` | " + " | ".join(str(counts[c]) for c in cats) + " |")
+    lines += ["", "## Adapters used (tests that needed each)", "", "| tests | adapter |", "|---:|---|"]
+    lines += [f"| {n} | `{name}` |" for name, n in adapted.most_common()]
     blocked = Counter(detail for _, category, detail in results if category == "missing name or argument")
     lines += ["", "## Missing names and arguments, by tests blocked", "", "| tests | name or error |", "|---:|---|"]
     lines += [f"| {n} | `{name.replace('|', '/')}` |" for name, n in blocked.most_common(60)]
-    lines += ["", "## Different answers", "", "| test | assertion |", "|---|---|"]
-    lines += [f"| `{nodeid}` | {detail.replace('|', '/')} |" for nodeid, category, detail in results
-              if category == "different answer"]
+    diagnoses = tomllib.loads((HERE / "diagnoses.toml").read_text())
+    lines += ["", "## Different answers", "", "| test | assertion | diagnosis |", "|---|---|---|"]
+    lines += [f"| `{nodeid}` | {detail.replace('|', '/')} | {diagnosis(nodeid, diagnoses)} |"
+              for nodeid, category, detail in results if category == "different answer"]
     lines += ["", "## Raises where PyTensor works (first 60 messages, with counts)", "",
               "| tests | error |", "|---:|---|"]
     raised = Counter(detail for _, category, detail in results if category == "raises where PyTensor works")
@@ -159,10 +183,15 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__)
         return 2
+    budget = 1e9
+    if "--budget" in argv:
+        at = argv.index("--budget")
+        budget = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     start = time.monotonic()
-    results = run(Path(argv[0]).resolve(), argv[1:])
+    results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget)
     command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join(argv)
-    out.write_text(report(results, command, time.monotonic() - start))
+    out.write_text(report(results, adapted, command, time.monotonic() - start))
     (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))
     print(f"wrote {out}")
     return 0
