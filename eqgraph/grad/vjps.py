@@ -204,7 +204,7 @@ def _unify(term):
 UNARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 1 and callable(s.vjp)}
 BINARY = {name: s.vjp for name, s in SCALAR_OPS.items() if s.nin == 2 and callable(s.vjp)}
 NONDIFFERENTIABLE = {name for name, s in SCALAR_OPS.items() if isinstance(s.vjp, No)}
-NONDIFFERENTIABLE |= {"argmax", "argmin", "all", "any", "Shape", "ARange"}
+NONDIFFERENTIABLE |= {"argmax", "argmin", "all", "any", "Shape"}
 
 
 def _real(x, g):
@@ -265,6 +265,14 @@ def _switch(g, out, c, a, b):
 @entry("second", 2, broadcasts=True)
 def _second(g, out, model, value):
     return [disconnected(), g]  # only the shape of ``model`` matters
+
+
+@entry("ARange", 3)
+def _arange(g, out, start, stop, step, dtype):
+    # element i is start + i * step; stop only sets the length (an integer arange gets zeros
+    # from the driver, as every op with discrete outputs does)
+    index = et.arange(et.shape(g)[0], dtype=g.dtype)
+    return [et.sum(g), disconnected(), et.sum(g * index)]
 
 
 @entry("Cast", 1)

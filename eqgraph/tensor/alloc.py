@@ -156,7 +156,7 @@ class ARange(Op):
         return [(cast(maximum(length, 0), "int64"),)]
 
     def connection_pattern(self, node):
-        return [[False]] * 3
+        return [[True], [False], [True]]  # the values are start + i * step; stop sets only the length
 
 
 def _static_value(v):

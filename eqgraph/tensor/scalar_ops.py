@@ -76,8 +76,11 @@ def _erf_dtype(dtype):
 
 
 def _exp2(xp, x):
-    base = xp.asarray(2.0, dtype=x.dtype) if xp.isdtype(x.dtype, "real floating") else 2.0
-    return xp.pow(base, x)
+    if not xp.isdtype(x.dtype, "real floating"):
+        # the float that NumPy's exp (and exp2) gives an integer, so that exp2 shares exp's
+        # output dtype rule (float16 becomes float32 when the node is built)
+        x = xp.astype(x, getattr(xp, np.result_type(np.dtype(str(x.dtype)), np.float16).name))
+    return xp.pow(xp.asarray(2.0, dtype=x.dtype), x)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,271 @@
+"""A fake ``pytensor`` package that re-exports eqgraph's names under PyTensor's module paths.
+
+``install(facts)`` puts an import finder first on ``sys.meta_path``: every ``pytensor`` or
+``pytensor.*`` import then gets a module whose attributes are looked up in eqgraph (``LOOKUP``
+lists where, by PyTensor module prefix). A name eqgraph lacks becomes a placeholder class:
+importing it, subclassing it or reading its attributes works, so a test module still collects;
+calling it inside a test raises ``MissingName`` (at import time it gives another placeholder,
+so module-level set-up still collects), and every call, ``isinstance`` or ``issubclass``
+against it is recorded in ``TOUCHED`` so that a failing test can be told apart from a wrong
+answer. A placeholder's repr names it, so an eqgraph error about one can be traced back.
+
+Plain data constants that eqgraph lacks (dtype-name lists) are PyTensor's own values, as
+``facts.py`` recorded them. Adapters, each use of which is recorded in ``ADAPTED`` (so the report says how many tests
+needed one), for PyTensor choices that select its compiler rather than a result:
+
+- ``get_default_mode()``/``get_mode(...)`` give ``DefaultMode``, the mode name ``"FAST_RUN"``
+  that ``eqgraph.function`` accepts, whose ``including``/``excluding`` (PyTensor's rewrite
+  selection) return it unchanged: eqgraph has one pipeline, and a test that checks which
+  rewrite ran inspects node classes, which makes it not applicable anyway;
+- ``function(..., mode=NAME)`` with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
+  ``CVM``, ``C``, ``NUMBA``, ...) compiles with eqgraph's default, and ``accept_inplace`` (which
+  lets a PyTensor graph hold in-place ops; eqgraph chooses in-place itself) is dropped;
+- config settings in ``PYTENSOR_DEFAULTS`` read PyTensor's default value: eqgraph has no such
+  setting because it always behaves as PyTensor's default does (PyTensor's names follow
+  PyTensor's semantics).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+#: eqgraph namespaces searched for a name of a PyTensor module, by the module's longest
+#: matching prefix; ``eqgraph`` plus the module's own path after ``pytensor`` is tried first.
+LOOKUP = {
+    "pytensor": ["eqgraph"],
+    "pytensor.tensor": ["eqgraph.tensor", "eqgraph.tensor.linalg", "eqgraph"],
+    "pytensor.tensor.random": ["eqgraph.tensor.random", "eqgraph.RandomStream", "eqgraph.tensor"],
+    "pytensor.graph": ["eqgraph.terms", "eqgraph"],
+    "pytensor.compile": ["eqgraph"],
+    "pytensor.gradient": ["eqgraph", "eqgraph.grad"],
+    "pytensor.scan": ["eqgraph", "eqgraph.loops"],
+    "pytensor.configdefaults": ["eqgraph"],
+    "pytensor.printing": ["eqgraph"],
+    "pytensor.ifelse": ["eqgraph"],
+}
+
+#: PyTensor names whose eqgraph counterpart is spelled differently.
+RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
+
+#: the dotted names of placeholders used by the test now running, in order.
+TOUCHED: list[str] = []
+#: the adapters (see the module docstring) used by the test now running.
+ADAPTED: list[str] = []
+#: whether a test is running (set by the run's plugin); outside one, calls give placeholders.
+IN_TEST = [False]
+
+
+class MissingName(Exception):
+    """A test called a PyTensor name that eqgraph does not offer."""
+
+    def __init__(self, name: str):
+        super().__init__(f"eqgraph offers no {name}")
+        self.name = name
+
+
+class _Missing(type):
+    """Metaclass of the placeholders: records each use, raises on a call."""
+
+    def __call__(cls, *args, **kwargs):
+        if not IN_TEST[0]:
+            return placeholder(f"{cls._missing}()")
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+
+    def __repr__(cls):
+        return f"<missing {cls._missing}>"
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return placeholder(f"{cls._missing}.{attr}")
+
+    def __instancecheck__(cls, obj):
+        TOUCHED.append(cls._missing)
+        return False
+
+    def __subclasscheck__(cls, sub):
+        TOUCHED.append(cls._missing)
+        return False
+
+    def __iter__(cls):
+        if not IN_TEST[0]:  # a parametrization over a missing list: pytest skips it as empty
+            return iter(())
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+
+
+def placeholder(dotted: str) -> type:
+    """A stand-in for a missing name; an Exception subclass, since tests catch missing error types."""
+    return _Missing(dotted.rsplit(".", 1)[-1], (Exception,), {"_missing": dotted})
+
+
+#: settings eqgraph lacks because it always behaves as PyTensor's default value says.
+PYTENSOR_DEFAULTS = {"cast_policy": "custom"}
+
+
+class Config:
+    """``eqgraph.config`` under PyTensor's name. A setting eqgraph lacks raises inside a test
+    (as eqgraph does) and is a placeholder at import time, so module-level reads collect."""
+
+    def __getattr__(self, name):
+        import eqgraph
+        if name in PYTENSOR_DEFAULTS:
+            ADAPTED.append(f"config.{name}")
+            return PYTENSOR_DEFAULTS[name]
+        if IN_TEST[0] or name.startswith("__"):
+            return getattr(eqgraph.config, name)
+        try:
+            return getattr(eqgraph.config, name)
+        except AttributeError:
+            return placeholder(f"pytensor.configparser.config.{name}")
+
+    def __setattr__(self, name, value):
+        import eqgraph
+        setattr(eqgraph.config, name, value)
+
+
+def _arithmetic(symbol):
+    def apply(cls, *other):
+        if not IN_TEST[0]:  # module-level arithmetic on a missing constant: another placeholder
+            return placeholder(f"({cls._missing} {symbol} ...)")
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+    return apply
+
+
+for _name, _symbol in [("mul", "*"), ("add", "+"), ("sub", "-"), ("truediv", "/"), ("pow", "**")]:
+    setattr(_Missing, f"__{_name}__", _arithmetic(_symbol))
+    setattr(_Missing, f"__r{_name}__", _arithmetic(_symbol))
+setattr(_Missing, "__neg__", _arithmetic("-"))
+
+
+def _number(kind):
+    def convert(cls):
+        if not IN_TEST[0]:  # a module-level size computed from a missing setting: any size will do
+            return kind(1)
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+    return convert
+
+
+_Missing.__float__, _Missing.__int__, _Missing.__index__ = _number(float), _number(int), _number(int)
+
+
+class DefaultMode(str):
+    """PyTensor's default Mode, as the mode name eqgraph.function takes."""
+
+    linker = placeholder("pytensor.compile.mode.Mode.linker")
+
+    def __new__(cls, value="FAST_RUN"):
+        return super().__new__(cls, value)
+
+    def including(self, *tags):
+        return self
+
+    excluding = requiring = including
+
+
+def _get_mode(*args, **kwargs) -> DefaultMode:
+    ADAPTED.append("get_default_mode()")
+    return DefaultMode()
+
+
+def _function(*args, **kwargs):
+    """eqgraph.function, with PyTensor's compiler choices adapted (see the module docstring)."""
+    import eqgraph
+    modes = sys.modules["eqgraph.function"].MODES
+    mode = kwargs.get("mode")
+    if isinstance(mode, str) and mode not in modes:
+        ADAPTED.append(f"mode={str(mode)!r}")
+        kwargs["mode"] = None
+    if "accept_inplace" in kwargs:
+        ADAPTED.append("accept_inplace")
+        del kwargs["accept_inplace"]
+    return eqgraph.function(*args, **kwargs)
+
+
+ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config(),
+            "function": _function}
+
+
+def _places(module_name: str) -> list[str]:
+    rest = module_name.split(".", 1)[1] if "." in module_name else ""
+    places = [f"eqgraph.{rest}" if rest else "eqgraph"]
+    prefixes = [p for p in LOOKUP if module_name == p or module_name.startswith(p + ".")]
+    return places + (LOOKUP[max(prefixes, key=len)] if prefixes else [])
+
+
+def _resolve(place: str):
+    parts = place.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        return obj
+    return None
+
+
+class _FakeModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in ADAPTERS:
+            return ADAPTERS[name]
+        for place in _places(self.__name__):
+            target = _resolve(place)
+            if target is not None and not isinstance(target, type(self)):
+                found = getattr(target, RENAMED.get(name, name), _NOTHING)
+                if found is not _NOTHING:
+                    return found
+        dotted = f"{self.__name__}.{name}"
+        if dotted in _FACTS["constants"]:  # plain data such as dtype-name lists: PyTensor's own
+            return tuple(_FACTS["constants"][dotted]) if isinstance(_FACTS["constants"][dotted], list) \
+                else _FACTS["constants"][dotted]
+        if dotted in _FACTS["modules"]:
+            return importlib.import_module(dotted)
+        return placeholder(dotted)
+
+
+_NOTHING = object()
+_FACTS: dict = {"modules": set(), "internal": set(), "constants": {}}
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "pytensor" or fullname.startswith("pytensor."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _FakeModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        if module.__name__ == "pytensor":
+            module.__version__ = "3.0.7"
+            module.config = Config()
+
+
+def install(facts: dict) -> None:
+    """Make ``import pytensor`` give the fake package; ``facts`` as ``facts.py`` writes them."""
+    _FACTS["modules"] = set(facts["modules"])
+    _FACTS["internal"] = set(facts["internal"])
+    _FACTS["constants"] = facts["constants"]
+    for name in [n for n in sys.modules if n == "pytensor" or n.startswith("pytensor.")]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _Finder())
+
+
+def is_internal(dotted: str) -> bool:
+    """Whether a placeholder's name is a PyTensor internal (or an attribute of one)."""
+    parts = dotted.split(".")
+    return any(".".join(parts[:cut]) in _FACTS["internal"] for cut in range(2, len(parts) + 1))

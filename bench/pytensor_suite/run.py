@@ -1,0 +1,206 @@
+"""Run PyTensor's own test modules against eqgraph and classify every outcome.
+
+One-time download (the only network use): PyTensor 3.0.7's tests, from its repository::
+
+    git clone --depth 1 --branch rel-3.0.7 https://github.com/pymc-devs/pytensor /tmp/pytensor-src
+
+Then, from eqgraph's repository root::
+
+    PYTHONPATH=$PWD python bench/pytensor_suite/run.py /tmp/pytensor-src tests/tensor/test_math.py ...
+
+The PyTensor test modules are imported with ``fake_pytensor`` first on ``sys.meta_path``, so
+every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
+
+- *passed*, *skipped* (PyTensor's own skips and xfails, and its ``slow`` marks);
+- *not applicable*: the test used a PyTensor internal (an Op subclass, a rewriter, a Mode, a
+  linker, a graph feature, or anything in ``facts.INTERNAL_MODULES``), or read a config setting
+  that chooses PyTensor's compiler (``COMPILER_SETTING``). eqgraph's compiler is an
+  e-graph, so tests of PyTensor's node classes and rewrite passes have nothing to check;
+- *missing name or argument*: it used a name eqgraph lacks, or eqgraph rejected an argument or
+  attribute (``TypeError`` about an argument, ``AttributeError``, ``ImportError``);
+- *different answer*: an assertion failed and no placeholder was used (this includes
+  ``pytest.raises`` that saw no error: PyTensor rejects an input that eqgraph takes);
+- *raises where PyTensor works*: any other exception.
+
+``--budget SECONDS`` bounds the time spent in each module; the tests left are counted as not
+run. Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
+``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
+artifact, or a convention that docs/conventions.md documents).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest as _pytest
+
+HERE = Path(__file__).resolve().parent
+CATEGORIES = ("passed", "skipped", "not applicable", "missing name or argument",
+              "different answer", "raises where PyTensor works")
+ARGUMENT_ERROR = re.compile(r"unexpected keyword argument|positional argument|required (keyword|positional)"
+                            r"|has no attribute|has no setting|cannot import name|No module named")
+#: config settings that choose PyTensor's compiler (its mode, linker, rewriter, C toolchain).
+COMPILER_SETTING = re.compile(r"has no setting '(mode|linker|optimizer\w*|cxx|vm__\w+|cmodule__\w+"
+                              r"|compute_test_value\w*|on_opt_error|optdb__\w+|tensor__\w+|unittests__\w+)'")
+
+
+def classify(report, touched: list[str], fake) -> tuple[str, str]:
+    """(category, the name or message behind it) for one test's report."""
+    if report.passed:
+        return "passed", ""
+    if report.skipped:
+        return "skipped", ""
+    internal = [t for t in touched if fake.is_internal(t)]
+    if internal:
+        return "not applicable", internal[0]
+    if touched:
+        return "missing name or argument", touched[0]
+    exc = getattr(report, "excinfo_value", None)
+    named = re.findall(r"<missing ([\w.()]+)>", str(exc))
+    if named:
+        return classify(report, named, fake)
+    text = str(exc.args[0]) if isinstance(exc, Exception) and len(exc.args) > 1 else str(exc)
+    # PyTensor's test helpers re-raise with a second argument naming the case; the first says why
+    message = f"{type(exc).__name__}: {text.strip().splitlines()[0] if text.strip() else ''}"
+    if isinstance(exc, AttributeError) and COMPILER_SETTING.search(str(exc)):
+        return "not applicable", message[:160]
+    if isinstance(exc, fake.MissingName):
+        return "missing name or argument", exc.name
+    if isinstance(exc, (TypeError, AttributeError, ImportError)) and ARGUMENT_ERROR.search(text):
+        return "missing name or argument", message[:160]
+    if isinstance(exc, AssertionError) or "DID NOT RAISE" in str(exc):
+        return "different answer", message[:200]
+    return "raises where PyTensor works", message[:200]
+
+
+class Classifier:
+    """pytest plugin: records each test's category, and each module that failed to collect."""
+
+    def __init__(self, fake, budget: float):
+        self.fake = fake
+        self.budget = budget
+        self.deadlines: dict[str, float] = {}
+        self.adapted: Counter = Counter()
+        self.results: list[tuple[str, str, str]] = []   # (nodeid, category, detail)
+        self.seen: set[str] = set()
+
+    def pytest_runtest_setup(self, item):
+        self.fake.TOUCHED.clear()
+        self.fake.ADAPTED.clear()
+        self.fake.IN_TEST[0] = True
+        deadline = self.deadlines.setdefault(module_of(item.nodeid), time.monotonic() + self.budget)
+        if time.monotonic() > deadline:
+            self.fake.IN_TEST[0] = False
+            _pytest.skip("over the module's time budget")
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        self.fake.IN_TEST[0] = False
+
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.excinfo is not None:
+            report.excinfo_value = call.excinfo.value
+        if item.nodeid in self.seen or (report.when == "setup" and report.passed):
+            return
+        if report.when == "teardown" and report.passed:
+            return
+        self.seen.add(item.nodeid)
+        self.adapted.update(set(self.fake.ADAPTED))
+        category, detail = classify(report, list(self.fake.TOUCHED), self.fake)
+        if report.skipped and "time budget" in str(report.longrepr):
+            category = "not run (time budget)"
+        self.results.append((item.nodeid, category, detail))
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
+
+
+def run(src: Path, modules: list[str], budget: float):
+    facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
+    subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
+                   env={"PATH": "/usr/bin:/bin"})
+    sys.path.insert(0, str(HERE))
+    import fake_pytensor
+    fake_pytensor.install(json.loads(facts_path.read_text()))
+    sys.path.insert(0, str(src))
+    import pytest
+    plugin = Classifier(fake_pytensor, budget)
+    pytest.main([*(str(src / m) for m in modules), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                 "--rootdir", str(src), "-c", str(HERE / "suite.ini"),
+                 "-W", "ignore", "--tb=no", "--no-header", "--continue-on-collection-errors"], plugins=[plugin])
+    return plugin.results, plugin.adapted
+
+
+def diagnosis(nodeid: str, diagnoses: dict) -> str:
+    """The hand-kept diagnosis of the longest test-id prefix that matches ``nodeid``."""
+    keys = [k for k in diagnoses if nodeid.startswith(k)]
+    return diagnoses[max(keys, key=len)] if keys else "not diagnosed yet"
+
+
+def module_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def report(results, adapted: Counter, command: str, seconds: float) -> str:
+    by_module = defaultdict(Counter)
+    for nodeid, category, _ in results:
+        by_module[module_of(nodeid)][category] += 1
+    cats = list(CATEGORIES) + ["collection error", "not run (time budget)"]
+    lines = ["# PyTensor's tests, run against eqgraph", "", "Produced by:", "", "```", command, "```",
+             "", f"{len(results)} outcomes in {seconds:.0f} s; `run.py` says how each category is "
+             "decided, `fake_pytensor.py` how names are mapped.", "",
+             "| module | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
+    for module, counts in sorted(by_module.items()):
+        lines.append(f"| `{module}` | " + " | ".join(str(counts[c]) for c in cats) + " |")
+    lines += ["", "## Adapters used (tests that needed each)", "", "| tests | adapter |", "|---:|---|"]
+    lines += [f"| {n} | `{name}` |" for name, n in adapted.most_common()]
+    blocked = Counter(detail for _, category, detail in results if category == "missing name or argument")
+    lines += ["", "## Missing names and arguments, by tests blocked", "", "| tests | name or error |", "|---:|---|"]
+    lines += [f"| {n} | `{name.replace('|', '/')}` |" for name, n in blocked.most_common(60)]
+    diagnoses = tomllib.loads((HERE / "diagnoses.toml").read_text())
+    lines += ["", "## Different answers", "", "| test | assertion | diagnosis |", "|---|---|---|"]
+    lines += [f"| `{nodeid}` | {detail.replace('|', '/')} | {diagnosis(nodeid, diagnoses)} |"
+              for nodeid, category, detail in results if category == "different answer"]
+    lines += ["", "## Raises where PyTensor works (first 60 messages, with counts)", "",
+              "| tests | error |", "|---:|---|"]
+    raised = Counter(detail for _, category, detail in results if category == "raises where PyTensor works")
+    lines += [f"| {n} | {message.replace('|', '/')} |" for message, n in raised.most_common(60)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    out = HERE / "RESULTS.md"
+    if "--out" in argv:
+        at = argv.index("--out")
+        out = Path(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    budget = 1e9
+    if "--budget" in argv:
+        at = argv.index("--budget")
+        budget = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    start = time.monotonic()
+    results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget)
+    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join(argv)
+    out.write_text(report(results, adapted, command, time.monotonic() - start))
+    (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
