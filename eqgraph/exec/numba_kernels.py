@@ -131,7 +131,7 @@ def kernel_source(op, node) -> str | None:
     params = [f"i{k}" for k in kept]
     if len(op.outs) == 1 and len(kept) == 1:
         # vectorize: Numba writes the loop, with the scalar function inlined, so LLVM can use SIMD,
-        # where guvectorize makes a call per element; with more inputs it was measured no faster
+        # where guvectorize makes a call per element; with more inputs it is no faster
         body.append(f"    return {names[op.outs[0]]}")
         decorator = f"@numba.vectorize(['{NUMBA_TYPES[dtypes[op.outs[0]]]}({in_types})'], nopython=True, cache=True)"
     else:
