@@ -151,21 +151,13 @@ def collector() -> Compiles | None:
 
 # -- the worker and its compile server -----------------------------------------------------------
 _SERVER = r"""
-import json, os, sys, warnings
+import json, sys, warnings
 sys.path[:0] = json.loads(sys.stdin.readline())
 warnings.simplefilter("ignore")
 from eqgraph.exec import numba_kernels
-cache = None
 for line in sys.stdin:
-    request = json.loads(line)
-    if request["cache"] != cache:   # another cache folder: what this process loaded is not in it
-        cache = request["cache"]
-        numba_kernels._loaded.clear()
-        os.environ.pop("EQGRAPH_KERNEL_CACHE", None)
-        if cache is not None:
-            os.environ["EQGRAPH_KERNEL_CACHE"] = cache
     replies = []
-    for source in request["sources"]:
+    for source in json.loads(line):
         try:
             replies.append(not numba_kernels.load_kernel(source).cache_hit)
         except Exception as err:
@@ -182,6 +174,7 @@ class _Worker:
         self.pid = os.getpid()
         self.queue: queue.Queue = queue.Queue()
         self.server = None
+        self.server_cache = None     # the cache folder the server compiles into
         self.server_failed = False
         threading.Thread(target=self._loop, name="eqgraph-numba-compiles", daemon=True).start()
         atexit.register(self.stop)
@@ -206,10 +199,10 @@ class _Worker:
 
     def _compile_in_server(self, sources: list) -> dict:
         """{source: whether the server compiled it}; a source it could not compile goes to ``FAILED``."""
-        server = self._server()
+        server = self._server(os.environ.get("EQGRAPH_KERNEL_CACHE"))
         if server is None:
             return {}
-        server.stdin.write(json.dumps({"cache": os.environ.get("EQGRAPH_KERNEL_CACHE"), "sources": sources}) + "\n")
+        server.stdin.write(json.dumps(sources) + "\n")
         server.stdin.flush()
         replies = json.loads(server.stdout.readline())
         compiled = {}
@@ -220,11 +213,20 @@ class _Worker:
                 compiled[source] = reply
         return compiled
 
-    def _server(self):
+    def _server(self, cache: str | None):
+        """The server compiling into the cache folder ``cache`` (None: the default one).  A server
+        serves one folder: a process loads a kernel once (``numba_kernels.load_kernel``), so one
+        that had loaded it from another folder would not compile it into this one."""
+        if self.server is not None and self.server_cache != cache:
+            self.stop()
         if self.server is None and not self.server_failed:
+            env = {k: v for k, v in os.environ.items() if k != "EQGRAPH_KERNEL_CACHE"}
+            if cache is not None:
+                env["EQGRAPH_KERNEL_CACHE"] = cache
             try:
-                self.server = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE,
+                self.server = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, env=env,
                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                self.server_cache = cache
                 self.server.stdin.write(json.dumps(sys.path) + "\n")
             except OSError:
                 self.server_failed = True

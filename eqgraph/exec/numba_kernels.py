@@ -132,7 +132,7 @@ def kernel_source(op, node) -> str | None:
     params = [f"i{k}" for k in kept]
     if len(op.outs) == 1 and len(kept) == 1:
         # vectorize: Numba writes the loop, with the scalar function inlined, so LLVM can use SIMD,
-        # where guvectorize makes a call per element; with more inputs it was measured no faster
+        # where guvectorize makes a call per element; with more inputs it is no faster
         body.append(f"    return {names[op.outs[0]]}")
         decorator = f"@numba.vectorize(['{NUMBA_TYPES[dtypes[op.outs[0]]]}({in_types})'], nopython=True, cache=True)"
     else:
@@ -177,14 +177,20 @@ def _on_disk(folder: Path, key: str) -> bool:
 
 
 def load_kernel(source: str):
-    """The compiled kernel of ``source``: from this process's memo, else from the disk cache
-    (``kernel.cache_hit`` is True), else compiled and cached (False).  A source that the compile
-    server could not compile raises its error again (``numba_compile.FAILED``)."""
+    """The compiled kernel of ``source``: the one this process has loaded (once per process), else
+    from the disk cache (``kernel.cache_hit`` is True), else compiled and cached (False).  A source
+    that the compile server could not compile raises its error again (``numba_compile.FAILED``)."""
     if source in numba_compile.FAILED:
         raise RuntimeError(numba_compile.FAILED[source])
     key = _key(source)
+    name = f"eqgraph_kernel_{key}"
     with _lock:
         if key in _loaded:
+            return _loaded[key]
+        if getattr(sys.modules.get(name), "kernel", None) is not None:
+            # loaded before, from another cache folder or memo: a second copy would define the same
+            # symbols, and Numba would leave the copy's environment unset (its arrays box with no dtype)
+            _loaded[key] = sys.modules[name].kernel
             return _loaded[key]
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -194,11 +200,14 @@ def load_kernel(source: str):
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(source)
             tmp.replace(path)  # atomic: another process never imports half a file
-        name = f"eqgraph_kernel_{key}"
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # Numba's cache re-imports the module by name when loading
-        spec.loader.exec_module(module)  # compiles, or loads Numba's cache
+        try:
+            spec.loader.exec_module(module)  # compiles, or loads Numba's cache
+        except BaseException:
+            del sys.modules[name]   # no half-made module for the next load to take as loaded
+            raise
         kernel = module.kernel
         kernel.cache_hit = hit
         _loaded[key] = kernel

@@ -305,7 +305,7 @@ def _over_rows(out, by):
 def short_rows_softmax(x, log):
     """``Softmax.perform`` (or its log) along the short rows of a large float64 matrix, bit for bit:
     NumPy's ``exp`` and ``log`` (SIMD loops), Numba's loops for the rest.  NumPy's reductions and
-    broadcast operations along a short row cost a call each, and its temporaries page fault."""
+    broadcast operations pay a fixed cost on every short row, and its temporaries page fault."""
     out = shifted_rows(x, np.empty(x.shape))
     if log:
         return minus_rows(out, np.log(rows(np.exp(out), False)))

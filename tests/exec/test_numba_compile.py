@@ -191,3 +191,52 @@ def test_a_program_with_numba_off_has_nothing_to_wait_for():
 
     off = Compiles("off")   # what a Program made without ``link`` holds
     assert off.wait(timeout=None) and off.tier == "numpy" and off.whole is None
+
+
+@needs_numba
+def test_a_kernel_is_loaded_once_per_process_whatever_the_cache_folder(monkeypatch, tmp_path):
+    """A kernel's module is named by its source: a second copy of it in one process has the same
+    symbols as the first, and the copy's Numba environment is left unset (its arrays box with no
+    dtype).  So a process that has a kernel keeps it, even where another cache folder or a fresh
+    memo would load it again."""
+    f = eg.function(*_model(), compile="eager")
+    sources = [b.source for b in f.program.compiles.builds if b.source is not None]
+    first = [numba_kernels.load_kernel(source) for source in sources]
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(numba_kernels, "_loaded", {})
+    assert [numba_kernels.load_kernel(source) for source in sources] == first
+
+
+_TWO_FOLDERS = """
+import os, sys, warnings
+import numpy as np, eqgraph as eg, eqgraph.tensor as et
+from eqgraph.exec import numba_kernels, numba_program
+x, w = et.dmatrix("x"), et.dvector("w")
+loss = et.tanh(x @ w).mean()
+model = [x, w], [loss, eg.grad(loss, w)]
+args = np.linspace(-1, 1, 6).reshape(3, 2), np.array([0.5, -2.0])
+f = eg.function(*model, compile="background")   # the compile server fills the folder given here
+assert f.wait_compiled(timeout=600)
+f(*args)
+os.environ["EQGRAPH_KERNEL_CACHE"] = sys.argv[1]
+numba_kernels._loaded.clear()   # a fresh memo: the kernels are looked up again, in the other folder
+numba_program._compile = lambda source: 1 / 0   # the node kernels run, not the whole function
+warnings.simplefilter("ignore")
+g = eg.function(*model, compile="deferred")
+g.wait_compiled()
+np.testing.assert_allclose(g(*args)[0], np.tanh(args[0] @ args[1]).mean(), rtol=1e-12)
+print(g.stages.tier)
+"""
+
+
+@needs_numba
+def test_kernels_from_two_cache_folders_run_in_one_process(tmp_path):
+    """The same kernels loaded from one cache folder, then looked up afresh in another, which the
+    first run fills and the second finds full: no kernel is loaded twice, and both runs are right."""
+    shared = tmp_path / "shared"
+    for run in range(2):
+        env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path / f"first{run}"),
+               "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run([sys.executable, "-c", _TWO_FOLDERS, str(shared)], env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0 and done.stdout.split() == ["numba-kernels"], done.stderr[-1500:]
