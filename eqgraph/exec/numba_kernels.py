@@ -39,18 +39,12 @@ import numpy as np
 from eqgraph.exec import numba_compile
 from eqgraph.exec.kernels import fits
 from eqgraph.exec.numba_special import IMPORT as special_import
+from eqgraph.exec.numba_special import numba  # None where Numba is missing or EQGRAPH_NUMBA=0
 from eqgraph.exec.source import define
 from eqgraph.settings import config
 from eqgraph.tensor.elemwise import SCALAR_OPS, Cast
 from eqgraph.tensor.scalar_ops import No
 from eqgraph.terms.basic import Constant
-
-numba = None
-if os.environ.get("EQGRAPH_NUMBA", "1") != "0":
-    try:
-        import numba
-    except ImportError:  # the NumPy kernels (kernels.py) run instead
-        numba = None
 
 
 def enabled() -> bool:

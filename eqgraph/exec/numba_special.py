@@ -15,17 +15,22 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 
-try:
-    import numba
+numba = None
+if os.environ.get("EQGRAPH_NUMBA", "1") != "0":   # EQGRAPH_NUMBA=0: Numba is never imported
+    try:
+        import numba
+    except ImportError:  # the NumPy kernels (kernels.py) run instead
+        numba = None
 
-    _njit = numba.njit(cache=True, error_model="numpy")
-except ImportError:  # without Numba no kernel calls these: plain Python functions
-    def _njit(fn):
-        return fn
+
+def _njit(fn):
+    """``fn`` compiled by Numba where it is on; without it no kernel calls these functions."""
+    return fn if numba is None else numba.njit(cache=True, error_model="numpy")(fn)
 
 #: the line a generated kernel imports this module with.  A kernel cached by Numba keeps a
 #: compiled copy of the functions it calls, so the line names a hash of this file: a change
