@@ -71,7 +71,10 @@ def pytensor_names(namespace: str) -> list[str]:
         return sorted(set(basic.__all__) | set(own))
     if namespace == "pytensor.compile":
         from pytensor.compile.mode import predefined_modes
-        return COMPILE_NAMES + [f'mode="{m}"' for m in ["FAST_RUN", *predefined_modes]]
+        # PyTensor's own modes: a mode another package registers (eqgraph's bridge) is not PyTensor's name
+        own = [m for m, mode in predefined_modes.items()
+               if type(getattr(mode, "linker", mode)).__module__.startswith("pytensor.")]
+        return COMPILE_NAMES + [f'mode="{m}"' for m in ["FAST_RUN", *own]]
     module = importlib.import_module(namespace)
     if hasattr(module, "__all__"):
         return sorted(set(module.__all__))

@@ -37,7 +37,7 @@ COMPILED_FROM = (Path(__file__), Path(__file__).with_name("numba_simd.py"))
 #: ``files_version`` of numba_simd.py, written here: Numba's disk cache of the loops below is
 #: keyed by this file alone, so a change of the vector type must change this file too
 #: (``tests/exec/test_numba_reductions.py`` fails until it does)
-SIMD_VERSION = "24f49e4a7f58e7d2"
+SIMD_VERSION = "d1ba34a67336f6f9"
 #: part of the source of every kernel that calls the loops below: one compiled against other
 #: loops is not reused (their copy of the loops would answer the loops' own calls once loaded)
 VERSION = numba_kernels.files_version(*COMPILED_FROM)
