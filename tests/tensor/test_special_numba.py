@@ -17,6 +17,8 @@ from eqgraph.exec import numba_kernels, numba_program, numba_special
 from eqgraph.tensor.elemwise import SCALAR_OPS
 
 numba = pytest.importorskip("numba")
+if numba_kernels.numba is None:
+    pytest.skip("Numba is turned off (EQGRAPH_NUMBA=0)", allow_module_level=True)
 special = pytest.importorskip("scipy.special")
 
 
