@@ -27,10 +27,8 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its BLAS
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import timeit  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -39,6 +37,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "pytensor_bridge"))
 
 import pytensor  # noqa: E402
+from models import per_call_medians  # noqa: E402  (bench/models.py: the same interleaved timing)
 from pymc_models import MODELS  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
@@ -77,15 +76,6 @@ def compile_timed(compile_fn, values):
     f = compile_fn()
     out = f(*values)
     return f, time.perf_counter() - start, out
-
-
-def per_call_medians(funcs, values, calls, rounds):
-    """Median seconds per call of each function, the functions interleaved round by round."""
-    times = {name: [] for name in funcs}
-    for _ in range(rounds):
-        for name, f in funcs.items():
-            times[name].append(min(timeit.repeat(lambda: f(*values), number=calls, repeat=3)) / calls)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def disagreeing(outputs, reference="PyTensor C") -> list[str]:
