@@ -88,20 +88,25 @@ def _block(node, xs, translate, n: int, index: tuple) -> list:
 
 
 def _scan(node, xs, walk: Walk):
-    """A forward ``Scan`` (sequences, states fed back at any taps, outputs not fed back, constants
-    across steps) as ``eqgraph.scan`` of its inner graph.
+    """A ``Scan`` (sequences, states fed back at any taps, outputs not fed back, constants across
+    steps, and the gradient scans' multiple-input-multiple-output states) as ``eqgraph.scan`` of
+    its inner graph.
 
     PyTensor gives a fed-back state's outer input as a buffer whose first entries are the initial
     values at its taps and whose output is that buffer filled: the initial entries, then one per
     step. That is the initial entries followed by eqgraph's output, where the buffer has exactly
     one entry per step after them (a graph before PyTensor's memory-saving rewrites), which a
-    check states."""
+    check states. A multiple-input-multiple-output state (``_MitMot``), a buffer that each step
+    reads and writes at its taps, is carried whole by eqgraph's scan."""
     info = node.op.info
-    if info.mit_mot_in_slices or info.n_untraced_sit_sot or info.as_while:
-        raise UnsupportedOp(node.op, node, why="eqgraph converts forward scans only (no gradient scans with "
-                                               "multiple-input-multiple-output taps, untraced states or while loops)")
+    if info.n_untraced_sit_sot or info.as_while:
+        raise UnsupportedOp(node.op, node, why="eqgraph converts scans without untraced states or "
+                                               "while loops")
     n_steps, rest = xs[0], list(xs[1:])
     seqs, rest = rest[:info.n_seqs], rest[info.n_seqs:]
+    mit_mots = [_MitMot(buffer, ins, outs) for buffer, ins, outs in
+                zip(rest, info.mit_mot_in_slices, info.mit_mot_out_slices)]
+    rest = rest[len(mit_mots):]
     state_taps = [*info.mit_sot_in_slices, *info.sit_sot_in_slices]
     buffers, rest = rest[:len(state_taps)], rest[len(state_taps) + info.n_nit_sot:]
     non_seqs = rest[:info.n_non_seqs]
@@ -109,11 +114,63 @@ def _scan(node, xs, walk: Walk):
     # eqgraph's scan takes a state with taps [-1] as the value itself, not a buffer of one
     outputs_info = [initial[0] if tuple(taps) == (-1,) else {"initial": initial, "taps": list(taps)}
                     for initial, taps in zip(initials, state_taps)]
-    outputs = scan(lambda *args: walk.graph(node.op.inner_inputs, node.op.inner_outputs, list(args)),
-                   sequences=[seq[:n_steps] for seq in seqs], outputs_info=outputs_info + [None] * info.n_nit_sot,
-                   non_sequences=non_seqs, n_steps=n_steps, return_list=True, return_updates=False)
+    sequences = [seq[:n_steps] for seq in seqs] + ([et.arange(n_steps, dtype="int64")] if mit_mots else [])
+    step = _step(node, walk, info.n_seqs, mit_mots)
+    outputs = scan(step, sequences=sequences, outputs_info=[m.buffer for m in mit_mots] + outputs_info
+                   + [None] * info.n_nit_sot, non_sequences=non_seqs, n_steps=n_steps,
+                   return_list=True, return_updates=False)
+    filled = [m.filled(out) for m, out in zip(mit_mots, outputs)]
+    outputs = outputs[len(mit_mots):]
     states = [et.concatenate([initial, out], axis=0) for initial, out in zip(initials, outputs)]
-    return [*states, *outputs[len(states):]]
+    return [*filled, *states, *outputs[len(states):]]
+
+
+def _step(node, walk: Walk, n_seqs: int, mit_mots: list) -> Callable:
+    """The step function of ``_scan``: eqgraph's scan arguments (the sequences, then the step
+    index when there are multiple-input-multiple-output states, the states, the non-sequences)
+    in PyTensor's inner order, the inner graph converted, and its outputs as eqgraph's states."""
+    def step(*args):
+        args = list(args)
+        seq_args, args = args[:n_seqs], args[n_seqs:]
+        if not mit_mots:
+            return walk.graph(node.op.inner_inputs, node.op.inner_outputs, [*seq_args, *args])
+        t, args = args[0], args[1:]
+        buffers, args = args[:len(mit_mots)], args[len(mit_mots):]
+        reads = [value for m, buffer in zip(mit_mots, buffers) for value in m.read(buffer, t)]
+        outs = walk.graph(node.op.inner_inputs, node.op.inner_outputs, [*seq_args, *reads, *args])
+        written = []
+        for m, buffer in zip(mit_mots, buffers):
+            written.append(m.write(buffer, t, outs[:len(m.out_taps)]))
+            outs = outs[len(m.out_taps):]
+        return [*written, *outs]
+    return step
+
+
+class _MitMot:
+    """A multiple-input-multiple-output state of a (gradient) scan: PyTensor's buffer, which step
+    ``t`` reads at ``t + tap - min(input taps)`` for each input tap, then writes at the same place
+    for each output tap, every place taken modulo the buffer's length (a buffer shorter than the
+    steps is circular, as PyTensor's memory-saving rewrites make it); the scan's output is the
+    buffer after the last step."""
+
+    def __init__(self, buffer, in_taps, out_taps):
+        self.buffer, self.in_taps, self.out_taps = buffer, tuple(in_taps), tuple(out_taps)
+        self.start = -min(self.in_taps)
+
+    def _at(self, buffer, t, tap):
+        return et.mod(t + (self.start + tap), et.shape(buffer)[0])
+
+    def read(self, buffer, t) -> list:
+        return [buffer[self._at(buffer, t, tap)] for tap in self.in_taps]
+
+    def write(self, buffer, t, values):
+        for tap, value in zip(self.out_taps, values):
+            buffer = et.set_subtensor(buffer[self._at(buffer, t, tap)], value)
+        return buffer
+
+    def filled(self, steps):
+        """The buffer after the last step, from eqgraph's per-step buffers (none for 0 steps)."""
+        return et.concatenate([self.buffer[None], steps], axis=0)[-1]
 
 
 def _checked_initial(node, buffer, taps, n_steps):

@@ -257,13 +257,6 @@ def test_a_forward_scan_becomes_an_eqgraph_scan():
     assert [np.shape(g) for g in got[:3]] == [(6,), (6,), (6,)]
 
 
-def test_a_gradient_scan_is_refused_by_name():
-    (x, a, s0, m0), outs = _ar_scan()
-    grad = pt.grad(outs[0].sum(), a)   # the backward scan has multiple-input-multiple-output taps
-    with pytest.raises(UnsupportedOp, match=r"Scan.*forward scans only"):
-        from_pytensor([grad], inputs=[x, a, s0, m0])
-
-
 def test_a_scan_state_buffer_shorter_than_its_steps_is_an_error():
     # PyTensor's memory-saving rewrites give a state a circular buffer, shorter than its steps;
     # the conversion reads the buffer as initial entries plus one per step, and checks that
