@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
+from pymc.pytensorf import collect_default_updates
 
 
 def _rng():
@@ -273,6 +275,52 @@ def censored_normal():
     return model
 
 
+def ar2_from_a_generative_scan():
+    """PyMC's gallery "time series models derived from a generative graph": an AR(2) written as a
+    scan that draws each step, whose log-density PyMC derives (a scan over the observed values)."""
+    rng = _rng()
+    y = np.zeros(60)
+    for t in range(2, 60):
+        y[t] = 0.6 * y[t - 1] - 0.3 * y[t - 2] + rng.normal(0, 0.5)
+
+    def ar_dist(init, rho, sigma, size):
+        def step(x_tm2, x_tm1, rho, sigma):
+            x = rho[0] * x_tm1 + rho[1] * x_tm2 + pm.Normal.dist(0, sigma)
+            return x, collect_default_updates([x])
+
+        steps, _ = pytensor.scan(step, outputs_info=[{"initial": init, "taps": [-2, -1]}],
+                                 non_sequences=[rho, sigma], n_steps=58, strict=True)
+        return steps
+
+    with pm.Model() as model:
+        rho = pm.Normal("rho", 0, 0.4, shape=2)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.CustomDist("y", y[:2], rho, sigma, dist=ar_dist, observed=y[2:])
+    return model
+
+
+def garch11_logp_scan():
+    """A GARCH(1,1) volatility model whose log-density (a ``pm.Potential``) is written with
+    ``pytensor.scan``: each
+    step's variance is fed back, so the gradient goes through a state of the loop."""
+    rng = _rng()
+    returns = rng.standard_t(5, 80) * 0.3
+
+    def logp(r, omega, alpha, beta):
+        variances = pytensor.scan(lambda r_tm1, v_tm1, omega, alpha, beta: omega + alpha * r_tm1**2 + beta * v_tm1,
+                                  sequences=[r[:-1]], outputs_info=[pt.var(r)],
+                                  non_sequences=[omega, alpha, beta], return_updates=False)
+        v = pt.concatenate([pt.var(r)[None], variances])
+        return pm.logp(pm.Normal.dist(0, pt.sqrt(v)), r)
+
+    with pm.Model() as model:
+        omega = pm.HalfNormal("omega", 0.2)
+        alpha = pm.Beta("alpha", 2, 5)
+        beta = pm.Beta("beta", 5, 2)
+        pm.Potential("r", logp(pt.as_tensor(returns), omega, alpha, beta))
+    return model
+
+
 MODELS = {
     "eight schools (non-centered)": (eight_schools_noncentered, None),
     "eight schools (centered)": (eight_schools_centered, None),
@@ -297,4 +345,6 @@ MODELS = {
     "robust regression (Cauchy, Laplace, LogNormal)": (robust_regression, None),
     "ordered logistic": (ordered_logistic, None),
     "censored normal": (censored_normal, None),
+    "AR(2) from a generative scan (CustomDist dist=)": (ar2_from_a_generative_scan, None),
+    "GARCH(1,1), log-density with a scan (Potential)": (garch11_logp_scan, None),
 }

@@ -26,7 +26,7 @@ from eqgraph.pytensor import from_pymc  # noqa: E402
 
 #: the models of the default run (the rest are `slow`): one of each kind of graph
 QUICK = {"eight schools (non-centered)", "radon hierarchical (pm.Data)", "logistic regression, logit_p",
-         "GP marginal (ExpQuad)"}
+         "GP marginal (ExpQuad)", "GARCH(1,1), log-density with a scan (Potential)"}
 POINTS = 20
 
 
