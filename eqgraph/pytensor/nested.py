@@ -17,6 +17,7 @@ from pytensor.tensor.blockwise import Blockwise
 
 import eqgraph.tensor as et
 from eqgraph.loops import scan
+from eqgraph.tensor.blockwise import format_signature
 from eqgraph.pytensor.ops import BLOCKWISE, UnsupportedOp
 
 
@@ -35,8 +36,10 @@ def _inline(node, xs, walk: Walk):
 
 
 def _blockwise(node, xs, walk: Walk):
-    """A ``Blockwise``: eqgraph's batched op where it has one, else the core op's translation on
-    each block of the (static) batch shape, the blocks stacked back."""
+    """A ``Blockwise``: eqgraph's batched op where it has one; else, over a static batch shape, the
+    core op's translation on each block, the blocks stacked back (the e-graph and the compiled
+    program see every block); over batch axes of unknown size, eqgraph's ``vectorize`` of the
+    core op's translation."""
     core = BLOCKWISE.get(type(node.op.core_op))
     if core is not None:
         return core(node, *xs)
@@ -45,19 +48,41 @@ def _blockwise(node, xs, walk: Walk):
         raise UnsupportedOp(node.op, node)
     n = node.op.batch_ndim(node)
     batch = _batch_shape(node, n)
+    if batch is None:
+        return _vectorized(node, xs, translate)
     blocks = [_block(node, xs, translate, n, index) for index in itertools.product(*map(range, batch))]
     return [_stacked(outs, batch) for outs in zip(*blocks)]
 
 
-def _batch_shape(node, n: int) -> tuple:
-    """The batch shape the inputs broadcast to, which must be static: the blocks are unrolled."""
+def _vectorized(node, xs, translate) -> list:
+    """The core op's translation vectorized over the batch axes (``et.vectorize``, whose
+    ``Blockwise`` takes the batch sizes at call time). Only the inputs with batch axes are
+    vectorized; the others, constants among them, are the same for every block."""
+    batched = [k for k, (i, sig) in enumerate(zip(node.inputs, node.op.inputs_sig)) if i.type.ndim > len(sig)]
+
+    def core(*core_xs):
+        pt_args, eq_args = list(node.inputs), list(xs)
+        for k, x in zip(batched, core_xs):
+            i, sig = node.inputs[k], node.op.inputs_sig[k]
+            pt_args[k] = i.type.clone(shape=i.type.shape[i.type.ndim - len(sig):])()
+            eq_args[k] = x
+        results = translate(node.op.core_op.make_node(*pt_args), *eq_args)
+        return list(results) if isinstance(results, (list, tuple)) else [results]
+
+    cores = [node.op.inputs_sig[k] for k in batched]
+    signature = format_signature(cores, node.op.outputs_sig)
+    results = et.vectorize(core, signature=signature)(*[xs[k] for k in batched])
+    return list(results) if isinstance(results, (list, tuple)) else [results]
+
+
+def _batch_shape(node, n: int):
+    """The batch shape the inputs broadcast to, or None where a batch axis has no static size."""
     shape = [1] * n
     for i, sig in zip(node.inputs, node.op.inputs_sig):
         own = i.type.ndim - len(sig)
         for axis, size in enumerate(i.type.shape[:own], start=n - own):
             if size is None:
-                raise UnsupportedOp(node.op, node, why="its batch axes must have static sizes (eqgraph "
-                                                       "unrolls a Blockwise whose core op it has no batched form of)")
+                return None
             shape[axis] = max(shape[axis], size)
     return tuple(shape)
 

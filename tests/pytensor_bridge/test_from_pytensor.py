@@ -21,6 +21,8 @@ from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
 from eqgraph.pytensor import UnsupportedOp, from_pytensor  # noqa: E402
+from eqgraph.tensor.blockwise import Blockwise as EqBlockwise  # noqa: E402
+from eqgraph.terms.graph import toposort  # noqa: E402
 
 RNG = np.random.default_rng(7)
 
@@ -234,10 +236,39 @@ def test_a_blockwise_of_an_op_from_graph_is_unrolled():
     same_as_pytensor([x], [out, pt.grad((out**2).sum(), x)], RNG.normal(size=(3, 2)))
 
 
-def test_a_blockwise_it_would_unroll_needs_static_batch_sizes():
-    start, stop = pt.lvector("start"), pt.lvector("stop")
-    with pytest.raises(UnsupportedOp, match=r"Blockwise\(ARange\).*batch axes must have static sizes"):
-        from_pytensor([_batched_arange(start, stop)], inputs=[start, stop])
+def test_a_blockwise_over_batch_axes_of_unknown_size_is_vectorized():
+    # no static batch size to unroll over: eqgraph's Blockwise takes the batch at call time
+    start, stop = pt.lvector("start"), pt.lmatrix("stop")
+    out = _batched_arange(start[:, None], stop)
+    converted = from_pytensor([out], inputs=[start, stop])
+    assert any(isinstance(node.op, EqBlockwise) for node in toposort(converted.outputs, converted.inputs))
+    for batch in [(1, 1), (2, 3), (4, 1)]:
+        (got,) = same_as_pytensor([start, stop], [out], np.ones(batch[0], dtype="int64"),
+                                  np.full(batch, 6, dtype="int64"), rtol=0)
+        assert got.shape == (*batch, 5)
+
+
+def test_a_blockwise_of_an_op_from_graph_over_an_unknown_batch_and_its_gradient():
+    from pytensor.graph.replace import vectorize_graph
+
+    v, x = pt.dvector("v"), pt.dmatrix("x")
+    out = vectorize_graph(alloc_diag(v), {v: x})   # AllocDiag is an OpFromGraph
+    assert isinstance(out.owner.op, Blockwise) and out.owner.inputs[0].type.shape[0] is None
+    for n in (1, 4):
+        same_as_pytensor([x], [out, pt.grad((out**2 * 1.5).sum(), x)], RNG.normal(size=(n, 3)))
+
+
+def test_a_blockwise_cholesky_and_solve_over_a_batch_given_at_call_time():
+    from pytensor.tensor.slinalg import cholesky, solve
+
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    spd = a @ a.mT + 3 * pt.eye(3)
+    chol, sol = cholesky(spd), solve(spd, b)
+    assert isinstance(chol.owner.op, Blockwise) and isinstance(sol.owner.op, Blockwise)
+    cost = chol.sum() + (sol**2).sum()
+    for n in (2, 5):
+        same_as_pytensor([a, b], [chol, sol, *pt.grad(cost, [a, b])], RNG.normal(size=(n, 3, 3)),
+                         RNG.normal(size=(n, 3, 2)), rtol=1e-10)
 
 
 def _ar_scan():
