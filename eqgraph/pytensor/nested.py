@@ -129,7 +129,7 @@ def _scan(node, xs, walk: Walk):
                                                "while loops")
     n_steps, rest = xs[0], list(xs[1:])
     seqs, rest = rest[:info.n_seqs], rest[info.n_seqs:]
-    mit_mots = [_MitMot(buffer, ins, outs) for buffer, ins, outs in
+    mit_mots = [_MitMot(node, buffer, ins, outs, n_steps) for buffer, ins, outs in
                 zip(rest, info.mit_mot_in_slices, info.mit_mot_out_slices)]
     rest = rest[len(mit_mots):]
     state_taps = [*info.mit_sot_in_slices, *info.sit_sot_in_slices]
@@ -174,23 +174,28 @@ def _step(node, walk: Walk, n_seqs: int, mit_mots: list) -> Callable:
 class _MitMot:
     """A multiple-input-multiple-output state of a (gradient) scan: PyTensor's buffer, which step
     ``t`` reads at ``t + tap - min(input taps)`` for each input tap, then writes at the same place
-    for each output tap, every place taken modulo the buffer's length (a buffer shorter than the
-    steps is circular, as PyTensor's memory-saving rewrites make it); the scan's output is the
-    buffer after the last step."""
+    for each output tap; the scan's output is the buffer after the last step. The buffer must
+    reach the last step's highest place, which a check states: PyTensor's own implementations
+    disagree on a shorter one (its C loop wraps around, its Python loop raises)."""
 
-    def __init__(self, buffer, in_taps, out_taps):
-        self.buffer, self.in_taps, self.out_taps = buffer, tuple(in_taps), tuple(out_taps)
+    def __init__(self, node, buffer, in_taps, out_taps, n_steps):
+        self.in_taps, self.out_taps = tuple(in_taps), tuple(out_taps)
         self.start = -min(self.in_taps)
-
-    def _at(self, buffer, t, tap):
-        return et.mod(t + (self.start + tap), et.shape(buffer)[0])
+        if min(self.out_taps) + self.start < 0:
+            raise UnsupportedOp(node.op, node, why=f"a multiple-input-multiple-output state writes at tap "
+                                                   f"{min(self.out_taps)}, below its lowest input tap {-self.start}")
+        reach = self.start + max(*self.in_taps, *self.out_taps)
+        fits = et.ge(et.shape(buffer)[0], n_steps + reach)
+        message = (f"{node.op}: a multiple-input-multiple-output state's buffer must hold n_steps + {reach} "
+                   "entries, the places its steps read and write")
+        self.buffer = et.CheckAndRaise(ValueError, message)(buffer, fits)
 
     def read(self, buffer, t) -> list:
-        return [buffer[self._at(buffer, t, tap)] for tap in self.in_taps]
+        return [buffer[t + (self.start + tap)] for tap in self.in_taps]
 
     def write(self, buffer, t, values):
         for tap, value in zip(self.out_taps, values):
-            buffer = et.set_subtensor(buffer[self._at(buffer, t, tap)], value)
+            buffer = et.set_subtensor(buffer[t + (self.start + tap)], value)
         return buffer
 
     def filled(self, steps):

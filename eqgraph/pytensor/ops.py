@@ -178,9 +178,19 @@ def _dimshuffle(node, x):
     return et.dimshuffle(x, node.op.new_order)
 
 
-def _sort_axis(node):
-    """A sort's axis: None (the flattened input) or a constant."""
-    return None if isinstance(node.inputs[1].type, NoneTypeT) else constant_int(node, 1, "the axis")
+def _has_axis_prop(op) -> bool:
+    """Whether ``op`` holds its axis (PyTensor 3.3's ``Join``, ``Split``, ``SortOp``...) rather than
+    taking it as an input (2.38's and 3.0's)."""
+    return "axis" in (getattr(type(op), "__props__", None) or ())
+
+
+def _sort(node, x, *axis):
+    """``SortOp`` or ``ArgSortOp``: its axis is None (the flattened input), a constant input, or
+    the op's own (a flattening is then in the graph)."""
+    sort = et.sort if isinstance(node.op, SortOp) else et.argsort   # argsort is stable
+    if _has_axis_prop(node.op):
+        return sort(x, axis=node.op.axis)
+    return sort(x, axis=None if isinstance(node.inputs[1].type, NoneTypeT) else constant_int(node, 1, "the axis"))
 
 
 CUMULATIVE = {"add": et.cumsum, "mul": et.cumprod}  # CumOp's mode -> eqgraph function
@@ -264,16 +274,21 @@ def _specify_shape(node, x, *dims):
     return et.specify_shape(x, static)
 
 
-def _join(node, axis, *tensors):
-    return et.concatenate(list(tensors), axis=constant_int(node, 0, "the axis"))
+def _join(node, *inputs):
+    if _has_axis_prop(node.op):
+        return et.concatenate(list(inputs), axis=node.op.axis)
+    return et.concatenate(list(inputs[1:]), axis=constant_int(node, 0, "the axis"))
 
 
-def _split(node, x, axis, splits):
-    if isinstance(node.inputs[2], Constant):
-        sizes = [int(s) for s in node.inputs[2].data]
+def _split(node, x, *rest):
+    """``Split``: inputs ``(x, axis, splits)``, or ``(x, splits)`` where the op holds its axis."""
+    at = 1 if _has_axis_prop(node.op) else 2
+    if isinstance(node.inputs[at], Constant):
+        sizes = [int(s) for s in node.inputs[at].data]
     else:
-        sizes = [splits[i] for i in range(node.op.len_splits)]
-    return et.split(x, sizes, axis=constant_int(node, 1, "the axis"))
+        sizes = [rest[-1][i] for i in range(node.op.len_splits)]
+    axis = node.op.axis if at == 1 else constant_int(node, 1, "the axis")
+    return et.split(x, sizes, axis=axis)
 
 
 def _softmax_grad(node, dy, sm):
@@ -323,13 +338,14 @@ OPS = {
     getattr(special, "SoftmaxGrad", None): _softmax_grad,  # PyTensor 2.38; 3.0 has none
     pte.CumOp:                 lambda node, x: CUMULATIVE[node.op.mode](x, axis=node.op.axis),
     pte.Repeat:                lambda node, x, repeats: et.repeat(x, repeats, axis=node.op.axis),
-    SortOp:                    lambda node, x, axis: et.sort(x, axis=_sort_axis(node)),
-    ArgSortOp:                 lambda node, x, axis: et.argsort(x, axis=_sort_axis(node)),  # stable
+    SortOp:                    _sort,
+    ArgSortOp:                 _sort,
     # indexing
     ptsub.Subtensor:           _subtensor,
     ptsub.IncSubtensor:        _inc_subtensor,
-    ptsub.AdvancedSubtensor1:  lambda node, x, i: x[i],
-    ptsub.AdvancedIncSubtensor1: lambda node, x, y, i: _write(node, x[i], y),
+    # PyTensor 3.3 has no AdvancedSubtensor1 forms: AdvancedSubtensor covers them
+    getattr(ptsub, "AdvancedSubtensor1", None): lambda node, x, i: x[i],
+    getattr(ptsub, "AdvancedIncSubtensor1", None): lambda node, x, y, i: _write(node, x[i], y),
     ptsub.AdvancedSubtensor:   _subtensor,
     ptsub.AdvancedIncSubtensor: _advanced_inc_subtensor,
     MakeSlice:                 lambda node, *parts: slice(*parts),
