@@ -91,9 +91,9 @@ def test_the_gradient_of_a_scan_with_a_symbolic_number_of_steps():
 
 def test_a_second_derivative_through_a_scan():
     # differentiating a gradient scan gives a scan whose multiple-input-multiple-output state has a
-    # negative tap. The reference is PyTensor's function of the same graph: the conversion answers
-    # for the graph it is given (PyTensor 2.38 builds a wrong second derivative here: 141.05 where
-    # the finite difference gives 125.29 at x0=0.3, rho=0.8, eps=arange(5)/5)
+    # negative tap. The reference is PyTensor's function of the same graph, since the conversion
+    # answers for the graph it is given: PyTensor 2.38's graph of this second derivative is not
+    # the finite difference's value, 3.3's is
     x0, rho, eps = pt.dscalar("x0"), pt.dscalar("rho"), pt.dvector("eps")
     xs = pytensor.scan(lambda e, prev, r: r * prev + e, sequences=[eps], outputs_info=[x0],
                        non_sequences=[rho], return_updates=False)

@@ -8,7 +8,7 @@ import sys
 
 CHILD = """
 import sys
-sys.modules["pytensor"] = None  # `import pytensor` now raises ImportError, as where it is not installed
+sys.modules["pytensor"] = None  # from here `import pytensor` raises ImportError, as where it is not installed
 import eqgraph.pytensor as ep
 print(sorted(ep.__all__))
 try:
