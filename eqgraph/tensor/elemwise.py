@@ -133,7 +133,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          numba="special.digamma({0})",
                          c=No("CUDA's math library has no digamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     "tri_gamma": ScalarOp(1, special.Special("tri_gamma", "polygamma", (1,)), dtype=special.float_dtype,
-                          vjp=lambda g, y, x: special.not_implemented("tri_gamma", 0, x, "polygamma(2, x)"),
+                          vjp=lambda g, y, x: g * E["polygamma"](2, x),
                           numba="special.trigamma({0})",
                           c=No("CUDA's math library has no trigamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     "erfc":     ScalarOp(1, special.Special("erfc", "erfc"), dtype=special.float_dtype,  # without SciPy: math.erfc
@@ -218,6 +218,26 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
                              numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
+    # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
+    # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)
+    "polygamma": ScalarOp(2, special.Own("polygamma", "polygamma", 2, "polygamma", typed_from=1),
+                          dtype=special.polygamma_dtype,
+                          vjp=OWN_VJP,  # its integer order n stays an integer (grad/vjps_special.py)
+                          numba="special.polygamma({0}, {1})",
+                          c=No("CUDA's math library has no polygamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    # I_x(a, b); its derivatives in a and b are rows of their own (grad/vjps_special.py), by the
+    # continued fraction of I differentiated term by term (exec/numba_special.py)
+    "betainc":  ScalarOp(3, special.Special("betainc", "betainc"), dtype=special.float_dtype, vjp=OWN_VJP,
+                         numba=No("exec/numba_special.py's continued fraction is 2.5e-12 off SciPy's (Boost's) "
+                                  "betainc at the 99.9th percentile and loses subnormal parameters: a fused "
+                                  "group would change answers"),
+                         c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "betainc_da": ScalarOp(3, special.Own("betainc_da", "betainc_da", 3), dtype=special.float_dtype, vjp=OWN_VJP,
+                           numba="special.betainc_da({0}, {1}, {2})",
+                           c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "betainc_db": ScalarOp(3, special.Own("betainc_db", "betainc_db", 3), dtype=special.float_dtype, vjp=OWN_VJP,
+                           numba="special.betainc_db({0}, {1}, {2})",
+                           c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
     "logdiffexp": ScalarOp(2, special.logdiffexp, passes=5,  # log(exp(a) - exp(b)), stable: a + log1mexp(b - a)
                            vjp=lambda g, y, a, b: (g * E["exp"](a - y), -g * E["exp"](b - y)),
                            numba=f"({{0}} + {_LOG1MEXP.format('({1} - {0})')})",
