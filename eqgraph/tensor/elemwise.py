@@ -221,7 +221,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
     # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)
     "polygamma": ScalarOp(2, special.Own("polygamma", "polygamma", 2, "polygamma", typed_from=1),
-                          dtype=special.polygamma_dtype,
+                          dtype=special.polygamma_dtype, promote=(1,),  # a Python-int order stays an integer
                           vjp=OWN_VJP,  # its integer order n stays an integer (grad/vjps_special.py)
                           numba="special.polygamma({0}, {1})",
                           c=No("CUDA's math library has no polygamma"), libm_ns=1.0, domain=(0.0, math.inf)),
