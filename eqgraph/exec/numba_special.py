@@ -1,14 +1,15 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
-tensor/elemwise.py's rows that libm lacks (digamma, trigamma, erfcx, erfinv, erfcinv, i0, i1,
-the regularized incomplete gamma functions).
+tensor/elemwise.py's rows that libm lacks (digamma, trigamma, polygamma, erfcx, erfinv, erfcinv,
+i0, i1, the regularized incomplete gamma functions, the derivatives of the incomplete beta function).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
 points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the NumPy program
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
-each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  gammainc
-and gammaincc are no row's form: SciPy's, which the NumPy program runs, is the less accurate
-of the two at small and large ``a``, and a fused group must not change answers.
+each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  Where
+SciPy's answers are off over whole ranges (polygamma at large x, the incomplete gamma functions
+at small and large ``a``), the NumPy form runs these functions too (tensor/special_functions.py's
+``Own``), so that a fused group computes what the NumPy program does.
 """
 
 from __future__ import annotations

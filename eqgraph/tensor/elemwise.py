@@ -191,19 +191,18 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                              g * ((E["ive"](v - 1, x) + E["ive"](v + 1, x)) / 2 - E["sign"](x) * y)),
                          numba=No("no libm Bessel Iv: a Numba scalar function of its own is not written yet"),
                          c=No("CUDA's math library has no Bessel Iv of real order"), libm_ns=1.0),
-    "gammainc": ScalarOp(2, special.Special("gammainc", "gammainc"), dtype=special.float_dtype,  # P(k, x); SciPy
+    # P and Q by eqgraph's own form on NumPy and in Numba: SciPy's is 456 ulps off at a < 1 and NaN at a = 1e308
+    "gammainc": ScalarOp(2, special.Own("gammainc", "gammainc", 2, "gammainc"), dtype=special.float_dtype,  # P(k, x)
                          vjp=lambda g, y, k, x: (
                              special.not_implemented("gammainc", 0, k, "the derivative in k"),
                              g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                         numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
-                                  "numba_special.py's (within 6e-14) would change a fused group's answers"),
+                         numba="special.gammainc({0}, {1})",
                          c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
-    "gammaincc": ScalarOp(2, special.Special("gammaincc", "gammaincc"), dtype=special.float_dtype,  # Q(k, x); SciPy
+    "gammaincc": ScalarOp(2, special.Own("gammaincc", "gammaincc", 2, "gammaincc"), dtype=special.float_dtype,  # Q(k, x)
                           vjp=lambda g, y, k, x: (
                               special.not_implemented("gammaincc", 0, k, "the derivative in k"),
                               -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                          numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
-                                   "numba_special.py's (within 6e-14) would change a fused group's answers"),
+                          numba="special.gammaincc({0}, {1})",
                           c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
     "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy
