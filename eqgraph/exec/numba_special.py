@@ -620,7 +620,8 @@ def polygamma(n, x):
     return sign * _hurwitz_zeta(n + 1.0, x, math.gamma(n + 1.0))
 
 
-# -- beta and log|beta|: SciPy's algorithm (Cephes' beta and lbeta), which the NumPy form runs -------
+# -- log|beta|, as Cephes' lbeta computes it: the prefactor of betainc's derivatives ------------------
+# (no row's form: SciPy's betaln, the NumPy form, differs from it by up to 6e-11 where lgamma's cancel)
 #: above this, gamma overflows: log-gamma differences instead
 _MAX_GAMMA = 171.624376956302725
 #: above this, a > 1e6 |b|, log|beta| by its expansion in 1 / a (lgamma(a + b) - lgamma(a) would cancel)
@@ -628,28 +629,20 @@ _ASYMPTOTIC_RATIO = 1e6
 
 
 @_njit
-def _gamma_sign(x):
-    # the sign of gamma(x) at a non-pole: negative on (-1, 0), (-3, -2), ...
-    if x > 0.0:
-        return 1.0
-    return 1.0 if np.floor(x) % 2.0 == 0.0 else -1.0
-
-
-@_njit
 def _lbeta_asymptotic(a, b):
-    # log|beta(a, b)| for a >> |b|: lgamma(b) - b log(a) + b(1 - b) / (2a) + ...; and gamma(b)'s sign
+    # log|beta(a, b)| for a >> |b|: lgamma(b) - b log(a) + b(1 - b) / (2a) + ...
     r = math.lgamma(b) - b * math.log(a)
     r += b * (1.0 - b) / (2.0 * a)
     r += b * (1.0 - b) * (1.0 - 2.0 * b) / (12.0 * a * a)
     r += -b * (1.0 - b) * (1.0 - b) * b / (12.0 * a * a * a)
-    return r, _gamma_sign(b)
+    return r
 
 
 @_njit
 def _beta_large(a, b):
-    # (log|beta(a, b)|, its sign) by log-gamma, where gamma overflows
+    # log|beta(a, b)| by log-gamma, where gamma overflows
     y = math.lgamma(b) - math.lgamma(a + b)
-    return math.lgamma(a) + y, _gamma_sign(a + b) * _gamma_sign(b) * _gamma_sign(a)
+    return math.lgamma(a) + y
 
 
 @_njit
@@ -669,37 +662,8 @@ def _negative_integer(x):
 
 
 @_njit
-def beta(a, b):
-    """beta(a, b), SciPy's beta: at a non-positive integer a the limit where 1 - a - b is a positive
-    integer and b an integer, else inf."""
-    if a != a or b != b:
-        return math.nan
-    if _negative_integer(a):
-        a, b = b, a
-    if _negative_integer(b):
-        if a == np.floor(a) and 1.0 - a - b > 0.0:
-            return (1.0 if a % 2.0 == 0.0 else -1.0) * _beta_regular(1.0 - a - b, a)
-        return math.inf
-    return _beta_regular(a, b)
-
-
-@_njit
-def _beta_regular(a, b):
-    # beta at neither a pole of gamma(a) nor of gamma(b)
-    if abs(a) < abs(b):
-        a, b = b, a
-    if abs(a) > _ASYMPTOTIC_RATIO * abs(b) and a > _ASYMPTOTIC_RATIO:
-        y, sign = _lbeta_asymptotic(a, b)
-        return sign * math.exp(y)
-    if abs(a + b) > _MAX_GAMMA or abs(a) > _MAX_GAMMA or abs(b) > _MAX_GAMMA:
-        y, sign = _beta_large(a, b)
-        return sign * (math.inf if y > 709.782712893384 else math.exp(y))
-    return _beta_by_gamma(a, b)
-
-
-@_njit
 def betaln(a, b):
-    """log|beta(a, b)|, SciPy's betaln."""
+    """log|beta(a, b)|, by Cephes' method: inf at the poles, the limit where 1 - a - b is a positive integer."""
     if a != a or b != b:
         return math.nan
     if _negative_integer(a):
@@ -716,9 +680,9 @@ def _betaln_regular(a, b):
     if abs(a) < abs(b):
         a, b = b, a
     if abs(a) > _ASYMPTOTIC_RATIO * abs(b) and a > _ASYMPTOTIC_RATIO:
-        return _lbeta_asymptotic(a, b)[0]
+        return _lbeta_asymptotic(a, b)
     if abs(a + b) > _MAX_GAMMA or abs(a) > _MAX_GAMMA or abs(b) > _MAX_GAMMA:
-        return _beta_large(a, b)[0]
+        return _beta_large(a, b)
     return math.log(abs(_beta_by_gamma(a, b)))
 
 
@@ -789,8 +753,8 @@ def _betainc_fraction(a, b, x):
 
 @_njit
 def _betainc_ends(a, b, x):
-    # SciPy's betainc outside the continued fraction's reach: NaN, or the value at an end; -1.0 where
-    # neither applies
+    # SciPy's betainc where the continued fraction is not needed: NaN outside the domain, or the
+    # value at an end; -1.0 elsewhere
     if not (a >= 0.0 and b >= 0.0 and x >= 0.0 and x <= 1.0) or (a == 0.0 and b == 0.0):
         return math.nan
     if a == math.inf and b == math.inf:
@@ -823,14 +787,6 @@ def _betainc_all(a, b, x):
         return _betainc_lower(a, b, x)
     value, db, da = _betainc_lower(b, a, 1.0 - x)
     return 1.0 - value, -da, -db
-
-
-@_njit
-def betainc(a, b, x):
-    """The regularized incomplete beta function I_x(a, b), SciPy's betainc at the ends and outside
-    its domain (a, b >= 0, 0 <= x <= 1)."""
-    end = _betainc_ends(a, b, x)
-    return end if end != -1.0 else _betainc_all(a, b, x)[0]
 
 
 @_njit

@@ -4,7 +4,10 @@ the ops themselves, by PyTensor's names, are ``eqgraph.tensor.special``.
 SciPy is an optional extra: where ``scipy.special`` is installed it computes the NumPy form; without
 it each function has a fallback of its own (``math``'s lgamma, gamma and erfc per element, NumPy
 arithmetic), or, where none is written, raises an error naming the op and ``pip install scipy``.
-On CuPy the same name of ``cupyx.scipy.special`` computes it.
+On CuPy the same name of ``cupyx.scipy.special`` computes it. Where SciPy's answers are off over
+whole ranges (polygamma at large x, gammainc and gammaincc at small and large ``a``) or SciPy has
+no such function (betainc's derivatives in a and b), the NumPy form is eqgraph's own scalar function
+(``Own``), the one fused Numba kernels run.
 
 Output dtypes are PyTensor's (``upgrade_to_float``): a float keeps its dtype, a small integer
 (bool, 8 and 16 bits) gives float32, a wider one float64.
@@ -220,7 +223,7 @@ class Own:
             raise TypeError(f"eqgraph.tensor.{self.op} has no form for arrays of {xp.__name__}: its NumPy "
                             f"form is eqgraph's own" + (f", its CuPy form cupyx.scipy.special.{self.scipy}"
                                                         if self.scipy else ""))
-        return xp.astype(getattr(special, self.scipy)(*args), getattr(xp, dtype))
+        return getattr(special, self.scipy)(*args).astype(dtype)
 
 
 def xlogx(xp, x):
