@@ -604,13 +604,17 @@ def _hurwitz_zeta(s, q, c):
     return _zeta_positive(s, f, c) + sign * (_zeta_positive(s, r, c) - _zeta_positive(s, 1.0 - q, c))
 
 
+#: the largest order whose n! is finite: the head of the Hurwitz zeta sums up to n terms
+_MAX_ORDER = 170.0
+
+
 @_njit
 def polygamma(n, x):
     """The n-th derivative of digamma, SciPy's polygamma: (-1)^(n+1) n! zeta(n + 1, x); NaN where n
-    is negative or not an integer."""
+    is negative or not an integer, and where n! overflows (n > 170: SciPy's is inf or NaN there)."""
     if n == 0.0:
         return digamma(x)
-    if not (n > 0.0 and n == np.floor(n)) or x != x:
+    if not (n > 0.0 and n == np.floor(n) and n <= _MAX_ORDER) or x != x:
         return math.nan
     if x == math.inf:
         return -0.0 if n % 2.0 == 0.0 else 0.0

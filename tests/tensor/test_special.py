@@ -149,6 +149,18 @@ def test_output_dtypes_are_pytensors(name, dtype, out):
     assert got.dtype == out and got.shape == (2, 3)
 
 
+@pytest.mark.parametrize("name", sorted(SCIPY_BINARY) + ["betainc", "betainc_da", "betainc_db"])
+@pytest.mark.parametrize("dtype, out", [("int8", "float32"), ("bool", "float32"), ("int32", "float64"),
+                                        ("float32", "float32")])
+def test_output_dtypes_of_several_arguments_are_pytensors(name, dtype, out):
+    nin = SCALAR_OPS[name].nin
+    ins = [et.TensorType(dtype, (2, None))(f"x{i}") for i in range(nin)]
+    y = et.ELEMWISE_OPS[name](*ins)
+    assert y.dtype == out and y.type.shape[0] == 2
+    got = eg.function(ins, y, **NO_RULES)(*[np.ones((2, 3), dtype)] * nin)
+    assert got.dtype == out and got.shape == (2, 3)
+
+
 def test_float32_values_are_scipys_rounded():
     x = np.linspace(0.05, 0.95, 37, dtype="float32")
     for name in ("gammaln", "psi", "erfc", "erfcx", "erfinv", "logit", "gamma", "tri_gamma"):
@@ -264,6 +276,8 @@ def test_polygamma_at_its_ends_as_scipy():
     got = _polygamma(n, x)
     assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
     assert np.isnan(_polygamma(np.array([-1, -2]), np.array([2.5, 2.5]))).all()  # SciPy's NaN too
+    # n! overflows above 170: NaN, not a value summed over n terms (SciPy: inf at 0.5, NaN at 1e3)
+    assert np.isnan(_polygamma(np.array([171, 2**62]), np.array([0.5, 1e3]))).all()
 
 
 @pytest.mark.parametrize(("x_dtype", "out"), [("float32", "float32"), ("float64", "float64"), ("int8", "float32"),
