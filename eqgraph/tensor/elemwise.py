@@ -209,13 +209,15 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                             vjp=lambda g, y, k, p: (
                                 special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
                                 g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                            numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                                     "P is not written"),
                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
                              vjp=lambda g, y, k, q: (
                                  special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                             numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                                      "Q is not written"),
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
     # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)
