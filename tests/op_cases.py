@@ -127,8 +127,9 @@ NONDIFF = {"floor", "ceil", "round", "sign", "isnan", "isinf", "int_div", "eq", 
 #: computed by scipy.special (or cupyx.scipy.special): not in the array API
 SPECIAL = {"erf", "gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "i0", "i1",
            "betaln", "beta", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc"}
-#: CuPy has no form for these (cupyx.scipy.special lacks ive): on the GPU the op refuses by name
-NO_GPU = {"ive"}
+#: CuPy has no form for these (cupyx.scipy.special lacks ive and betainc's derivatives): on the GPU the op
+#: refuses by name
+NO_GPU = {"ive", "betainc_da", "betainc_db"}
 # fmt: on
 
 
@@ -155,7 +156,8 @@ def _cases():
         shapes = hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3)
         strategy = shapes.flatmap(lambda bs, r=ranges: st.tuples(
             *[arrays(s, lo, hi) for s, (lo, hi) in zip(bs.input_shapes, r)]).map(list))
-        cases.append(Case(name, E[name], ref or _betainc_derivative(name), strategy, diff, {"numpy-only"}))
+        tags = {"numpy-only"} | ({"no-gpu"} if name in NO_GPU else set())
+        cases.append(Case(name, E[name], ref or _betainc_derivative(name), strategy, diff, tags))
     cases.append(Case("polygamma", E["polygamma"], _scipy("polygamma"),
                       st.tuples(arrays((3,), 0, 4, dtype="int64"), arrays((3,), 0.2, 5)).map(list),
                       (1,), {"numpy-only"}))
