@@ -101,8 +101,10 @@ def element_ns(names) -> dict:
                 args = (flags, a, b)
             elif op == "clip":
                 args = (a, 0.7, 1.3)
+            elif op == "polygamma":  # an integer order: a fractional one is NaN at once
+                args = (np.full(a.shape, 2), a)
             else:
-                args = (a, b)[: SCALAR_OPS[op].nin]
+                args = (a, b, (a + b) / 2)[: SCALAR_OPS[op].nin]
             fn = lambda impl=impl, args=args: impl(*args)  # noqa: E731
         with np.errstate(all="ignore"):
             out[name] = round(best_of(fn, 20) / SIZE * 1e9, 2)
@@ -159,8 +161,11 @@ def kernel_costs(names) -> dict:
             args = ("x[i]", "0.7", "1.3")
         elif op == "pow":
             args = ("x[i]", "10.0")
+        elif op == "polygamma":
+            args = ("2.0", "x[i]")
         else:
-            args = ("x[i]", repr(float(np.median(a))))[:nin]   # a second operand in the domain too
+            args = ("x[i]",) + (repr(float(np.median(a))),) * 2   # the other operands in the domain too
+            args = args[:nin]
         value = FORMS[op].format(*args)
         boolean = op in ("eq", "neq", "lt", "le", "gt", "ge", "and_", "or_", "xor", "invert", "isnan", "isinf")
         expression = f"(x[i] if {value} else 1.5)" if boolean else value

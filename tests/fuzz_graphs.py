@@ -169,7 +169,8 @@ NOT_FUZZED = {  # elementwise ops of the registry that the graphs here never dra
                      "logaddexp", "logdiffexp"], "no domain row yet: drawn by the op tests (tests/op_cases.py) only"),
     **dict.fromkeys(["clip", "second"], "no template draws it yet: drawn by the op tests only"),
     **dict.fromkeys(["gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "betaln",
-                     "beta", "i0", "i1", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv"],
+                     "beta", "i0", "i1", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "polygamma",
+                     "betainc", "betainc_da", "betainc_db"],
                     "SciPy's special functions have no long-double loop, which the reference lanes here are "
                     "computed in: drawn by the op tests and tests/tensor/test_special.py"),
     **dict.fromkeys(["xlogx", "xlogy0"], "no domain row yet (PyTensor's float dtypes, not NumPy's, for integer "

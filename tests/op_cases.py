@@ -71,6 +71,17 @@ def _scipy(name, *first):
 
 E = et.ELEMWISE_OPS
 
+
+def _betainc_derivative(name):
+    """d betainc / da (or db) by central differences of SciPy's betainc (the step suits the
+    parameter ranges drawn, 0.5 to 5)."""
+    def reference(a, b, x, h=1e-6):
+        from scipy import special
+        if name == "betainc_da":
+            return (special.betainc(a + h, b, x) - special.betainc(a - h, b, x)) / (2 * h)
+        return (special.betainc(a, b + h, x) - special.betainc(a, b - h, x)) / (2 * h)
+    return reference
+
 # fmt: off
 UNARY = {  # name: (numpy reference, domain lo, hi)
     "neg": (np.negative, -3, 3), "abs": (np.abs, -3, 3), "exp": (np.exp, -3, 3), "exp2": (np.exp2, -3, 3),
@@ -96,6 +107,12 @@ SPECIAL_BINARY = {
     "gammainccinv": (_scipy("gammainccinv"), (0.5, 3), (0.1, 0.9), (1,)),
     "logdiffexp": (lambda a, b: np.log(np.exp(a) - np.exp(b)), (1, 3), (-3, 0.5), (0, 1)),
 }
+#: three-argument special functions: name -> (reference, (lo, hi) of each input, the inputs with a gradient)
+SPECIAL_TERNARY = {
+    "betainc": (_scipy("betainc"), (0.5, 5), (0.5, 5), (0.05, 0.95), (0, 1, 2)),
+    "betainc_da": (None, (0.5, 5), (0.5, 5), (0.05, 0.95), ()),
+    "betainc_db": (None, (0.5, 5), (0.5, 5), (0.05, 0.95), ()),
+}
 BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "add": (np.add, -3, 3), "sub": (np.subtract, -3, 3), "mul": (np.multiply, -3, 3),
     "true_div": (np.true_divide, 0.5, 3), "int_div": (np.floor_divide, 0.5, 3), "mod": (np.mod, 0.5, 3),
@@ -107,19 +124,19 @@ BINARY = {  # name: (numpy reference, lo, hi of the second input)
 LOGICAL = {"and_": np.logical_and, "or_": np.logical_or, "xor": np.logical_xor}
 BITWISE = {"and_": np.bitwise_and, "or_": np.bitwise_or, "xor": np.bitwise_xor}
 NONDIFF = {"floor", "ceil", "round", "sign", "isnan", "isinf", "int_div", "eq", "neq", "lt", "le", "gt", "ge"}
-NO_GRADIENT_YET = {"tri_gamma"}  # its VJP raises NotImplementedError (tests/tensor/test_special.py)
 #: computed by scipy.special (or cupyx.scipy.special): not in the array API
 SPECIAL = {"erf", "gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "i0", "i1",
-           "betaln", "beta", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv"}
-#: CuPy has no form for these (cupyx.scipy.special lacks ive): on the GPU the op refuses by name
-NO_GPU = {"ive"}
+           "betaln", "beta", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc"}
+#: CuPy has no form for these (cupyx.scipy.special lacks ive and betainc's derivatives): on the GPU the op
+#: refuses by name
+NO_GPU = {"ive", "betainc_da", "betainc_db"}
 # fmt: on
 
 
 def _cases():
     cases = []
     for name, (ref, lo, hi) in UNARY.items():
-        diff = () if name in NONDIFF | NO_GRADIENT_YET else (0,)
+        diff = () if name in NONDIFF else (0,)
         # erf and the special functions are not in the array API: they need NumPy/SciPy or CuPy's
         tags = {"numpy-only"} if name in SPECIAL else set()
         cases.append(Case(name, E[name], ref, unary(lo, hi), diff, tags))
@@ -135,6 +152,15 @@ def _cases():
             arrays(bs.input_shapes[0], d[0], d[1]), arrays(bs.input_shapes[1], d[2], d[3])).map(list))
         tags = ({"numpy-only"} if name in SPECIAL else set()) | ({"no-gpu"} if name in NO_GPU else set())
         cases.append(Case(name, E[name], ref, strategy, diff, tags))
+    for name, (ref, *ranges, diff) in SPECIAL_TERNARY.items():
+        shapes = hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3)
+        strategy = shapes.flatmap(lambda bs, r=ranges: st.tuples(
+            *[arrays(s, lo, hi) for s, (lo, hi) in zip(bs.input_shapes, r)]).map(list))
+        tags = {"numpy-only"} | ({"no-gpu"} if name in NO_GPU else set())
+        cases.append(Case(name, E[name], ref or _betainc_derivative(name), strategy, diff, tags))
+    cases.append(Case("polygamma", E["polygamma"], _scipy("polygamma"),
+                      st.tuples(arrays((3,), 0, 4, dtype="int64"), arrays((3,), 0.2, 5)).map(list),
+                      (1,), {"numpy-only"}))
     cases.append(Case("pow", E["pow"], np.power, nary(2, 0.5, 2.5), (0, 1)))
     for name, ref in LOGICAL.items():
         cases.append(Case(f"{name}[bool]", E[name], ref, nary(2, dtypes=("bool", "bool"))))

@@ -1,14 +1,15 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
-tensor/elemwise.py's rows that libm lacks (digamma, trigamma, erfcx, erfinv, erfcinv, i0, i1,
-the regularized incomplete gamma functions).
+tensor/elemwise.py's rows that libm lacks (digamma, trigamma, polygamma, erfcx, erfinv, erfcinv,
+i0, i1, the regularized incomplete gamma functions, the derivatives of the incomplete beta function).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
 points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the NumPy program
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
-each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  gammainc
-and gammaincc are no row's form: SciPy's, which the NumPy program runs, is the less accurate
-of the two at small and large ``a``, and a fused group must not change answers.
+each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  Where
+SciPy's answers are off over whole ranges (polygamma at large x, the incomplete gamma functions
+at small and large ``a``), the NumPy form runs these functions too (tensor/special_functions.py's
+``Own``), so that a fused group computes what the NumPy program does.
 """
 
 from __future__ import annotations
@@ -542,3 +543,269 @@ def gammainc(a, x):
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x)."""
     return _gamma_p_q(a, x)[1]
+
+
+# -- polygamma -------------------------------------------------------------------------------
+#: Bernoulli numbers B_2k / (2k)!, k = 1 ... 12: the Euler-Maclaurin terms of the Hurwitz zeta
+_BERNOULLI_OVER_FACTORIAL = np.array([
+    1.0 / 12, -1.0 / 720, 1.0 / 30240, -1.0 / 1209600, 1.0 / 47900160, -691.0 / 1307674368000,
+    1.0 / 74724249600, -3617.0 / 10670622842880000, 43867.0 / 5109094217170944000,
+    -174611.0 / 802857662698291200000, 77683.0 / 14101100039391805440000,
+    -236364091.0 / 1693824136731743669452800000])
+
+
+@_njit
+def _scaled_power(c, q, s):
+    # c q^-s in two halves, so that neither q^-s nor c q^-s underflows (or overflows) on the way
+    # to a representable result: n! zeta(n + 1, q) is 1e-161 at n = 100, q = 1454, and q^-101 1e-319
+    half = 0.5 * s
+    return (c * math.pow(q, -half)) * math.pow(q, half - s)
+
+
+@_njit
+def _zeta_positive(s, q, c):
+    # c zeta(s, q) = c sum_k>=0 (q + k)^-s for q > 0 and s >= 2: the first terms summed until q + k
+    # reaches max(s, 12), where the Euler-Maclaurin terms shrink by about ((s + 2k) / (2 pi q))^2
+    # each, then the Euler-Maclaurin tail
+    head = 0.0
+    while q < max(s, 12.0):
+        head += _scaled_power(c, q, s)
+        q += 1.0
+    power = _scaled_power(c, q, s - 1.0)  # c q^(1 - s)
+    tail = power / (s - 1.0) + 0.5 * power / q
+    rising = s  # s (s + 1) ... (s + 2k - 2)
+    term_power = power / (q * q)  # c q^(-s - 2k + 1)
+    for k in range(_BERNOULLI_OVER_FACTORIAL.size):
+        term = _BERNOULLI_OVER_FACTORIAL[k] * rising * term_power
+        tail += term
+        if abs(term) <= 1e-17 * abs(tail):
+            break
+        rising *= (s + 2 * k + 1) * (s + 2 * k + 2)
+        term_power /= q * q
+    return head + tail
+
+
+@_njit
+def _hurwitz_zeta(s, q, c):
+    """c zeta(s, q) for integer s >= 2 (SciPy's zeta times c): inf at the poles q = 0, -1, -2, ...;
+    at negative q, with f = q - floor(q), the terms (q + k)^-s for q + k < 0 are (-1)^s zeta(s, 1 - f)
+    minus (-1)^s zeta(s, 1 - q), so that no term is summed one by one however far below 0 q is."""
+    if q > 0.0:
+        return _zeta_positive(s, q, c)
+    if q != q:
+        return math.nan
+    f = q - np.floor(q)
+    if f == 0.0:
+        return math.inf
+    # 1 - f, exactly: the pole's term (q + k)^-s of the k nearest is zeta(s, 1 - f)'s first, and
+    # q + 1 rounds away the digits of a q near 0 (f itself is exact unless f > 1/2, away from 0)
+    r = (np.floor(q) + 1.0) - q
+    sign = 1.0 if s % 2.0 == 0.0 else -1.0
+    return _zeta_positive(s, f, c) + sign * (_zeta_positive(s, r, c) - _zeta_positive(s, 1.0 - q, c))
+
+
+#: the largest order whose n! is finite: the head of the Hurwitz zeta sums up to n terms
+_MAX_ORDER = 170.0
+
+
+@_njit
+def polygamma(n, x):
+    """The n-th derivative of digamma, SciPy's polygamma: (-1)^(n+1) n! zeta(n + 1, x); NaN where n
+    is negative or not an integer, and where n! overflows (n > 170: SciPy's is inf or NaN there)."""
+    if n == 0.0:
+        return digamma(x)
+    if not (n > 0.0 and n == np.floor(n) and n <= _MAX_ORDER) or x != x:
+        return math.nan
+    if x == math.inf:
+        return -0.0 if n % 2.0 == 0.0 else 0.0
+    if x == -math.inf:
+        return -math.inf if n % 2.0 == 0.0 else math.inf
+    sign = -1.0 if n % 2.0 == 0.0 else 1.0
+    return sign * _hurwitz_zeta(n + 1.0, x, math.gamma(n + 1.0))
+
+
+# -- log|beta|, as Cephes' lbeta computes it: the prefactor of betainc's derivatives ------------------
+# (no row's form: SciPy's betaln, the NumPy form, differs from it by up to 6e-11 where lgamma's cancel)
+#: above this, gamma overflows: log-gamma differences instead
+_MAX_GAMMA = 171.624376956302725
+#: above this, a > 1e6 |b|, log|beta| by its expansion in 1 / a (lgamma(a + b) - lgamma(a) would cancel)
+_ASYMPTOTIC_RATIO = 1e6
+
+
+@_njit
+def _lbeta_asymptotic(a, b):
+    # log|beta(a, b)| for a >> |b|: lgamma(b) - b log(a) + b(1 - b) / (2a) + ...
+    r = math.lgamma(b) - b * math.log(a)
+    r += b * (1.0 - b) / (2.0 * a)
+    r += b * (1.0 - b) * (1.0 - 2.0 * b) / (12.0 * a * a)
+    r += -b * (1.0 - b) * (1.0 - b) * b / (12.0 * a * a * a)
+    return r
+
+
+@_njit
+def _beta_large(a, b):
+    # log|beta(a, b)| by log-gamma, where gamma overflows
+    y = math.lgamma(b) - math.lgamma(a + b)
+    return math.lgamma(a) + y
+
+
+@_njit
+def _beta_by_gamma(a, b):
+    # gamma(a) gamma(b) / gamma(a + b), the quotient of the two nearer in size first
+    y, ga, gb = math.gamma(a + b), math.gamma(a), math.gamma(b)
+    if y == 0.0:
+        return math.inf
+    if abs(abs(ga) - abs(y)) > abs(abs(gb) - abs(y)):
+        return (gb / y) * ga
+    return (ga / y) * gb
+
+
+@_njit
+def _negative_integer(x):
+    return x <= 0.0 and x == np.floor(x)
+
+
+@_njit
+def betaln(a, b):
+    """log|beta(a, b)|, by Cephes' method: inf at the poles, the limit where 1 - a - b is a positive integer."""
+    if a != a or b != b:
+        return math.nan
+    if _negative_integer(a):
+        a, b = b, a
+    if _negative_integer(b):
+        if a == np.floor(a) and 1.0 - a - b > 0.0:
+            return _betaln_regular(1.0 - a - b, a)
+        return math.inf
+    return _betaln_regular(a, b)
+
+
+@_njit
+def _betaln_regular(a, b):
+    if abs(a) < abs(b):
+        a, b = b, a
+    if abs(a) > _ASYMPTOTIC_RATIO * abs(b) and a > _ASYMPTOTIC_RATIO:
+        return _lbeta_asymptotic(a, b)
+    if abs(a + b) > _MAX_GAMMA or abs(a) > _MAX_GAMMA or abs(b) > _MAX_GAMMA:
+        return _beta_large(a, b)
+    return math.log(abs(_beta_by_gamma(a, b)))
+
+
+# -- the regularized incomplete beta function I_x(a, b) and its derivatives in a and b --------------
+#: the most steps of the continued fraction: it needs about sqrt(max(a, b)) of them; the cap ends a
+#: NaN's loop
+_BETA_MAX_STEPS = 100_000
+
+
+@_njit
+def _betainc_front(a, b, x):
+    """x^a (1 - x)^b / beta(a, b). For a and b of 10 or more, in Stirling's form about the peak
+    x0 = a / (a + b): a log(x / x0) + b log((1 - x) / (1 - x0)) is a (log1p(u) - u) + b (log1p(v) - v)
+    with u = (x - x0) / x0, v = (x0 - x) / (1 - x0), whose linear terms cancel exactly, and the
+    gamma functions' Stirling remainders; else by logarithms and betaln."""
+    if a < 10.0 or b < 10.0:
+        return math.exp(a * math.log(x) + b * math.log1p(-x) - betaln(a, b))
+    c = a + b
+    dx = x - a / c
+    t = a * _log1p_minus(dx * c / a) + b * _log1p_minus(-dx * c / b)
+    t += _stirling_rest(c) - _stirling_rest(a) - _stirling_rest(b)
+    return math.exp(t) * math.sqrt(a * b / (2.0 * _PI * c))
+
+
+@_njit
+def _betainc_fraction(a, b, x):
+    """(F, dF/da, dF/db): I_x(a, b) = front / a * F, F = 1 / (1 + d1 / (1 + d2 / (1 + ...))) with
+    d_2m+1 = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) and d_2m = m (b - m) x / ((a + 2m - 1)(a + 2m)),
+    by the forward recurrence of its convergents A_n / B_n, differentiated term by term in a and b
+    (rescaled by B_n at each step). Converges fast for x < (a + 1) / (a + b + 2)."""
+    a_prev, a_cur, b_prev, b_cur = 0.0, 1.0, 1.0, 1.0  # A_0 / B_0 = 0, A_1 / B_1 = 1
+    da_prev, da_cur, db_prev, db_cur = 0.0, 0.0, 0.0, 0.0  # d/da of A and B
+    ea_prev, ea_cur, eb_prev, eb_cur = 0.0, 0.0, 0.0, 0.0  # d/db of A and B
+    f, fa, fb = 1.0, 0.0, 0.0
+    for n in range(1, _BETA_MAX_STEPS):
+        m = float(n // 2)
+        if n % 2 == 1:
+            num = (a + m) * (a + b + m)
+            den = (a + 2.0 * m) * (a + 2.0 * m + 1.0)
+            d = -x * num / den
+            dd_a = -x * (((a + b + m) + (a + m)) * den - num * (2.0 * a + 4.0 * m + 1.0)) / (den * den)
+            dd_b = -x * (a + m) / den
+        else:
+            den = (a + 2.0 * m - 1.0) * (a + 2.0 * m)
+            d = x * m * (b - m) / den
+            dd_a = -x * m * (b - m) * (2.0 * a + 4.0 * m - 1.0) / (den * den)
+            dd_b = x * m / den
+        a_next = a_cur + d * a_prev
+        b_next = b_cur + d * b_prev
+        da_next = da_cur + d * da_prev + dd_a * a_prev
+        db_next = db_cur + d * db_prev + dd_a * b_prev
+        ea_next = ea_cur + d * ea_prev + dd_b * a_prev
+        eb_next = eb_cur + d * eb_prev + dd_b * b_prev
+        scale = 1.0 / b_next
+        a_prev, a_cur, b_prev, b_cur = a_cur * scale, a_next * scale, b_cur * scale, 1.0
+        da_prev, da_cur, db_prev, db_cur = da_cur * scale, da_next * scale, db_cur * scale, db_next * scale
+        ea_prev, ea_cur, eb_prev, eb_cur = ea_cur * scale, ea_next * scale, eb_cur * scale, eb_next * scale
+        f_next = a_cur  # B_n is 1 after rescaling
+        fa_next = da_cur - a_cur * db_cur
+        fb_next = ea_cur - a_cur * eb_cur
+        done = (abs(f_next - f) <= 1e-16 * abs(f_next) and abs(fa_next - fa) <= 1e-15 * abs(fa_next)
+                and abs(fb_next - fb) <= 1e-15 * abs(fb_next))
+        f, fa, fb = f_next, fa_next, fb_next
+        if done and n > 3:
+            break
+    return f, fa, fb
+
+
+@_njit
+def _betainc_ends(a, b, x):
+    # SciPy's betainc where the continued fraction is not needed: NaN outside the domain, or the
+    # value at an end; -1.0 elsewhere
+    if not (a >= 0.0 and b >= 0.0 and x >= 0.0 and x <= 1.0) or (a == 0.0 and b == 0.0):
+        return math.nan
+    if a == math.inf and b == math.inf:
+        return math.nan
+    if x == 0.0 or x == 1.0:
+        return x
+    if a == 0.0 or b == math.inf:
+        return 1.0
+    if b == 0.0 or a == math.inf:
+        return 0.0
+    return -1.0
+
+
+@_njit
+def _betainc_lower(a, b, x):
+    # (I_x(a, b), dI/da, dI/db) for x < (a + 1) / (a + b + 2)
+    f, fa, fb = _betainc_fraction(a, b, x)
+    k = _betainc_front(a, b, x) / a
+    psi_ab = digamma(a + b)
+    value = k * f
+    da = value * (math.log(x) - 1.0 / a - digamma(a) + psi_ab) + k * fa
+    db = value * (math.log1p(-x) - digamma(b) + psi_ab) + k * fb
+    return value, da, db
+
+
+@_njit
+def _betainc_all(a, b, x):
+    # (I_x(a, b), dI/da, dI/db), by the symmetry I_x(a, b) = 1 - I_1-x(b, a) above the fraction's reach
+    if x * (a + b + 2.0) < a + 1.0:
+        return _betainc_lower(a, b, x)
+    value, db, da = _betainc_lower(b, a, 1.0 - x)
+    return 1.0 - value, -da, -db
+
+
+@_njit
+def betainc_da(a, b, x):
+    """d I_x(a, b) / da; 0 at x = 0 and 1, NaN where betainc is."""
+    end = _betainc_ends(a, b, x)
+    if end != -1.0:
+        return end if end != end else 0.0
+    return _betainc_all(a, b, x)[1]
+
+
+@_njit
+def betainc_db(a, b, x):
+    """d I_x(a, b) / db; 0 at x = 0 and 1, NaN where betainc is."""
+    end = _betainc_ends(a, b, x)
+    if end != -1.0:
+        return end if end != end else 0.0
+    return _betainc_all(a, b, x)[2]

@@ -13,7 +13,7 @@ import warnings
 
 import eqgraph.tensor as et
 from eqgraph.grad.loop import JacobianRows
-from eqgraph.grad import vjps, vjps_everyday, vjps_linalg  # noqa: F401 (the last two add table entries)
+from eqgraph.grad import vjps, vjps_everyday, vjps_linalg, vjps_special  # noqa: F401 (the last three add table entries)
 from eqgraph.grad.types import DisconnectedInputError, NullTypeGradError
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Variable

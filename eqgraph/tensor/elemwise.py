@@ -133,7 +133,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          numba="special.digamma({0})",
                          c=No("CUDA's math library has no digamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     "tri_gamma": ScalarOp(1, special.Special("tri_gamma", "polygamma", (1,)), dtype=special.float_dtype,
-                          vjp=lambda g, y, x: special.not_implemented("tri_gamma", 0, x, "polygamma(2, x)"),
+                          vjp=lambda g, y, x: g * E["polygamma"](2, x),
                           numba="special.trigamma({0})",
                           c=No("CUDA's math library has no trigamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     "erfc":     ScalarOp(1, special.Special("erfc", "erfc"), dtype=special.float_dtype,  # without SciPy: math.erfc
@@ -191,33 +191,54 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                              g * ((E["ive"](v - 1, x) + E["ive"](v + 1, x)) / 2 - E["sign"](x) * y)),
                          numba=No("no libm Bessel Iv: a Numba scalar function of its own is not written yet"),
                          c=No("CUDA's math library has no Bessel Iv of real order"), libm_ns=1.0),
-    "gammainc": ScalarOp(2, special.Special("gammainc", "gammainc"), dtype=special.float_dtype,  # P(k, x); SciPy
+    # P and Q by eqgraph's own form on NumPy and in Numba: SciPy's is 456 ulps off at a < 1 and NaN at a = 1e308
+    "gammainc": ScalarOp(2, special.Own("gammainc", "gammainc", 2, "gammainc"), dtype=special.float_dtype,  # P(k, x)
                          vjp=lambda g, y, k, x: (
                              special.not_implemented("gammainc", 0, k, "the derivative in k"),
                              g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                         numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
-                                  "numba_special.py's (within 6e-14) would change a fused group's answers"),
+                         numba="special.gammainc({0}, {1})",
                          c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
-    "gammaincc": ScalarOp(2, special.Special("gammaincc", "gammaincc"), dtype=special.float_dtype,  # Q(k, x); SciPy
+    "gammaincc": ScalarOp(2, special.Own("gammaincc", "gammaincc", 2, "gammaincc"), dtype=special.float_dtype,  # Q(k, x)
                           vjp=lambda g, y, k, x: (
                               special.not_implemented("gammaincc", 0, k, "the derivative in k"),
                               -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
-                          numba=No("SciPy's, the NumPy form, is 456 ulps off at a < 1 and NaN at a = 1e308: exec/"
-                                   "numba_special.py's (within 6e-14) would change a fused group's answers"),
+                          numba="special.gammaincc({0}, {1})",
                           c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
     "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy
                             vjp=lambda g, y, k, p: (
                                 special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
                                 g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                            numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                                     "P is not written"),
                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
                              vjp=lambda g, y, k, q: (
                                  special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                             numba=No("no libm incomplete gamma: a Numba scalar function of its own is not written yet"),
+                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                                      "Q is not written"),
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
+    # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
+    # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)
+    "polygamma": ScalarOp(2, special.Own("polygamma", "polygamma", 2, "polygamma", typed_from=1),
+                          dtype=special.polygamma_dtype, promote=(1,),  # a Python-int order stays an integer
+                          vjp=OWN_VJP,  # its integer order n stays an integer (grad/vjps_special.py)
+                          numba="special.polygamma({0}, {1})",
+                          c=No("CUDA's math library has no polygamma"), libm_ns=1.0, domain=(0.0, math.inf)),
+    # I_x(a, b); its derivatives in a and b are rows of their own (grad/vjps_special.py), by the
+    # continued fraction of I differentiated term by term (exec/numba_special.py)
+    "betainc":  ScalarOp(3, special.Special("betainc", "betainc"), dtype=special.float_dtype, vjp=OWN_VJP,
+                         numba=No("exec/numba_special.py's continued fraction is 2.5e-12 off SciPy's (Boost's) "
+                                  "betainc at the 99.9th percentile and loses subnormal parameters: a fused "
+                                  "group would change answers"),
+                         c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "betainc_da": ScalarOp(3, special.Own("betainc_da", "betainc_da", 3), dtype=special.float_dtype, vjp=OWN_VJP,
+                           numba="special.betainc_da({0}, {1}, {2})",
+                           c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
+    "betainc_db": ScalarOp(3, special.Own("betainc_db", "betainc_db", 3), dtype=special.float_dtype, vjp=OWN_VJP,
+                           numba="special.betainc_db({0}, {1}, {2})",
+                           c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
     "logdiffexp": ScalarOp(2, special.logdiffexp, passes=5,  # log(exp(a) - exp(b)), stable: a + log1mexp(b - a)
                            vjp=lambda g, y, a, b: (g * E["exp"](a - y), -g * E["exp"](b - y)),
                            numba=f"({{0}} + {_LOG1MEXP.format('({1} - {0})')})",

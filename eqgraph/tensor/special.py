@@ -10,7 +10,8 @@ OPS = {"gammaln": "gammaln", "psi": "psi", "digamma": "psi", "tri_gamma": "tri_g
        "erfcx": "erfcx", "erfinv": "erfinv", "erfcinv": "erfcinv", "logit": "logit", "xlogx": "xlogx",
        "xlogy0": "xlogy0", "gamma": "gamma", "betaln": "betaln", "beta": "beta", "i0": "i0", "i1": "i1",
        "ive": "ive", "gammainc": "gammainc", "gammaincc": "gammaincc", "gammaincinv": "gammaincinv",
-       "gammainccinv": "gammainccinv", "logdiffexp": "logdiffexp"}
+       "gammainccinv": "gammainccinv", "logdiffexp": "logdiffexp", "polygamma": "polygamma",
+       "betainc": "betainc"}
 
 
 def __getattr__(name: str):

@@ -4,7 +4,10 @@ the ops themselves, by PyTensor's names, are ``eqgraph.tensor.special``.
 SciPy is an optional extra: where ``scipy.special`` is installed it computes the NumPy form; without
 it each function has a fallback of its own (``math``'s lgamma, gamma and erfc per element, NumPy
 arithmetic), or, where none is written, raises an error naming the op and ``pip install scipy``.
-On CuPy the same name of ``cupyx.scipy.special`` computes it.
+On CuPy the same name of ``cupyx.scipy.special`` computes it. Where SciPy's answers are off over
+whole ranges (polygamma at large x, gammainc and gammaincc at small and large ``a``) or SciPy has
+no such function (betainc's derivatives in a and b), the NumPy form is eqgraph's own scalar function
+(``Own``), the one fused Numba kernels run.
 
 Output dtypes are PyTensor's (``upgrade_to_float``): a float keeps its dtype, a small integer
 (bool, 8 and 16 bits) gives float32, a wider one float64.
@@ -20,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from eqgraph.tensor.scalar_ops import _log1mexp
-from eqgraph.terms.null_type import grad_not_implemented
+from eqgraph.terms.null_type import grad_not_implemented, grad_undefined
 from eqgraph.xp import optional_module
 
 _FLOAT32_FROM = frozenset({"bool", "int8", "uint8", "int16", "uint16"})
@@ -177,6 +180,52 @@ class Special:
         return getattr(special, self.scipy)(*first, *args)
 
 
+def polygamma_dtype(n_dtype, x_dtype) -> str:
+    """PyTensor's polygamma: the order n is an integer, the output the float of ``x``'s dtype."""
+    if np.dtype(n_dtype).kind not in "biu":
+        raise TypeError(f"polygamma(n, x): the order n must be of an integer dtype, got {np.dtype(n_dtype).name}")
+    return float_dtype(x_dtype)
+
+
+@functools.cache
+def _own_ufunc(name: str, nin: int):
+    """exec/numba_special.py's scalar function ``name`` as a float64 ufunc: compiled by Numba where
+    it is on, else called per element. Imported here, when first called, because it is the one
+    written form of these functions: a kernel that fuses the op computes with the same code."""
+    from eqgraph.exec import numba_special
+    fn = getattr(numba_special, name)
+    if numba_special.numba is None:
+        ufunc = np.frompyfunc(fn, nin, 1)
+        return lambda *xs: ufunc(*xs).astype(np.float64)
+    return numba_special.numba.vectorize([f"float64({', '.join(['float64'] * nin)})"])(fn)
+
+
+@dataclass(frozen=True)
+class Own:
+    """``fn(xp, *args)`` by eqgraph's own scalar function ``scalar`` (exec/numba_special.py) on NumPy,
+    where SciPy's is wrong or missing, and by ``cupyx.scipy.special.<scipy>`` on CuPy where it
+    exists."""
+
+    op: str
+    scalar: str
+    nin: int
+    scipy: str | None = None
+    typed_from: int = 0  # the first argument whose dtype counts for the output: polygamma's x, not its order
+
+    def __call__(self, xp, *args):
+        dtype = float_dtype(*(_dtype_name(xp, a.dtype) for a in args[self.typed_from:]))
+        if xp is np:
+            with np.errstate(all="ignore"):
+                out = _own_ufunc(self.scalar, self.nin)(*(np.asarray(a, dtype=np.float64) for a in args))
+            return np.asarray(out, dtype=dtype)
+        special = getattr(xp, "special", None) or optional_module("cupyx.scipy.special")
+        if self.scipy is None or special is None or not hasattr(special, self.scipy):
+            raise TypeError(f"eqgraph.tensor.{self.op} has no form for arrays of {xp.__name__}: its NumPy "
+                            f"form is eqgraph's own" + (f", its CuPy form cupyx.scipy.special.{self.scipy}"
+                                                        if self.scipy else ""))
+        return getattr(special, self.scipy)(*args).astype(dtype)
+
+
 def xlogx(xp, x):
     """x * log(x), 0 at x = 0 (PyTensor's xlogx)."""
     x = _as_float(xp, x)
@@ -218,3 +267,9 @@ def not_implemented(op: str, position: int, x, needs: str):
     """The gradient of input ``position`` of ``op``, which PyTensor has and eqgraph has not yet: a
     NullType, so that ``grad`` raises naming it where it is asked for, and only there."""
     return grad_not_implemented(op, position, x, f"it needs {needs}")
+
+
+def undefined(op: str, position: int, x, why: str):
+    """The gradient of input ``position`` of ``op``, which is undefined (PyTensor's grad_undefined):
+    ``grad`` raises naming it where it is asked for."""
+    return grad_undefined(op, position, x, why)
