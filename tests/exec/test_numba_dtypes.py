@@ -1,0 +1,99 @@
+"""The whole Numba function on values of every dtype (float32, int8..uint64, bool): elementwise
+steps, casts, comparisons, switches, reductions and indexing give the program's values bit for
+bit, on edge values (NaN, inf, -0.0, the integers' extremes, zero divisors), empty arrays,
+broadcasting and views that are not contiguous.  Tests that compile skip without Numba."""
+
+import numpy as np
+import pytest
+
+import eqgraph.tensor as et
+from eqgraph.exec import numba_kernels
+from eqgraph.exec.composite import Composite
+from eqgraph.tensor.elemwise import Cast, Elemwise
+from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
+from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
+from test_numba_translations import _called_in_python, _same
+
+pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),
+              pytest.mark.usefixtures("hot_at_once")]
+
+INTEGERS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+ELEMENTWISE = (Composite, Elemwise, Cast)
+
+
+def edge_values(dtype: str, n: int = 9, seed: int = 0) -> np.ndarray:
+    """``n`` values of ``dtype`` that start with its edge cases (extremes, zero, -1, NaN, inf, -0.0)."""
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.startswith("float"):
+        edges = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.25, np.finfo(dtype).max, np.finfo(dtype).tiny]
+        values = np.concatenate([edges, rng.normal(size=n) * 10])
+    else:
+        info = np.iinfo(dtype)
+        edges = [info.min, info.max, 0, 1, info.max // 2 + 1, (info.min + 1) if info.min else 2, 3]
+        if info.min:
+            edges.append(-1)
+        values = np.concatenate([np.array(edges, dtype=dtype), rng.integers(info.min // 2, info.max // 2, n, dtype=dtype)])
+    return np.asarray(values[:n], dtype=dtype) if n <= len(values) else np.resize(values, n).astype(dtype)
+
+
+def _vector(dtype, name="x"):
+    return et.TensorType(dtype, (None,))(name)
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+def test_integer_arithmetic_wraps_and_divides_as_numpys(dtype):
+    x, y = _vector(dtype), _vector(dtype, "y")
+    outs = [x + y, x - y, x * y, -x, abs(x), x // y, x % y, et.maximum(x, y), et.minimum(x, y), x * x,
+            et.sign(x), x & y, x | y, x ^ y, ~x, (x + y) // y * x]
+    values = edge_values(dtype)
+    divisors = np.roll(values, 3)
+    _same([x, y], outs, ELEMENTWISE, [values, divisors], [values, np.flip(values).copy()], [values[:0], values[:0]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int32", "uint64"])
+def test_comparisons_switches_and_casts(dtype):
+    x, y, c = _vector(dtype), _vector(dtype, "y"), _vector("bool", "c")
+    outs = [x < y, et.eq(x, y), x >= y, et.switch(c, x, y), et.switch(x > y, x, y), et.cast(x, "float64"),
+            et.cast(x, "bool"), et.cast(c, dtype), et.cast(x, "float32") * 2]
+    if not dtype.startswith("float"):
+        outs += [et.cast(x, "int8") + 1, et.cast(x, "uint32"), x / y]
+    values = edge_values(dtype)
+    _same([x, y, c], outs, ELEMENTWISE, [values, np.roll(values, 2), edge_values("bool")])
+
+
+def test_float32_arithmetic_is_float32s():
+    x, y = et.fvector("x"), et.fvector("y")
+    outs = [x + y, x * y - x, x / y, et.sqrt(x), et.sqr(x), et.maximum(x, y), et.floor(x * 3.5), et.ceil(x),
+            et.round(x), et.clip(x, -1.0, 2.0), et.isnan(x / y), et.isinf(x * y), abs(-x), et.sign(x)]
+    values = edge_values("float32")
+    _same([x, y], outs, ELEMENTWISE, [values, np.roll(values, 4)], [values[:0], values[:0]])
+
+
+def test_mixed_dtypes_are_promoted_as_numpy_promotes():
+    a, b, c, d = _vector("int8", "a"), _vector("uint8", "b"), et.fvector("c"), _vector("uint64", "d")
+    e = _vector("int64", "e")
+    outs = [a + b, a * c, b - c, a < b, d > b, et.maximum(a, b), d + e * 1.0]
+    _same([a, b, c, d, e], outs, ELEMENTWISE,
+          [edge_values("int8"), edge_values("uint8"), edge_values("float32"), edge_values("uint64"),
+           edge_values("int64")])
+
+
+def test_broadcast_and_views_that_are_not_contiguous():
+    m, v = et.TensorType("int16", (None, None))("m"), et.TensorType("int16", (None,))("v")
+    f32 = et.TensorType("float32", (None, None))("f")
+    outs = [m + v, m.T * v, m[::2] - v[0], f32.T + 1, (f32 * 2)[:, ::-1]]
+    mv = edge_values("int16", 12).reshape(3, 4)
+    fv = edge_values("float32", 12).reshape(4, 3)
+    _same([m, v, f32], outs, ELEMENTWISE, [mv, edge_values("int16", 4, 1), fv],
+          [mv[:, :1].copy(), edge_values("int16", 1, 1), fv[:0]])
+
+
+def test_float32_transcendental_steps_are_called_in_python():
+    # NumPy's float32 exp is its own SIMD approximation: no Numba form gives its bits
+    x = et.fvector("x")
+    import eqgraph as eg
+    f = eg.function([x], [et.exp(x), x + 1, x * 3])
+    assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Elemwise"]
