@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES
 
-_DTYPES = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
+#: every dtype the whole function handles: indexing moves values, whatever their dtype
+_DTYPES = NUMPY_DTYPES
 
 
 def _position(name: str, length: str) -> list:

@@ -84,7 +84,7 @@ def test_mixed_dtypes_are_promoted_as_numpy_promotes():
 def test_broadcast_and_views_that_are_not_contiguous():
     m, v = et.TensorType("int16", (None, None))("m"), et.TensorType("int16", (None,))("v")
     f32 = et.TensorType("float32", (None, None))("f")
-    outs = [m + v, m.T * v, m[::2] - v[0], f32.T + 1, (f32 * 2)[:, ::-1]]
+    outs = [m + v, m.T * v[-1], m[::2] - v[0], f32.T + 1, (f32 * 2)[:, ::-1]]
     mv = edge_values("int16", 12).reshape(3, 4)
     fv = edge_values("float32", 12).reshape(4, 3)
     _same([m, v, f32], outs, ELEMENTWISE, [mv, edge_values("int16", 4, 1), fv],
@@ -97,3 +97,15 @@ def test_float32_transcendental_steps_are_called_in_python():
     import eqgraph as eg
     f = eg.function([x], [et.exp(x), x + 1, x * 3])
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Elemwise"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint32", "bool"])
+def test_indexing_and_increments_of_every_dtype(dtype):
+    x, idx = et.TensorType(dtype, (None,))("x"), et.lvector("idx")
+    m = et.TensorType(dtype, (None, None))("m")
+    outs = [x[::-2], x[1:], x[idx], m[idx], m[:, 0], et.concatenate([x, x[:2]])]
+    if dtype != "bool":
+        outs += [et.inc_subtensor(x[idx], x[:1]), et.set_subtensor(x[1:3], x[:2]), et.inc_subtensor(x[2], x[0])]
+    values = edge_values(dtype)
+    _same([x, idx, m], outs, (Subtensor, AdvancedSubtensor), [values, np.array([0, -1, 2, 2, 0]),
+                                                                edge_values(dtype, 12, 2).reshape(3, 4)])
