@@ -371,7 +371,7 @@ def _reduce(w: Writer, node):
     if kind is not None:
         value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
     else:
-        return reductions.orderless(w, node)
+        return reductions.orderless(w, node) or reductions.summed(w, node)
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]
