@@ -66,7 +66,8 @@ from eqgraph.tensor.join import Join
 from eqgraph.tensor.linalg import Cholesky, Det, Eigh, MatrixInverse, SlogDet, Solve
 from eqgraph.tensor.math import Softmax
 from eqgraph.tensor.products import ExtractDiag
-from eqgraph.tensor.shape import SpecifyShape
+from eqgraph.tensor.assertion import CheckAndRaise
+from eqgraph.tensor.shape import MakeVector, SpecifyShape
 from eqgraph.tensor.sorting import Sort
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
@@ -93,7 +94,7 @@ TRANSLATIONS = {**basic.TRANSLATIONS,
                 Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
                 Cholesky: linalg.cholesky, Solve: linalg.solve,
                 Det: linalg2.det, SlogDet: linalg2.slogdet, MatrixInverse: linalg2.inverse, Eigh: linalg2.eigh,
-                Sort: sorting.sort}
+                Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise}
 
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba_reductions import KERNELS",

@@ -94,7 +94,7 @@ def _numpy_loop_dtype(step_op, ins: list):
         return None
 
 
-def _cast_form(value: str, source: str, target: str) -> str | None:
+def cast_form(value: str, source: str, target: str) -> str | None:
     """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy's ``astype``
     converts, or None where Numba's conversion differs (floats to integers: NaN, inf and values out
     of range are undefined in LLVM, platform values in NumPy)."""
@@ -116,7 +116,7 @@ def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
     as the program casts; or None where Numba would not give NumPy's bits."""
     key = step_name(step_op)
     if key.startswith("cast_"):
-        return _cast_form(args[0], ins[0], out)
+        return cast_form(args[0], ins[0], out)
     if key not in _FORMS:
         return None
     if key in ("isnan", "isinf"):
@@ -134,14 +134,14 @@ def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
     form = _wide_form(key, compute)
     if form is None:
         return None
-    cast_args = [_cast_form(arg, dtype, "bool" if picks and k == 0 else compute)
+    cast_args = [cast_form(arg, dtype, "bool" if picks and k == 0 else compute)
                  for k, (arg, dtype) in enumerate(zip(args, ins))]
     if None in cast_args:
         return None
     value = form.format(*cast_args)
     if key in _COMPARISONS:
         return value
-    return _cast_form(f"{NUMPY_DTYPES[compute]}({value})", compute, out)
+    return cast_form(f"{NUMPY_DTYPES[compute]}({value})", compute, out)
 
 
 def _wide_form(key: str, compute: str) -> str | None:
@@ -371,7 +371,7 @@ def _reduce(w: Writer, node):
     if kind is not None:
         value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
     else:
-        return reductions.orderless(w, node) or reductions.summed(w, node)
+        return reductions.orderless(w, node) or reductions.summed(w, node) or reductions.arg_extreme(w, node)
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]

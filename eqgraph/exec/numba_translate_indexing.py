@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.numba_kernels import numba
-from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES
+from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, cast_form
 
 #: every dtype the whole function handles: indexing moves values, whatever their dtype
 _DTYPES = NUMPY_DTYPES
@@ -141,6 +141,30 @@ def specify_shape(w, node):
     w.names[out] = name
     return [f"if {name}.shape[{d}] != {size}: raise ValueError('SpecifyShape: another shape')"
             for d, size in enumerate(node.op.shape) if size is not None]
+
+
+def check_and_raise(w, node):
+    """``CheckAndRaise``: its value itself, once every condition holds; where one does not the
+    function raises, and the program's node raises the op's own exception."""
+    (value, *conditions), out = node.inputs, node.outputs[0]
+    lines = [f"if not {w.value(c) if c.ndim == 0 else f'np.all({w.value(c)})'}: raise ValueError('a check failed')"
+             for c in conditions]
+    w.names[out] = w.value(value)
+    return lines
+
+
+def make_vector(w, node):
+    """``MakeVector``: a vector of its scalars, each cast to its dtype as ``np.array`` casts (not
+    from floats to integers: NumPy raises for NaN there)."""
+    out = node.outputs[0]
+    if out.dtype not in _DTYPES:
+        return None
+    items = [cast_form(w.value(v), v.dtype, out.dtype) for v in node.inputs]
+    if None in items:
+        return None
+    vector = w.define(out)
+    return [f"{vector} = np.empty({len(items)}, dtype={_DTYPES[out.dtype]})",
+            *[f"{vector}[{k}] = {item}" for k, item in enumerate(items)]]
 
 
 def alloc(w, node):

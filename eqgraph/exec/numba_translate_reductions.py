@@ -88,6 +88,19 @@ def orderless(w, node):
     return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
 
 
+def arg_extreme(w, node):
+    """``Reduce{argmax}`` or ``argmin`` over one axis or every axis (an index into the flattened
+    array, C order): the first position of the extreme, a NaN's first where there is one, as
+    NumPy's."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name not in ("argmax", "argmin") or x.ndim == 0 or out.dtype != "int64" or x.dtype == "bool":
+        return None
+    axes = tuple(sorted(op.axis))
+    rows, _, lengths = _rows(w.value(x), x.ndim, axes)
+    value = f"arg_rows({rows}, {op.name == 'argmax'})"
+    return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
+
+
 def summed(w, node):
     """A float64 ``sum`` or ``mean`` over the last axes of an array (each result element a row of
     ``_rows``, added in NumPy's pairwise order) or over its first axes (row after row into running
@@ -112,7 +125,7 @@ def summed(w, node):
     return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "sum_rows_nd", "sum_columns_nd")
+HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_rows_nd", "sum_columns_nd")
 
 if numba is not None:
     _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
@@ -192,5 +205,23 @@ if numba is not None:
                     out[i] = not every
                     break
         return out
+    @numba.njit(cache=True, error_model="numpy")
+    def arg_rows(x, largest):
+        """The position of the first maximum (``largest``) or minimum of each row of a C-contiguous
+        matrix; a NaN's, where the row has one (NumPy's ValueError for empty rows)."""
+        if x.shape[1] == 0:
+            raise ValueError("attempt to get argmax of an empty sequence")
+        out = np.empty(x.shape[0], dtype=np.int64)
+        for i in range(x.shape[0]):
+            best, at = x[i, 0], 0
+            for j in range(1, x.shape[1]):
+                if best != best:
+                    break
+                v = x[i, j]
+                if v != v or (v > best if largest else v < best):
+                    best, at = v, j
+            out[i] = at
+        return out
+
 else:
-    logsumexp_rows = reduce_rows = truth_rows = sum_rows_nd = sum_columns_nd = None
+    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_rows_nd = sum_columns_nd = None

@@ -143,3 +143,26 @@ def test_sums_over_middle_axes_are_called_in_python():
     import eqgraph as eg
     f = eg.function([x], [x.sum(axis=1) * 2.0, et.exp(x) + 1.0, x * 3.0])
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Reduce"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint64"])
+def test_argmax_and_argmin_over_one_axis_or_all_take_the_first_extreme_or_nan(dtype):
+    x = et.TensorType(dtype, (None, None, None))("x")
+    outs = [fn(x, axis=axis) for fn in (et.argmax, et.argmin) for axis in (0, 1, 2, None)]
+    outs += [et.argmax(x, axis=1, keepdims=True)]
+    values = edge_values(dtype, 24, 6).reshape(2, 3, 4)
+    ties = np.resize(edge_values(dtype, 2), (2, 3, 4))
+    _same([x], outs, Reduce, [values], [ties], [values[::-1, :, ::2]])
+
+
+def test_make_vector_and_checks():
+    import eqgraph as eg
+    from eqgraph.tensor.assertion import CheckAndRaise
+    from eqgraph.tensor.shape import MakeVector
+    a, b, v = et.lscalar("a"), et.bscalar("b"), et.dvector("v")
+    outs = [et.make_vector(a, b) * 2, et.assert_op(v * 2.0, et.all(v > 0.0), a > 0) + 1.0]
+    _same([a, b, v], outs, (MakeVector, CheckAndRaise), [np.int64(3), np.int8(-4), np.ones(3)],
+          [np.int64(2 ** 40), np.int8(127), np.array([0.5])])
+    f = eg.function([a, b, v], outs)
+    with pytest.raises(AssertionError):
+        f(np.int64(-1), np.int8(0), np.ones(2))
