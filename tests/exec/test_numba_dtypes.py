@@ -6,11 +6,14 @@ broadcasting and views that are not contiguous.  Tests that compile skip without
 import numpy as np
 import pytest
 
+import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels
 from eqgraph.exec.composite import Composite
+from eqgraph.tensor.assertion import CheckAndRaise
 from eqgraph.tensor.elemwise import Cast, Elemwise
 from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.shape import MakeVector
 from eqgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
 from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _called_in_python, _same
@@ -94,7 +97,6 @@ def test_broadcast_and_views_that_are_not_contiguous():
 def test_float32_transcendental_steps_are_called_in_python():
     # NumPy's float32 exp is its own SIMD approximation: no Numba form gives its bits
     x = et.fvector("x")
-    import eqgraph as eg
     f = eg.function([x], [et.exp(x), x + 1, x * 3])
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Elemwise"]
 
@@ -140,7 +142,6 @@ def test_float64_sums_and_means_over_leading_or_trailing_axes_are_numpys_bit_for
 def test_sums_over_middle_axes_are_called_in_python():
     # NumPy's order over a middle axis follows its iterator's loops: no bit-for-bit form here
     x = et.dtensor3("x")
-    import eqgraph as eg
     f = eg.function([x], [x.sum(axis=1) * 2.0, et.exp(x) + 1.0, x * 3.0])
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Reduce"]
 
@@ -156,9 +157,6 @@ def test_argmax_and_argmin_over_one_axis_or_all_take_the_first_extreme_or_nan(dt
 
 
 def test_make_vector_and_checks():
-    import eqgraph as eg
-    from eqgraph.tensor.assertion import CheckAndRaise
-    from eqgraph.tensor.shape import MakeVector
     a, b, v = et.lscalar("a"), et.bscalar("b"), et.dvector("v")
     outs = [et.make_vector(a, b) * 2, et.assert_op(v * 2.0, et.all(v > 0.0), a > 0) + 1.0]
     _same([a, b, v], outs, (MakeVector, CheckAndRaise), [np.int64(3), np.int8(-4), np.ones(3)],

@@ -8,7 +8,6 @@ without Numba."""
 import numpy as np
 import pytest
 
-import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
