@@ -4,6 +4,12 @@ gathers them with the indexing, linalg and reduction translations into ``TRANSLA
 
 A translation takes the writer (``Writer``: the locals of the generated function) and a node, and
 returns the lines computing the node, or None where it has none for the node's types.
+
+Values may be float64, float32, bool or integers of any width (``SCALAR_TYPES``).  An elementwise
+step on float64, int64 and bool scalars is its ``numba_kernels.FORMS`` entry where Numba's scalars
+compute what NumPy's do (``_step_types_ok``); on the other dtypes the step computes in the dtype
+NumPy's loop does (``_wide_step``: int8 + int8 in int8, int8 / int8 in float64), each result cast
+back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.
 """
 
 from __future__ import annotations

@@ -5,9 +5,14 @@
   maximum, 0 where it is not finite, the sum of the shifted exponentials, its log plus the
   shift), the sum added in NumPy's pairwise order by ``numba_reductions``' loops, so the values
   are the program's;
-- maxima and minima of float64 and int64 values, sums and products of int64 and bool values,
-  over any axes of a vector or a matrix: their results do not depend on the order (a NaN wins,
-  as in NumPy; integers wrap), so a plain loop gives NumPy's.
+- maxima and minima of any dtype, sums and products of integers and booleans, ``any`` and
+  ``all``, over any axes of any array: their results do not depend on the order (a NaN wins, as
+  in NumPy; integers wrap), so a plain loop over the rows of a transposed copy gives NumPy's;
+- ``argmax`` and ``argmin`` over one axis or all of them (the first extreme, or the first NaN);
+- float64 sums and means over the last axes or the first axes of any array: NumPy's iterator
+  makes those a pairwise sum per row, or running sums row after row, which ``numba_reductions``'
+  loops compute.  Over axes in the middle NumPy's order follows its choice of loops, and float
+  products its multiplication order; those nodes stay Python calls.
 """
 
 from __future__ import annotations
