@@ -207,7 +207,10 @@ def extract_diag(w, node):
 def cumulative(w, node):
     """``CumOp`` of a vector or a matrix: running sums or products in order, as NumPy's."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
-    if x.ndim not in (1, 2) or out.dtype not in ("float64", "int64") or x.dtype not in (out.dtype, "bool"):
+    # the op accumulates in its output's dtype, x cast to it first: the loops add x's own values, the
+    # same where the cast is exact (Numba adds an int32 to a float32 in float64, not float32)
+    if x.ndim not in (1, 2) or out.dtype not in _DTYPES or out.dtype == "bool" or \
+            not np.can_cast(x.dtype, out.dtype, "safe"):
         return None
     axis = "" if x.ndim == 1 else f"{op.axis}, "
     return [f"{w.define(out)} = cumulative_{x.ndim}d({w.value(x)}, {axis}{op.mode == 'mul'}, "
