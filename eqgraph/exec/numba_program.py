@@ -52,6 +52,7 @@ from eqgraph.exec import numba_translate_basic as basic
 from eqgraph.exec import numba_translate_indexing as indexing
 from eqgraph.exec import numba_translate_linalg as linalg
 from eqgraph.exec import numba_translate_linalg2 as linalg2
+from eqgraph.exec import numba_translate_products as products
 from eqgraph.exec import numba_translate_reductions as reductions
 from eqgraph.exec import numba_translate_sorting as sorting
 from eqgraph.exec.composite import Composite, step_name
@@ -66,7 +67,7 @@ from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.join import Join
 from eqgraph.tensor.linalg import Cholesky, Det, Eigh, MatrixInverse, SlogDet, Solve
 from eqgraph.tensor.math import Softmax
-from eqgraph.tensor.products import ExtractDiag
+from eqgraph.tensor.products import Einsum, ExtractDiag
 from eqgraph.tensor.assertion import CheckAndRaise
 from eqgraph.tensor.shape import MakeVector, SpecifyShape
 from eqgraph.tensor.sorting import Sort
@@ -95,18 +96,20 @@ TRANSLATIONS = {**basic.TRANSLATIONS,
                 Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
                 Cholesky: linalg.cholesky, Solve: linalg.solve,
                 Det: linalg2.det, SlogDet: linalg2.slogdet, MatrixInverse: linalg2.inverse, Eigh: linalg2.eigh,
-                Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise}
+                Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise,
+                Einsum: products.einsum}
 
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba_reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
            "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
            f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}",
            f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}",
            f"from eqgraph.exec.numba_translate_linalg2 import {', '.join(linalg2.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_sorting import {', '.join(sorting.HELPERS)}", "",
+           f"from eqgraph.exec.numba_translate_sorting import {', '.join(sorting.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_products import {', '.join(products.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in basic.KERNEL_NAMES.items()], ""]
 
 
