@@ -23,6 +23,12 @@ pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is n
               pytest.mark.usefixtures("hot_at_once")]
 
 INTEGERS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def dtypes(*default, slow=()):
+    """Parameters: ``default`` in the default run, ``slow`` only with ``-m slow`` (each dtype is
+    a Numba compile of its own graph, seconds each on a small machine)."""
+    return [*default, *[pytest.param(d, marks=pytest.mark.slow) for d in slow]]
 ELEMENTWISE = (Composite, Elemwise, Cast)
 
 
@@ -47,7 +53,7 @@ def _vector(dtype, name="x"):
     return et.TensorType(dtype, (None,))(name)
 
 
-@pytest.mark.parametrize("dtype", INTEGERS)
+@pytest.mark.parametrize("dtype", dtypes("int8", "uint64", slow=[d for d in INTEGERS if d not in ("int8", "uint64")]))
 def test_integer_arithmetic_wraps_and_divides_as_numpys(dtype):
     x, y = _vector(dtype), _vector(dtype, "y")
     outs = [x + y, x - y, x * y, -x, abs(x), x // y, x % y, et.maximum(x, y), et.minimum(x, y), x * x,
@@ -57,7 +63,7 @@ def test_integer_arithmetic_wraps_and_divides_as_numpys(dtype):
     _same([x, y], outs, ELEMENTWISE, [values, divisors], [values, np.flip(values).copy()], [values[:0], values[:0]])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int32", "uint64"])
+@pytest.mark.parametrize("dtype", dtypes("float32", "uint16", slow=["int8", "int32", "uint64"]))
 def test_comparisons_switches_and_casts(dtype):
     x, y, c = _vector(dtype), _vector(dtype, "y"), _vector("bool", "c")
     outs = [x < y, et.eq(x, y), x >= y, et.switch(c, x, y), et.switch(x > y, x, y), et.cast(x, "float64"),
@@ -102,7 +108,7 @@ def test_float32_transcendental_steps_are_called_in_python():
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Elemwise"]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "uint32", "bool"])
+@pytest.mark.parametrize("dtype", dtypes("float32", "int8", slow=["uint32", "bool"]))
 def test_indexing_and_increments_of_every_dtype(dtype):
     x, idx = et.TensorType(dtype, (None,))("x"), et.lvector("idx")
     m = et.TensorType(dtype, (None, None))("m")
@@ -118,7 +124,7 @@ def test_indexing_and_increments_of_every_dtype(dtype):
 AXES = [(1,), (0, 2), (1, 2), (0, 1, 2)]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8", "uint64", "bool", "float64"])
+@pytest.mark.parametrize("dtype", dtypes("int8", "float32", slow=["uint8", "uint64", "bool", "float64"]))
 def test_order_free_reductions_over_any_axes_of_three_dimensions(dtype):
     x = et.TensorType(dtype, (None, None, None))("x")
     outs = []
@@ -147,7 +153,7 @@ def test_sums_over_middle_axes_are_called_in_python():
     assert [type(n.op).__name__ for n in _called_in_python(f)] == ["Reduce"]
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint64"])
+@pytest.mark.parametrize("dtype", dtypes("float64", "int8", slow=["float32", "uint64"]))
 def test_argmax_and_argmin_over_one_axis_or_all_take_the_first_extreme_or_nan(dtype):
     x = et.TensorType(dtype, (None, None, None))("x")
     outs = [fn(x, axis=axis) for fn in (et.argmax, et.argmin) for axis in (0, 1, 2, None)]
@@ -167,7 +173,7 @@ def test_make_vector_and_checks():
         f(np.int64(-1), np.int8(0), np.ones(2))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16"])
+@pytest.mark.parametrize("dtype", dtypes("float32", slow=["int8", "uint16"]))
 def test_running_sums_and_products_accumulate_in_their_dtype(dtype):
     x = et.TensorType(dtype, (None, None))("x")
     outs = [et.cumsum(x, axis=0), et.cumsum(x, axis=1), et.cumprod(x, axis=1), et.cumprod(x[0], axis=0)]

@@ -12,7 +12,7 @@ import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
 from eqgraph.tensor.sorting import Sort
-from test_numba_dtypes import edge_values
+from test_numba_dtypes import dtypes, edge_values
 from test_numba_program import _whole_and_program, hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _compiled, _kernel_raises, _same
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is n
               pytest.mark.usefixtures("hot_at_once")]
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint64", "bool"])
+@pytest.mark.parametrize("dtype", dtypes("float64", "int8", slow=["float32", "uint64", "bool"]))
 def test_stable_sorts_and_argsorts_along_every_axis(dtype):
     x = et.TensorType(dtype, (None, None, None))("x")
     outs = [op(x, axis=axis) for axis in (0, 1, 2, -1) for op in (et.sort, et.argsort)]
