@@ -24,8 +24,9 @@ program that calls it once it is compiled:
 - ``DimShuffle``, ``Shape`` and ``Reshape`` are views and small arrays, as in the program.
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
-Every value must have a dtype the entries handle (float64, int64, bool); otherwise there is no
-whole function and the program runs alone.  A node without a translation (no entry, or one that
+Every value must have a dtype the entries handle (float64, float32, bool and the integers:
+``numba_translate_basic.SCALAR_TYPES``); otherwise there is no whole function and the program runs
+alone.  A node without a translation (no entry, or one that
 declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
 of the rest (``_segmented``); where that leaves as many segments as nodes in Numba, or the node
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
@@ -50,7 +51,10 @@ from eqgraph.exec import numba_compile, numba_kernels, numba_reductions, numba_s
 from eqgraph.exec import numba_translate_basic as basic
 from eqgraph.exec import numba_translate_indexing as indexing
 from eqgraph.exec import numba_translate_linalg as linalg
+from eqgraph.exec import numba_translate_linalg2 as linalg2
+from eqgraph.exec import numba_translate_products as products
 from eqgraph.exec import numba_translate_reductions as reductions
+from eqgraph.exec import numba_translate_sorting as sorting
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numba_kernels import LIBM_EXTRA_NS, STEP_NS, numba, numba_below
 from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
@@ -61,10 +65,12 @@ from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.join import Join
-from eqgraph.tensor.linalg import Cholesky, Solve
+from eqgraph.tensor.linalg import Cholesky, Det, Eigh, MatrixInverse, SlogDet, Solve
 from eqgraph.tensor.math import Softmax
-from eqgraph.tensor.products import ExtractDiag
-from eqgraph.tensor.shape import SpecifyShape
+from eqgraph.tensor.products import Einsum, ExtractDiag
+from eqgraph.tensor.assertion import CheckAndRaise
+from eqgraph.tensor.shape import MakeVector, SpecifyShape
+from eqgraph.tensor.sorting import Sort
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
 from eqgraph.tensor.type import TensorType
@@ -88,16 +94,22 @@ TRANSLATIONS = {**basic.TRANSLATIONS,
                 IncSubtensor: indexing.inc_subtensor, AdvancedIncSubtensor: indexing.advanced_inc_subtensor,
                 SpecifyShape: indexing.specify_shape, Alloc: indexing.alloc, ARange: indexing.arange,
                 Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
-                Cholesky: linalg.cholesky, Solve: linalg.solve}
+                Cholesky: linalg.cholesky, Solve: linalg.solve,
+                Det: linalg2.det, SlogDet: linalg2.slogdet, MatrixInverse: linalg2.inverse, Eigh: linalg2.eigh,
+                Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise,
+                Einsum: products.einsum}
 
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba_reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
            "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
            f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}", "",
+           f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_linalg2 import {', '.join(linalg2.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_sorting import {', '.join(sorting.HELPERS)}",
+           f"from eqgraph.exec.numba_translate_products import {', '.join(products.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in basic.KERNEL_NAMES.items()], ""]
 
 

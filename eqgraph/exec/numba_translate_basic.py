@@ -4,6 +4,12 @@ gathers them with the indexing, linalg and reduction translations into ``TRANSLA
 
 A translation takes the writer (``Writer``: the locals of the generated function) and a node, and
 returns the lines computing the node, or None where it has none for the node's types.
+
+Values may be float64, float32, bool or integers of any width (``SCALAR_TYPES``).  An elementwise
+step on float64, int64 and bool scalars is its ``numba_kernels.FORMS`` entry where Numba's scalars
+compute what NumPy's do (``_step_types_ok``); on the other dtypes the step computes in the dtype
+NumPy's loop does (``_wide_step``: int8 + int8 in int8, int8 / int8 in float64), each result cast
+back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import numpy as np
 
 from eqgraph.exec import numba_translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
+from eqgraph.exec.kernels import NUMPY_FORMS
 from eqgraph.exec.numba_kernels import FORMS
 from eqgraph.exec.numba_reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
@@ -23,8 +30,9 @@ from eqgraph.tensor.shape import Reshape, Shape, SumToShape
 
 
 #: dtype -> its Numba type's name in the generated source
-SCALAR_TYPES = {"float64": "float64", "bool": "boolean", "int64": "int64"}
-NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_", "int64": "np.int64"}
+SCALAR_TYPES = {"float64": "float64", "float32": "float32", "bool": "boolean",
+                **{f"{kind}{bits}": f"{kind}{bits}" for kind in ("int", "uint") for bits in (8, 16, 32, 64)}}
+NUMPY_DTYPES = {dtype: "np.bool_" if dtype == "bool" else f"np.{dtype}" for dtype in SCALAR_TYPES}
 
 _COMPARISONS = frozenset({"eq", "neq", "lt", "le", "gt", "ge"})
 _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
@@ -64,6 +72,98 @@ def _step_types_ok(key: str, ins: list, out: str) -> bool:
     if out == "int64":
         return (key in _INTEGER_STEPS or key in _INTEGER_FORMS) and "int64" in ins
     return out == "float64" and "float64" in ins
+
+
+# -- steps on the other dtypes (float32, the narrower and unsigned integers) ----------------------
+#: float32 steps whose float32 result is the exactly rounded one (IEEE arithmetic, square roots,
+#: roundings, comparisons), so that Numba's float32 scalars give NumPy's float32 loops' bits; the
+#: transcendental functions are left out: NumPy's float32 loops are its own SIMD approximations,
+#: not the C library's ``expf``
+_FLOAT32_STEPS = frozenset({"add", "sub", "mul", "true_div", "neg", "abs", "sqr", "maximum", "minimum", "clip",
+                            "second", "switch", "sqrt", "floor", "ceil", "round", "sign", "isnan", "isinf"})
+#: integer steps that wrap as NumPy's do once each result is cast back to the step's dtype
+#: (Numba computes narrow integers in int64)
+_WRAPPING_STEPS = frozenset({"add", "sub", "mul", "neg", "abs", "sqr", "maximum", "minimum", "clip", "second",
+                             "switch", "sign", "int_div", "mod", "and_", "or_", "xor", "invert"})
+#: bitwise forms of the logical steps, for integers
+_BITWISE_FORMS = {"and_": "({0} & {1})", "or_": "({0} | {1})", "xor": "({0} ^ {1})", "invert": "(~{0})"}
+
+
+def _numpy_loop_dtype(step_op, ins: list):
+    """The dtype NumPy's function for the step computes in, given arrays of dtypes ``ins`` (its
+    result's dtype, before the program casts it to the step's), or None where it raises."""
+    fn = NUMPY_FORMS.get(step_op.name) or step_op.scalar.impl(np)
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*[np.ones(1, dtype=d) for d in ins])).dtype.name
+    except (TypeError, ValueError):
+        return None
+
+
+def cast_form(value: str, source: str, target: str) -> str | None:
+    """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy's ``astype``
+    converts, or None where Numba's conversion differs (floats to integers: NaN, inf and values out
+    of range are undefined in LLVM, platform values in NumPy)."""
+    if source == target:
+        return value
+    if target == "bool":
+        return f"({value} != 0)"
+    if source == "bool":
+        return f"({NUMPY_DTYPES[target]}(1) if {value} else {NUMPY_DTYPES[target]}(0))"
+    if source.startswith("float") and not target.startswith("float"):
+        return None
+    return f"{NUMPY_DTYPES[target]}({value})"
+
+
+def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
+    """A step of a dtype ``_step_types_ok`` leaves out: its arguments cast to the dtype NumPy's loop
+    computes in, the form in that dtype (each result cast back to it: Numba computes narrow
+    integers in int64, and float32 with float64 literals), then cast to the step's dtype ``out``
+    as the program casts; or None where Numba would not give NumPy's bits."""
+    key = step_name(step_op)
+    if key.startswith("cast_"):
+        return cast_form(args[0], ins[0], out)
+    if key not in _FORMS:
+        return None
+    if key in ("isnan", "isinf"):
+        return _FORMS[key].format(args[0]) if ins[0].startswith("float") and out == "bool" else None
+    picks = key == "switch"   # NumPy's where picks in the branches' common dtype
+    compute = np.result_type(*ins[picks:]).name
+    if key in _COMPARISONS:   # compared in the common dtype, where it holds every value
+        if out != "bool" or not all(np.can_cast(d, compute, "safe") for d in ins):
+            return None
+    else:   # NumPy's loop casts the arguments to its dtype (int8 / int8 divides in float64)
+        loop = _numpy_loop_dtype(step_op, ins)
+        if loop is None or picks and loop != compute:
+            return None
+        compute = loop
+    form = _wide_form(key, compute)
+    if form is None:
+        return None
+    cast_args = [cast_form(arg, dtype, "bool" if picks and k == 0 else compute)
+                 for k, (arg, dtype) in enumerate(zip(args, ins))]
+    if None in cast_args:
+        return None
+    value = form.format(*cast_args)
+    if key in _COMPARISONS:
+        return value
+    return cast_form(f"{NUMPY_DTYPES[compute]}({value})", compute, out)
+
+
+def _wide_form(key: str, compute: str) -> str | None:
+    """The form of step ``key`` on scalars of dtype ``compute`` (cast to it), or None."""
+    if compute not in SCALAR_TYPES:
+        return None
+    if compute == "bool":
+        return _FORMS[key] if key in _LOGICAL or key in _COMPARISONS or key in ("second", "switch") else None
+    if compute.startswith("float"):
+        return _FORMS[key] if compute == "float64" or key in _FLOAT32_STEPS or key in _COMPARISONS else None
+    if key not in _WRAPPING_STEPS and key not in _COMPARISONS:
+        return None
+    if compute.startswith("uint") and key in ("int_div", "mod"):   # no negative divisor; and 0 of the
+        # same type: Numba unifies int64 and uint64 as float64, which loses bits
+        return f"({NUMPY_DTYPES[compute]}(0) if {{1}} == 0 else {{0}} {'//' if key == 'int_div' else '%'} {{1}})"
+    return _BITWISE_FORMS.get(key) or _INTEGER_FORMS.get(key) or _FORMS[key]
 
 
 def _literal(value) -> str:
@@ -136,7 +236,7 @@ def _elementwise(w: Writer, node):
         inner_inputs, inner = node.inputs, [node]
     dtypes = [v.dtype for v in inner_inputs] + [n.outputs[0].dtype for n in inner]
     for (step_op, args), inner_node in zip(steps, inner):
-        if not _step_types_ok(step_name(step_op), [dtypes[a] for a in args], inner_node.outputs[0].dtype):
+        if _step(step_op, [f"x{a}" for a in args], [dtypes[a] for a in args], inner_node.outputs[0].dtype) is None:
             return None
     # outputs of one shape share a loop: the same arrays read (scalars and constants of one
     # element leave the shape to them) and the same rank
@@ -209,7 +309,7 @@ def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
         element.append(None)
         if nin + j in needed:
             element[-1] = w.fresh("t")
-            value = _form(step_name(step_op), nin + j, dtypes).format(*[element[a] for a in args])
+            value = _step(step_op, [element[a] for a in args], [dtypes[a] for a in args], dtypes[nin + j])
             lines.append(f"{indent}{element[-1]} = {value}")
     at = f"[{', '.join(f'i{d}' for d in range(rank))}]"
     for o, k in zip(outs_names, positions):
@@ -217,9 +317,14 @@ def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
     return lines
 
 
-def _form(key: str, index: int, dtypes: list) -> str:
-    """The form of step ``key`` computing value ``index`` of the loop (``dtypes``: of every value)."""
-    return _INTEGER_FORMS[key] if dtypes[index] == "int64" and key in _INTEGER_FORMS else _FORMS[key]
+def _step(step_op, args: list, ins: list, out: str) -> str | None:
+    """The expression of a step on the expressions ``args`` (of dtypes ``ins``) giving NumPy's value
+    in dtype ``out``, or None where the whole function has no such form."""
+    key = step_name(step_op)
+    if _step_types_ok(key, ins, out):
+        form = _INTEGER_FORMS[key] if out == "int64" and key in _INTEGER_FORMS else _FORMS[key]
+        return form.format(*args)
+    return _wide_step(step_op, args, ins, out)
 
 
 def _reducing(w: Writer, node):
@@ -272,7 +377,7 @@ def _reduce(w: Writer, node):
     if kind is not None:
         value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
     else:
-        return reductions.orderless(w, node)
+        return reductions.orderless(w, node) or reductions.summed(w, node) or reductions.arg_extreme(w, node)
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]

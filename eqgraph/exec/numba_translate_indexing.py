@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, cast_form
 
-_DTYPES = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
+#: every dtype the whole function handles: indexing moves values, whatever their dtype
+_DTYPES = NUMPY_DTYPES
 
 
 def _position(name: str, length: str) -> list:
@@ -141,6 +143,30 @@ def specify_shape(w, node):
             for d, size in enumerate(node.op.shape) if size is not None]
 
 
+def check_and_raise(w, node):
+    """``CheckAndRaise``: its value itself, once every condition holds; where one does not the
+    function raises, and the program's node raises the op's own exception."""
+    (value, *conditions), out = node.inputs, node.outputs[0]
+    lines = [f"if not {w.value(c) if c.ndim == 0 else f'np.all({w.value(c)})'}: raise ValueError('a check failed')"
+             for c in conditions]
+    w.names[out] = w.value(value)
+    return lines
+
+
+def make_vector(w, node):
+    """``MakeVector``: a vector of its scalars, each cast to its dtype as ``np.array`` casts (not
+    from floats to integers: NumPy raises for NaN there)."""
+    out = node.outputs[0]
+    if out.dtype not in _DTYPES:
+        return None
+    items = [cast_form(w.value(v), v.dtype, out.dtype) for v in node.inputs]
+    if None in items:
+        return None
+    vector = w.define(out)
+    return [f"{vector} = np.empty({len(items)}, dtype={_DTYPES[out.dtype]})",
+            *[f"{vector}[{k}] = {item}" for k, item in enumerate(items)]]
+
+
 def alloc(w, node):
     """``Alloc`` of a scalar: ``np.full`` (a negative size raises, as in NumPy)."""
     (value, *dims), out = node.inputs, node.outputs[0]
@@ -181,7 +207,10 @@ def extract_diag(w, node):
 def cumulative(w, node):
     """``CumOp`` of a vector or a matrix: running sums or products in order, as NumPy's."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
-    if x.ndim not in (1, 2) or out.dtype not in ("float64", "int64") or x.dtype not in (out.dtype, "bool"):
+    # the op accumulates in its output's dtype, x cast to it first: the loops add x's own values, the
+    # same where the cast is exact (Numba adds an int32 to a float32 in float64, not float32)
+    if x.ndim not in (1, 2) or out.dtype not in _DTYPES or out.dtype == "bool" or \
+            not np.can_cast(x.dtype, out.dtype, "safe"):
         return None
     axis = "" if x.ndim == 1 else f"{op.axis}, "
     return [f"{w.define(out)} = cumulative_{x.ndim}d({w.value(x)}, {axis}{op.mode == 'mul'}, "

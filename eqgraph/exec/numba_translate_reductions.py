@@ -5,9 +5,14 @@
   maximum, 0 where it is not finite, the sum of the shifted exponentials, its log plus the
   shift), the sum added in NumPy's pairwise order by ``numba_reductions``' loops, so the values
   are the program's;
-- maxima and minima of float64 and int64 values, sums and products of int64 and bool values,
-  over any axes of a vector or a matrix: their results do not depend on the order (a NaN wins,
-  as in NumPy; integers wrap), so a plain loop gives NumPy's.
+- maxima and minima of any dtype, sums and products of integers and booleans, ``any`` and
+  ``all``, over any axes of any array: their results do not depend on the order (a NaN wins, as
+  in NumPy; integers wrap), so a plain loop over the rows of a transposed copy gives NumPy's;
+- ``argmax`` and ``argmin`` over one axis or all of them (the first extreme, or the first NaN);
+- float64 sums and means over the last axes or the first axes of any array: NumPy's iterator
+  makes those a pairwise sum per row, or running sums row after row, which ``numba_reductions``'
+  loops compute.  Over axes in the middle NumPy's order follows its choice of loops, and float
+  products its multiplication order; those nodes stay Python calls.
 """
 
 from __future__ import annotations
@@ -34,35 +39,117 @@ def logsumexp(w, node):
     return [f"{w.define(out)} = {value}"]
 
 
-_ORDERLESS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
+_ORDERLESS = {"sum": 0, "prod": 1, "max": 2, "min": 3, "any": 4, "all": 5}
+
+
+def _rows(name: str, ndim: int, axes: tuple) -> tuple[str, str, list]:
+    """``(matrix, its row count, the kept axes' lengths)``: the values of ``name`` reduced over
+    ``axes`` as the rows of a C-contiguous matrix, one row per element of the result, the reduced
+    axes transposed to the end (a reshape where they already are)."""
+    kept = [d for d in range(ndim) if d not in axes]
+    lengths = [f"{name}.shape[{d}]" for d in kept]
+    count = " * ".join(lengths) or "1"
+    order = kept + list(axes)
+    source = name if order == list(range(ndim)) else f"{name}.transpose(({''.join(f'{d}, ' for d in order)}))"
+    return f"np.ascontiguousarray({source}).reshape(({count}, -1))", count, lengths
+
+
+def _shaped(value: str, out, ndim: int, axes: tuple, lengths: list) -> str:
+    """``value``, a vector of one element per row, in ``out``'s shape (a scalar for a 0-d one)."""
+    if out.ndim == 0:
+        return f"{value}[0]"
+    if len(axes) == ndim and out.ndim == ndim:   # every axis kept as length 1
+        return f"{value}.reshape(({'1, ' * ndim}))"
+    kept = iter(lengths)
+    shape = [("1" if d in axes else next(kept)) for d in range(ndim)] if out.ndim == ndim else lengths
+    return f"{value}.reshape(({''.join(f'{s}, ' for s in shape)}))"
+
+
+def _accumulates(name: str, x: str, out: str) -> bool:
+    """Whether ``Reduce{name}`` of dtype ``x`` into ``out`` is exact in any order: the extremes of
+    any values (a NaN wins, as in NumPy), sums and products of integers and booleans (integers
+    wrap; NumPy's accumulator is int64 or uint64, the result cast to ``out`` wraps the same),
+    ``any`` and ``all``."""
+    if name in ("max", "min"):
+        return x == out
+    if name in ("any", "all"):
+        return out == "bool"
+    integers = x == "bool" or x.startswith(("int", "uint"))
+    return name in ("sum", "prod") and integers and out.startswith(("int", "uint"))
 
 
 def orderless(w, node):
-    """``Reduce`` of a vector or a matrix whose result does not depend on the order, or None."""
+    """``Reduce`` over any axes whose result does not depend on the order (``_accumulates``), as a
+    loop over the rows of ``_rows``; or None."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
-    floats = x.dtype == out.dtype == "float64" and op.name in ("max", "min")
-    integers = x.dtype in ("int64", "bool") and out.dtype == "int64" and op.name in _ORDERLESS
-    if not (floats or integers) or x.ndim not in (1, 2) or not op.axis:
+    if op.name not in _ORDERLESS or not op.axis or x.ndim == 0 or not _accumulates(op.name, x.dtype, out.dtype):
         return None
-    name, axes = w.value(x), tuple(sorted(op.axis))
-    if axes == tuple(range(x.ndim)):   # every axis: one row of every element
-        rows, kept = f"{name}.reshape((1, {name}.size))" if x.ndim == 2 else f"{name}.reshape((1, {name}.shape[0]))", \
-            f"({'1, ' * x.ndim})"
-    else:   # one axis of a matrix: its lines as rows
-        rows = name if axes == (1,) else f"{name}.T"
-        kept = f"({name}.shape[0], 1)" if axes == (1,) else f"(1, {name}.shape[1])"
-    value = f"reduce_rows(np.ascontiguousarray({rows}), {_ORDERLESS[op.name]}, np.zeros(1, dtype=np.{out.dtype}))"
-    if op.keepdims:
-        value = f"{value}.reshape({kept})"
-    elif out.ndim == 0:
-        value = f"{value}[0]"
-    return [f"{w.define(out)} = {value}"]
+    axes = tuple(sorted(op.axis))
+    rows, count, lengths = _rows(w.value(x), x.ndim, axes)
+    if op.name in ("any", "all"):
+        value = f"truth_rows({rows}, {op.name == 'all'})"
+    else:
+        value = f"reduce_rows({rows}, {_ORDERLESS[op.name]}, np.{'ones' if op.name == 'prod' else 'zeros'}(1, dtype=np.{'bool_' if out.dtype == 'bool' else out.dtype}))"
+    return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows")
+def arg_extreme(w, node):
+    """``Reduce{argmax}`` or ``argmin`` over one axis or every axis (an index into the flattened
+    array, C order): the first position of the extreme, a NaN's first where there is one, as
+    NumPy's."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name not in ("argmax", "argmin") or x.ndim == 0 or out.dtype != "int64" or x.dtype == "bool":
+        return None
+    axes = tuple(sorted(op.axis))
+    rows, _, lengths = _rows(w.value(x), x.ndim, axes)
+    value = f"arg_rows({rows}, {op.name == 'argmax'})"
+    return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
+
+
+def summed(w, node):
+    """A float64 ``sum`` or ``mean`` over the last axes of an array (each result element a row of
+    ``_rows``, added in NumPy's pairwise order) or over its first axes (row after row into running
+    sums, as NumPy adds over leading axes of a C-contiguous array), by ``numba_reductions``' loops;
+    None over other axes (NumPy's order there follows its iterator's choice of loops)."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name not in ("sum", "mean") or x.dtype != "float64" or out.dtype != "float64" or x.ndim == 0:
+        return None
+    axes, ndim = tuple(sorted(op.axis)), x.ndim
+    if not axes or len(axes) == ndim:
+        return None
+    name = w.value(x)
+    if axes == tuple(range(ndim - len(axes), ndim)):   # the last axes
+        rows, _, lengths = _rows(name, ndim, axes)
+        value = f"sum_rows_nd({rows}, {op.name == 'mean'})"
+    elif axes == tuple(range(len(axes))):   # the first axes
+        lengths = [f"{name}.shape[{d}]" for d in range(len(axes), ndim)]
+        columns = f"np.ascontiguousarray({name}).reshape((-1, {' * '.join(lengths)}))"
+        value = f"sum_columns_nd({columns}, {op.name == 'mean'})"
+    else:
+        return None
+    return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
+
+
+HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_rows_nd", "sum_columns_nd")
 
 if numba is not None:
-    _sum_rows = KERNELS[("rows", False)]
+    _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
+
+    @numba.njit(cache=True, error_model="numpy")
+    def sum_rows_nd(x, mean):
+        """The sums (or means) of the rows of a C-contiguous matrix; rows of no elements sum to 0."""
+        if x.shape[1] == 0:
+            out = np.zeros(x.shape[0])
+            return out / 0.0 if mean else out
+        return _sum_rows(x, mean)
+
+    @numba.njit(cache=True, error_model="numpy")
+    def sum_columns_nd(x, mean):
+        """The sums (or means) of the columns of a C-contiguous matrix, row after row."""
+        if x.shape[0] == 0:
+            out = np.zeros(x.shape[1])
+            return out / 0.0 if mean else out
+        return _sum_columns(x, mean)
 
     @numba.njit(cache=True, error_model="numpy")
     def logsumexp_rows(x):
@@ -88,15 +175,15 @@ if numba is not None:
     @numba.njit(cache=True, error_model="numpy")
     def reduce_rows(x, kind, like):
         """The sum (kind 0), product (1), maximum (2) or minimum (3) of each row of a C-contiguous
-        matrix, in the dtype of ``like`` (NumPy's ValueError for the extremes of empty rows)."""
+        matrix, in the dtype of ``like``, which holds the identity of a sum or product (NumPy's
+        ValueError for the extremes of empty rows).  (An identity of 1 computed here would be an
+        int64, and Numba unifies int64 with uint64 as float64, which loses bits.)"""
         out = np.empty(x.shape[0], dtype=like.dtype)
         if kind >= 2 and x.shape[1] == 0:
             raise ValueError("zero-size array to reduction operation which has no identity")
         for i in range(x.shape[0]):
-            if kind == 0:
+            if kind <= 1:
                 acc = like[0]
-            elif kind == 1:
-                acc = like[0] + 1
             else:
                 acc = x[i, 0]
             for j in range(x.shape[1]):
@@ -111,5 +198,35 @@ if numba is not None:
                     acc = acc if (acc <= v or acc != acc) else v
             out[i] = acc
         return out
+
+    @numba.njit(cache=True, error_model="numpy")
+    def truth_rows(x, every):
+        """``all`` (``every``) or ``any`` of each row of a C-contiguous matrix (NaN is true)."""
+        out = np.empty(x.shape[0], dtype=np.bool_)
+        for i in range(x.shape[0]):
+            out[i] = every
+            for j in range(x.shape[1]):
+                if (x[i, j] != 0) != every:
+                    out[i] = not every
+                    break
+        return out
+    @numba.njit(cache=True, error_model="numpy")
+    def arg_rows(x, largest):
+        """The position of the first maximum (``largest``) or minimum of each row of a C-contiguous
+        matrix; a NaN's, where the row has one (NumPy's ValueError for empty rows)."""
+        if x.shape[1] == 0:
+            raise ValueError("attempt to get argmax of an empty sequence")
+        out = np.empty(x.shape[0], dtype=np.int64)
+        for i in range(x.shape[0]):
+            best, at = x[i, 0], 0
+            for j in range(1, x.shape[1]):
+                if best != best:
+                    break
+                v = x[i, j]
+                if v != v or (v > best if largest else v < best):
+                    best, at = v, j
+            out[i] = at
+        return out
+
 else:
-    logsumexp_rows = reduce_rows = None
+    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_rows_nd = sum_columns_nd = None

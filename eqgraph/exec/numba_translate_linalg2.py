@@ -1,0 +1,83 @@
+"""The whole Numba function's forms of ``Det``, ``SlogDet``, ``MatrixInverse`` and ``Eigh`` of a
+float64 matrix (``numba_program``'s ``TRANSLATIONS`` lists them): Numba's ``np.linalg`` functions,
+which call SciPy's LAPACK.
+
+NumPy's and Numba's LAPACK calls are not the same routines (NumPy inverts by ``gesv`` against the
+identity, Numba by ``getrf`` and ``getri``; the two libraries' BLAS builds may block their sums
+otherwise), so these agree with the program to rounding, not always to the last bit, like
+``matmul``.  Numba's functions refuse a matrix with a NaN or an inf (``LinAlgError``) where NumPy
+returns NaN, and refuse a singular matrix to invert as NumPy does: the function raises, and the
+caller runs the program.  Stacks of matrices (more than 2 axes) and other dtypes have no form here.
+"""
+
+from __future__ import annotations
+
+from eqgraph.exec.numba_kernels import numba
+
+
+def _matrix(w, node):
+    """The C-contiguous float64 matrix ``node`` reads (checked square), or None."""
+    (a,) = node.inputs
+    if a.ndim != 2 or a.dtype != "float64" or any(out.dtype != "float64" for out in node.outputs):
+        return None
+    return f"square({w.value(a)})"
+
+
+def det(w, node):
+    matrix = _matrix(w, node)
+    return None if matrix is None else [f"{w.define(node.outputs[0])} = np.linalg.det({matrix})"]
+
+
+def slogdet(w, node):
+    matrix = _matrix(w, node)
+    if matrix is None:
+        return None
+    sign, logabs = (w.define(out) for out in node.outputs)
+    return [f"{sign}, {logabs} = np.linalg.slogdet({matrix})"]
+
+
+def inverse(w, node):
+    matrix = _matrix(w, node)
+    return None if matrix is None else [f"{w.define(node.outputs[0])} = np.linalg.inv({matrix})"]
+
+
+def eigh(w, node):
+    """``Eigh``: the symmetric matrix of the triangle the op reads, then ``np.linalg.eigh``."""
+    matrix = _matrix(w, node)
+    if matrix is None:
+        return None
+    values, vectors = (w.define(out) for out in node.outputs)
+    return [f"{values}, {vectors} = np.linalg.eigh(symmetric({matrix}, {node.op.UPLO == 'L'}))"]
+
+
+HELPERS = ("square", "symmetric")
+
+if numba is not None:
+    import numpy as np
+
+    @numba.njit(cache=True, error_model="numpy")
+    def square(a):
+        """``a`` as a C-contiguous array, or the op's ValueError where it is not square."""
+        if a.shape[0] != a.shape[1]:
+            raise ValueError("the matrix is not square")
+        return np.ascontiguousarray(a)
+
+    @numba.njit(cache=True, error_model="numpy")
+    def _part(a, i, j, lower):
+        """``a[i, j]`` in its strict ``lower`` (else upper) triangle, else 0.0."""
+        return a[i, j] if (i > j if lower else j > i) else 0.0
+
+    @numba.njit(cache=True, error_model="numpy")
+    def symmetric(a, lower):
+        """The symmetric matrix whose ``lower`` (else upper) triangle is ``a``'s, computed as the
+        op computes it (the half plus its transpose plus ``a`` less both halves), so that a NaN
+        in the other triangle still shows."""
+        out = np.empty_like(a)
+        for i in range(a.shape[0]):
+            for j in range(a.shape[0]):
+                diagonal = a[i, j] - _part(a, i, j, True) - _part(a, i, j, False)
+                out[i, j] = _part(a, i, j, lower) + _part(a, j, i, lower) + diagonal
+        return out
+
+else:
+    square = symmetric = None
