@@ -63,7 +63,7 @@ from eqgraph.rules import ruleset
 from eqgraph.rules.families import camel
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
-from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.math import ACCUMULATING, Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.tensor.type import DTYPES
 
@@ -428,6 +428,8 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
     if isinstance(op, (Elemwise, Reduce)):
         name, fixed = camel(op.name), {"name": op.name}
         props = tuple(p for p in props if p != "name")
+        if isinstance(op, Reduce) and op.name not in ACCUMULATING:  # max, argmax...: no accumulator
+            fixed, props = {**fixed, "acc_dtype": ""}, tuple(p for p in props if p != "acc_dtype")
     elif isinstance(op, VECTOR_INPUTS):
         name = cls.__name__
     else:
