@@ -131,6 +131,8 @@ class Reduce(Op):
         x = as_tensor_variable(x)
         if builtins.any(a >= builtins.max(x.ndim, 1) for a in self.axis) or (x.ndim == 0 and self.axis):
             raise ValueError(f"{self}: axis out of range for {x} with {x.ndim} dimensions")
+        if self.acc_dtype:
+            reduction_dtypes(str(self), x.dtype, None, self.acc_dtype)  # refuses one that cannot hold x
         if self.name.startswith("arg") and len(self.axis) not in (1, x.ndim):
             raise ValueError(f"{self}: {self.name} takes a single axis or all of them")
         if x.ndim and builtins.any(x.type.shape[a] == 0 for a in self.axis) and self.name in ("max", "min", "argmax", "argmin"):
