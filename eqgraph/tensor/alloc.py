@@ -36,7 +36,8 @@ class Alloc(Op):
         first = len(dims) - value.ndim  # the value's axes are the last ones
         for i, v in enumerate(value.type.shape, first):
             if static[i] is not None and v is not None and v not in (1, static[i]):
-                raise ValueError(f"Alloc cannot broadcast {value} of shape {value.type.shape} to {static}")
+                raise ValueError(f"Alloc static input type and target shape are incompatible: {value} of shape "
+                                 f"{value.type.shape} cannot be broadcast to {tuple(static)}")
             if static[i] is None and v is not None and v != 1:  # a size other than 1 is not broadcast
                 static[i] = v
         return Apply(self, [value, *dims], [TensorType(value.dtype, static)()])
