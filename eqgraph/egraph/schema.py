@@ -2,7 +2,9 @@
 
 - An elementwise op or a reduction is a constructor named after its ``name`` in
   CamelCase: ``Add``, ``TrueDiv``, ``Log1p``, ``Sum``, ``Argmax`` (egglog's own
-  primitives already own ``log``, ``max``, ``+``... so tensor terms never clash).
+  primitives already own ``log``, ``max``, ``+``... so tensor terms never clash). A sum,
+  product or mean ends with its accumulator dtype, ``(Sum x axes keepdims "")`` (``""``: the
+  input dtype's default); the other reductions have none.
 - Any other op is its class name (``MatMul``, ``DimShuffle``). A join takes its inputs
   as one vector child, ``(Join (vec-of a b c) axis)``, whatever their number; the other
   ops whose number of inputs varies get ``_<n>`` (``Subtensor_1``, ``Alloc_3``): see
