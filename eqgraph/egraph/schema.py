@@ -2,7 +2,9 @@
 
 - An elementwise op or a reduction is a constructor named after its ``name`` in
   CamelCase: ``Add``, ``TrueDiv``, ``Log1p``, ``Sum``, ``Argmax`` (egglog's own
-  primitives already own ``log``, ``max``, ``+``... so tensor terms never clash).
+  primitives already own ``log``, ``max``, ``+``... so tensor terms never clash). A sum,
+  product or mean ends with its accumulator dtype, ``(Sum x axes keepdims "")`` (``""``: the
+  input dtype's default); the other reductions have none.
 - Any other op is its class name (``MatMul``, ``DimShuffle``). A join takes its inputs
   as one vector child, ``(Join (vec-of a b c) axis)``, whatever their number; the other
   ops whose number of inputs varies get ``_<n>`` (``Subtensor_1``, ``Alloc_3``): see
@@ -63,7 +65,7 @@ from eqgraph.rules import ruleset
 from eqgraph.rules.families import camel
 from eqgraph.tensor.grad_blocker import GradBlocker
 from eqgraph.tensor.elemwise import Elemwise
-from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.math import ACCUMULATING, Reduce
 from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.tensor.type import DTYPES
 
@@ -428,6 +430,8 @@ def _constructor_for(op, n_inputs: int) -> Constructor:
     if isinstance(op, (Elemwise, Reduce)):
         name, fixed = camel(op.name), {"name": op.name}
         props = tuple(p for p in props if p != "name")
+        if isinstance(op, Reduce) and op.name not in ACCUMULATING:  # max, argmax...: no accumulator
+            fixed, props = {**fixed, "acc_dtype": ""}, tuple(p for p in props if p != "acc_dtype")
     elif isinstance(op, VECTOR_INPUTS):
         name = cls.__name__
     else:

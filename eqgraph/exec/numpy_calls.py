@@ -87,6 +87,11 @@ def _reduce(op, node, args, bind):
     if type(REDUCTIONS.get(op.name)) is not _NAMESPACE_REDUCTION or not hasattr(np, op.name):
         return None  # argmax, logsumexp: perform
     (x,), axis = args, f"axis={op.axis!r}, keepdims={op.keepdims}"
+    acc = op.accumulator(node.inputs[0].dtype)
+    if acc is not None:  # added up in a wider dtype than the input's, then cast to the output's
+        ufunc = UFUNC_REDUCTIONS.get(op.name)
+        reduce = bind(f'np_{op.name}_reduce', ufunc.reduce) if ufunc else bind(f'np_{op.name}', getattr(np, op.name))
+        return f"{reduce}({x}, {axis}, dtype={bind(f'np_{acc}', getattr(np, acc))})", True
     if op.name in UFUNC_REDUCTIONS:
         expr = f"{bind(f'np_{op.name}_reduce', UFUNC_REDUCTIONS[op.name].reduce)}({x}, {axis})"
     elif op.name == "mean" and node.inputs[0].dtype == "float64":

@@ -48,7 +48,9 @@ def term_of(node, wanted=None) -> tuple:
     that is differentiated (``grad(cost, c)``) is an operand like any other.
     """
     op = node.op
-    props = tuple(getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name")
+    # a reduction's gradient does not depend on the dtype it accumulates in
+    skipped = ("name", "acc_dtype") if isinstance(op, Reduce) else ("name",)
+    props = tuple(getattr(op, p) for p in getattr(type(op), "__props__", ()) if p not in skipped)
     wanted = wanted if wanted is not None else [True] * len(node.inputs)
     return (table_key(op), props, tuple(_operand(x, w) for x, w in zip(node.inputs, wanted)))
 

@@ -33,9 +33,13 @@ class Alloc(Op):
         if value.ndim > len(dims):
             raise TypeError(f"Alloc: the value {value} has more dimensions ({value.ndim}) than the shape ({len(dims)})")
         static = [_static_int(d) for d in dims]
-        for s, v in zip(static[len(dims) - value.ndim:], value.type.shape):
-            if s is not None and v is not None and v not in (1, s):
-                raise ValueError(f"Alloc cannot broadcast {value} of shape {value.type.shape} to {static}")
+        first = len(dims) - value.ndim  # the value's axes are the last ones
+        for i, v in enumerate(value.type.shape, first):
+            if static[i] is not None and v is not None and v not in (1, static[i]):
+                raise ValueError(f"Alloc static input type and target shape are incompatible: {value} of shape "
+                                 f"{value.type.shape} cannot be broadcast to {tuple(static)}")
+            if static[i] is None and v is not None and v != 1:  # a size other than 1 is not broadcast
+                static[i] = v
         return Apply(self, [value, *dims], [TensorType(value.dtype, static)()])
 
     def perform(self, node, inputs, output_storage):
@@ -93,6 +97,7 @@ def full(shape, fill_value, dtype=None):
     """``np.full``: a tensor of ``shape`` (sizes, or one integer vector such as ``x.shape``)
     filled with ``fill_value``."""
     value = as_tensor_variable(fill_value, dtype=dtype)
+    value = value if dtype is None else cast(value, dtype)  # a variable keeps its dtype above
     return alloc(value, *shape_entries(shape, "full: shape"))
 
 

@@ -57,25 +57,42 @@ def _check_no_overflow(value, arr: np.ndarray) -> None:
 
 
 def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
-    """``x`` as a tensor Variable: variables pass through, values become constants."""
+    """``x`` as a tensor Variable, as PyTensor's: a variable passes through with its own dtype
+    (``dtype`` applies to values only) and, given ``ndim``, loses leading broadcastable axes or
+    gains them; values become constants (a list of constants too); a Python bool is refused."""
     dtype = _dtype(dtype)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"Expected a tensor variable, got {x} of type {x.type}")
-        if ndim is not None and x.ndim != ndim:
-            raise TypeError(f"Expected a {ndim}-d tensor, got {x} with {x.ndim} dimensions")
-        if dtype is not None and x.dtype != np.dtype(dtype).name:
-            return x.astype(dtype)
-        return x
+        return x if ndim is None else _with_ndim(x, ndim)
     if hasattr(x, "owner") and hasattr(x, "op"):  # an Apply: its default output
         return as_tensor_variable(x.default_output(), name, ndim, dtype)
+    if isinstance(x, bool):
+        # a comparison of variables with == is a Python bool, which would silently be a constant
+        raise TypeError(f"as_tensor_variable refuses a Python bool ({x}), as PyTensor does: use "
+                        f"np.array({x}) for a boolean constant, and eq(a, b), not a == b, to compare tensors")
+    if isinstance(x, range) and ndim not in (None, 1):
+        raise ValueError(f"ndim for range must be 1, got ndim={ndim}: as_tensor_variable({x!r}) is a vector")
     if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in x):
-        # ``stack`` is built on this module, so it is reached through the package (variable.py)
-        return variable.et.stack([as_tensor_variable(e) for e in x])
+        if not all(isinstance(e, Constant) or not isinstance(e, Variable) for e in x):
+            # ``stack`` is built on this module, so it is reached through the package (variable.py)
+            return variable.et.stack([as_tensor_variable(e) for e in x])
+        x = [e.data if isinstance(e, Constant) else e for e in x]  # constants only: one constant
     try:
         return constant(x, name=name, ndim=ndim, dtype=dtype)
     except (TypeError, ValueError) as err:
         raise TypeError(f"Cannot convert {x!r} to a tensor variable: {err}") from err
+
+
+def _with_ndim(x, ndim: int):
+    """``x`` with ``ndim`` axes: size-1 axes added in front, or leading broadcastable ones dropped."""
+    if x.ndim < ndim:
+        return x.dimshuffle(*(("x",) * (ndim - x.ndim) + tuple(range(x.ndim))))
+    drop = x.ndim - ndim
+    if not all(s == 1 for s in x.type.shape[:drop]):
+        raise ValueError(f"Tensor of type {x.type} could not be cast to have {ndim} dimensions: "
+                         f"{x} has {x.ndim}, and its leading {drop} axes are not all of static size 1")
+    return x.dimshuffle(*range(drop, x.ndim)) if drop else x
 
 
 as_tensor = as_tensor_variable

@@ -439,7 +439,7 @@ def vectorize_node(node, *inputs) -> list:
         order = tuple(range(n)) + tuple(a if a == "x" else a + n for a in op.new_order)
         return [dimshuffle(_pad(inputs[0], batch[0], n, core[0]), order)]
     if isinstance(op, Reduce):
-        return Reduce(op.name, tuple(a + n for a in op.axis), op.keepdims).make_node(inputs[0]).outputs
+        return Reduce(op.name, tuple(a + n for a in op.axis), op.keepdims, op.acc_dtype).make_node(inputs[0]).outputs
     if isinstance(op, SpecifyShape):
         return SpecifyShape(inputs[0].type.shape[:batch[0]] + op.shape).make_node(inputs[0]).outputs
     if isinstance(op, Shape):  # the shape of each block: the core axes' sizes, alike for all

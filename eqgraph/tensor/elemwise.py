@@ -46,6 +46,14 @@ def _share(a, b, strict, loose, like):
 
 
 # fmt: off
+def _neg_dtype(dtype: str) -> str:
+    # PyTensor refuses to negate unsigned integers (NumPy wraps -1 around to 255)
+    if np.dtype(dtype).kind == "u":
+        raise TypeError(f"neg of an unsigned integer tensor ({dtype}) is refused, as PyTensor does: "
+                        f"-x would wrap around; cast x to a signed dtype first")
+    return np.negative(_probe(dtype)).dtype.name
+
+
 SCALAR_OPS: dict[str, ScalarOp] = {
     # arithmetic
     "add":      ScalarOp(2, "add", commutative=True, vjp=lambda g, y, a, b: (g, g),
@@ -68,7 +76,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "minimum":  ScalarOp(2, "minimum",
                          vjp=lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
                          numba=_NAN_MIN, c=_C_MIN),
-    "neg":      ScalarOp(1, "negative", vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
+    "neg":      ScalarOp(1, "negative", dtype=_neg_dtype, vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
     "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * E["sign"](x), numba="abs({0})", c="fabs({0})"),
     "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
                          numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
@@ -349,7 +357,11 @@ class Elemwise(Op):
             inputs = [as_tensor_variable(i) for i in inputs]
         except TypeError as err:
             raise TypeError(f"{self}: {err}") from err
-        dtype, inputs = self._promote(inputs)
+        try:
+            dtype, inputs = self._promote(inputs)
+        except TypeError as err:  # no output dtype for these inputs (NumPy has no loop, or refused)
+            described = ", ".join(f"{i} ({i.dtype})" for i in inputs)
+            raise TypeError(f"{self} of {described}: {err}") from err
         if dtype == "float16" and "float16" not in {i.dtype for i in inputs}:
             # NumPy computes exp of int8 (uint8, bool) in float16; PyTensor upgrades such
             # inputs to float32 (upgrade_to_float), and so does the graph, for every backend

@@ -219,7 +219,7 @@ def pad(x, pad_width, mode="constant", constant_values=0):
     x = as_tensor_variable(x)
     widths = _pad_widths(pad_width, x.ndim)
     if mode == "constant":
-        value = as_tensor_variable(constant_values, ndim=0, dtype=x.dtype)
+        value = cast(as_tensor_variable(constant_values, ndim=0, dtype=x.dtype), x.dtype)
         sizes = [s + b + a for s, (b, a) in zip(shape_of(x), widths)]
         inside = tuple(slice(b, b + s) for s, (b, a) in zip(shape_of(x), widths))
         return set_subtensor(alloc(value, *sizes)[inside], x)
@@ -406,7 +406,13 @@ def nonzero(x):
 
 
 def flatnonzero(x):
-    return nonzero(flatten(as_tensor_variable(x)))[0]
+    """``np.flatnonzero`` of a tensor of at least one dimension: PyTensor refuses a 0-d one,
+    as its ``nonzero`` does."""
+    x = as_tensor_variable(x)
+    if x.ndim == 0:
+        raise ValueError(f"flatnonzero({x}): x is 0-d, and flatnonzero takes a tensor of at least one "
+                         "dimension (as PyTensor's); flatnonzero(x.flatten()) reads it as one element")
+    return nonzero(flatten(x))[0]
 
 
 def where(condition, x=None, y=None):

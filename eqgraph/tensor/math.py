@@ -21,12 +21,18 @@ E = ELEMWISE_OPS
 
 @dataclass(frozen=True)
 class _NamespaceReduction:
-    """``xp.<name>(x, axis=axis, keepdims=keepdims)``: the array API's own reduction."""
+    """``xp.<name>(x, axis=axis, keepdims=keepdims)``: the array API's own reduction, added up
+    in ``acc`` where given (the array API's ``dtype`` argument; its mean has none, so the
+    input is converted first)."""
 
     name: str
 
-    def __call__(self, xp, x, axis, keepdims):
-        return getattr(xp, self.name)(x, axis=axis, keepdims=keepdims)
+    def __call__(self, xp, x, axis, keepdims, acc=None):
+        if acc is None:
+            return getattr(xp, self.name)(x, axis=axis, keepdims=keepdims)
+        if self.name in ("sum", "prod"):
+            return getattr(xp, self.name)(x, axis=axis, keepdims=keepdims, dtype=getattr(xp, acc))
+        return getattr(xp, self.name)(xp.astype(x, getattr(xp, acc)), axis=axis, keepdims=keepdims)
 
 
 @dataclass(frozen=True)
@@ -84,24 +90,49 @@ def normalize_axis(axis, ndim: int) -> tuple:
     return tuple(sorted(out))
 
 
+#: the reductions that add or multiply up their elements in an accumulator dtype
+ACCUMULATING = ("sum", "prod", "mean")
+
+
 class Reduce(Op):
-    """``REDUCTIONS[name]`` over ``axis`` (a tuple of axes), keeping them as size 1 if ``keepdims``."""
+    """``REDUCTIONS[name]`` over ``axis`` (a tuple of axes), keeping them as size 1 if ``keepdims``.
 
-    __props__ = ("name", "axis", "keepdims")
+    A sum, product or mean accumulates in ``acc_dtype``; ``""`` stands for the default of the
+    input's dtype (``default_acc_dtype``: float32 in float64, as PyTensor). The accumulator is a
+    prop, not a cast of the input, so that the e-graph term is still the sum that the rules
+    match (the stability rewrites of ``log(sum(exp(x)))`` among them), and the gradient, which
+    reads only the output's dtype, stays in the input's precision. The result has NumPy's
+    dtype for the input (a float32 sum is float32)."""
 
-    def __init__(self, name: str, axis: tuple, keepdims: bool = False):
+    __props__ = ("name", "axis", "keepdims", "acc_dtype")
+
+    def __init__(self, name: str, axis: tuple, keepdims: bool = False, acc_dtype: str = ""):
         if name not in REDUCTIONS:
             raise ValueError(f"No reduction named {name!r}")
-        self.name, self.axis, self.keepdims = name, tuple(axis), bool(keepdims)
+        if acc_dtype and (name not in ACCUMULATING or acc_dtype not in DTYPES):
+            raise ValueError(f"Reduce({name!r}): acc_dtype={acc_dtype!r} is not a dtype that a "
+                             f"{' or '.join(ACCUMULATING)} can accumulate in ({', '.join(DTYPES)})")
+        self.name, self.axis, self.keepdims, self.acc_dtype = name, tuple(axis), bool(keepdims), acc_dtype
         self.fn = REDUCTIONS[name]
 
     def __str__(self):
-        return f"{self.name.capitalize()}{{axis={self.axis}{', keepdims' if self.keepdims else ''}}}"
+        acc = f", acc={self.acc_dtype}" if self.acc_dtype else ""
+        return f"{self.name.capitalize()}{{axis={self.axis}{', keepdims' if self.keepdims else ''}{acc}}}"
+
+    def accumulator(self, idtype: str):
+        """The dtype this op adds up an ``idtype`` input in, or None where that is the input's
+        own (NumPy's accumulation then)."""
+        if self.name not in ACCUMULATING:
+            return None
+        acc = self.acc_dtype or default_acc_dtype(idtype)
+        return None if acc == idtype else acc
 
     def make_node(self, x):
         x = as_tensor_variable(x)
         if builtins.any(a >= builtins.max(x.ndim, 1) for a in self.axis) or (x.ndim == 0 and self.axis):
             raise ValueError(f"{self}: axis out of range for {x} with {x.ndim} dimensions")
+        if self.acc_dtype:
+            reduction_dtypes(str(self), x.dtype, None, self.acc_dtype)  # refuses one that cannot hold x
         if self.name.startswith("arg") and len(self.axis) not in (1, x.ndim):
             raise ValueError(f"{self}: {self.name} takes a single axis or all of them")
         if x.ndim and builtins.any(x.type.shape[a] == 0 for a in self.axis) and self.name in ("max", "min", "argmax", "argmin"):
@@ -119,7 +150,9 @@ class Reduce(Op):
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
         xp = array_namespace(x)
-        output_storage[0][0] = as_output(xp, self.fn(xp, x, self.axis, self.keepdims), node.outputs[0].type)
+        acc = self.accumulator(node.inputs[0].dtype)
+        out = self.fn(xp, x, self.axis, self.keepdims) if acc is None else self.fn(xp, x, self.axis, self.keepdims, acc)
+        output_storage[0][0] = as_output(xp, out, node.outputs[0].type)
 
     def infer_shape(self, fgraph, node, shapes):
         one = int64_const(1)
@@ -130,21 +163,24 @@ class Reduce(Op):
         return int(np.prod(inputs[0], dtype=np.int64))
 
 
-def _reduce(name, x, axis=None, keepdims=False):
+def _reduce(name, x, axis=None, keepdims=False, acc_dtype=""):
     x = as_tensor_variable(x)
-    return Reduce(name, normalize_axis(axis, x.ndim), keepdims)(x)
+    return Reduce(name, normalize_axis(axis, x.ndim), keepdims, acc_dtype)(x)
 
 
-#: default accumulator dtypes: integers and booleans accumulate in 64 bits, as PyTensor's
-#: ``CAReduce._acc_dtype``, float16 in float32. float32 and complex64 accumulate in themselves
-#: (NumPy's pairwise sums), not in PyTensor's wider dtype: the cast form of a wider accumulator
-#: hides the sum from the stability rewrites (logsumexp's gradient) and puts float64 values in
-#: float32 gradients; ``acc_dtype="float64"`` asks for it
+#: default accumulator dtypes, PyTensor's ``CAReduce._acc_dtype``: integers and booleans
+#: accumulate in 64 bits, float16 in float32, float32 in float64 and complex64 in complex128
 DEFAULT_ACC_DTYPES = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
-                      "uint8": "uint64", "uint16": "uint64", "uint32": "uint64", "float16": "float32"}
+                      "uint8": "uint64", "uint16": "uint64", "uint32": "uint64", "float16": "float32",
+                      "float32": "float64", "complex64": "complex128"}
 #: the default output dtypes of a sum or product (``CAReduce._output_dtype``): discrete dtypes
 #: widen to 64 bits, inexact ones keep their own (a float32 sum is float32, accumulated in float64)
 DEFAULT_OUTPUT_DTYPES = {d: DEFAULT_ACC_DTYPES[d] for d in DISCRETE_DTYPES if d in DEFAULT_ACC_DTYPES}
+
+
+def default_acc_dtype(idtype: str) -> str:
+    """The dtype a sum, product or mean of an ``idtype`` input accumulates in by default."""
+    return DEFAULT_ACC_DTYPES.get(idtype, idtype)
 
 
 def _dtype_name(dtype, argument: str, op: str) -> str:
@@ -176,6 +212,15 @@ def reduction_dtypes(op: str, idtype: str, dtype=None, acc_dtype=None) -> tuple:
     return acc, out
 
 
+def _in_accumulator(name, x, axis, keepdims, acc):
+    """``name`` ("sum", "prod" or "mean") of ``x`` accumulated in ``acc``. An inexact input is
+    reduced as it is, with the accumulator as the op's prop (its result keeps the input's
+    dtype); a discrete one, or one whose accumulator is of another kind, is cast to it first."""
+    if x.dtype not in DISCRETE_DTYPES and acc in (x.dtype, default_acc_dtype(x.dtype)):
+        return _reduce(name, x, axis, keepdims, "" if acc == default_acc_dtype(x.dtype) else acc)
+    return _reduce(name, cast(x, acc), axis, keepdims, "" if acc == default_acc_dtype(acc) else acc)
+
+
 def _accumulate(name, x, axis, keepdims, dtype, acc_dtype):
     """``name`` ("sum" or "prod") of ``x`` computed in the accumulator dtype, then cast to the
     output dtype. NumPy sums narrow integers in 64 bits: the cast back to a narrower integer
@@ -183,8 +228,8 @@ def _accumulate(name, x, axis, keepdims, dtype, acc_dtype):
     2**bits do not depend on when the wrap happens)."""
     x = as_tensor_variable(x)
     acc, out = reduction_dtypes(name, x.dtype, dtype, acc_dtype)
-    r = _reduce(name, cast(x, acc), axis, keepdims)
-    return cast(cast(r, acc), out)
+    r = _in_accumulator(name, x, axis, keepdims, acc)
+    return cast(cast(r, acc) if r.dtype in DISCRETE_DTYPES else r, out)
 
 
 def sum(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
@@ -237,7 +282,7 @@ def mean(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
         return cast(E["true_div"](cast(total, "float64"), cast(_count(x, axis), "float64")), out)
     # in the accumulator: the division rounds once (PyTensor rounds the sum to its output dtype
     # first, which can differ from this in the last place)
-    return cast(_reduce("mean", cast(x, acc), axis, keepdims), out)
+    return cast(_in_accumulator("mean", x, axis, keepdims, acc), out)
 
 
 def argmax(x, axis=None, keepdims=False):

@@ -155,7 +155,7 @@ def test_unknown_ruleset_name():
 def test_type_contradiction_names_the_rule():
     x = et.dvector("x")
     with pytest.raises(eg.TypeContradiction, match="number of dimensions.*bad-sum"):
-        eg.function([x], x.sum(), rulesets=["types", '(rewrite (Sum x axis k) x :name "bad-sum")'])
+        eg.function([x], x.sum(), rulesets=["types", '(rewrite (Sum x axis k acc) x :name "bad-sum")'])
     a, b = et.TensorType("float64", (1,))("a"), et.TensorType("float64", (3,))("b")
     with pytest.raises(eg.TypeContradiction, match="size of axis 0.*drop-b"):
         eg.function([a, b], a + b, rulesets=["types", '(rewrite (Add a b) a :name "drop-b")'])

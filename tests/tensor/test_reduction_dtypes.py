@@ -22,13 +22,30 @@ def test_float32_mean_accumulates_in_float64_when_asked():
     assert total == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="PyTensor's default float64 accumulator for float32 sums: the cast form "
-                   "hid sums from the stability rewrites and put float64 in float32 gradients; it needs "
-                   "the accumulator as a prop of Reduce, carried by the rules")
 def test_float32_mean_accumulates_in_float64_by_default_as_pytensor():
     v = np.asarray([1e8, 1, -1e8], dtype="float32")
     x = et.vector("x", dtype="float32")
-    np.testing.assert_allclose(eqgraph.function([x], x.mean())(v), np.float32(1 / 3), rtol=1e-6)
+    for kwargs in ({}, {"rulesets": [], "fusion": False}):
+        mean, total, prod = eqgraph.function([x], [x.mean(), x.sum(), x.prod()], **kwargs)(v)
+        np.testing.assert_allclose(mean, np.float32(1 / 3), rtol=1e-6)
+        assert total == 1.0 and mean.dtype == total.dtype == np.float32
+        assert prod == np.float32(-1e16) and prod.dtype == np.float32
+
+
+def test_an_accumulator_as_narrow_as_the_input_is_kept():
+    # acc_dtype="float32" asks for float32 additions: the 1 between 1e8 and -1e8 is lost
+    v = np.asarray([1e8, 1, -1e8], dtype="float32")
+    x = et.vector("x", dtype="float32")
+    mean, total = eqgraph.function([x], [x.mean(acc_dtype="float32"), x.sum(acc_dtype="float32")])(v)
+    assert mean == 0.0 and total == 0.0
+
+
+def test_the_accumulator_is_a_prop_of_the_sum_not_a_cast():
+    x = et.vector("x", dtype="float32")
+    node = x.sum().owner
+    assert isinstance(node.op, et.Reduce) and node.inputs[0] is x and node.op.acc_dtype == ""
+    assert x.sum(acc_dtype="float32").owner.op.acc_dtype == "float32"
+    assert x.sum(acc_dtype="float64").owner.op == node.op      # the default, spelled out
 
 
 # -- the documented rules, written out independently of eqgraph's tables --------------------
@@ -54,7 +71,7 @@ def expected_dtypes(idtype, dtype, acc_dtype):
         elif kind == "u" and size < 8:
             acc = "uint64"
         else:
-            acc = {"float16": "float32"}.get(idtype, idtype)   # float32, complex64: see DEFAULT_ACC_DTYPES
+            acc = {"float16": "float32", "float32": "float64", "complex64": "complex128"}.get(idtype, idtype)
     elif _discrete(idtype) and not _discrete(acc_dtype):
         acc = acc_dtype  # a float or complex accumulator is fine for any discrete input
     elif np.can_cast(idtype, acc_dtype, "safe"):
