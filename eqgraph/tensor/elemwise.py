@@ -24,9 +24,11 @@ from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, co
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
                                        _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,
-                                       ScalarOp, _Bitwise, _clip, _erf, _erf_dtype, _exp2, _invert, _log1mexp,
-                                       _probe, _second, _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr)
-from eqgraph.tensor.type import TensorType
+                                       ScalarOp, _angle, _angle_dtype, _Bitwise, _clip, _complex, _complex_dtype,
+                                       _complex_from_polar, _conj, _erf, _erf_dtype, _exp2, _imag, _invert,
+                                       _log1mexp, _probe, _real, _real_dtype, _second, _second_dtype, _sigmoid,
+                                       _sigmoid_dtype, _softplus, _sqr)
+from eqgraph.tensor.type import COMPLEX_DTYPES, TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -43,6 +45,40 @@ def _share(a, b, strict, loose, like):
     float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
     evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
     return (float_mask(E[strict](a, b), like) + float_mask(E[loose](a, b), like)) * 0.5
+
+
+def _is_complex(x) -> bool:
+    return x.dtype in COMPLEX_DTYPES
+
+
+def _zeros_of(x):
+    """Zeros of ``x``'s shape and dtype, whatever ``x`` holds (``0 * x`` is NaN at inf)."""
+    return E["second"](x, constant(np.zeros((), dtype=x.dtype)))
+
+
+# The VJPs of the complex rows, in PyTensor's convention for a real cost C: the cotangent of a
+# complex z is dC/d(re z) + i dC/d(im z), and a real input's is the real part of what its
+# complex self would get.
+def _real_vjp(g, y, x):
+    return E["complex"](g, _zeros_of(g)) if _is_complex(x) else g
+
+
+def _imag_vjp(g, y, x):
+    return E["complex"](_zeros_of(g), g) if _is_complex(x) else _zeros_of(g)
+
+
+def _angle_vjp(g, y, x):
+    # angle = atan2(b, a) of z = a + ib: d/da = -b / |z|^2, d/db = a / |z|^2 (a real x's angle is a step)
+    if not _is_complex(x):
+        return _zeros_of(g)
+    squared = E["sqr"](E["abs"](x))
+    return E["complex"](-g * E["imag"](x) / squared, g * E["real"](x) / squared)
+
+
+def _polar_vjp(g, y, r, theta):
+    # z = r (cos t + i sin t): dC/dr = re(conj(g) dz/dr), dC/dt = re(conj(g) i z)
+    re, im = E["real"](g), E["imag"](g)
+    return (re * E["cos"](theta) + im * E["sin"](theta), im * E["real"](y) - re * E["imag"](y))
 
 
 # fmt: off
@@ -69,7 +105,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
                          numba=_NAN_MIN, c=_C_MIN),
     "neg":      ScalarOp(1, "negative", vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
-    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * E["sign"](x), numba="abs({0})", c="fabs({0})"),
+    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * x / y if _is_complex(x) else g * E["sign"](x),
+                         numba="abs({0})", c="fabs({0})"),
     "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
                          numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
                          c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0} + 0))"),
@@ -79,6 +116,21 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          c="(({0} < {1}) ? {1} : (({0} > {2}) ? {2} : {0}))"),
     "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype,  # y broadcast to x's shape
                          vjp=OWN_VJP, numba="{1}", c="{1}"),
+    # complex numbers (a real number is its own real part and conjugate; its imaginary part is 0)
+    "real":     ScalarOp(1, _real, dtype=_real_dtype, vjp=_real_vjp, numba="{0}",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "imag":     ScalarOp(1, _imag, dtype=_real_dtype, vjp=_imag_vjp, numba="0.0",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "conj":     ScalarOp(1, _conj, vjp=lambda g, y, x: E["conj"](g), numba="{0}",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "angle":    ScalarOp(1, _angle, dtype=_angle_dtype, vjp=_angle_vjp, numba="math.atan2(0.0, {0})",
+                         c=No("the CUDA kernels hold real dtypes only"), libm_ns=1.0),
+    "complex":  ScalarOp(2, _complex, dtype=_complex_dtype, vjp=lambda g, y, a, b: (E["real"](g), E["imag"](g)),
+                         numba=No("a complex result: the Numba kernels hold real dtypes only"),
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "complex_from_polar": ScalarOp(2, _complex_from_polar, dtype=_complex_dtype, vjp=_polar_vjp,
+                                   numba=No("a complex result: the Numba kernels hold real dtypes only"),
+                                   c=No("the CUDA kernels hold real dtypes only")),
     # exponentials and logarithms
     "exp":      ScalarOp(1, "exp", vjp=lambda g, y, x: g * y,
                          numba="math.exp({0})", c="exp({0})", libm_ns=6.0),
@@ -273,6 +325,25 @@ SCALAR_OPS: dict[str, ScalarOp] = {
 }
 # fmt: on
 
+#: how a row meets complex inputs; a row not named here refuses them when a node is built.
+#: "holomorphic": NumPy's complex loop, and the gradient of a real cost through it is
+#: ``g * conj(f'(z))``, the row's VJP sandwiched between conjugates (grad/driver.py);
+#: "own": the row's array form, dtype and VJP handle complex inputs themselves;
+#: "values": NumPy's loop, no gradient wanted (boolean results).
+COMPLEX_SUPPORT = {
+    **dict.fromkeys(("add", "sub", "mul", "true_div", "pow", "neg", "sqr", "exp", "exp2", "expm1", "log", "log2",
+                     "log10", "log1p", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+                     "tanh", "arcsinh", "arccosh", "arctanh"), "holomorphic"),
+    **dict.fromkeys(("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar", "switch", "second"),
+                    "own"),
+    **dict.fromkeys(("eq", "neq", "isnan", "isinf"), "values"),
+}
+#: why the rows that NumPy computes on complex numbers refuse them (the others have no NumPy loop)
+_NO_COMPLEX_REASON = {
+    **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
+    **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
+}
+
 
 def broadcast_static_shapes(op, inputs) -> tuple:
     """The static output shape of broadcasting ``inputs`` (all of one ndim)."""
@@ -373,7 +444,12 @@ class Elemwise(Op):
 
     def output_dtype(self, dtypes) -> str:
         """The output dtype for inputs of ``dtypes`` (weak constants already recast);
-        raises TypeError where NumPy has no such loop (``invert`` of floats, say)."""
+        raises TypeError where NumPy has no such loop (``invert`` of floats, say), or where
+        the row refuses complex numbers (COMPLEX_SUPPORT)."""
+        if any(str(d) in COMPLEX_DTYPES for d in dtypes) and self.name not in COMPLEX_SUPPORT:
+            complex_dtype = next(str(d) for d in dtypes if str(d) in COMPLEX_DTYPES)
+            why = _NO_COMPLEX_REASON.get(self.name, "it is defined on real numbers only")
+            raise TypeError(f"{self} does not take complex numbers ({complex_dtype} input): {why}")
         if self.scalar.dtype is not None:
             return np.dtype(self.scalar.dtype(*dtypes)).name
         with np.errstate(all="ignore"):
@@ -522,6 +598,9 @@ class Cast(Op):
 
     def make_node(self, x):
         x = as_tensor_variable(x)
+        if x.dtype in COMPLEX_DTYPES and self.dtype not in COMPLEX_DTYPES:  # PyTensor refuses it too
+            raise TypeError(f"{self} cannot cast the complex {x} ({x.dtype}) to a real dtype: the imaginary "
+                            "part would be dropped; take et.real(x), et.imag(x) or et.abs(x) first")
         return Apply(self, [x], [TensorType(self.dtype, x.type.shape)()])
 
     def perform(self, node, inputs, output_storage):

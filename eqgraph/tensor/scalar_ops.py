@@ -83,6 +83,72 @@ def _exp2(xp, x):
     return xp.pow(xp.asarray(2.0, dtype=x.dtype), x)
 
 
+def _is_complex(xp, x) -> bool:
+    return xp.isdtype(x.dtype, "complex floating")
+
+
+def _real(xp, x):
+    # a real number is its own real part (a copy: an elementwise output never aliases its input)
+    return xp.real(x) if _is_complex(xp, x) else xp.asarray(x, copy=True)
+
+
+def _imag(xp, x):
+    return xp.imag(x) if _is_complex(xp, x) else xp.zeros_like(x)
+
+
+def _conj(xp, x):
+    return xp.conj(x) if _is_complex(xp, x) else xp.asarray(x, copy=True)
+
+
+def _angle(xp, x):
+    """The argument of ``x`` in (-pi, pi]: atan2(imag, real), as ``np.angle`` gives (pi for a
+    negative real number, in the float dtype exp would give an integer)."""
+    if not _is_complex(xp, x):
+        if not xp.isdtype(x.dtype, "real floating"):
+            x = xp.astype(x, xp.float64)
+        return xp.atan2(xp.zeros_like(x), x)
+    return xp.atan2(xp.imag(x), xp.real(x))
+
+
+def _real_dtype(dtype):
+    """The dtype of the real and imaginary parts of ``dtype``'s numbers (``real`` and ``imag``)."""
+    return {"complex64": "float32", "complex128": "float64"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _angle_dtype(dtype):
+    """The real part's float dtype; float64 for integers and booleans (all of them, where NumPy
+    gives an int8's angle in float16)."""
+    name = _real_dtype(dtype)
+    return name if np.dtype(name).kind == "f" else "float64"
+
+
+def _complex_dtype(real_dtype, imag_dtype):
+    """PyTensor's dtype of ``complex(real, imag)``: complex128 where the parts' common dtype
+    needs more than a float32's digits, else complex64; complex parts are refused."""
+    for dtype in (real_dtype, imag_dtype):
+        if np.dtype(dtype).kind == "c":
+            raise TypeError(f"the real and imaginary parts must be real numbers, not {np.dtype(dtype).name}")
+    common = np.result_type(real_dtype, imag_dtype).name
+    return "complex128" if common in ("float64", "int64", "uint64", "int32", "uint32") else "complex64"
+
+
+def _complex(xp, re, im):
+    """``re + i im``, each part set apart: ``re + 1j * im`` would make the real part NaN
+    wherever ``im`` is inf (inf * 1j has the real part 0 * inf)."""
+    dtype = _complex_dtype(np.dtype(str(re.dtype)), np.dtype(str(im.dtype)))
+    shape = np.broadcast_shapes(tuple(re.shape), tuple(im.shape))
+    if xp is np:
+        out = np.empty(shape, dtype=dtype)
+        out.real, out.imag = re, im
+        return out
+    # the array API cannot set a part: this form is NumPy's except where im is inf
+    return xp.broadcast_to(xp.astype(re, getattr(xp, dtype)) + xp.astype(im, getattr(xp, dtype)) * 1j, shape)
+
+
+def _complex_from_polar(xp, r, theta):
+    return _complex(xp, r * xp.cos(theta), r * xp.sin(theta))
+
+
 @dataclass(frozen=True)
 class _Bitwise:
     """The logical function on booleans, the bitwise one on integers (a class, not a
