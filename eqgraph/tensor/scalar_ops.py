@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from eqgraph.tensor.type import dtype_name_of
 from eqgraph.xp import optional_module
 
 
@@ -135,7 +136,7 @@ def _complex_dtype(real_dtype, imag_dtype):
 def _complex(xp, re, im):
     """``re + i im``, each part set apart: ``re + 1j * im`` would make the real part NaN
     wherever ``im`` is inf (inf * 1j has the real part 0 * inf)."""
-    dtype = _complex_dtype(np.dtype(str(re.dtype)), np.dtype(str(im.dtype)))
+    dtype = _complex_dtype(dtype_name_of(re), dtype_name_of(im))
     shape = np.broadcast_shapes(tuple(re.shape), tuple(im.shape))
     if xp is np:
         out = np.empty(shape, dtype=dtype)
