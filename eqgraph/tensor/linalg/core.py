@@ -550,13 +550,14 @@ def cho_solve(c_and_lower, b):
     # a vector b and a stack of factors: the first solve gives a vector per matrix, (..., M),
     # which the second must read as vectors too, not as one matrix
     b_ndim = 1 if b.ndim == 1 and c.ndim > 2 else None
-    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1, b_ndim=b_ndim)
-    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0, b_ndim=b_ndim)
+    # A = c c^H (lower) or c^H c: the conjugate transpose, "C", is the transpose for real factors
+    y = solve_triangular(c, b, lower=lower, trans=0 if lower else "C", b_ndim=b_ndim)
+    return solve_triangular(c, y, lower=lower, trans="C" if lower else 0, b_ndim=b_ndim)
 
 
 def matrix_power(a, n: int):
     """``np.linalg.matrix_power`` for an integer ``n`` (negative: of the inverse), by squaring."""
-    a = _matrix("matrix_power", a)
+    a = _matrix("matrix_power", a, complex_ok=True)
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"matrix_power: n must be a Python int, not {n!r}")
     if n == 0:  # an identity matrix per matrix of the stack
