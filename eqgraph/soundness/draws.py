@@ -20,7 +20,10 @@ from eqgraph.soundness.guard_facts import alias_operands, guard_value
 from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import Constant
 
-DTYPES = ("float64", "float32", "int64", "bool")
+REAL_DTYPES = ("float64", "float32", "int64", "bool")
+#: complex128 too, in the mixes: a rule that holds for real numbers only (log(exp(x)) = x) must say so
+#: in its guards (types.egg's real-valued)
+DTYPES = REAL_DTYPES + ("complex128",)
 NDIMS = (0, 1, 2, 3)
 CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # for f64 variables
 #: the exceptions a drawn run-time check raises (its props name the class)
@@ -34,6 +37,9 @@ PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b
 SCHEMA = Schema()
 #: the values IEEE arithmetic gets wrong as real-number identities: a rule that assumes nothing keeps them
 SPECIAL_FLOATS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0])
+#: complex ones get zeros only: NumPy's complex arithmetic has no one infinity to keep ((inf+0j) * 1
+#: is inf+nanj, where C99's Annex G and x * 1 -> x both give inf+0j), docs/conventions.md
+SPECIAL_COMPLEX = np.array([0.0, -0.0])
 SPECIAL_SHARE = 0.3   # of the drawn elements, for such a rule
 CONSTANT_SHARE = 0.3  # of its operands drawn as constants, for guards that read value facts
 
@@ -45,7 +51,9 @@ def _positive_definite(rng, shape, dtype):
     if dtype == "bool":
         return identity.copy()
     r = rng.integers(-3, 4, size=shape) if dtype.startswith("int") else rng.uniform(-2.0, 2.0, size=shape)
-    return np.asarray(r @ np.swapaxes(r, -1, -2) + n * identity, dtype=dtype)
+    if dtype.startswith("complex"):  # Hermitian positive definite: R @ R^H + n * I
+        r = r + 1j * rng.uniform(-2.0, 2.0, size=shape)
+    return np.asarray(r @ np.conj(np.swapaxes(r, -1, -2)) + n * identity, dtype=dtype)
 
 
 #: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
@@ -78,13 +86,15 @@ def _every_mix_in_turn(mixes: list, rng):
 
 def _dtype_mixes(n: int, rng, first_pass: int):
     """Dtypes for ``n`` typed pattern variables.  The first ``first_pass`` draws (one pass over
-    the ndim mixes) give them all one dtype, since guards mostly ask for that; after it, every
-    mix in turn on every other draw.  So a rule wrong for one mix of dtypes (x float64 over an
-    int64 constant) meets it within ``first_pass + 2 * len(DTYPES) ** n`` draws, not by luck."""
+    the ndim mixes) give them all one real dtype, since guards mostly ask for that; after it, all
+    one dtype (complex128 too) and every mix in turn, on alternate draws.  So a rule wrong for
+    one mix of dtypes (x float64 over an int64 constant) meets it within
+    ``first_pass + 2 * len(DTYPES) ** n`` draws, not by luck."""
+    first = _every_mix_in_turn([(d,) * n for d in REAL_DTYPES], rng)
     same = _every_mix_in_turn([(d,) * n for d in DTYPES], rng)
     mixed = _every_mix_in_turn(list(itertools.product(DTYPES, repeat=n)), rng)
     for _ in range(first_pass):
-        yield next(same)
+        yield next(first)
     while True:
         yield next(same)
         yield next(mixed)
@@ -245,9 +255,12 @@ class Binding:
             value = rng.integers(1, 4, size=shape) * rng.choice([-1, 1], size=shape)
         else:
             value = rng.uniform(0.1, 2.0, size=shape) * rng.choice([-1, 1], size=shape)
+            if dtype.startswith("complex"):  # both parts nonzero, of both signs; the imaginary one past pi
+                # at times, where a branch cut makes log(exp(z)) another number than z
+                value = value + 1j * rng.uniform(0.1, 4.0, size=shape) * rng.choice([-1, 1], size=shape)
         value = np.asarray(value, dtype=dtype)
         if self.special:
-            specials = SPECIAL_FLOATS if dtype.startswith("float") else np.zeros(1)
+            specials = {"f": SPECIAL_FLOATS, "c": SPECIAL_COMPLEX}.get(np.dtype(dtype).kind, np.zeros(1))
             where = rng.random(shape) < SPECIAL_SHARE
             value[where] = rng.choice(specials, size=int(where.sum())).astype(dtype)
         return value
@@ -268,7 +281,7 @@ class Binding:
         if sort == "f64":
             return float(rng.choice(CONSTANTS))
         if sort == "String":
-            return drawn[rng.integers(len(drawn))].type.dtype if likely else str(rng.choice(DTYPES))
+            return drawn[rng.integers(len(drawn))].type.dtype if likely else str(rng.choice(REAL_DTYPES))
         if sort == "i64":
             return drawn[rng.integers(len(drawn))].type.ndim if likely else int(rng.choice(NDIMS))
         if sort == "bool":
