@@ -20,10 +20,13 @@ from eqgraph.soundness.guard_facts import alias_operands, guard_value
 from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import Constant
 
-REAL_DTYPES = ("float64", "float32", "int64", "bool")
-#: complex128 too, in the mixes: a rule that holds for real numbers only (log(exp(x)) = x) must say so
-#: in its guards (types.egg's real-valued)
-DTYPES = REAL_DTYPES + ("complex128",)
+DTYPES = ("float64", "float32", "int64", "bool")
+#: the dtypes of the checker's second pass: complex operands, alone and beside real ones, since a
+#: rule that holds for real numbers only (log(exp(x)) = x) must say so in its guards (types.egg's
+#: real-valued); a pass of its own leaves the real draws as they are
+COMPLEX_PASS_DTYPES = ("complex128", "float64", "int64")
+#: the second pass draws this share of the first's bindings
+COMPLEX_PASS_SHARE = 0.25
 NDIMS = (0, 1, 2, 3)
 CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # for f64 variables
 #: the exceptions a drawn run-time check raises (its props name the class)
@@ -84,17 +87,16 @@ def _every_mix_in_turn(mixes: list, rng):
             yield mixes[i]
 
 
-def _dtype_mixes(n: int, rng, first_pass: int):
-    """Dtypes for ``n`` typed pattern variables.  The first ``first_pass`` draws (one pass over
-    the ndim mixes) give them all one real dtype, since guards mostly ask for that; after it, all
-    one dtype (complex128 too) and every mix in turn, on alternate draws.  So a rule wrong for
-    one mix of dtypes (x float64 over an int64 constant) meets it within
-    ``first_pass + 2 * len(DTYPES) ** n`` draws, not by luck."""
-    first = _every_mix_in_turn([(d,) * n for d in REAL_DTYPES], rng)
-    same = _every_mix_in_turn([(d,) * n for d in DTYPES], rng)
-    mixed = _every_mix_in_turn(list(itertools.product(DTYPES, repeat=n)), rng)
+def _dtype_mixes(n: int, rng, first_pass: int, dtypes=DTYPES):
+    """Dtypes for ``n`` typed pattern variables, of ``dtypes``.  The first ``first_pass`` draws
+    (one pass over the ndim mixes) give them all one dtype, since guards mostly ask for that;
+    after it, every mix in turn on every other draw.  So a rule wrong for one mix of dtypes (x
+    float64 over an int64 constant) meets it within ``first_pass + 2 * len(dtypes) ** n`` draws,
+    not by luck."""
+    same = _every_mix_in_turn([(d,) * n for d in dtypes], rng)
+    mixed = _every_mix_in_turn(list(itertools.product(dtypes, repeat=n)), rng)
     for _ in range(first_pass):
-        yield next(first)
+        yield next(same)
     while True:
         yield next(same)
         yield next(mixed)
@@ -281,7 +283,7 @@ class Binding:
         if sort == "f64":
             return float(rng.choice(CONSTANTS))
         if sort == "String":
-            return drawn[rng.integers(len(drawn))].type.dtype if likely else str(rng.choice(REAL_DTYPES))
+            return drawn[rng.integers(len(drawn))].type.dtype if likely else str(rng.choice(DTYPES))
         if sort == "i64":
             return drawn[rng.integers(len(drawn))].type.ndim if likely else int(rng.choice(NDIMS))
         if sort == "bool":
