@@ -21,10 +21,10 @@ from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import Constant
 
 DTYPES = ("float64", "float32", "int64", "bool")
-#: the dtypes of the checker's second pass: complex operands, alone and beside real ones, since a
-#: rule that holds for real numbers only (log(exp(x)) = x) must say so in its guards (types.egg's
-#: real-valued); a pass of its own leaves the real draws as they are
-COMPLEX_PASS_DTYPES = ("complex128", "float64", "int64")
+#: the dtypes of the checker's second pass: complex operands, since a rule that holds for real
+#: numbers only (log(exp(x)) = x) must say so in its guards (types.egg's real-valued); a pass of
+#: its own leaves the real draws as they are
+COMPLEX_PASS_DTYPES = ("complex128",)
 #: the second pass draws this share of the first's bindings
 COMPLEX_PASS_SHARE = 0.25
 NDIMS = (0, 1, 2, 3)
@@ -40,9 +40,9 @@ PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b
 SCHEMA = Schema()
 #: the values IEEE arithmetic gets wrong as real-number identities: a rule that assumes nothing keeps them
 SPECIAL_FLOATS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0])
-#: complex ones get zeros only: NumPy's complex arithmetic has no one infinity to keep ((inf+0j) * 1
-#: is inf+nanj, where C99's Annex G and x * 1 -> x both give inf+0j), docs/conventions.md
-SPECIAL_COMPLEX = np.array([0.0, -0.0])
+#: complex values get none: NumPy's complex arithmetic has no one infinity to keep ((inf+0j) * 1 is
+#: inf+nanj, where C99's Annex G and x * 1 -> x both give inf+0j; a division by a complex zero makes
+#: such infinities), docs/conventions.md
 SPECIAL_SHARE = 0.3   # of the drawn elements, for such a rule
 CONSTANT_SHARE = 0.3  # of its operands drawn as constants, for guards that read value facts
 
@@ -249,7 +249,8 @@ class Binding:
 
     def _values(self, shape: tuple, dtype: str) -> np.ndarray:
         """Nonzero finite values; for a rule that assumes nothing, some of them (a share
-        ``SPECIAL_SHARE``) inf, -inf, NaN, 0.0 or -0.0 (0 or False for integers and booleans)."""
+        ``SPECIAL_SHARE``) inf, -inf, NaN, 0.0 or -0.0 (0 or False for integers and booleans; none for
+        complex values)."""
         rng = self.rng
         if dtype == "bool":
             value = np.ones(shape, dtype=bool)
@@ -257,12 +258,12 @@ class Binding:
             value = rng.integers(1, 4, size=shape) * rng.choice([-1, 1], size=shape)
         else:
             value = rng.uniform(0.1, 2.0, size=shape) * rng.choice([-1, 1], size=shape)
-            if dtype.startswith("complex"):  # both parts nonzero, of both signs; the imaginary one past pi
+            if dtype.startswith("complex"):  # both parts nonzero, of both signs, the imaginary one past pi
                 # at times, where a branch cut makes log(exp(z)) another number than z
                 value = value + 1j * rng.uniform(0.1, 4.0, size=shape) * rng.choice([-1, 1], size=shape)
         value = np.asarray(value, dtype=dtype)
-        if self.special:
-            specials = {"f": SPECIAL_FLOATS, "c": SPECIAL_COMPLEX}.get(np.dtype(dtype).kind, np.zeros(1))
+        if self.special and np.dtype(dtype).kind != "c":
+            specials = SPECIAL_FLOATS if np.dtype(dtype).kind == "f" else np.zeros(1)
             where = rng.random(shape) < SPECIAL_SHARE
             value[where] = rng.choice(specials, size=int(where.sum())).astype(dtype)
         return value
