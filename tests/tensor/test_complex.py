@@ -224,6 +224,16 @@ def test_a_fused_complex_graph_gives_numpys_values_with_numba_on_or_off(numba):
         np.testing.assert_allclose(g, e, rtol=1e-12)
 
 
+def test_a_complex_graph_runs_the_numpy_program_visibly_with_numba_on():
+    # the Numba kernels hold real dtypes only: the whole program stays NumPy's, and says so
+    z = et.zvector("z")
+    with eg.config.change_flags(numba=True):
+        f = eg.function([z], et.exp(z) * 2 + et.sqr(z), compile="eager")
+    zv = _complex_values(8)
+    np.testing.assert_allclose(f(zv), np.exp(zv) * 2 + np.square(zv), rtol=1e-12)
+    assert f.stages.tier == "numpy"
+
+
 # -- linear algebra --------------------------------------------------------------------------------
 def _matrix(n=4, dtype="complex128"):
     return _complex_values((n, n), dtype)
