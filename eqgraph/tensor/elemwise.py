@@ -24,10 +24,11 @@ from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, co
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
                                        _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,
-                                       ScalarOp, _angle, _angle_dtype, _Bitwise, _clip, _complex, _complex_dtype,
-                                       _complex_from_polar, _conj, _erf, _erf_dtype, _exp2, _imag, _invert,
-                                       _log1mexp, _probe, _real, _real_dtype, _second, _second_dtype, _sigmoid,
-                                       _sigmoid_dtype, _softplus, _sqr)
+                                       ScalarOp, _angle, _angle_dtype, _angle_vjp, _Bitwise, _clip, _complex,
+                                       _complex_dtype, _complex_from_polar, _conj, _erf, _erf_dtype, _exp2, _imag,
+                                       _imag_vjp, _invert, _log1mexp, _polar_vjp, _probe, _real, _real_dtype,
+                                       _real_vjp, _second, _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr,
+                                       _NO_COMPLEX_REASON, COMPLEX_SUPPORT, holds_complex)
 from eqgraph.tensor.type import COMPLEX_DTYPES, TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
@@ -45,40 +46,6 @@ def _share(a, b, strict, loose, like):
     float of ``like``'s dtype: maximum(a, b) is max(stack([a, b]), axis=0), whose gradient splits
     evenly among ties (as JAX's and PyTorch's maximum do), so the two agree."""
     return (float_mask(E[strict](a, b), like) + float_mask(E[loose](a, b), like)) * 0.5
-
-
-def _is_complex(x) -> bool:
-    return x.dtype in COMPLEX_DTYPES
-
-
-def _zeros_of(x):
-    """Zeros of ``x``'s shape and dtype, whatever ``x`` holds (``0 * x`` is NaN at inf)."""
-    return E["second"](x, constant(np.zeros((), dtype=x.dtype)))
-
-
-# The VJPs of the complex rows, in PyTensor's convention for a real cost C: the cotangent of a
-# complex z is dC/d(re z) + i dC/d(im z), and a real input's is the real part of what its
-# complex self would get.
-def _real_vjp(g, y, x):
-    return E["complex"](g, _zeros_of(g)) if _is_complex(x) else g
-
-
-def _imag_vjp(g, y, x):
-    return E["complex"](_zeros_of(g), g) if _is_complex(x) else _zeros_of(g)
-
-
-def _angle_vjp(g, y, x):
-    # angle = atan2(b, a) of z = a + ib: d/da = -b / |z|^2, d/db = a / |z|^2 (a real x's angle is a step)
-    if not _is_complex(x):
-        return _zeros_of(g)
-    squared = E["sqr"](E["abs"](x))
-    return E["complex"](-g * E["imag"](x) / squared, g * E["real"](x) / squared)
-
-
-def _polar_vjp(g, y, r, theta):
-    # z = r (cos t + i sin t): dC/dr = re(conj(g) dz/dr), dC/dt = re(conj(g) i z)
-    re, im = E["real"](g), E["imag"](g)
-    return (re * E["cos"](theta) + im * E["sin"](theta), im * E["real"](y) - re * E["imag"](y))
 
 
 # fmt: off
@@ -105,7 +72,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
                          numba=_NAN_MIN, c=_C_MIN),
     "neg":      ScalarOp(1, "negative", vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
-    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * x / y if _is_complex(x) else g * E["sign"](x),
+    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * x / y if holds_complex(x) else g * E["sign"](x),
                          numba="abs({0})", c="fabs({0})"),
     "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
                          numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
@@ -324,26 +291,6 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "switch":   ScalarOp(3, "where", promote=(1, 2), vjp=OWN_VJP, numba="({1} if {0} else {2})", c="({0} ? {1} : {2})"),
 }
 # fmt: on
-
-#: how a row meets complex inputs; a row not named here refuses them when a node is built.
-#: "holomorphic": NumPy's complex loop, and the gradient of a real cost through it is
-#: ``g * conj(f'(z))``, the row's VJP sandwiched between conjugates (grad/driver.py);
-#: "own": the row's array form, dtype and VJP handle complex inputs themselves;
-#: "values": NumPy's loop, no gradient wanted (boolean results).
-COMPLEX_SUPPORT = {
-    **dict.fromkeys(("add", "sub", "mul", "true_div", "pow", "neg", "sqr", "exp", "exp2", "expm1", "log", "log2",
-                     "log10", "log1p", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-                     "tanh", "arcsinh", "arccosh", "arctanh"), "holomorphic"),
-    **dict.fromkeys(("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar", "switch", "second"),
-                    "own"),
-    **dict.fromkeys(("eq", "neq", "isnan", "isinf"), "values"),
-}
-#: why the rows that NumPy computes on complex numbers refuse them (the others have no NumPy loop)
-_NO_COMPLEX_REASON = {
-    **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
-    **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
-}
-
 
 def broadcast_static_shapes(op, inputs) -> tuple:
     """The static output shape of broadcasting ``inputs`` (all of one ndim)."""

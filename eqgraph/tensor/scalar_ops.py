@@ -1,5 +1,6 @@
-"""One elementwise op's facts (``ScalarOp``, the rows of tensor/elemwise.py's ``SCALAR_OPS``) and the
-array forms and scalar expressions those rows name.
+"""One elementwise op's facts (``ScalarOp``, the rows of tensor/elemwise.py's ``SCALAR_OPS``), the
+array forms, scalar expressions and complex-row VJPs those rows name, and how each row meets
+complex numbers (``COMPLEX_SUPPORT``).
 
 Each array form is written against the array namespace ``xp``, so the same row runs on NumPy,
 CuPy and ``array_api_strict``; each scalar expression is the Numba (Python) or CUDA C form of
@@ -16,7 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-from eqgraph.tensor.type import dtype_name_of
+from eqgraph.tensor import variable  # variable.et: the ops, bound once they exist (the VJPs below build with them)
+from eqgraph.tensor.type import COMPLEX_DTYPES, dtype_name_of
 from eqgraph.xp import optional_module
 
 
@@ -148,6 +150,46 @@ def _complex(xp, re, im):
 
 def _complex_from_polar(xp, r, theta):
     return _complex(xp, r * xp.cos(theta), r * xp.sin(theta))
+
+
+def holds_complex(x) -> bool:
+    """Whether the variable ``x`` holds complex numbers."""
+    return x.dtype in COMPLEX_DTYPES
+
+
+def _op(name: str):
+    """The elementwise op ``name``, for the VJPs below (they run once every op exists)."""
+    return variable.et.ELEMWISE_OPS[name]
+
+
+def _zeros_of(x):
+    """Zeros of ``x``'s shape and dtype, whatever ``x`` holds (``0 * x`` is NaN at inf)."""
+    return _op("second")(x, variable.et.constant(np.zeros((), dtype=x.dtype)))
+
+
+# The VJPs of the complex rows, in PyTensor's convention for a real cost C: the cotangent of a
+# complex z is dC/d(re z) + i dC/d(im z), and a real input's is the real part of what its
+# complex self would get.
+def _real_vjp(g, y, x):
+    return _op("complex")(g, _zeros_of(g)) if holds_complex(x) else g
+
+
+def _imag_vjp(g, y, x):
+    return _op("complex")(_zeros_of(g), g) if holds_complex(x) else _zeros_of(g)
+
+
+def _angle_vjp(g, y, x):
+    # angle = atan2(b, a) of z = a + ib: d/da = -b / |z|^2, d/db = a / |z|^2 (a real x's angle is a step)
+    if not holds_complex(x):
+        return _zeros_of(g)
+    squared = _op("sqr")(_op("abs")(x))
+    return _op("complex")(-g * _op("imag")(x) / squared, g * _op("real")(x) / squared)
+
+
+def _polar_vjp(g, y, r, theta):
+    # z = r (cos t + i sin t): dC/dr = re(conj(g) dz/dr), dC/dt = re(conj(g) i z)
+    re, im = _op("real")(g), _op("imag")(g)
+    return (re * _op("cos")(theta) + im * _op("sin")(theta), im * _op("real")(y) - re * _op("imag")(y))
 
 
 @dataclass(frozen=True)
@@ -295,3 +337,23 @@ _C_LOG1MEXP = f"(({{0}}) > -{_LN2} ? log(-expm1({{0}})) : log1p(-exp({{0}})))"
 #: logit(x) = log(x / (1 - x)), by log1p of (2x - 1) / (1 - x) near 1/2 (special_functions._logit says why)
 _LOGIT = "(math.log1p((2.0 * {0} - 1.0) / (1.0 - {0})) if ({0} > 0.3 and {0} < 0.65) else math.log({0} / (1.0 - {0})))"
 _C_LOGIT = "((({0}) > 0.3 && ({0}) < 0.65) ? log1p((2 * ({0}) - 1) / (1 - ({0}))) : log(({0}) / (1 - ({0}))))"
+
+
+#: how a row meets complex inputs; a row not named here refuses them when a node is built.
+#: "holomorphic": NumPy's complex loop, and the gradient of a real cost through it is
+#: ``g * conj(f'(z))``, the row's VJP sandwiched between conjugates (grad/driver.py);
+#: "own": the row's array form, dtype and VJP handle complex inputs themselves;
+#: "values": NumPy's loop, no gradient wanted (boolean results).
+COMPLEX_SUPPORT = {
+    **dict.fromkeys(("add", "sub", "mul", "true_div", "pow", "neg", "sqr", "exp", "exp2", "expm1", "log", "log2",
+                     "log10", "log1p", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+                     "tanh", "arcsinh", "arccosh", "arctanh"), "holomorphic"),
+    **dict.fromkeys(("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar", "switch", "second"),
+                    "own"),
+    **dict.fromkeys(("eq", "neq", "isnan", "isinf"), "values"),
+}
+#: why the rows that NumPy computes on complex numbers refuse them (the others have no NumPy loop)
+_NO_COMPLEX_REASON = {
+    **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
+    **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
+}

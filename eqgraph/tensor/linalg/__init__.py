@@ -14,7 +14,8 @@ the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rules
 from eqgraph.tensor.extra_ops import tril, triu
 from eqgraph.tensor.linalg.core import (
     Cholesky, Det, Eig, Eigh, LinalgOp, MatrixInverse, Pinv, QR, SVD, SlogDet, Solve, cho_solve, cholesky, det,
-    eig, eigh, eigvals, eigvalsh, inv, matrix_power, norm, pinv, slogdet, solve, solve_triangular, svd)
+    eig, eigh, eigvals, eigvalsh, inv, matrix_power, pinv, slogdet, solve, solve_triangular, svd)
+from eqgraph.tensor.linalg.norms import norm
 from eqgraph.tensor.linalg.lapack import (  # qr: NumPy's modes, and SciPy's pivoting and "raw"
     lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 from eqgraph.tensor.products import kron
