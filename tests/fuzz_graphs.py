@@ -168,6 +168,8 @@ NOT_FUZZED = {  # elementwise ops of the registry that the graphs here never dra
     **dict.fromkeys(["exp2", "log2", "log10", "tan", "arcsin", "arccos", "sinh", "cosh", "erf", "log1mexp",
                      "logaddexp", "logdiffexp"], "no domain row yet: drawn by the op tests (tests/op_cases.py) only"),
     **dict.fromkeys(["clip", "second"], "no template draws it yet: drawn by the op tests only"),
+    **dict.fromkeys(["real", "imag", "conj", "angle", "complex", "complex_from_polar"],
+                    "complex numbers: the graphs here are real; drawn by the op tests and tests/tensor/test_complex.py"),
     **dict.fromkeys(["gammaln", "psi", "tri_gamma", "erfc", "erfcx", "erfinv", "erfcinv", "logit", "gamma", "betaln",
                      "beta", "i0", "i1", "ive", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "polygamma",
                      "betainc", "betainc_da", "betainc_db"],

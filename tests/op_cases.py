@@ -97,6 +97,8 @@ UNARY = {  # name: (numpy reference, domain lo, hi)
     "erfc": (_scipy("erfc"), -3, 3), "erfcx": (_scipy("erfcx"), -3, 3), "erfinv": (_scipy("erfinv"), -0.9, 0.9),
     "erfcinv": (_scipy("erfcinv"), 0.1, 1.9), "logit": (_scipy("logit"), 0.1, 0.9), "gamma": (_scipy("gamma"), 0.1, 5),
     "xlogx": (lambda x: x * np.log(x), 0.1, 5), "i0": (_scipy("i0"), -3, 3), "i1": (_scipy("i1"), -3, 3),
+    # on real numbers here; complex ones in tests/tensor/test_complex.py
+    "real": (np.real, -3, 3), "imag": (np.imag, -3, 3), "conj": (np.conj, -3, 3), "angle": (np.angle, -3, 3),
 }
 #: two-argument special functions: name -> (reference, (lo, hi) of each input, the inputs with a gradient)
 SPECIAL_BINARY = {
@@ -177,6 +179,9 @@ def _cases():
         Case("true_div[int]", E["true_div"], np.true_divide, nary(2, 1, 5, dtypes=("int32", "int32"))),
         Case("second", E["second"], lambda x, y: np.broadcast_to(y, np.broadcast_shapes(x.shape, y.shape)),
              nary(2), (1,)),
+        # complex results: their gradients (of a real cost) are checked in tests/tensor/test_complex.py
+        Case("complex", E["complex"], lambda a, b: a + 1j * b, nary(2)),
+        Case("complex_from_polar", E["complex_from_polar"], lambda r, t: r * np.exp(1j * t), nary(2)),
     ]
     cases += _reduction_cases() + _structure_cases()
     return cases

@@ -231,7 +231,8 @@ def _linalg_rule(schema: Schema, op, j: int) -> str:
     term = f"({' '.join([ctor.name, 'x0', *ctor.encode_props(op)])})"
     if len(axes) > 1:
         term = f"(Out {term} {j})"
-    facts = " ".join([f"(linalg-output e x0 {len(axes[j])})"] + [f'(core-axis e {t} "{c}")' for t, c in enumerate(axes[j])])
+    dtype = f"(linalg-{op.output_kinds()[j]}-dtype e x0)"  # types.egg: how the dtype follows x0's
+    facts = " ".join([f"(linalg-output e x0 {len(axes[j])}) {dtype}"] + [f'(core-axis e {t} "{c}")' for t, c in enumerate(axes[j])])
     variant = "-".join(_kebab(str(v)).lower() for v in ctor.encode_props(op)).replace('"', "")
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", "-", ctor.name).lower()  # SlogDet: slog-det
     name = "-".join(p for p in ("linalg", words, variant, str(j) if len(axes) > 1 else "") if p)

@@ -15,7 +15,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.loop import JacobianRows
 from eqgraph.grad import vjps, vjps_everyday, vjps_linalg, vjps_special  # noqa: F401 (the last three add table entries)
 from eqgraph.grad.types import DisconnectedInputError, NullTypeGradError
-from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.tensor.type import COMPLEX_DTYPES, DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Variable
 from eqgraph.terms.graph import applys_between, clone_replace, toposort
 from eqgraph.terms.null_type import DisconnectedType, NullType, disconnected
@@ -54,6 +54,9 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", known_g
         if _is(cost, NullType):
             raise ValueError(f"grad: the cost is itself an undefined gradient: {cost.type.why_null}")
         cost = et.as_tensor_variable(cost)
+        if cost.dtype in COMPLEX_DTYPES:
+            raise TypeError(f"grad: the cost {cost} is complex ({cost.dtype}); a gradient is defined for a real "
+                            "cost: differentiate et.real(cost), et.imag(cost) or et.abs(cost)")
         if cost.ndim != 0:
             raise TypeError(f"Cost must be a scalar: grad got {cost} with {cost.ndim} dimensions "
                             "(sum it, or give known_grads)")
@@ -129,6 +132,43 @@ def node_vjp(node, output_grads, wanted=None) -> list:
         # piecewise constant: f(x + eps) == f(x) almost everywhere
         return [et.zeros_like(x, dtype=_float_dtype(x)) if c and _is(x, TensorType) else None
                 for x, c in zip(inputs, connected)]
+    if any(_is_complex(v) for v in (*inputs, *node.outputs)):
+        return _complex_vjp(node, output_grads, wanted, connected)
+    return _matched_vjp(node, output_grads, wanted, connected)
+
+
+def _is_complex(var) -> bool:
+    return _is(var, TensorType) and var.dtype in COMPLEX_DTYPES
+
+
+def _conj(g):
+    return et.conj(g) if _is_complex(g) else g
+
+
+def _complex_vjp(node, output_grads, wanted, connected) -> list:
+    """The cotangents of a node that holds complex values, in PyTensor's convention for a real
+    cost C: a complex z's is dC/d(re z) + i dC/d(im z), which for a holomorphic f is
+    ``g * conj(f'(z))``: the real VJP ``g * f'(z)`` between conjugates. A real input gets the
+    real part of what it would get as a complex one."""
+    rule = vjps.complex_rule(node.op)
+    if rule is None:
+        described = ", ".join(f"{i} ({i.type})" for i in node.inputs)
+        raise NotImplementedError(
+            f"{node.op} has no gradient through complex values (inputs: {described}): the gradient of a real "
+            "cost is defined here through the holomorphic elementwise ops, linear ops, matmul, inv, det and "
+            "solve, and through real, imag, abs, angle, conj, complex and complex_from_polar")
+    if rule == "holomorphic":
+        output_grads = [_conj(g) for g in output_grads]
+    cotangents = _matched_vjp(node, output_grads, wanted, connected)
+    if rule == "holomorphic":
+        cotangents = [_conj(c) for c in cotangents]
+    return [et.real(c) if _is_complex(c) and not _is_complex(x) and _is(x, TensorType) else c
+            for x, c in zip(node.inputs, cotangents)]
+
+
+def _matched_vjp(node, output_grads, wanted, connected) -> list:
+    """The cotangents of ``node`` by its VJP: the table's, else the op's own."""
+    op, inputs = node.op, node.inputs
     found = vjps.match(node, wanted)
     if found is not None:
         rule, term_inputs, props = found

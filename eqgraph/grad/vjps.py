@@ -27,11 +27,11 @@ from kanren import conde, eq, run
 from unification import reify, var
 
 import eqgraph.tensor as et
-from eqgraph.tensor.elemwise import SCALAR_OPS, DimShuffle, Elemwise, float_mask
+from eqgraph.tensor.elemwise import COMPLEX_SUPPORT, SCALAR_OPS, DimShuffle, Elemwise, float_mask
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.scalar_ops import No
 from eqgraph.tensor.subtensor import FULL_SLICE
-from eqgraph.tensor.type import DISCRETE_DTYPES
+from eqgraph.tensor.type import COMPLEX_DTYPES, DISCRETE_DTYPES
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.null_type import disconnected
 from eqgraph.terms.op import Op
@@ -65,6 +65,28 @@ def _operand(x, wanted: bool):
     if not isinstance(x, Constant):
         return "var"
     return ("const", x.data.item() if getattr(x.data, "size", 0) == 1 else None)
+
+
+#: the ops besides the elementwise rows (tensor/elemwise.py COMPLEX_SUPPORT) whose VJP below is a
+#: holomorphic formula (linear, bilinear or analytic in the inputs, with plain transposes): for
+#: complex values the driver sandwiches it between conjugates. The decompositions of Hermitian
+#: matrices (cholesky, eigh, svd, qr, pinv...) need conjugate transposes and are not here
+HOLOMORPHIC = frozenset({
+    "AdvancedSubtensor", "AdvancedIncSubtensor", "Alloc", "CheckAndRaise", "Convolve", "CumOp", "Det",
+    "DimShuffle", "Einsum", "ExtractDiag", "GradBlocker", "IncSubtensor", "Join", "MakeVector", "MatMul",
+    "MatrixInverse", "Repeat", "Reshape", "Solve", "SpecifyShape", "Subtensor", "SumToShape", "sum", "mean",
+    "prod"})
+
+
+def complex_rule(op) -> str | None:
+    """How the gradient of a real cost flows through ``op`` where it holds complex values:
+    "holomorphic" (the VJP between conjugates), "own" (its VJP handles them), or None (undefined)."""
+    key = table_key(op)
+    if isinstance(op, Elemwise):
+        return {"values": "holomorphic"}.get(COMPLEX_SUPPORT.get(op.name), COMPLEX_SUPPORT.get(op.name))
+    if key == "Cast":
+        return "own"
+    return "holomorphic" if key in HOLOMORPHIC else None
 
 
 def table_key(op):
@@ -279,6 +301,8 @@ def _arange(g, out, start, stop, step, dtype):
 
 @entry("Cast", 1)
 def _cast(g, out, x, dtype):
+    if g.dtype in COMPLEX_DTYPES and x.dtype not in COMPLEX_DTYPES:  # a real x cast to complex: the real part
+        g = et.real(g)
     return [g if x.dtype in ("float16", "float32", "float64") and g.dtype == x.dtype else et.cast(g, _float(x))]
 
 

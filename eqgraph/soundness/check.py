@@ -4,7 +4,8 @@ is draws.py.
 For each ``rewrite`` (and each direction of a ``birewrite``), many *bindings* of
 the pattern variables are drawn: per tensor variable an ndim (0-3, cycling
 through every mix), a dtype (one for all operands and the pattern's constants
-during the first pass over the ndim mixes, then every mix in turn on every other draw), sizes from a small pool that includes 1 (so
+during the first pass over the ndim mixes, then every mix in turn on every other draw; the real
+dtypes, then in a second, shorter pass complex128 beside real ones), sizes from a small pool that includes 1 (so
 operands broadcast), each axis static or unknown, and values of that shape;
 per primitive variable a value (a constant, a dtype, an ndim...).  For each
 binding that type-checks (``make_node``) and whose left side evaluates:
@@ -68,8 +69,9 @@ from eqgraph.rules.forms import _subforms
 from eqgraph.rules.pattern import parse_pattern
 from eqgraph.soundness.guard_facts import computed_by_guards, fact_rules, fact_tables
 from eqgraph.rules.ruleset import Rule, Ruleset, load
-from eqgraph.soundness.draws import (NDIMS, Binding, Uncheckable, UnknownConstructor, _dtype_mixes,
-                                     _dtype_variables, _every_mix_in_turn, _name, _variable_kinds)
+from eqgraph.soundness.draws import (COMPLEX_PASS_DTYPES, COMPLEX_PASS_SHARE, DTYPES, NDIMS, Binding, Uncheckable,
+                                     UnknownConstructor, _dtype_mixes, _dtype_variables, _every_mix_in_turn, _name,
+                                     _variable_kinds)
 from eqgraph.terms import FunctionGraph
 from eqgraph.terms.graph import toposort
 #: what building a pattern raises for bindings that do not type-check (or a constant c/0)
@@ -174,9 +176,15 @@ def check_rule(rule: Rule, ruleset: Ruleset | None = None, draws: int = 100, see
     if rule.kind == "rule":
         _bound_by_its_left_side(rule, lhs, rhs, derived)
     directions = [(lhs, rhs)] + ([(rhs, lhs)] if rule.kind == "birewrite" else [])
+    special = rule.assumes is None and rule.exception is None
+    # then complex operands, drawn apart so that the real draws stay those of the seed
+    complex_rng = np.random.default_rng([seed, zlib.crc32(f"{rule.lhs} {rule.rhs} {rule.when}".encode()), 1])
+    complex_draws = max(1, round(draws * COMPLEX_PASS_SHARE))
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived, rule.assumes is None and rule.exception is None)
+        return sum(_check_direction(rule, alone, source, target, rng, draws, domain, derived, special)
+                   + _check_direction(rule, alone, source, target, complex_rng, complex_draws, domain, derived,
+                                      special, COMPLEX_PASS_DTYPES)
                    for source, target in directions)
 
 
@@ -250,13 +258,13 @@ class Draw:
 
 
 def _check_direction(rule, alone, source, target, rng, draws: int, domain: dict, derived: dict,
-                     special: bool) -> int:
+                     special: bool, dtypes=DTYPES) -> int:
     kinds = _variable_kinds(source)
     tensors = [v for v, kind in kinds.items() if kind == "T"]
     typed = tensors + _dtype_variables(source)   # what has a dtype: operands, and constants' dtypes
     ndim_mixes = list(itertools.product(NDIMS, repeat=len(tensors)))
     mixes = _every_mix_in_turn(ndim_mixes, rng)
-    dtype_mixes = _dtype_mixes(len(typed), rng, first_pass=len(ndim_mixes))
+    dtype_mixes = _dtype_mixes(len(typed), rng, first_pass=len(ndim_mixes), dtypes=dtypes)
     found: list[Draw] = []
     tries = 0
     while len(found) < draws and tries < TRIES_PER_DRAW * draws:

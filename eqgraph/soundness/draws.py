@@ -21,6 +21,12 @@ from eqgraph.tensor.subtensor import FULL_SLICE
 from eqgraph.terms import Constant
 
 DTYPES = ("float64", "float32", "int64", "bool")
+#: the dtypes of the checker's second pass: complex operands, since a rule that holds for real
+#: numbers only (log(exp(x)) = x) must say so in its guards (types.egg's real-valued); a pass of
+#: its own leaves the real draws as they are
+COMPLEX_PASS_DTYPES = ("complex128",)
+#: the second pass draws this share of the first's bindings
+COMPLEX_PASS_SHARE = 0.25
 NDIMS = (0, 1, 2, 3)
 CONSTANTS = (0.0, 0.5, 1.0, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 10.0, -1.5)  # for f64 variables
 #: the exceptions a drawn run-time check raises (its props name the class)
@@ -34,6 +40,9 @@ PRIMITIVES = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b
 SCHEMA = Schema()
 #: the values IEEE arithmetic gets wrong as real-number identities: a rule that assumes nothing keeps them
 SPECIAL_FLOATS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0])
+#: complex values get none: NumPy's complex arithmetic has no one infinity to keep ((inf+0j) * 1 is
+#: inf+nanj, where C99's Annex G and x * 1 -> x both give inf+0j; a division by a complex zero makes
+#: such infinities), docs/conventions.md
 SPECIAL_SHARE = 0.3   # of the drawn elements, for such a rule
 CONSTANT_SHARE = 0.3  # of its operands drawn as constants, for guards that read value facts
 
@@ -45,7 +54,9 @@ def _positive_definite(rng, shape, dtype):
     if dtype == "bool":
         return identity.copy()
     r = rng.integers(-3, 4, size=shape) if dtype.startswith("int") else rng.uniform(-2.0, 2.0, size=shape)
-    return np.asarray(r @ np.swapaxes(r, -1, -2) + n * identity, dtype=dtype)
+    if dtype.startswith("complex"):  # Hermitian positive definite: R @ R^H + n * I
+        r = r + 1j * rng.uniform(-2.0, 2.0, size=shape)
+    return np.asarray(r @ np.conj(np.swapaxes(r, -1, -2)) + n * identity, dtype=dtype)
 
 
 #: the operands a rule's ``:domain`` asks for (ruleset.DOMAINS), drawn from (rng, shape, dtype);
@@ -76,13 +87,14 @@ def _every_mix_in_turn(mixes: list, rng):
             yield mixes[i]
 
 
-def _dtype_mixes(n: int, rng, first_pass: int):
-    """Dtypes for ``n`` typed pattern variables.  The first ``first_pass`` draws (one pass over
-    the ndim mixes) give them all one dtype, since guards mostly ask for that; after it, every
-    mix in turn on every other draw.  So a rule wrong for one mix of dtypes (x float64 over an
-    int64 constant) meets it within ``first_pass + 2 * len(DTYPES) ** n`` draws, not by luck."""
-    same = _every_mix_in_turn([(d,) * n for d in DTYPES], rng)
-    mixed = _every_mix_in_turn(list(itertools.product(DTYPES, repeat=n)), rng)
+def _dtype_mixes(n: int, rng, first_pass: int, dtypes=DTYPES):
+    """Dtypes for ``n`` typed pattern variables, of ``dtypes``.  The first ``first_pass`` draws
+    (one pass over the ndim mixes) give them all one dtype, since guards mostly ask for that;
+    after it, every mix in turn on every other draw.  So a rule wrong for one mix of dtypes (x
+    float64 over an int64 constant) meets it within ``first_pass + 2 * len(dtypes) ** n`` draws,
+    not by luck."""
+    same = _every_mix_in_turn([(d,) * n for d in dtypes], rng)
+    mixed = _every_mix_in_turn(list(itertools.product(dtypes, repeat=n)), rng)
     for _ in range(first_pass):
         yield next(same)
     while True:
@@ -237,7 +249,8 @@ class Binding:
 
     def _values(self, shape: tuple, dtype: str) -> np.ndarray:
         """Nonzero finite values; for a rule that assumes nothing, some of them (a share
-        ``SPECIAL_SHARE``) inf, -inf, NaN, 0.0 or -0.0 (0 or False for integers and booleans)."""
+        ``SPECIAL_SHARE``) inf, -inf, NaN, 0.0 or -0.0 (0 or False for integers and booleans; none for
+        complex values)."""
         rng = self.rng
         if dtype == "bool":
             value = np.ones(shape, dtype=bool)
@@ -245,9 +258,12 @@ class Binding:
             value = rng.integers(1, 4, size=shape) * rng.choice([-1, 1], size=shape)
         else:
             value = rng.uniform(0.1, 2.0, size=shape) * rng.choice([-1, 1], size=shape)
+            if dtype.startswith("complex"):  # both parts nonzero, of both signs, the imaginary one past pi
+                # at times, where a branch cut makes log(exp(z)) another number than z
+                value = value + 1j * rng.uniform(0.1, 4.0, size=shape) * rng.choice([-1, 1], size=shape)
         value = np.asarray(value, dtype=dtype)
-        if self.special:
-            specials = SPECIAL_FLOATS if dtype.startswith("float") else np.zeros(1)
+        if self.special and np.dtype(dtype).kind != "c":
+            specials = SPECIAL_FLOATS if np.dtype(dtype).kind == "f" else np.zeros(1)
             where = rng.random(shape) < SPECIAL_SHARE
             value[where] = rng.choice(specials, size=int(where.sum())).astype(dtype)
         return value

@@ -24,9 +24,12 @@ from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, co
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
                                        _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,
-                                       ScalarOp, _Bitwise, _clip, _erf, _erf_dtype, _exp2, _invert, _log1mexp,
-                                       _probe, _second, _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr)
-from eqgraph.tensor.type import TensorType
+                                       ScalarOp, _angle, _angle_dtype, _angle_vjp, _Bitwise, _clip, _complex,
+                                       _complex_dtype, _complex_from_polar, _conj, _erf, _erf_dtype, _exp2, _imag,
+                                       _imag_vjp, _invert, _log1mexp, _polar_vjp, _probe, _real, _real_dtype,
+                                       _real_vjp, _second, _second_dtype, _sigmoid, _sigmoid_dtype, _softplus, _sqr,
+                                       _NO_COMPLEX_REASON, COMPLEX_SUPPORT, holds_complex)
+from eqgraph.tensor.type import COMPLEX_DTYPES, TensorType
 from eqgraph.tensor.variable import TensorConstant
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
@@ -77,7 +80,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, a, b: (g * _share(a, b, "lt", "le", g), g * _share(a, b, "gt", "ge", g)),
                          numba=_NAN_MIN, c=_C_MIN),
     "neg":      ScalarOp(1, "negative", dtype=_neg_dtype, vjp=lambda g, y, x: -g, numba="(-{0})", c="(-{0})"),
-    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * E["sign"](x), numba="abs({0})", c="fabs({0})"),
+    "abs":      ScalarOp(1, "abs", vjp=lambda g, y, x: g * x / y if holds_complex(x) else g * E["sign"](x),
+                         numba="abs({0})", c="fabs({0})"),
     "sign":     ScalarOp(1, "sign", vjp=_STEP,  # sign(-0.0) is 0.0, sign(NaN) NaN: x + 0 is both
                          numba="(1.0 if {0} > 0 else (-1.0 if {0} < 0 else {0} + 0.0))",
                          c="(({0} > 0) ? 1 : (({0} < 0) ? -1 : {0} + 0))"),
@@ -87,6 +91,21 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          c="(({0} < {1}) ? {1} : (({0} > {2}) ? {2} : {0}))"),
     "second":   ScalarOp(2, _second, promote=(), dtype=_second_dtype,  # y broadcast to x's shape
                          vjp=OWN_VJP, numba="{1}", c="{1}"),
+    # complex numbers (a real number is its own real part and conjugate; its imaginary part is 0)
+    "real":     ScalarOp(1, _real, dtype=_real_dtype, vjp=_real_vjp, numba="{0}",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "imag":     ScalarOp(1, _imag, dtype=_real_dtype, vjp=_imag_vjp, numba="0.0",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "conj":     ScalarOp(1, _conj, vjp=lambda g, y, x: E["conj"](g), numba="{0}",
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "angle":    ScalarOp(1, _angle, dtype=_angle_dtype, vjp=_angle_vjp, numba="math.atan2(0.0, {0})",
+                         c=No("the CUDA kernels hold real dtypes only"), libm_ns=1.0),
+    "complex":  ScalarOp(2, _complex, dtype=_complex_dtype, vjp=lambda g, y, a, b: (E["real"](g), E["imag"](g)),
+                         numba=No("a complex result: the Numba kernels hold real dtypes only"),
+                         c=No("the CUDA kernels hold real dtypes only")),
+    "complex_from_polar": ScalarOp(2, _complex_from_polar, dtype=_complex_dtype, vjp=_polar_vjp,
+                                   numba=No("a complex result: the Numba kernels hold real dtypes only"),
+                                   c=No("the CUDA kernels hold real dtypes only")),
     # exponentials and logarithms
     "exp":      ScalarOp(1, "exp", vjp=lambda g, y, x: g * y,
                          numba="math.exp({0})", c="exp({0})", libm_ns=6.0),
@@ -302,7 +321,6 @@ SCALAR_OPS: dict[str, ScalarOp] = {
 }
 # fmt: on
 
-
 def broadcast_static_shapes(op, inputs) -> tuple:
     """The static output shape of broadcasting ``inputs`` (all of one ndim)."""
     shape = []
@@ -406,7 +424,12 @@ class Elemwise(Op):
 
     def output_dtype(self, dtypes) -> str:
         """The output dtype for inputs of ``dtypes`` (weak constants already recast);
-        raises TypeError where NumPy has no such loop (``invert`` of floats, say)."""
+        raises TypeError where NumPy has no such loop (``invert`` of floats, say), or where
+        the row refuses complex numbers (COMPLEX_SUPPORT)."""
+        if any(str(d) in COMPLEX_DTYPES for d in dtypes) and self.name not in COMPLEX_SUPPORT:
+            complex_dtype = next(str(d) for d in dtypes if str(d) in COMPLEX_DTYPES)
+            why = _NO_COMPLEX_REASON.get(self.name, "it is defined on real numbers only")
+            raise TypeError(f"{self} does not take complex numbers ({complex_dtype} input): {why}")
         if self.scalar.dtype is not None:
             return np.dtype(self.scalar.dtype(*dtypes)).name
         with np.errstate(all="ignore"):
@@ -555,6 +578,9 @@ class Cast(Op):
 
     def make_node(self, x):
         x = as_tensor_variable(x)
+        if x.dtype in COMPLEX_DTYPES and self.dtype not in COMPLEX_DTYPES:  # PyTensor refuses it too
+            raise TypeError(f"{self} cannot cast the complex {x} ({x.dtype}) to a real dtype: the imaginary "
+                            "part would be dropped; take et.real(x), et.imag(x) or et.abs(x) first")
         return Apply(self, [x], [TensorType(self.dtype, x.type.shape)()])
 
     def perform(self, node, inputs, output_storage):

@@ -10,7 +10,7 @@ import numpy as np
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast, dimshuffle
 from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, reshape, shape_of
-from eqgraph.tensor.type import DISCRETE_DTYPES, DTYPES, FLOAT_DTYPES, TensorType
+from eqgraph.tensor.type import COMPLEX_DTYPES, DISCRETE_DTYPES, DTYPES, FLOAT_DTYPES, TensorType
 from eqgraph.tensor.sorting import ArgAlongAxis
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
@@ -92,6 +92,8 @@ def normalize_axis(axis, ndim: int) -> tuple:
 
 #: the reductions that add or multiply up their elements in an accumulator dtype
 ACCUMULATING = ("sum", "prod", "mean")
+#: the reductions that compare elements (logsumexp shifts by the largest)
+_ORDERING = ("max", "min", "argmax", "argmin", "logsumexp")
 
 
 class Reduce(Op):
@@ -142,7 +144,10 @@ class Reduce(Op):
         return Apply(self, [x], [TensorType(self.output_dtype(x.dtype), shape)()])
 
     def output_dtype(self, dtype: str) -> str:
-        """NumPy's result dtype for an input of ``dtype`` (sum of int8 is int64, say)."""
+        """NumPy's result dtype for an input of ``dtype`` (sum of int8 is int64, say); the
+        reductions that order their elements refuse complex ones."""
+        if dtype in COMPLEX_DTYPES and self.name in _ORDERING:
+            raise TypeError(f"{self} does not take complex numbers ({dtype} input): complex numbers have no order")
         with np.errstate(all="ignore"):
             probe = self.fn(np, np.ones((1,), dtype=dtype), (0,), False)
         return np.asarray(probe).dtype.name
@@ -456,6 +461,8 @@ class Softmax(Op):
         x = as_tensor_variable(x)
         if not 0 <= self.axis < builtins.max(x.ndim, 1) or x.ndim == 0:
             raise ValueError(f"{self}: axis out of range for {x} with {x.ndim} dimensions")
+        if x.dtype in COMPLEX_DTYPES:  # it shifts by the largest element
+            raise TypeError(f"{self} does not take complex numbers ({x} is {x.dtype}): complex numbers have no order")
         dtype = x.dtype if x.dtype in FLOAT_DTYPES else "float64"
         return Apply(self, [x], [TensorType(dtype, x.type.shape)()])
 

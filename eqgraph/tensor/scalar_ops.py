@@ -1,5 +1,6 @@
-"""One elementwise op's facts (``ScalarOp``, the rows of tensor/elemwise.py's ``SCALAR_OPS``) and the
-array forms and scalar expressions those rows name.
+"""One elementwise op's facts (``ScalarOp``, the rows of tensor/elemwise.py's ``SCALAR_OPS``), the
+array forms, scalar expressions and complex-row VJPs those rows name, and how each row meets
+complex numbers (``COMPLEX_SUPPORT``).
 
 Each array form is written against the array namespace ``xp``, so the same row runs on NumPy,
 CuPy and ``array_api_strict``; each scalar expression is the Numba (Python) or CUDA C form of
@@ -16,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from eqgraph.tensor import variable  # variable.et: the ops, bound once they exist (the VJPs below build with them)
+from eqgraph.tensor.type import COMPLEX_DTYPES, dtype_name_of
 from eqgraph.xp import optional_module
 
 
@@ -81,6 +84,112 @@ def _exp2(xp, x):
         # output dtype rule (float16 becomes float32 when the node is built)
         x = xp.astype(x, getattr(xp, np.result_type(np.dtype(str(x.dtype)), np.float16).name))
     return xp.pow(xp.asarray(2.0, dtype=x.dtype), x)
+
+
+def _is_complex(xp, x) -> bool:
+    return xp.isdtype(x.dtype, "complex floating")
+
+
+def _real(xp, x):
+    # a real number is its own real part (a copy: an elementwise output never aliases its input)
+    return xp.real(x) if _is_complex(xp, x) else xp.asarray(x, copy=True)
+
+
+def _imag(xp, x):
+    return xp.imag(x) if _is_complex(xp, x) else xp.zeros_like(x)
+
+
+def _conj(xp, x):
+    return xp.conj(x) if _is_complex(xp, x) else xp.asarray(x, copy=True)
+
+
+def _angle(xp, x):
+    """The argument of ``x`` in (-pi, pi]: atan2(imag, real), as ``np.angle`` gives (pi for a
+    negative real number, in the float dtype exp would give an integer)."""
+    if not _is_complex(xp, x):
+        if not xp.isdtype(x.dtype, "real floating"):
+            x = xp.astype(x, xp.float64)
+        return xp.atan2(xp.zeros_like(x), x)
+    return xp.atan2(xp.imag(x), xp.real(x))
+
+
+def _real_dtype(dtype):
+    """The dtype of the real and imaginary parts of ``dtype``'s numbers (``real`` and ``imag``)."""
+    return {"complex64": "float32", "complex128": "float64"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _angle_dtype(dtype):
+    """The real part's float dtype; float64 for integers and booleans (all of them, where NumPy
+    gives an int8's angle in float16)."""
+    name = _real_dtype(dtype)
+    return name if np.dtype(name).kind == "f" else "float64"
+
+
+def _complex_dtype(real_dtype, imag_dtype):
+    """PyTensor's dtype of ``complex(real, imag)``: complex128 where the parts' common dtype
+    needs more than a float32's digits, else complex64; complex parts are refused."""
+    for dtype in (real_dtype, imag_dtype):
+        if np.dtype(dtype).kind == "c":
+            raise TypeError(f"the real and imaginary parts must be real numbers, not {np.dtype(dtype).name}")
+    common = np.result_type(real_dtype, imag_dtype).name
+    return "complex128" if common in ("float64", "int64", "uint64", "int32", "uint32") else "complex64"
+
+
+def _complex(xp, re, im):
+    """``re + i im``, each part set apart: ``re + 1j * im`` would make the real part NaN
+    wherever ``im`` is inf (inf * 1j has the real part 0 * inf)."""
+    dtype = _complex_dtype(dtype_name_of(re), dtype_name_of(im))
+    shape = np.broadcast_shapes(tuple(re.shape), tuple(im.shape))
+    if xp is np:
+        out = np.empty(shape, dtype=dtype)
+        out.real, out.imag = re, im
+        return out
+    # the array API cannot set a part: this form is NumPy's except where im is inf
+    return xp.broadcast_to(xp.astype(re, getattr(xp, dtype)) + xp.astype(im, getattr(xp, dtype)) * 1j, shape)
+
+
+def _complex_from_polar(xp, r, theta):
+    return _complex(xp, r * xp.cos(theta), r * xp.sin(theta))
+
+
+def holds_complex(x) -> bool:
+    """Whether the variable ``x`` holds complex numbers."""
+    return x.dtype in COMPLEX_DTYPES
+
+
+def _op(name: str):
+    """The elementwise op ``name``, for the VJPs below (they run once every op exists)."""
+    return variable.et.ELEMWISE_OPS[name]
+
+
+def _zeros_of(x):
+    """Zeros of ``x``'s shape and dtype, whatever ``x`` holds (``0 * x`` is NaN at inf)."""
+    return _op("second")(x, variable.et.constant(np.zeros((), dtype=x.dtype)))
+
+
+# The VJPs of the complex rows, in PyTensor's convention for a real cost C: the cotangent of a
+# complex z is dC/d(re z) + i dC/d(im z), and a real input's is the real part of what its
+# complex self would get.
+def _real_vjp(g, y, x):
+    return _op("complex")(g, _zeros_of(g)) if holds_complex(x) else g
+
+
+def _imag_vjp(g, y, x):
+    return _op("complex")(_zeros_of(g), g) if holds_complex(x) else _zeros_of(g)
+
+
+def _angle_vjp(g, y, x):
+    # angle = atan2(b, a) of z = a + ib: d/da = -b / |z|^2, d/db = a / |z|^2 (a real x's angle is a step)
+    if not holds_complex(x):
+        return _zeros_of(g)
+    squared = _op("sqr")(_op("abs")(x))
+    return _op("complex")(-g * _op("imag")(x) / squared, g * _op("real")(x) / squared)
+
+
+def _polar_vjp(g, y, r, theta):
+    # z = r (cos t + i sin t): dC/dr = re(conj(g) dz/dr), dC/dt = re(conj(g) i z)
+    re, im = _op("real")(g), _op("imag")(g)
+    return (re * _op("cos")(theta) + im * _op("sin")(theta), im * _op("real")(y) - re * _op("imag")(y))
 
 
 @dataclass(frozen=True)
@@ -228,3 +337,23 @@ _C_LOG1MEXP = f"(({{0}}) > -{_LN2} ? log(-expm1({{0}})) : log1p(-exp({{0}})))"
 #: logit(x) = log(x / (1 - x)), by log1p of (2x - 1) / (1 - x) near 1/2 (special_functions._logit says why)
 _LOGIT = "(math.log1p((2.0 * {0} - 1.0) / (1.0 - {0})) if ({0} > 0.3 and {0} < 0.65) else math.log({0} / (1.0 - {0})))"
 _C_LOGIT = "((({0}) > 0.3 && ({0}) < 0.65) ? log1p((2 * ({0}) - 1) / (1 - ({0}))) : log(({0}) / (1 - ({0}))))"
+
+
+#: how a row meets complex inputs; a row not named here refuses them when a node is built.
+#: "holomorphic": NumPy's complex loop, and the gradient of a real cost through it is
+#: ``g * conj(f'(z))``, the row's VJP sandwiched between conjugates (grad/driver.py);
+#: "own": the row's array form, dtype and VJP handle complex inputs themselves;
+#: "values": NumPy's loop, no gradient wanted (boolean results).
+COMPLEX_SUPPORT = {
+    **dict.fromkeys(("add", "sub", "mul", "true_div", "pow", "neg", "sqr", "exp", "exp2", "expm1", "log", "log2",
+                     "log10", "log1p", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+                     "tanh", "arcsinh", "arccosh", "arctanh"), "holomorphic"),
+    **dict.fromkeys(("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar", "switch", "second"),
+                    "own"),
+    **dict.fromkeys(("eq", "neq", "isnan", "isinf"), "values"),
+}
+#: why the rows that NumPy computes on complex numbers refuse them (the others have no NumPy loop)
+_NO_COMPLEX_REASON = {
+    **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
+    **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
+}

@@ -294,19 +294,9 @@ def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
 
 # -- complex input: NumPy's result, or a refusal when the graph is built that names the op and dtype -----
 Z, ZV, D, DV = et.zmatrix("z"), et.zvector("zv"), et.dmatrix("d"), et.dvector("dv")
-REFUSED = {  # name: (build, the op or function the error names)
-    "inv": (lambda: linalg.inv(Z), "MatrixInverse"), "det": (lambda: linalg.det(Z), "Det"),
-    "slogdet": (lambda: linalg.slogdet(Z), "SlogDet"), "cholesky": (lambda: linalg.cholesky(Z), "Cholesky"),
-    "eigh": (lambda: linalg.eigh(Z), "Eigh"), "eigvalsh": (lambda: linalg.eigvalsh(Z), "Eigh"),
-    "svd": (lambda: linalg.svd(Z, compute_uv=False), "SVD"), "qr": (lambda: linalg.qr(Z), "QR"),
-    "qr-pivoting": (lambda: linalg.qr(Z, pivoting=True), "PivotedQR"), "pinv": (lambda: linalg.pinv(Z), "Pinv"),
-    "norm-nuc": (lambda: linalg.norm(Z, "nuc"), "SVD"), "norm-2": (lambda: linalg.norm(Z, 2), "SVD"),
-    "matrix_power": (lambda: linalg.matrix_power(Z, 0), "matrix_power"),
-    "solve": (lambda: linalg.solve(Z, DV), "solve"), "solve-b": (lambda: linalg.solve(D, ZV), "Solve"),
-    "solve-diagonal": (lambda: linalg.solve(Z, DV, assume_a="diagonal"), "solve"),
-    "solve_triangular": (lambda: linalg.solve_triangular(Z, DV), "SolveTriangular"),
-    "solve_triangular-b": (lambda: linalg.solve_triangular(D, ZV, trans="C"), "SolveTriangular"),
-    "cho_solve": (lambda: linalg.cho_solve((Z, True), DV), "SolveTriangular"),
+REFUSED = {  # name: (build, the op or function the error names); the others: tests/tensor/test_complex.py
+    "qr-pivoting": (lambda: linalg.qr(Z, pivoting=True), "PivotedQR"),
+    "solve-pos": (lambda: linalg.solve(Z, DV, assume_a="pos"), "Solve"),
     "lu": (lambda: linalg.lu(Z), "LU"), "lu_factor": (lambda: linalg.lu_factor(Z), "LUFactor"),
     "lu_solve": (lambda: linalg.lu_solve(linalg.lu_factor(D), ZV), "lu_solve"),
     "schur": (lambda: linalg.schur(Z, "complex"), "Schur"), "qz": (lambda: linalg.qz(D, Z), "QZ"),
@@ -334,6 +324,18 @@ COMPUTED = {  # name: (eqgraph function, NumPy's, arguments)
     "kron": (linalg.kron, np.kron, [ZA, ZA.T]),
     "solve-diagonal-complex-b": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
                                  lambda a, c: c / np.diagonal(a), [ZA.real, ZA[0]]),
+    "norm-nuc": (lambda z: linalg.norm(z, "nuc"), lambda z: np.linalg.norm(z, "nuc"), [ZA]),
+    "norm-2": (lambda z: linalg.norm(z, 2), lambda z: np.linalg.norm(z, 2), [ZA]),
+    "matrix_power": (lambda z: linalg.matrix_power(z, 3), lambda z: np.linalg.matrix_power(z, 3), [ZA]),
+    "solve-b": (linalg.solve, np.linalg.solve, [ZA.real, ZA[0]]),
+    "solve-diagonal": (lambda a, c: linalg.solve(a, c, assume_a="diagonal"),
+                       lambda a, c: c / np.diagonal(a), [ZA, ZA[0].real]),
+    "solve_triangular-b": (lambda a, c: linalg.solve_triangular(a, c, trans="C"),
+                           lambda a, c: scipy.linalg.solve_triangular(a, c, trans="C"), [ZA.real, ZA[0]]),
+    "cho_solve": (lambda c, b: linalg.cho_solve((c, True), b), lambda c, b: scipy.linalg.cho_solve((c, True), b),
+                  [np.linalg.cholesky(ZA @ ZA.conj().T + 2 * np.eye(2)), ZA[0]]),
+    "cho_solve-upper": (lambda c, b: linalg.cho_solve((c, False), b), lambda c, b: scipy.linalg.cho_solve((c, False), b),
+                        [np.linalg.cholesky(ZA @ ZA.conj().T + 2 * np.eye(2)).conj().T, ZA[0]]),
 }
 
 

@@ -13,15 +13,16 @@ the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rules
 
 from eqgraph.tensor.extra_ops import tril, triu
 from eqgraph.tensor.linalg.core import (
-    Cholesky, Det, Eigh, LinalgOp, MatrixInverse, Pinv, QR, SVD, SlogDet, Solve, cho_solve, cholesky, det,
-    eigh, eigvalsh, inv, matrix_power, norm, pinv, slogdet, solve, solve_triangular, svd)
+    Cholesky, Det, Eig, Eigh, LinalgOp, MatrixInverse, Pinv, QR, SVD, SlogDet, Solve, cho_solve, cholesky, det,
+    eig, eigh, eigvals, eigvalsh, inv, matrix_power, pinv, slogdet, solve, solve_triangular, svd)
+from eqgraph.tensor.linalg.norms import norm
 from eqgraph.tensor.linalg.lapack import (  # qr: NumPy's modes, and SciPy's pivoting and "raw"
     lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 from eqgraph.tensor.products import kron
 
 __all__ = [
-    "Cholesky", "Det", "Eigh", "LinalgOp", "MatrixInverse", "Pinv", "QR", "SVD", "SlogDet", "Solve",
-    "cho_solve", "cholesky", "det", "eigh", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
+    "Cholesky", "Det", "Eig", "Eigh", "LinalgOp", "MatrixInverse", "Pinv", "QR", "SVD", "SlogDet", "Solve",
+    "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
     "lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
     "solve_discrete_lyapunov",

@@ -1,6 +1,6 @@
 """The decompositions and solves NumPy computes (SciPy for ``solve_triangular`` and ``solve``'s
 ``assume_a`` where installed), the ``LinalgOp`` base that lapack.py's SciPy factorizations build on,
-and what is written with them and the ordinary ops (``norm``, ``matrix_power``, ``cho_solve``)."""
+and what is written with them and the ordinary ops (``matrix_power``, ``cho_solve``; ``norm`` is norms.py)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,46 @@ from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.alloc import alloc
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, broadcast_static_shapes
 from eqgraph.tensor.extra_ops import eye, tril, triu
-from eqgraph.tensor.math import matmul, matmul_op, max as max_, min as min_, sum as sum_
+from eqgraph.tensor.math import matmul, matmul_op
 from eqgraph.tensor.products import diagonal
-from eqgraph.tensor.shape import dimshuffle, expand_dims, matrix_transpose, shape_of, squeeze
-from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
+from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
+from eqgraph.tensor.type import COMPLEX_DTYPES, TensorType
 from eqgraph.terms.basic import Apply
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output, optional_module
 
 
 def float_dtype(dtype: str) -> str:
-    """The dtype NumPy's linear algebra computes in: float32 stays, everything else is float64."""
-    return dtype if dtype in FLOAT_DTYPES and dtype != "float16" else "float64"
+    """The dtype NumPy's linear algebra computes in: float32, complex64 and complex128 stay,
+    everything else is float64."""
+    return dtype if dtype in ("float32", *COMPLEX_DTYPES) else "float64"
 
 
-def _matrix(op, a, square=True, arg="a"):
-    """``a``, the argument ``arg`` of ``op``, as a tensor: a (square) matrix or a stack of them."""
+def real_dtype(dtype: str) -> str:
+    """The dtype of a real result (eigenvalues of a Hermitian matrix, singular values, log|det|)
+    computed in ``float_dtype(dtype)``: a complex dtype's real part."""
+    return {"complex64": "float32", "complex128": "float64"}.get(float_dtype(dtype), float_dtype(dtype))
+
+
+def eig_dtype(dtype: str) -> str:
+    """The dtype of a general matrix's eigenvalues: complex always, as PyTensor's eig gives them."""
+    return "complex64" if float_dtype(dtype) in ("float32", "complex64") else "complex128"
+
+
+#: a LinalgOp output's dtype (``LinalgOp.output_kinds``) from the input's
+OUTPUT_DTYPES = {"same": float_dtype, "real": real_dtype, "complex": eig_dtype}
+
+
+def _matrix(op, a, square=True, arg="a", complex_ok=False):
+    """``a``, the argument ``arg`` of ``op``, as a tensor: a (square) matrix or a stack of them;
+    complex ones only where ``complex_ok``."""
     a = as_tensor_variable(a)
     if a.ndim < 2:
         raise TypeError(f"{op}: {arg} must be a matrix or a stack of matrices (at least 2-d), got {a} with "
                         f"{a.ndim} dimensions")
-    if a.dtype in ("complex64", "complex128"):
-        raise TypeError(f"{op}: complex matrices are not supported yet ({arg} = {a} is {a.dtype})")
+    if a.dtype in COMPLEX_DTYPES and not complex_ok:
+        raise TypeError(f"{op} does not take complex matrices ({arg} = {a} is {a.dtype}): it is defined "
+                        "for real ones here")
     rows, cols = a.type.shape[-2:]
     if square and rows is not None and cols is not None and rows != cols:
         raise ValueError(f"{op}: {arg} must be square matrices (its last two axes), got {a} of static shape "
@@ -55,11 +73,12 @@ def _batch_count(shape) -> int:
     return int(np.prod([int(s) for s in shape[:-2]], dtype=np.int64))
 
 
-def symmetric_from(xp, a, lower: bool):
-    """The symmetric matrix whose ``lower`` (or upper) triangle is ``a``'s."""
+def symmetric_from(xp, a, lower: bool, hermitian: bool = False):
+    """The symmetric (or ``hermitian``) matrix whose ``lower`` (or upper) triangle is ``a``'s."""
     half = xp.tril(a, k=-1) if lower else xp.triu(a, k=1)
     diagonal = a - xp.tril(a, k=-1) - xp.triu(a, k=1)
-    return half + xp.matrix_transpose(half) + diagonal
+    mirrored = xp.matrix_transpose(half)
+    return half + (xp.conj(mirrored) if hermitian else mirrored) + diagonal
 
 
 def _square_size(a):
@@ -77,6 +96,15 @@ class LinalgOp(Op):
 
     __props__ = ()
     square = True
+    #: complex matrices are taken (every op of this file; lapack.py's SciPy ops are real only)
+    complex_inputs = True
+
+    def output_kinds(self) -> tuple[str, ...]:
+        """Per output, how its dtype follows the input's (``OUTPUT_DTYPES``): "same" (the dtype
+        computed in), "real" (its real part: singular values, a Hermitian matrix's eigenvalues)
+        or "complex" (a general matrix's eigenvalues). The type rules generated for
+        rulesets/types.egg read it too."""
+        return ("same",) * len(self.core_axes())
 
     def core_axes(self) -> tuple[str, ...]:
         """Per output, its axes after the batch axes, one letter each for the input matrix's
@@ -93,11 +121,12 @@ class LinalgOp(Op):
     def output_types(self, a):
         (m, n), k = a.type.shape[-2:], _smaller(*a.type.shape[-2:])
         sizes = {"m": m, "n": n, "k": k, "s": _square_size(a)}
-        dtype, batch = float_dtype(a.dtype), _batch(a)
-        return [TensorType(dtype, batch + tuple(sizes[c] for c in axes)) for axes in self.core_axes()]
+        batch = _batch(a)
+        return [TensorType(OUTPUT_DTYPES[kind](a.dtype), batch + tuple(sizes[c] for c in axes))
+                for kind, axes in zip(self.output_kinds(), self.core_axes())]
 
     def make_node(self, a):
-        a = _matrix(self, a, self.square)
+        a = _matrix(self, a, self.square, complex_ok=self.complex_inputs)
         return Apply(self, [a], [t() for t in self.output_types(a)])
 
     def perform(self, node, inputs, output_storage):
@@ -147,13 +176,17 @@ class SlogDet(LinalgOp):
     def core_axes(self):
         return ("", "")
 
+    def output_kinds(self):
+        return ("same", "real")
+
     def compute(self, xp, a):
         sign, logabsdet = xp.linalg.slogdet(a)
         return sign, logabsdet
 
 
 class Cholesky(LinalgOp):
-    """``np.linalg.cholesky``: ``L`` with ``A = L @ L.T`` (or ``U`` with ``A = U.T @ U``)."""
+    """``np.linalg.cholesky``: ``L`` with ``A = L @ L.T`` (or ``U`` with ``A = U.T @ U``); for a
+    complex Hermitian ``A``, ``L @ L.conj().T`` (``U`` is ``L``'s conjugate transpose)."""
 
     __props__ = ("lower",)
 
@@ -166,12 +199,15 @@ class Cholesky(LinalgOp):
 
     def compute(self, xp, a):
         factor = xp.linalg.cholesky(a)
-        return factor if self.lower else xp.matrix_transpose(factor)
+        if self.lower:
+            return factor
+        upper = xp.matrix_transpose(factor)
+        return xp.conj(upper) if xp.isdtype(upper.dtype, "complex floating") else upper
 
 
 class Eigh(LinalgOp):
-    """``np.linalg.eigh``: eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from
-    its ``UPLO`` triangle."""
+    """``np.linalg.eigh``: eigenvalues (ascending, real) and eigenvectors of a symmetric (complex:
+    Hermitian) matrix, read from its ``UPLO`` triangle."""
 
     __props__ = ("UPLO",)
 
@@ -187,8 +223,27 @@ class Eigh(LinalgOp):
     def core_axes(self):
         return ("s", "ss")  # eigenvalues, eigenvectors
 
+    def output_kinds(self):
+        return ("real", "same")
+
     def compute(self, xp, a):
-        w, v = xp.linalg.eigh(symmetric_from(xp, a, self.UPLO == "L"))  # the array API's eigh has no UPLO
+        hermitian = xp.isdtype(a.dtype, "complex floating")  # the array API's eigh has no UPLO
+        w, v = xp.linalg.eigh(symmetric_from(xp, a, self.UPLO == "L", hermitian))
+        return w, v
+
+
+class Eig(LinalgOp):
+    """``np.linalg.eig``: eigenvalues and right eigenvectors of a general square matrix, complex
+    whatever the input (NumPy's are real where every eigenvalue is; a type has one dtype)."""
+
+    def core_axes(self):
+        return ("s", "ss")
+
+    def output_kinds(self):
+        return ("complex", "complex")
+
+    def compute(self, xp, a):
+        w, v = xp.linalg.eig(a)
         return w, v
 
 
@@ -209,6 +264,9 @@ class SVD(LinalgOp):
         if not self.compute_uv:
             return ("k",)
         return ("mm", "k", "nn") if self.full_matrices else ("mk", "k", "kn")  # U, S, Vh
+
+    def output_kinds(self):
+        return ("real",) if not self.compute_uv else ("same", "real", "same")
 
     def compute(self, xp, a):
         if not self.compute_uv:
@@ -290,11 +348,13 @@ class Solve(Op):
         return f"Solve{{{self.assume_a}}}"
 
     def make_node(self, a, b):
-        a, b = _matrix(self, a), as_tensor_variable(b)
+        a, b = _matrix(self, a, complex_ok=True), as_tensor_variable(b)
         if b.ndim == 0:
             raise TypeError(f"{self}: b must be a vector (M,) or matrices (..., M, K), got the scalar {b}")
-        if b.dtype in ("complex64", "complex128"):  # the float result would drop the imaginary part
-            raise TypeError(f"{self}: complex right-hand sides are not supported yet ({b} is {b.dtype})")
+        if self.assume_a == "pos" and a.dtype in COMPLEX_DTYPES:
+            # SciPy's "pos" reads a Hermitian matrix, this op's triangle a symmetric one
+            raise TypeError(f"{self}: a complex A ({a} is {a.dtype}) is solved with assume_a='gen' or 'sym' here, "
+                            "not 'pos'")
         n, rows = _square_size(a), b.type.shape[_rows_axis(b)]
         if n is not None and rows is not None and n != rows:
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and b {b} of shape {b.type.shape} do not "
@@ -396,6 +456,15 @@ def eigvalsh(a, UPLO="L"):
     return Eigh(UPLO)(a)[0]
 
 
+def eig(a):
+    """``[eigenvalues, eigenvectors]`` of the square matrix ``a``, complex (``np.linalg.eig``)."""
+    return Eig()(a)
+
+
+def eigvals(a):
+    return Eig()(a)[0]
+
+
 def svd(a, full_matrices=True, compute_uv=True):
     """``[U, S, Vh]`` as ``np.linalg.svd`` (a list, as PyTensor's), or the singular values alone
     with ``compute_uv=False``."""
@@ -425,7 +494,7 @@ def solve(a, b, assume_a="gen", lower=False, b_ndim=None, *, transposed=False, c
     if kind in ("lower triangular", "upper triangular"):
         lower = kind == "lower triangular"
         return solve_triangular(a, b, lower=lower, trans=int(bool(transposed)), b_ndim=b_ndim)
-    a = _matrix("solve", a)
+    a = _matrix("solve", a, complex_ok=True)
     if transposed:  # the transpose's other triangle is the one read
         a, lower = matrix_transpose(a), not lower
     if kind == "diagonal":
@@ -438,10 +507,13 @@ def solve(a, b, assume_a="gen", lower=False, b_ndim=None, *, transposed=False, c
 def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, b_ndim=None, *, check_finite=True,
                      overwrite_b=False):
     """SciPy's ``solve_triangular``: only ``a``'s lower (or upper) triangle is read; ``trans`` 0/"N"
-    solves ``a x = b``, 1/"T" ``a.T x = b`` and 2/"C" ``a.conj().T x = b`` (the same, ``a`` being
-    real); ``b`` and ``b_ndim`` as in ``solve``."""
+    solves ``a x = b``, 1/"T" ``a.T x = b`` and 2/"C" ``a.conj().T x = b``; ``b`` and ``b_ndim``
+    as in ``solve``."""
     if trans not in (0, 1, 2, "N", "T", "C"):  # False and True are 0 and 1, as in PyTensor
         raise ValueError(f"solve_triangular: trans must be 0/'N', 1/'T' or 2/'C', not {trans!r}")
+    a = as_tensor_variable(a)
+    if trans in (2, "C") and a.dtype in COMPLEX_DTYPES:  # the conjugate's triangle is the same one
+        a = E["conj"](a)
     op = Solve("gen", lower, triangular=True, trans=trans in (1, 2, "T", "C"), unit_diagonal=unit_diagonal)
     return _solve_with(op, a, b, b_ndim)
 
@@ -478,13 +550,14 @@ def cho_solve(c_and_lower, b):
     # a vector b and a stack of factors: the first solve gives a vector per matrix, (..., M),
     # which the second must read as vectors too, not as one matrix
     b_ndim = 1 if b.ndim == 1 and c.ndim > 2 else None
-    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 1, b_ndim=b_ndim)
-    return solve_triangular(c, y, lower=lower, trans=1 if lower else 0, b_ndim=b_ndim)
+    # A = c c^H (lower) or c^H c: the conjugate transpose, "C", is the transpose for real factors
+    y = solve_triangular(c, b, lower=lower, trans=0 if lower else "C", b_ndim=b_ndim)
+    return solve_triangular(c, y, lower=lower, trans="C" if lower else 0, b_ndim=b_ndim)
 
 
 def matrix_power(a, n: int):
     """``np.linalg.matrix_power`` for an integer ``n`` (negative: of the inverse), by squaring."""
-    a = _matrix("matrix_power", a)
+    a = _matrix("matrix_power", a, complex_ok=True)
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"matrix_power: n must be a Python int, not {n!r}")
     if n == 0:  # an identity matrix per matrix of the stack
@@ -501,73 +574,3 @@ def matrix_power(a, n: int):
         if n:
             square = matmul(square, square)
     return result
-
-
-def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: vector norms over one axis, matrix norms over two; without ``axis`` the
-    norm of a vector, of a matrix, or, as PyTensor's, of each matrix of a stack ``(..., M, N)``.
-    ``ord`` also takes PyTensor's "inf" and "-inf"."""
-    x = as_tensor_variable(x)
-    if x.dtype not in FLOAT_DTYPES and x.dtype not in ("complex64", "complex128"):
-        x = x.astype("float64")  # as NumPy: the max row sum of an int matrix is a float64, 1/|x| too
-    ord = {"inf": np.inf, "-inf": -np.inf}.get(ord, ord) if isinstance(ord, str) else ord
-    if axis is None:
-        if x.ndim == 0:
-            raise ValueError(f"norm: x must be a vector, a matrix or a stack of matrices, got the scalar {x}")
-        axes = (x.ndim - 1,) if x.ndim == 1 else (x.ndim - 2, x.ndim - 1)
-        if ord is None and x.ndim <= 2:  # every entry at once
-            return E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=keepdims))
-    else:
-        axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-    if len(axes) == 1:
-        return _vector_norm(x, ord, axes[0], keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, ord, axes, keepdims)
-    raise ValueError(f"norm: axis must name one or two axes, got {axis!r}")
-
-
-def _real_sqr(x):
-    return x * x if x.dtype in FLOAT_DTYPES else E["sqr"](E["abs"](x))
-
-
-def _vector_norm(x, ord, axis, keepdims):
-    a = E["abs"](x)
-    if ord is None or ord == 2:
-        return E["sqrt"](sum_(_real_sqr(x), axis=axis, keepdims=keepdims))
-    if ord == np.inf:
-        return max_(a, axis=axis, keepdims=keepdims)
-    if ord == -np.inf:
-        return min_(a, axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return sum_(E["neq"](x, 0), axis=axis, keepdims=keepdims, dtype=float_dtype(x.dtype))
-    if ord == 1:
-        return sum_(a, axis=axis, keepdims=keepdims)
-    if isinstance(ord, str):
-        raise ValueError(f"norm: ord={ord!r} is a matrix norm; a vector norm takes a number")
-    return sum_(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
-
-
-def _matrix_norm(x, ord, axes, keepdims):
-    row_axis, col_axis = axes
-    a = E["abs"](x)
-    if ord in (None, "fro", "f"):
-        out = E["sqrt"](sum_(_real_sqr(x), axis=axes, keepdims=True))
-    elif ord in (1, -1):  # largest (smallest) column sum
-        sums = sum_(a, axis=row_axis, keepdims=True)
-        out = (max_ if ord == 1 else min_)(sums, axis=col_axis, keepdims=True)
-    elif ord in (np.inf, -np.inf):  # largest (smallest) row sum
-        sums = sum_(a, axis=col_axis, keepdims=True)
-        out = (max_ if ord == np.inf else min_)(sums, axis=row_axis, keepdims=True)
-    elif ord in (2, -2, "nuc"):  # from the singular values of each matrix: its axes moved last
-        others = [i for i in range(x.ndim) if i not in axes]
-        s = svd(dimshuffle(x, (*others, row_axis, col_axis)), compute_uv=False)
-        out = sum_(s, axis=-1) if ord == "nuc" else (max_ if ord == 2 else min_)(s, axis=-1)
-        if not keepdims:
-            return out
-        kept = iter(range(len(others)))
-        return dimshuffle(out, ["x" if i in axes else next(kept) for i in range(x.ndim)])
-    else:
-        raise ValueError(f"norm: ord={ord!r} is not a matrix norm (None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
-    if keepdims:
-        return out
-    return out.dimshuffle([a for a in range(x.ndim) if a not in axes])

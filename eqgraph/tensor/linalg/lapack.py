@@ -60,6 +60,8 @@ class ScipyLinalgOp(LinalgOp):
     ``compute_one(scipy_linalg, a)`` (a tuple of arrays) and, for integer outputs,
     ``dtypes()`` (per output, a dtype or None: the input's float dtype)."""
 
+    complex_inputs = False
+
     def dtypes(self) -> tuple:
         return (None,) * len(self.core_axes())
 
@@ -186,11 +188,8 @@ class Schur(ScipyLinalgOp):
     def core_axes(self):
         return ("ss", "ss")
 
-    def output_types(self, a):
-        types = super().output_types(a)
-        if self.output == "real":
-            return types
-        return [TensorType(_complex_dtype(t.dtype), t.shape) for t in types]
+    def output_kinds(self):
+        return ("same", "same") if self.output == "real" else ("complex", "complex")
 
     def compute_one(self, module, a):
         return module.schur(a, output=self.output, sort=self.sort or None, check_finite=False)[:2]
