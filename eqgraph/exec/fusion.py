@@ -17,7 +17,7 @@ constants are left alone: the linker folds them once (``link._fold_constants``).
 Before grouping, a gradient's ``SumToShape(g, like)`` is dropped where ``g`` and ``like``
 provably have one shape (``drop_same_shape_sums``): it returns ``g`` itself then, and as a node
 it splits the elementwise group around it and makes ``like`` a value computed only for
-its shape (the logistic regression's gradient had four of them).
+its shape.
 
 After grouping, a float64 sum or mean of a fused result joins the fused node that computes it
 (``fuse_reductions``, ``reducing.py``): the Numba kernel adds values up as it computes them.
@@ -126,7 +126,7 @@ def recompute_for_late_readers(fgraph: FunctionGraph, order=None) -> FunctionGra
 
     In ``(x - m) / sqrt(mean((x - m)**2))`` the division reads ``x - m`` after the mean of its
     square: the division can never join the group computing ``x - m``, so that group wrote
-    ``x - m`` out (on long arrays, about half the time of the fused sum of squares) only for the
+    ``x - m`` out (on long arrays, a pass as long as the fused sum of squares) only for the
     division to read it back.  Computing ``x - m`` again inside the division reads ``x``
     instead, as much memory, and leaves nothing to write.  Only where that is so: a step with no
     libm call, at most one input that is more than one element by its type, and every reader

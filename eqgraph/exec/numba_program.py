@@ -31,7 +31,9 @@ of the rest (``_segmented``); where that leaves as many segments as nodes in Num
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
 the calling thread (``numba_compile.py``), with Numba's disk cache (``numba_kernels.load_kernel``,
 keyed by the source, which holds the argument types); until it is ready the program runs.  Then
-a call runs the function on inputs of at most ``whole_below(order)`` elements, C-contiguous and
+a call runs the function where it is the faster: on inputs of at most ``whole_below(order)``
+elements (the cost model's bound), and above it on the input sizes where its first calls,
+timed against the program's, were faster (``_measuring``); the arguments must be C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad shapes:
 it makes the checks the ops would), the program runs on the same arguments, so a bad input gets
 the program's error naming the node.  Functions that read or update shared variables call the
@@ -202,8 +204,7 @@ def whole_source(fgraph, order, constants: dict):
 
 
 #: nodes never called in Python: a fused node's ``perform`` steps through its scalar ops one NumPy
-#: call each, where the program runs its compiled kernel (three times slower on the
-#: negative-binomial GLM's psi nodes)
+#: call each, where the program runs its compiled kernel
 _FUSED = (Composite, ReducingComposite)
 
 
