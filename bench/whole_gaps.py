@@ -32,6 +32,7 @@ def untranslated(f) -> collections.Counter:
 
 def timed(f, values, warmup=3000, rounds=5) -> str:
     """Per-call medians of ``f`` and of the program behind its whole function, in microseconds."""
+    f.wait_compiled()   # else the warm-up may end before the whole function takes over
     for _ in range(warmup):
         f(*values)
     program = getattr(f.program.call, "program", None)

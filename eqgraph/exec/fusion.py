@@ -17,7 +17,7 @@ constants are left alone: the linker folds them once (``link._fold_constants``).
 Before grouping, a gradient's ``SumToShape(g, like)`` is dropped where ``g`` and ``like``
 provably have one shape (``drop_same_shape_sums``): it returns ``g`` itself then, and as a node
 it splits the elementwise group around it and makes ``like`` a value computed only for
-its shape (the logistic regression's gradient had four of them).
+its shape.
 
 After grouping, a float64 sum or mean of a fused result joins the fused node that computes it
 (``fuse_reductions``, ``reducing.py``): the Numba kernel adds values up as it computes them.
@@ -26,12 +26,13 @@ After grouping, a float64 sum or mean of a fused result joins the fused node tha
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 
 from eqgraph.exec import numba_loops
 from eqgraph.exec.composite import Composite, is_fusable
 from eqgraph.exec.numba_fused import layout
-from eqgraph.exec.numba_kernels import TRANSCENDENTAL, numba
+from eqgraph.exec.numba_kernels import LIBM_EXTRA_NS, STEP_NS, TRANSCENDENTAL, numba
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.math import Reduce
@@ -125,7 +126,7 @@ def recompute_for_late_readers(fgraph: FunctionGraph, order=None) -> FunctionGra
 
     In ``(x - m) / sqrt(mean((x - m)**2))`` the division reads ``x - m`` after the mean of its
     square: the division can never join the group computing ``x - m``, so that group wrote
-    ``x - m`` out (on long arrays, about half the time of the fused sum of squares) only for the
+    ``x - m`` out (on long arrays, a pass as long as the fused sum of squares) only for the
     division to read it back.  Computing ``x - m`` again inside the division reads ``x``
     instead, as much memory, and leaves nothing to write.  Only where that is so: a step with no
     libm call, at most one input that is more than one element by its type, and every reader
@@ -231,13 +232,34 @@ def _group(order) -> list[_Group]:
 
 
 def _merge(node, bit: int, ancestors: dict, group_of: dict, live: dict) -> None:
-    """Join ``node`` to as many of its producers' groups as can be without a cycle."""
-    unique = list({id(g): g for v in node.inputs if (g := group_of.get(v.owner)) is not None}.values())
+    """Join ``node`` to as many of its producers' groups as can be without a cycle, and that
+    ``_replicated`` does not keep apart."""
+    unique = list({id(g): g for v in node.inputs
+                   if (g := group_of.get(v.owner)) is not None and not _replicated(g, v, node)}.values())
     options = [unique] + [[g] for g in sorted(unique, key=lambda g: -len(g.nodes))] + [[]]
     for chosen in options:
         if _acyclic(node, chosen, ancestors, group_of, live):
             _join(node, bit, chosen, ancestors, group_of, live)
             return
+
+
+def _replicated(group: _Group, value, node) -> bool:
+    """Whether fusing ``group``, which computes ``value``, into ``node`` would cost more than the
+    node it saves: a fused loop runs every step once per element of its output, so a group whose
+    output ``node`` broadcasts along an axis computes its libm steps again for each element of that
+    axis (``exp(log_sigma)`` of a mixture's components, once per data row).  Priced as the
+    program's dispatch of one more node (``STEP_NS``) against the repeated libm steps, each at
+    least its ``LIBM_EXTRA_NS``; an axis of unknown length counts as long."""
+    libm = sum(LIBM_EXTRA_NS.get(getattr(n.op, "name", ""), 0.0) for n in group.nodes)
+    if not libm:
+        return False
+    out = node.outputs[0].type.shape
+    shape = (1,) * (len(out) - value.ndim) + tuple(value.type.shape)
+    repeats = 1.0
+    for size, out_size in zip(shape, out):
+        if size == 1 and out_size != 1:
+            repeats *= math.inf if out_size is None else out_size
+    return (repeats - 1) * libm > STEP_NS
 
 
 def _acyclic(node, chosen, ancestors, group_of, live) -> bool:

@@ -32,7 +32,9 @@ of the rest (``_segmented``); where that leaves as many segments as nodes in Num
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
 the calling thread (``numba_compile.py``), with Numba's disk cache (``numba_kernels.load_kernel``,
 keyed by the source, which holds the argument types); until it is ready the program runs.  Then
-a call runs the function on inputs of at most ``whole_below(order)`` elements, C-contiguous and
+a call runs the function where it is the faster: on inputs of at most ``whole_below(order)``
+elements (the cost model's bound), and above it on the input sizes where its first calls,
+timed against the program's, were faster (``_measuring``); the arguments must be C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad shapes:
 it makes the checks the ops would), the program runs on the same arguments, so a bad input gets
 the program's error naming the node.  Functions that read or update shared variables call the
@@ -41,8 +43,10 @@ program through its cells (``Function``) and keep it.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -76,11 +80,16 @@ from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Write
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
-#: a per-call cost decision, measured (bench/suite.py's models against the program at several
-#: input sizes): the whole function runs only where every input has at most this many elements,
-#: fewer where its libm steps cost more than the calls it saves (``whole_below``); above it the
-#: program's NumPy SIMD loops and BLAS calls win
-SMALL_INPUTS = 256
+#: inputs of at most this many elements run the whole function whatever ``whole_below`` says
+#: (0: the cost model and the measured calls decide; tests raise it to force the whole function)
+SMALL_INPUTS = 0
+#: calls of each of the whole function and the program timed on inputs of sizes above
+#: ``whole_below`` before the faster one serves those sizes: the cost model prices the libm steps
+#: the program would run in NumPy's SIMD loops, not the Python work of its nodes, so above its
+#: bound the choice is measured on the caller's own arrays (0: the program runs there)
+TRIALS = 5
+#: input-size combinations measured per function; others above ``whole_below`` run the program
+MEASURED_SIZES = 64
 #: a per-call cost decision, measured: a program of one or two nodes calls its kernels directly,
 #: which the whole function, behind its caller, does not beat
 MIN_NODES = 3
@@ -119,9 +128,7 @@ def whole_below(order) -> float:
     of a libm step costs ``LIBM_EXTRA_NS`` more than NumPy's SIMD loop, where the program runs
     that loop: always for a plain ``Elemwise``, above ``numba_below(op)`` for a fused node
     (below it the program runs Numba's scalar libm too), above ``numba_reductions.SMALL`` for a
-    softmax.  At most ``SMALL_INPUTS``; 0 for programs of fewer than ``MIN_NODES`` nodes."""
-    if len(order) < MIN_NODES:
-        return 0
+    softmax.  Infinite where no step costs more in Numba; at least ``SMALL_INPUTS``."""
     costs = []   # (size above which the program runs NumPy's loop, libm extra per element)
     for node in order:
         op = node.op
@@ -131,14 +138,14 @@ def whole_below(order) -> float:
             costs.append((0, LIBM_EXTRA_NS.get(step_name(op), 0.0)))
         elif isinstance(op, Softmax):
             costs.append((REDUCTION_SMALL["softmax"], LIBM_EXTRA_NS["exp"]))
-    saved, limit, extra = STEP_NS * (len(order) - 1), float(SMALL_INPUTS), 0.0
+    saved, limit, extra = STEP_NS * (len(order) - 1), math.inf, 0.0
     for below, cost in sorted(costs):
         if below >= limit:
             break
         extra += cost
         if extra:
             limit = min(limit, max(below, saved / extra))
-    return limit
+    return max(limit, float(SMALL_INPUTS))
 
 
 def _arg_type(var) -> str:
@@ -209,8 +216,7 @@ def whole_source(fgraph, order, constants: dict):
 
 
 #: nodes never called in Python: a fused node's ``perform`` steps through its scalar ops one NumPy
-#: call each, where the program runs its compiled kernel (three times slower on the
-#: negative-binomial GLM's psi nodes)
+#: call each, where the program runs its compiled kernel
 _FUSED = (Composite, ReducingComposite)
 
 
@@ -306,11 +312,10 @@ def untranslated_nodes(fgraph, order, constants: dict) -> list:
 def whole_program(fgraph, order, constants: dict, program):
     """``run(*inputs) -> [outputs]``: ``program`` until the whole Numba function is built (off
     the calling thread, as the program being linked says: ``numba_compile.collector``), then
-    that function on small inputs; ``program`` itself where Numba is off or a node has no
-    translation."""
+    that function where the cost model or the measured calls say it is faster (``_caller``);
+    ``program`` itself where Numba is off or a node has no translation."""
     compiles = numba_compile.collector()
-    below = whole_below(order)
-    if compiles is None or below < 1:
+    if compiles is None or len(order) < MIN_NODES:
         return program
     try:
         made = whole_source(fgraph, order, constants)
@@ -337,30 +342,85 @@ def whole_program(fgraph, order, constants: dict, program):
             namespace["hot"] = kernel
 
     namespace["missed"], namespace["warm"] = missed, None
+    namespace["chosen"], namespace["measure"] = _measuring(namespace)
     compiles.add(lambda: _compile(source), install, source, whole=True)
     compiles.whole_globals = namespace
-    params = [f"v{k}" for k in range(len(fgraph.inputs))]
-    args = [f"{p}[()]" if v.ndim == 0 else p for p, v in zip(params, fgraph.inputs)]
-    args += [f"passed[{k}]" for k in range(len(passed))]
-    small = "".join(f" and {p}.size <= {int(below)}" for p, v in zip(params, fgraph.inputs) if v.ndim)
-    lines = [f"def run({', '.join(params)}):",
-             "    global last",
-             "    if warm is not None:",
-             f"        warm({', '.join(args)})",
-             f"    if hot is not None{small}:",
-             "        try:",
-             f"            out = hot({', '.join(args)})",
-             "        except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
-             "            missed()",
-             "        else:",
-             "            last = True",
-             "            return [*out]",
-             "    last = False",
-             f"    return program({', '.join(params)})"]
-    define("\n".join(lines) + "\n", "<eqgraph whole-program caller>", namespace)
+    define(_caller(fgraph.inputs, len(passed), whole_below(order)), "<eqgraph whole-program caller>", namespace)
     run = namespace["run"]
     run.whole_source, run.program = source, program
     return run
+
+
+def _caller(inputs, passed: int, below: float) -> str:
+    """The source of ``run``: the whole function on inputs of at most ``below`` elements, and
+    above that on the sizes where it was measured faster; ``measure`` times the first calls on
+    sizes not measured yet."""
+    params = [f"v{k}" for k in range(len(inputs))]
+    args = ", ".join([f"{p}[()]" if v.ndim == 0 else p for p, v in zip(params, inputs)]
+                     + [f"passed[{k}]" for k in range(passed)])
+    arrays = [p for p, v in zip(params, inputs) if v.ndim]
+    lines = [f"def run({', '.join(params)}):",
+             "    global last",
+             "    if warm is not None:",
+             f"        warm({args})",
+             "    if hot is not None:"]
+    if arrays and below < math.inf:
+        small = " and ".join(f"{p}.size <= {int(below)}" for p in arrays)
+        sizes = f"({''.join(f'{p}.size, ' for p in arrays)})"
+        lines += [f"        if not ({small} or chosen.get({sizes})):",
+                  f"            if {sizes} not in chosen:",
+                  f"                return measure({sizes}, ({args},), ({''.join(p + ', ' for p in params)}))",
+                  "            last = False",
+                  f"            return program({', '.join(params)})"]
+    lines += ["        try:",
+              f"            out = hot({args})",
+              "        except Exception:  # noqa: BLE001  (other types, bad shapes: the program runs, or says what is wrong)",
+              "            missed()",
+              "        else:",
+              "            last = True",
+              "            return [*out]",
+              "    last = False",
+              f"    return program({', '.join(params)})"]
+    return "\n".join(lines) + "\n"
+
+
+#: the clock the measured calls read
+_clock = time.perf_counter_ns
+
+
+def _measuring(namespace: dict):
+    """``(chosen, measure)``: ``chosen`` maps input sizes to whether the whole function serves
+    them; ``measure(sizes, args, params)`` runs one call, the whole function's or the program's
+    in turn, timed, until ``TRIALS`` of each pick the faster (the fastest call of each: the least
+    disturbed by other work on the machine)."""
+    chosen, times = {}, {}
+
+    def measure(sizes, args, params):
+        program = namespace["program"]
+        if sizes not in times and (TRIALS < 1 or len(chosen) + len(times) >= MEASURED_SIZES):
+            namespace["last"] = False
+            return program(*params)
+        whole, alone = times.setdefault(sizes, ([], []))
+        start = _clock()
+        if len(whole) <= len(alone):
+            try:
+                out = [*namespace["hot"](*args)]
+            except Exception:  # noqa: BLE001  (bad shapes: the program says what is wrong)
+                namespace["missed"]()
+                namespace["last"] = False
+                return program(*params)
+            whole.append(_clock() - start)
+            namespace["last"] = True
+        else:
+            out = program(*params)
+            alone.append(_clock() - start)
+            namespace["last"] = False
+        if len(alone) >= TRIALS:
+            chosen[sizes] = min(whole) <= min(alone)
+            del times[sizes]
+        return out
+
+    return chosen, measure
 
 
 def _warming(kernel, namespace: dict):

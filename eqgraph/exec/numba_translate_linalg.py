@@ -4,10 +4,11 @@
 ``Cholesky`` is Numba's ``np.linalg.cholesky`` (LAPACK's ``potrf``, through SciPy's LAPACK): a
 matrix that is not positive definite raises, and the caller runs the program, whose node raises
 NumPy's ``LinAlgError``.  A general ``Solve`` is Numba's ``np.linalg.solve`` (``gesv``), as the op's
-NumPy path.  A small triangular solve is a substitution loop over the triangle the op reads
-(SciPy's ``trtrs`` has no Numba form): a zero on the diagonal raises as SciPy's does.  LAPACK blocks its
-sums, so these agree with the program to rounding (a few ulps), not always to the last bit, like
-``matmul``.
+NumPy path.  A triangular solve calls LAPACK's ``trtrs`` through the function pointer SciPy's
+``cython_lapack`` exports, the routine ``scipy.linalg.solve_triangular`` calls, so the whole
+function and the program agree bit for bit at every size; a zero on the diagonal raises as SciPy's
+does.  LAPACK blocks its sums, so ``potrf`` and ``gesv`` agree with the program to rounding (a few
+ulps), not always to the last bit, like ``matmul``.
 """
 
 from __future__ import annotations
@@ -29,27 +30,15 @@ def cholesky(w, node):
     return [f"{w.define(out)} = {factor if node.op.lower else f'np.ascontiguousarray({factor}.T)'}"]
 
 
-#: most multiply-adds (n * n * columns of b) of a triangular solve written as a loop: LAPACK's
-#: blocked ``trtrs`` is several times faster on large systems, so those stay Python calls of the op
-SMALL_SOLVE = 1 << 16
-
-
-def _small(a, b) -> bool:
-    """Whether ``a``'s and ``b``'s static shapes are known and their solve is at most ``SMALL_SOLVE``."""
-    sizes = (*a.type.shape, *b.type.shape)
-    return None not in sizes and a.type.shape[0] ** 2 * (b.type.shape[1] if b.ndim == 2 else 1) <= SMALL_SOLVE
-
-
 def solve(w, node):
     op, (a, b), out = node.op, node.inputs, node.outputs[0]
     if a.ndim != 2 or b.ndim not in (1, 2) or not _float64(node):
         return None
-    if op.triangular and not _small(a, b):
-        return None
     if op.triangular:
-        matrix = f"np.ascontiguousarray({w.value(a)})"
-        return [f"{w.define(out)} = solve_triangular_{b.ndim}d({matrix}, np.ascontiguousarray({w.value(b)}), "
-                f"{op.lower}, {op.trans}, {op.unit_diagonal})"]
+        if solve_triangular_1d is None:   # no SciPy LAPACK: the program's node
+            return None
+        return [f"{w.define(out)} = solve_triangular_{b.ndim}d({w.value(a)}, {w.value(b)}, "
+                f"{bool(op.lower)}, {bool(op.trans)}, {bool(op.unit_diagonal)})"]
     if op.assume_a != "gen":
         return None
     return [f"{w.define(out)} = np.linalg.solve(np.ascontiguousarray({w.value(a)}), "
@@ -58,46 +47,81 @@ def solve(w, node):
 
 HELPERS = ("solve_triangular_1d", "solve_triangular_2d")
 
-if numba is not None:
+
+#: the symbol Numba's code calls LAPACK's ``dtrtrs`` by: a name, not an address, so that
+#: compiled functions calling it can be cached on disk (the address is registered at import)
+_TRTRS = "eqgraph_dtrtrs"
+
+
+def _register_trtrs() -> bool:
+    """Registers SciPy's ``dtrtrs`` under ``_TRTRS``; False without SciPy's LAPACK."""
+    try:
+        address = numba.extending.get_cython_function_address("scipy.linalg.cython_lapack", "dtrtrs")
+    except (ImportError, ValueError):
+        return False
+    import llvmlite.binding
+
+    llvmlite.binding.add_symbol(_TRTRS, address)
+    return True
+
+
+if numba is not None and _register_trtrs():
+    from numba.core import cgutils, types
+
     _njit = numba.njit(cache=True, error_model="numpy")
+    _int_p, _double_p = types.CPointer(types.int32), types.CPointer(types.float64)
+    _dtrtrs = types.ExternalFunction(_TRTRS, types.void(*[_int_p] * 5, _double_p, _int_p, _double_p, _int_p, _int_p))
+
+    @numba.extending.intrinsic
+    def _int_pointer(typingctx, value):
+        """A pointer to a copy of the int32 ``value`` in the caller's frame: LAPACK takes every
+        argument by reference."""
+        def codegen(context, builder, signature, args):
+            return cgutils.alloca_once_value(builder, args[0])
+        return _int_p(types.int32), codegen
+
+    @numba.extending.intrinsic
+    def _data(typingctx, array):
+        """The pointer to the first element of a float64 ``array``."""
+        def codegen(context, builder, signature, args):
+            return context.make_array(signature.args[0])(context, builder, args[0]).data
+        return _double_p(array), codegen
 
     @_njit
-    def _substitute(a, x, lower, trans, unit):
-        """Solves, in place in the columns of ``x``, with the triangle of ``a`` (``lower`` before a
-        transposition ``trans``), by forward or back substitution: a row of ``x`` at a time, each
-        entry less the products with the rows solved before, in order, then divided by the pivot."""
-        n = a.shape[0]
-        forward = lower != trans   # the transposed lower triangle is upper
-        for step in range(n):
-            i = step if forward else n - 1 - step
-            pivot = 1.0 if unit else a[i, i]
-            if pivot == 0.0:
-                raise np.linalg.LinAlgError("singular matrix: a zero on the diagonal")
-            first, last = (0, i) if forward else (i + 1, n)
-            for k in range(first, last):
-                factor = a[k, i] if trans else a[i, k]
-                for c in range(x.shape[1]):
-                    x[i, c] -= factor * x[k, c]
-            for c in range(x.shape[1]):
-                x[i, c] /= pivot
-
-    @_njit
-    def _check(a, rows):
-        if a.shape[0] != a.shape[1] or a.shape[0] != rows:
+    def _solve_columns(a, x, lower, trans, unit):
+        """Solves in place in the Fortran-ordered columns of ``x`` with the triangle of ``a``.
+        LAPACK reads memory column by column: a Fortran-ordered ``a`` as itself, any other as
+        its C-contiguous copy, which it reads as ``a.T`` (the other triangle, transposed the other
+        way)."""
+        if a.shape[0] != a.shape[1] or a.shape[0] != x.shape[0]:
             raise ValueError("solve: A must be square with as many rows as b")
+        if a.shape[0] == 0 or x.shape[1] == 0:
+            return
+        fortran = a.flags.f_contiguous and not a.flags.c_contiguous
+        memory = np.ascontiguousarray(a.T) if fortran else np.ascontiguousarray(a)
+        read_lower, read_trans = (lower, trans) if fortran else (not lower, not trans)
+        uplo = np.int32(ord("L") if read_lower else ord("U"))
+        op = np.int32(ord("T") if read_trans else ord("N"))
+        diag = np.int32(ord("U") if unit else ord("N"))
+        n, info = np.int32(a.shape[0]), np.zeros(1, dtype=np.int32)
+        _dtrtrs(_int_pointer(uplo), _int_pointer(op), _int_pointer(diag), _int_pointer(n),
+                _int_pointer(np.int32(x.shape[1])), _data(memory), _int_pointer(n), _data(x), _int_pointer(n),
+                info.ctypes)
+        if info[0] > 0:
+            raise np.linalg.LinAlgError("singular matrix: a zero on the diagonal")
 
     @_njit
     def solve_triangular_1d(a, b, lower, trans, unit):
-        _check(a, b.shape[0])
-        x = np.copy(b).reshape((b.shape[0], 1))
-        _substitute(a, x, lower, trans, unit)
-        return x.reshape(b.shape[0])
+        x = np.empty((b.shape[0], 1))
+        x[:, 0] = b
+        _solve_columns(a, x, lower, trans, unit)
+        return x[:, 0]
 
     @_njit
     def solve_triangular_2d(a, b, lower, trans, unit):
-        _check(a, b.shape[0])
-        x = np.copy(b)
-        _substitute(a, x, lower, trans, unit)
+        x = np.empty((b.shape[1], b.shape[0])).T   # a fresh Fortran-ordered copy: LAPACK's columns
+        x[:, :] = b
+        _solve_columns(a, x, lower, trans, unit)
         return x
 else:
     solve_triangular_1d = solve_triangular_2d = None

@@ -2,7 +2,7 @@
 
 The thunk loop (``link.py``) pays, for every node, a call of its thunk, a list of
 input values built from storage cells, compute flags, and a wrapper that frees what
-the node was last to read: a few microseconds per node, which at small sizes is most
+the node was last to read: several Python calls per node, which at small sizes are most
 of the time of a call.  ``straight_line`` writes the whole linked graph as one
 function instead, with a local variable per value, and prints like the fused kernels
 (``program.source``)::
@@ -330,10 +330,9 @@ def _chained(new: Exception, cause: Exception) -> Exception:
 
 def known_at_link_time(fgraph, folded, order) -> list:
     """The variables bound as constants of the program: constants and folded values that ``order``
-    (the linked nodes) reads or the graph returns, in the order they are first met.  Not in the
-    order of ``fgraph.variables``, a set: the constants were then named ``k1``, ``k2`` in an order
-    that changed from one compile of a graph to the next, and with them the program's text, which
-    is compiled once per text (``source.py``)."""
+    (the linked nodes) reads or the graph returns, in the order they are first met: not in the
+    order of ``fgraph.variables``, a set, whose order changes from one compile of a graph to the
+    next, and with it the program's text, which is compiled once per text (``source.py``)."""
     met = [v for node in order for v in node.inputs] + list(fgraph.outputs)
     return list(dict.fromkeys(v for v in met if isinstance(v, Constant) or v in folded))
 

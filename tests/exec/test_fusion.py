@@ -138,6 +138,24 @@ def test_a_path_through_a_third_group_is_not_fused_into_a_cycle():
     np.testing.assert_allclose(got_n, np.exp(av) * np.sin(sv).sum())
 
 
+def test_a_libm_step_is_not_fused_into_a_loop_that_would_repeat_it_along_a_broadcast_axis():
+    # a mixture's exp(log_sigma): one value per component, read by every (row, component) element
+    x, s = et.TensorType("float64", (500, 1))("x"), et.TensorType("float64", (1, None))("s")
+    scale = et.exp(s)
+    graph = FunctionGraph([x, s], [(x - 1.0) / scale * 2.0, scale * 3.0], clone=False)
+    fused = [node.op for node in fuse(graph).toposort() if isinstance(node.op, Composite)]
+    assert ["exp" in str(op) for op in fused] == [True, False], fused   # exp alone, then the long loop
+    # a few repeats of a libm step cost less than one more node: fused
+    v, t = et.TensorType("float64", (8,))("v"), et.TensorType("float64", (1,))("t")
+    short = FunctionGraph([v, t], [v * et.exp(t) + 1.0], clone=False)
+    assert [len(node.op.steps) for node in fuse(short).toposort() if isinstance(node.op, Composite)] == [3]
+    f = eg.function([x, s], [(x - 1.0) / scale * 2.0, scale * 3.0], rulesets=[])
+    xv, sv = np.linspace(-1, 1, 500).reshape(500, 1), np.array([[0.1, -0.2, 0.3]])
+    got = f(xv, sv)
+    np.testing.assert_allclose(got[0], (xv - 1.0) / np.exp(sv) * 2.0, rtol=1e-15)
+    np.testing.assert_allclose(got[1], np.exp(sv) * 3.0, rtol=1e-15)
+
+
 def test_nodes_of_constants_are_left_for_constant_folding():
     x = et.dvector("x")
     c = et.exp(et.constant(np.array([1.0, 2.0]))) * 3     # known at link time

@@ -83,7 +83,8 @@ def test_deferred_compiles_only_when_asked():
 
 
 @needs_numba
-def test_large_inputs_run_the_program_with_its_numba_kernels():
+def test_large_inputs_run_the_program_with_its_numba_kernels(monkeypatch):
+    monkeypatch.setattr(numba_program, "TRIALS", 0)   # above whole_below: the program, unmeasured
     f = eg.function(*_model(), compile="eager")
     _assert_right(f(*ARGS))
     assert f.stages.tier == "numba-whole"

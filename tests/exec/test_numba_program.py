@@ -102,7 +102,8 @@ def test_models_with_gradients_give_the_hot_programs_values_bit_for_bit(name, ho
 
 
 @needs_numba
-def test_the_whole_function_takes_over_once_compiled_on_small_inputs_only(monkeypatch):
+def test_the_whole_function_takes_over_once_compiled_below_the_cost_models_bound(monkeypatch):
+    monkeypatch.setattr(numba_program, "TRIALS", 0)   # above the bound: the program, unmeasured
     inputs, outputs = _logreg()
     f = eg.function(inputs, outputs, compile="deferred")
     call = f.program.call
@@ -113,12 +114,45 @@ def test_the_whole_function_takes_over_once_compiled_on_small_inputs_only(monkey
     f(*small)
     hot = call.__globals__["hot"]
     assert hasattr(hot, "py_func") and f.stages.tier == "numba-whole"
-    large = _model_values(np.random.default_rng(2), "logreg", rows=numba_program.SMALL_INPUTS)  # 8x the limit
+    below = numba_program.whole_below(f.program.order)
+    large = _model_values(np.random.default_rng(2), "logreg", rows=int(below))   # 8 columns: 8x the bound
     calls = []
     monkeypatch.setitem(call.__globals__, "hot", lambda *a: calls.append(1) or hot(*a))
     f(*small)
     f(*large)
     assert len(calls) == 1 and f.stages.tier != "numba-whole"
+
+
+@needs_numba
+@pytest.mark.parametrize("whole_faster", [True, False])
+def test_above_the_bound_the_faster_of_the_whole_function_and_the_program_serves(monkeypatch, whole_faster):
+    """Above ``whole_below`` the first calls on each input size alternate, timed, between the
+    whole function and the program; then the faster serves that size alone."""
+    inputs, outputs = _logreg()
+    f = eg.function(inputs, outputs, compile="eager")
+    call, below = f.program.call, numba_program.whole_below(f.program.order)
+    hot, program = call.__globals__["hot"], call.program
+    ran = []
+    monkeypatch.setitem(call.__globals__, "hot", lambda *a: ran.append("whole") or hot(*a))
+    monkeypatch.setitem(call.__globals__, "program", lambda *a: ran.append("program") or program(*a))
+    durations = {"whole": 1 if whole_faster else 5, "program": 5 if whole_faster else 1}
+    elapsed = {"ns": 0, "counted": 0}
+
+    def clock():   # the time of the calls made since the last reading
+        elapsed["ns"] += sum(durations[name] for name in ran[elapsed["counted"]:])
+        elapsed["counted"] = len(ran)
+        return elapsed["ns"]
+
+    monkeypatch.setattr(numba_program, "_clock", clock)
+    large = _model_values(np.random.default_rng(2), "logreg", rows=int(below))
+    want = program(*large)
+    ran.clear()
+    for _ in range(2 * numba_program.TRIALS + 3):
+        _assert_same(f(*large), want, exact=False)   # BLAS kernels may differ in the last bit
+    trials = ran[:2 * numba_program.TRIALS]
+    assert trials == ["whole", "program"] * numba_program.TRIALS
+    assert ran[len(trials):] == ["whole" if whole_faster else "program"] * 3
+    assert (f.stages.tier == "numba-whole") is whole_faster
 
 
 # -- random graphs ---------------------------------------------------------------------------------
