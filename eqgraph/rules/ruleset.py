@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -402,8 +403,7 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
             made = [replace(rule, family_op=None) for rule in made]   # a direction may match without its op
         rules += made
         edits.append((form, " ".join(rule.text for rule in made) + "\n" * form.count("\n")))
-    names = [r.name for r in rules]
-    duplicates = {n for n in names if names.count(n) > 1}
+    duplicates = {name for name, n in Counter(r.name for r in rules).items() if n > 1}
     if duplicates:
         raise RuleFileError(f"{source}: rule names must be unique, repeated: {sorted(duplicates)}")
     saturate = bool(re.search(r"^;;\s*eqgraph:\s*saturate\b", text, re.MULTILINE))
