@@ -5,6 +5,7 @@ a copy still fires wherever its op appears."""
 import threading
 
 import numpy as np
+
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph.adapter import Session
