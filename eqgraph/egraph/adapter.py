@@ -94,12 +94,14 @@ class Session:
         [out] = self.run(f"(run-schedule {schedule})")
         return out.report
 
-    def declare_once(self, name: str, command: str) -> None:
+    def declare_once(self, name: str, command: str, filename: str | None = None) -> bool:
         """Run ``command``, which declares ``name``, unless this session holds it already (a
-        declaration made after a ``push`` is gone after its ``pop``)."""
-        if not any(name in level for level in self._declared):
-            self.run(command)
-            self._declared[-1].add(name)
+        declaration made after a ``push`` is gone after its ``pop``); whether it ran."""
+        if any(name in level for level in self._declared):
+            return False
+        self.run(command, filename=filename)
+        self._declared[-1].add(name)
+        return True
 
     def push(self) -> None:
         self.run("(push)")

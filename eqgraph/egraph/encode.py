@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -173,6 +174,11 @@ class _Tables:
             raise
         base.arities.update(arities)
         base.term_tags.update(kept)
+
+    def constructors(self) -> set[str]:
+        """The constructors of the terms the rows make."""
+        made = [term for term in self.terms] + [self.schemas[name][1] for name in self.rows if name in self.schemas]
+        return set(re.findall(r"\((?=[A-Z])([^\s()]+)", " ".join(made)))
 
     def declarations(self) -> str:
         """The encoder's rulesets, and every fixed relation with its rules (``declare_fixed``)."""
@@ -393,6 +399,7 @@ def _load(tables: _Tables, schema: Schema, base: Base | None) -> Session:
             session.run(tables.program(Path(directory)))
         return session
     directory = Path(base.directory.name)
+    pool.send_family_copies(base, tables.constructors())
     try:
         program = tables.program(directory, base.file_prefix(), base)   # declares at depth 0, pushes
         if schema.pending:

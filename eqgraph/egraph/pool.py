@@ -2,7 +2,8 @@
 
 Creating a session, declaring ~200 constructors and sending the default
 rulesets costs more than saturating a small graph.  A *base*
-session holds those for one list of rulesets; each compile works inside
+session holds those for one list of rulesets (and the family copies of the ops the graphs
+compiled on it may hold, ``send_family_copies``); each compile works inside
 ``push`` ... ``pop`` on it, so the base is unchanged afterwards, except for what
 the encoder adds at depth 0 before the push on purpose: the relations and union
 rules of the terms it met, which later compiles reuse (egraph/encode.py).
@@ -22,7 +23,7 @@ from collections import OrderedDict
 
 from eqgraph.egraph.adapter import Session
 from eqgraph.egraph.schema import Schema, send_prelude
-from eqgraph.egraph.sending import send_rules
+from eqgraph.egraph.sending import send_deferred, send_rules
 from eqgraph.rules import ruleset as rs
 
 MAX_BASES = 8  # per thread
@@ -41,6 +42,8 @@ class Base:
             prepare(self.session)
         self.prepared = prepare is not None
         self.rulesets = list(rulesets)
+        self.deferred = [(r, r.deferred()) for r in self.rulesets if r.deferred()]
+        self._reachable: dict[frozenset, frozenset] = {}   # constructors of a graph -> what rules may build
         self.busy = False
         self._names = itertools.count()
         # the encoder's declarations kept at depth 0 (egraph/encode.py): a compile of a graph
@@ -53,6 +56,29 @@ class Base:
 
     def file_prefix(self) -> str:
         return f"g{next(self._names)}_"
+
+    def reachable(self, constructors: frozenset) -> frozenset:
+        """The constructors that may have e-nodes once the rulesets run on a graph of ``constructors``."""
+        reached = self._reachable.get(constructors)
+        if reached is None:
+            if len(self._reachable) > 256:
+                self._reachable.clear()
+            reached = self._reachable[constructors] = rs.reachable_constructors(self.rulesets, constructors)
+        return reached
+
+
+def send_family_copies(base: Base, constructors) -> None:
+    """Send ``base``, at depth 0, the family copies (``Ruleset.deferred``) whose op may have an
+    e-node in a compile of a graph naming ``constructors``: compiles of graphs of those ops
+    find them sent. A copy of any other op can first match when the runner sees its op, which
+    sends it then, for that compile only."""
+    reached = base.reachable(frozenset(constructors))
+    try:
+        for ruleset, rules in base.deferred:
+            send_deferred(base.session, ruleset, [rule for rule in rules if rule.family_op in reached])
+    except BaseException:
+        discard(base)   # it may hold half of them: no later compile may use it
+        raise
 
 
 def _pool() -> "OrderedDict[tuple, Base]":

@@ -24,6 +24,7 @@ from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.limits import EXTRACTION_SECONDS_PER_ENODE, Limits, Report, StopReason, enode_count
 from eqgraph.egraph.schedule import BackoffScheduler, BoundScheduler, Outcome, Prepared, Room, prepared
+from eqgraph.egraph.sending import send_deferred
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
 
@@ -51,7 +52,8 @@ def _steps(rewrites: list[rs.Ruleset], time_rules: bool) -> list[_Step]:
 
 
 class Runner:
-    """Runs ``rulesets`` (loaded, already sent to ``encoded``'s session) on ``encoded``.
+    """Runs ``rulesets`` (loaded, already sent to ``encoded``'s session) on ``encoded``; a
+    family copy left for later (``Ruleset.deferred``) it sends before the first step that may match it.
 
     ``scheduler`` plans and runs each step (``BoundScheduler`` by default; one per run, as it
     learns which steps to count first). ``time_rules`` runs each rewrite rule on its own (in
@@ -127,6 +129,7 @@ class Runner:
         alive = step.pairs if step.timed else step.ruleset.may_match(self._empty_tables())
         if not alive:
             return Outcome()
+        send_deferred(self.session, step.ruleset.ruleset, [rule for _, rule in alive if rule in step.ruleset.deferred])
         label = step.pairs[0][1].name if step.timed else step.ruleset.name
         room = Room(self.sizes, self.size, *self.capacity())
         outcome = Outcome()

@@ -74,6 +74,7 @@ class Prepared:
     ruleset: rs.Ruleset    # kept, so that its id (the key of ``_PREPARED``) is not reused
     pairs: list            # [(its one-rule ruleset, the rule)]
     swapped: tuple         # the operand orders its rules are sent in (``Ruleset.swapped_ops``)
+    deferred: frozenset    # its rules sent only once they may match (``Ruleset.deferred``)
     alive: dict = field(default_factory=dict)   # tables with no row -> the pairs that may match
 
     @property
@@ -97,7 +98,7 @@ def prepared(ruleset: rs.Ruleset) -> Prepared:
     held = _PREPARED.get(id(ruleset))
     if held is None or held.ruleset is not ruleset:
         held = _PREPARED[id(ruleset)] = Prepared(ruleset, list(zip(ruleset.rule_rulesets(), ruleset.rules)),
-                                                 ruleset.swapped_ops())
+                                                 ruleset.swapped_ops(), frozenset(ruleset.deferred()))
     return held
 
 

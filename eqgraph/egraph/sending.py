@@ -1,5 +1,7 @@
 """Rulesets sent to an egglog session: a few forms at a time, egglog's errors located at the rule
-file's line."""
+file's line. A rewrite ruleset's family copies (``Ruleset.deferred``) go later, each once its op
+may have an e-node (``send_deferred``): most graphs hold few of the registry's ops, and a copy
+cannot match without its op."""
 
 from __future__ import annotations
 
@@ -7,12 +9,13 @@ import re
 
 from eqgraph.egraph.adapter import FORMS_PER_RUN, EgglogPanic
 from eqgraph.rules.forms import RuleFileError, split_forms
-from eqgraph.rules.ruleset import Ruleset
+from eqgraph.rules.ruleset import Rule, Ruleset
 
 
 def send_rules(session, ruleset: Ruleset) -> None:
     """Declare ``ruleset`` and its rules in an egglog session, with errors located; a
-    rewrite ruleset with each rule in a ruleset of its own as well (``split_program``).
+    rewrite ruleset with each rule in a ruleset of its own as well (``split_program``),
+    its ``deferred`` rules left for ``send_deferred``.
 
     The program goes a few forms at a time (``adapter.FORMS_PER_RUN``), each chunk
     padded with newlines so that egglog's line numbers are the file's.
@@ -25,11 +28,29 @@ def send_rules(session, ruleset: Ruleset) -> None:
         forms.append((start, position, line))
     for i in range(0, len(forms), FORMS_PER_RUN):
         (start, _, line), (_, end, _) = forms[i], forms[min(i + FORMS_PER_RUN, len(forms)) - 1]
-        try:
-            session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source)
-        except EgglogPanic as err:  # egglog crashed somewhere in these forms
-            raise EgglogPanic(f"{ruleset.source}:{line} (or one of the {FORMS_PER_RUN} commands after it): "
-                              f"{err}") from err
-        except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
-            where = re.search(r"In (\d+):", str(err))
-            raise RuleFileError(f"{ruleset.source}:{where.group(1) if where else line}: {err}") from None
+        _located(ruleset.source, line, f"(or one of the {FORMS_PER_RUN} commands after it)",
+                 lambda: session.run("\n" * (line - 1) + program[start:end], filename=ruleset.source))
+
+
+def send_deferred(session, ruleset: Ruleset, rules) -> list[Rule]:
+    """Declare those of ``rules`` (of ``ruleset.deferred()``) that the session does not hold
+    yet; the ones it sent. What is sent after a ``push`` is gone after its ``pop``."""
+    sent = []
+    for rule in rules:
+        line = rule.source[1]
+        command = "\n" * (line - 1) + ruleset.deferred_program(rule)
+        if _located(ruleset.source, line, f"({rule.name})",
+                    lambda: session.declare_once(command, command, filename=ruleset.source)):
+            sent.append(rule)
+    return sent
+
+
+def _located(source: str, line: int, what: str, send):
+    """``send()``, egglog's errors re-raised naming ``source``:``line``."""
+    try:
+        return send()
+    except EgglogPanic as err:  # egglog crashed somewhere in these forms
+        raise EgglogPanic(f"{source}:{line} {what}: {err}") from err
+    except Exception as err:  # noqa: BLE001  (egglog's error, re-raised with our location)
+        where = re.search(r"In (\d+):", str(err))
+        raise RuleFileError(f"{source}:{where.group(1) if where else line}: {err}") from None

@@ -21,6 +21,8 @@ def operand_orders(rule, text: str, ops=COMMUTATIVE) -> list[str]:
     terms of its query in the other orders: every combination but the written one, each
     named ``name~k`` (reported as ``name``); a birewrite's as rewrites, per direction. None
     where its query names a term and its swapped form itself (commute.egg's)."""
+    if not re.search(rf"\((?:{'|'.join(map(re.escape, ops))})\s", text):   # no term to swap: nothing to read
+        return []
     parts = _subforms(re.sub(r";[^\n]*", "", text))  # no comments: they may hold parentheses
     if rule.kind != "birewrite":
         return _variants(parts, f"{rule.name}~", ops)

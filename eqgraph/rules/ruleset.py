@@ -45,10 +45,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import astuple, dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from eqgraph.rules.families import expand_families
+from eqgraph.rules.families import copies, family_named, one_line
 from eqgraph.rules.forms import _TOKEN, RuleFileError, _subforms, split_forms
 from eqgraph.rules.orders import COMMUTATIVE, _swapped, operand_orders
 
@@ -85,12 +86,16 @@ class Rule:
     domain: tuple = ()        # (kind, variable) pairs of its ``:domain``: where its left side is defined
     assumes: str | None = None  # the assumption of its ``:assumes`` (ASSUMPTIONS), None for a rule that needs none
     exception: str | None = None  # its ``:exception`` (EXCEPTIONS): how it may change inf and NaN by default
+    family_op: str | None = None  # a family's copy (rules/families.py): the constructor every query names
 
     def __str__(self):
         return f"{self.name} ({self.source[0]}:{self.source[1]})"
 
-    def __hash__(self):  # the fields' hash, once: saturation looks rules up ~1,200 times a compile
-        return self.__dict__.get("_hash") or self.__dict__.setdefault("_hash", hash(astuple(self)))
+    def __hash__(self):  # the fields' hash, once: saturation looks every rule up at each step
+        held = self.__dict__.get("_hash")
+        if held is None:   # the fields as they are: astuple would deep-copy each of them first
+            held = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in fields(self)))
+        return held
 
     def __getstate__(self):  # string hashes differ between processes: a pickle keeps no hash
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
@@ -100,7 +105,7 @@ class Rule:
         birewrite is two rules, ``name=>`` building the right side and ``name<=`` the
         left): the constructor terms it builds. Constructors are capitalized (``Mul``,
         ``Scalar``); ``union``, ``set``, analyses and relations (``(input-roots e s)``)
-        add rows, not e-nodes, and counting them banned a 20,000-node graph's analysis."""
+        add rows, not e-nodes, and counting them would ban the analysis of a large graph."""
         return dict(_new_nodes_per_match(self))
 
     @property
@@ -113,6 +118,11 @@ class Rule:
         of ``empty`` (those with no e-node). A query's every constructor term must exist for
         it to match (egglog looks terms up in a query; it never builds them)."""
         return any(not (needed & empty) for needed in _query_constructors(self))
+
+    def directions(self) -> tuple[tuple[frozenset, frozenset], ...]:
+        """Per direction, (the constructors its query names, those its actions build): a
+        direction builds its terms only where every constructor of its query has an e-node."""
+        return tuple(zip(_query_constructors(self), _built_constructors(self)))
 
 
 def _withholding(written: Ruleset, granted: frozenset) -> Ruleset:
@@ -131,7 +141,7 @@ def _withholding(written: Ruleset, granted: frozenset) -> Ruleset:
 @functools.cache  # saturate asks on every compile: each rule's text is read once
 def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
     if rule.kind == "rule":
-        parts = _subforms(rule.text)
+        parts = _parts(rule)
         return {rule.name: _constructor_terms(parts[2]) if len(parts) > 2 else 0}
     built = _constructor_terms(rule.rhs or "")
     if rule.kind == "birewrite":
@@ -140,15 +150,47 @@ def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
 
 
 @functools.cache
+def _parts(rule: Rule) -> list[str]:
+    """A general rule's command in its parts: ``rule``, the query, the actions, the options."""
+    return _subforms(rule.text)
+
+
+@functools.cache
 def _query_constructors(rule: Rule) -> tuple[frozenset, ...]:
     """Per direction of ``rule`` (a birewrite has two), the constructors its query names."""
     if rule.kind == "rule":
-        parts = _subforms(rule.text)
+        parts = _parts(rule)
         queries = [parts[1] if len(parts) > 1 else ""]
     else:
         sides = [rule.lhs] + ([rule.rhs] if rule.kind == "birewrite" else [])
         queries = [f"{side or ''} {rule.when or ''}" for side in sides]
     return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", query)) for query in queries)
+
+
+@functools.cache
+def _built_constructors(rule: Rule) -> tuple[frozenset, ...]:
+    """Per direction of ``rule``, in ``_query_constructors``' order, the constructors it builds."""
+    if rule.kind == "rule":
+        parts = _parts(rule)
+        built = [parts[2] if len(parts) > 2 else ""]
+    else:
+        built = [rule.rhs or ""] + ([rule.lhs or ""] if rule.kind == "birewrite" else [])
+    return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", text)) for text in built)
+
+
+def reachable_constructors(rulesets, present) -> frozenset:
+    """The constructors that may have e-nodes while ``rulesets`` run on an e-graph whose terms
+    name ``present``: those, and what every rule builds where all its query needs is reachable."""
+    reached, directions = set(present), [d for ruleset in rulesets for rule in ruleset.rules
+                                         for d in rule.directions()]
+    grew = True
+    while grew:
+        grew = False
+        for needed, built in directions:
+            if not built <= reached and needed <= reached:
+                reached |= built
+                grew = True
+    return frozenset(reached)
 
 
 def _constructor_terms(text: str) -> int:
@@ -204,6 +246,23 @@ class Ruleset:
                 self.mode, self.split_program() if self.mode == "step" else self.program_with_orders())
         return made[1]
 
+    def deferred(self) -> list[Rule]:
+        """The family copies that ``egglog_program`` leaves out, each sent by its own
+        ``deferred_program`` once its op may have an e-node (egraph/sending.py). Only a rewrite
+        ruleset's: a step runs just the rules that may match, while an analysis runs whole."""
+        return [rule for rule in self.rules if rule.family_op] if self.mode == "step" else []
+
+    def deferred_program(self, rule: Rule) -> str:
+        """The text that sends ``rule``, one of ``deferred()``, into its one-rule ruleset."""
+        made = self.__dict__.get("_deferred_programs")
+        if made is None or made[0] != self.mode:   # (mode, swapped ops, rule -> its place, rule -> its text)
+            made = self.__dict__["_deferred_programs"] = (
+                self.mode, self.swapped_ops(), {r: k for k, r in enumerate(self.rules) if r.family_op}, {})
+        _, swapped, places, texts = made
+        if rule not in texts:   # one at a time: most compiles send few of them
+            texts[rule] = self._in_own_ruleset(places[rule], rule, swapped)
+        return texts[rule]
+
     def rule_rulesets(self) -> list[str]:
         """The names of one-rule rulesets, as declared by ``split_program``."""
         return [f"{self.name}__{k}" for k in range(len(self.rules))]
@@ -211,25 +270,33 @@ class Ruleset:
     def split_program(self) -> str:
         """The program with each rule in a ruleset of its own (``rule_rulesets``) and the
         ruleset itself their union (egglog's ``unstable-combined-ruleset``), line for line;
-        each rule with its ``operand_orders`` beside it, in its ruleset.
+        each rule with its ``operand_orders`` beside it, in its ruleset; the ``deferred`` rules
+        left out (their lines kept), their rulesets declared.
 
         Why: a back-off step searches the whole e-graph for every rule it runs, also for
         rules that cannot match (their constructors have no e-node yet). Split, a step runs the union of only the rules that may
         match, plainly or not (egraph/saturate.py), and profiling times one rule at a time."""
         if not self.rules:
             return self.program
-        swapped = self.swapped_ops()
+        swapped, deferred = self.swapped_ops(), set(self.deferred())
         declaration = f"(ruleset {self.name})"
         if not self.program.startswith(declaration):
             raise ValueError(f"{self.source}: the program does not start by declaring its ruleset")
         program = " ".join(f"(ruleset {name})" for name in self.rule_rulesets()) + self.program[len(declaration):]
         for k, rule in enumerate(self.rules):
-            mine = f':ruleset {self.name} :name "{rule.name}"'
-            if mine not in rule.text or rule.text not in program:
+            if rule.text not in program:
                 raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
-            text = rule.text.replace(mine, f':ruleset {self.name}__{k} :name "{rule.name}"', 1)
-            program = program.replace(rule.text, " ".join([text, *operand_orders(rule, text, swapped)]), 1)
+            sent = "\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
+            program = program.replace(rule.text, sent, 1)
         return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+
+    def _in_own_ruleset(self, k: int, rule: Rule, swapped: tuple) -> str:
+        """``rule`` (the ``k``-th) in its one-rule ruleset, with its operand orders."""
+        mine = f':ruleset {self.name} :name "{rule.name}"'
+        if mine not in rule.text:
+            raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
+        text = rule.text.replace(mine, f':ruleset {self.name}__{k} :name "{rule.name}"', 1)
+        return " ".join([text, *operand_orders(rule, text, swapped)])
 
     def program_with_orders(self) -> str:
         """The program with each rule's ``operand_orders`` beside it (an analysis's program)."""
@@ -306,7 +373,6 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
         raise RuleFileError(f"{source}: the ruleset name {ruleset!r} (from the file's name) is reserved by "
                             f"eqgraph ({', '.join(RESERVED_RULESETS)}); rename the file")
 
-    text = expand_families(text, source)
     rules, edits = [], []   # edits: (form, replacement) applied to the text, keeping its lines
     declared: set[str] = set()  # the relations and functions the file declares
     for form, line in split_forms(text, source):
@@ -325,41 +391,19 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
                 f"{source}:{line}: ({head} ...) is not allowed in a rule file; it may hold only rules "
                 f"({', '.join(RULE_HEADS)}), rulesets, declarations ({', '.join(DECLARATION_HEADS)}) "
                 "and facts of the relations it declares")
-        written = form
-        if ":same-dtype" in parts:
-            form = _expand_same_dtype(form, parts, source, line)
-            parts = _subforms(form)
-        domain = ()
-        if ":domain" in parts:
-            form, domain = _take_domain(form, parts, source, line)
-            parts = _subforms(form)
-        assumes = exception = None
-        if ":assumes" in parts:
-            form, assumes = _take_option(form, parts, ":assumes", ASSUMPTIONS, source, line)
-            parts = _subforms(form)
-        if ":exception" in parts:
-            form, exception = _take_option(form, parts, ":exception", EXCEPTIONS, source, line)
-            parts = _subforms(form)
-        forbidden = _forbidden_action(form)
-        if forbidden:
-            raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
-                                "terms, equalities and facts")
-        given = _option(parts, ":ruleset")
-        if given is not None and given != ruleset:
-            raise RuleFileError(f"{source}:{line}: rule says :ruleset {given}, but the file's ruleset is "
-                                f"{ruleset!r} (one ruleset per file, named after it)")
-        name = _option(parts, ":name")
-        name = f"{ruleset}/{name.strip(chr(34))}" if name else f"{ruleset}:{line}"
-        body = re.sub(r'\s*:name\s+"(?:[^"\\]|\\.)*"', "", form[:-1])
-        body = re.sub(r"\s*:ruleset\s+\S+", "", body)
-        egg = f'{body} :ruleset {ruleset} :name "{name}")'
-        lhs = rhs = when = None
-        if head in ("rewrite", "birewrite") and len(parts) >= 3:
-            lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
-        rules.append(Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain, assumes, exception))
-        edits.append((written, egg + "\n" * (written.count("\n") - egg.count("\n"))))
-    names = [r.name for r in rules]
-    duplicates = {n for n in names if names.count(n) > 1}
+        family = family_named(form, source, line)
+        if family is None:
+            rule = _rule(form, parts, ruleset, source, line)
+            rules.append(rule)
+            edits.append((form, rule.text + "\n" * (form.count("\n") - rule.text.count("\n"))))
+            continue
+        flat = one_line(form)
+        made = copies(_rule(flat, _subforms(flat), ruleset, source, line), family)
+        if not all(made[0].family_op in needed for needed in _query_constructors(made[0])):
+            made = [replace(rule, family_op=None) for rule in made]   # a direction may match without its op
+        rules += made
+        edits.append((form, " ".join(rule.text for rule in made) + "\n" * form.count("\n")))
+    duplicates = {name for name, n in Counter(r.name for r in rules).items() if n > 1}
     if duplicates:
         raise RuleFileError(f"{source}: rule names must be unique, repeated: {sorted(duplicates)}")
     saturate = bool(re.search(r"^;;\s*eqgraph:\s*saturate\b", text, re.MULTILINE))
@@ -371,6 +415,42 @@ def parse_rules(text: str, ruleset: str, source: str) -> Ruleset:
     program.append(text[position:])
     written = Ruleset(ruleset, rules, "".join(program), source, saturate, frozenset(ASSUMPTIONS))
     return written.granting(())   # by default no rule assumes anything (docs/numerics.md)
+
+
+def _rule(form: str, parts: list[str], ruleset: str, source: str, line: int) -> Rule:
+    """The rule that ``form`` (a rewrite, birewrite or rule, in ``parts``) of file ``source`` writes."""
+    head = parts[0]
+    if ":same-dtype" in parts:
+        form = _expand_same_dtype(form, parts, source, line)
+        parts = _subforms(form)
+    domain = ()
+    if ":domain" in parts:
+        form, domain = _take_domain(form, parts, source, line)
+        parts = _subforms(form)
+    assumes = exception = None
+    if ":assumes" in parts:
+        form, assumes = _take_option(form, parts, ":assumes", ASSUMPTIONS, source, line)
+        parts = _subforms(form)
+    if ":exception" in parts:
+        form, exception = _take_option(form, parts, ":exception", EXCEPTIONS, source, line)
+        parts = _subforms(form)
+    forbidden = _forbidden_action(form)
+    if forbidden:
+        raise RuleFileError(f"{source}:{line}: a rule may not use ({forbidden} ...): rules only add "
+                            "terms, equalities and facts")
+    given = _option(parts, ":ruleset")
+    if given is not None and given != ruleset:
+        raise RuleFileError(f"{source}:{line}: rule says :ruleset {given}, but the file's ruleset is "
+                            f"{ruleset!r} (one ruleset per file, named after it)")
+    name = _option(parts, ":name")
+    name = f"{ruleset}/{name.strip(chr(34))}" if name else f"{ruleset}:{line}"
+    body = re.sub(r'\s*:name\s+"(?:[^"\\]|\\.)*"', "", form[:-1])
+    body = re.sub(r"\s*:ruleset\s+\S+", "", body)
+    egg = f'{body} :ruleset {ruleset} :name "{name}")'
+    lhs = rhs = when = None
+    if head in ("rewrite", "birewrite") and len(parts) >= 3:
+        lhs, rhs, when = parts[1], parts[2], _option(parts, ":when")
+    return Rule(name, ruleset, head, egg, (source, line), lhs, rhs, when, domain, assumes, exception)
 
 
 #: where a rule file takes the type rules generated from the op registry (rulesets/types.egg)
