@@ -234,7 +234,16 @@ def _accumulate(name, x, axis, keepdims, dtype, acc_dtype):
     x = as_tensor_variable(x)
     acc, out = reduction_dtypes(name, x.dtype, dtype, acc_dtype)
     r = _in_accumulator(name, x, axis, keepdims, acc)
-    return cast(cast(r, acc) if r.dtype in DISCRETE_DTYPES else r, out)
+    return _to_output(cast(r, acc) if r.dtype in DISCRETE_DTYPES else r, out)
+
+
+def _to_output(r, out):
+    """``r`` cast to the output dtype the caller asked for; a complex accumulator given a real
+    ``dtype`` keeps its real part, as NumPy's and PyTensor's cast of the result does (an explicit
+    ``dtype`` is the request that a plain cast of a complex value lacks)."""
+    if r.dtype in COMPLEX_DTYPES and out not in COMPLEX_DTYPES:
+        r = E["real"](r)
+    return cast(r, out)
 
 
 def sum(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
@@ -284,10 +293,10 @@ def mean(x, axis=None, keepdims=False, dtype=None, acc_dtype=None):
     if sum_out in DISCRETE_DTYPES and sum_out != acc:
         # the sum is cast to a narrower integer before the division: its wrap-around shows
         total = _accumulate("sum", x, axis, keepdims, sum_dtype, acc_dtype)
-        return cast(E["true_div"](cast(total, "float64"), cast(_count(x, axis), "float64")), out)
+        return _to_output(E["true_div"](cast(total, "float64"), cast(_count(x, axis), "float64")), out)
     # in the accumulator: the division rounds once (PyTensor rounds the sum to its output dtype
     # first, which can differ from this in the last place)
-    return cast(_in_accumulator("mean", x, axis, keepdims, acc), out)
+    return _to_output(_in_accumulator("mean", x, axis, keepdims, acc), out)
 
 
 def argmax(x, axis=None, keepdims=False):
