@@ -17,7 +17,7 @@ needed one), for PyTensor choices that select its compiler rather than a result:
   that ``eqgraph.function`` accepts, whose ``including``/``excluding`` (PyTensor's rewrite
   selection) return it unchanged: eqgraph has one pipeline, and a test that checks which
   rewrite ran inspects node classes, which makes it not applicable anyway;
-- ``function(..., mode=NAME)`` with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
+- ``function(..., mode=NAME)`` (and ``verify_grad(..., mode=NAME)``) with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
   ``CVM``, ``C``, ``NUMBA``, ...) compiles with eqgraph's default, and ``accept_inplace`` (which
   lets a PyTensor graph hold in-place ops; eqgraph chooses in-place itself) is dropped;
 - config settings in ``PYTENSOR_DEFAULTS`` read PyTensor's default value: eqgraph has no such
@@ -50,6 +50,10 @@ LOOKUP = {
 
 #: PyTensor names whose eqgraph counterpart is spelled differently.
 RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
+
+#: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
+ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
+             "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []
@@ -105,7 +109,7 @@ def placeholder(dotted: str) -> type:
 
 
 #: settings eqgraph lacks because it always behaves as PyTensor's default value says.
-PYTENSOR_DEFAULTS = {"cast_policy": "custom"}
+PYTENSOR_DEFAULTS: dict = {}
 
 
 class Config:
@@ -189,8 +193,18 @@ def _function(*args, **kwargs):
     return eqgraph.function(*args, **kwargs)
 
 
+def _verify_grad(*args, **kwargs):
+    """eqgraph.verify_grad, with a PyTensor mode name it does not take adapted as ``function``'s is."""
+    import eqgraph
+    mode = kwargs.get("mode")
+    if isinstance(mode, str) and mode not in sys.modules["eqgraph.function"].MODES:
+        ADAPTED.append(f"mode={str(mode)!r}")
+        kwargs["mode"] = None
+    return eqgraph.verify_grad(*args, **kwargs)
+
+
 ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config(),
-            "function": _function}
+            "function": _function, "verify_grad": _verify_grad}
 
 
 def _places(module_name: str) -> list[str]:
@@ -219,6 +233,8 @@ class _FakeModule(types.ModuleType):
             raise AttributeError(name)
         if name in ADAPTERS:
             return ADAPTERS[name]
+        if f"{self.__name__}.{name}" in ELSEWHERE:
+            return _resolve(ELSEWHERE[f"{self.__name__}.{name}"])
         for place in _places(self.__name__):
             target = _resolve(place)
             if target is not None and not isinstance(target, type(self)):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import cast
 from eqgraph.tensor.shape import MakeVector, broadcast_shape_vars, expand_dims, int64_const, make_vector  # noqa: F401
 from eqgraph.tensor.type import TensorType
@@ -20,10 +20,15 @@ class Join(Op):
 
     __props__ = ("axis",)
 
-    def __init__(self, axis: int):
-        self.axis = int(axis)
+    def __init__(self, axis: int | None = None):
+        # PyTensor's Join() takes the axis as its node's first input: Join()(axis, *tensors)
+        self.axis = None if axis is None else int(axis)
 
     def make_node(self, *tensors):
+        if self.axis is None:
+            if not tensors:
+                raise TypeError("Join()(axis, *tensors) needs an axis")
+            return _join_node(tensors[0], tensors[1:])
         tensors = [as_tensor_variable(t) for t in tensors]
         if not tensors:
             raise ValueError("concatenate needs at least one tensor")
@@ -58,6 +63,29 @@ class Join(Op):
                 total = total + s[self.axis]
             out[self.axis] = total
         return [tuple(out)]
+
+
+def _join_node(axis, tensors) -> Apply:
+    """The node of ``Join(axis)`` for an axis given as a value: an integer known when the graph is built."""
+    axis_var = as_tensor_variable(axis)
+    if np.dtype(axis_var.dtype).kind not in "iu":
+        raise TypeError(f"Join: the axis must be an integer, got {axis!r} of dtype {axis_var.dtype}")
+    try:
+        value = int(get_scalar_constant_value(axis_var))
+    except NotScalarConstantError as err:
+        raise TypeError(f"Join: the axis must be an integer known when the graph is built, got {axis!r}; "
+                        "eqgraph joins along a fixed axis") from err
+    if not tensors:
+        raise ValueError("join needs at least one tensor")
+    ndim = as_tensor_variable(tensors[0]).ndim
+    return Join(value % ndim if ndim and -ndim <= value < 0 else value).make_node(*tensors)
+
+
+def join(axis, *tensors):
+    """PyTensor's ``join``: ``tensors`` concatenated along ``axis``; one tensor is itself."""
+    if len(tensors) == 1:
+        return as_tensor_variable(tensors[0])
+    return _join_node(axis, tensors).outputs[0]
 
 
 def concatenate(tensors, axis: int = 0):
