@@ -53,7 +53,10 @@ RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
 
 #: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
 ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
-             "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast"}
+             "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast",
+             # eqgraph.tensor.join is the module that defines join
+             "pytensor.tensor.join": "eqgraph.tensor.join.join",
+             "pytensor.tensor.basic.join": "eqgraph.tensor.join.join"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []

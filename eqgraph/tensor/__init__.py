@@ -29,7 +29,7 @@ from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
     shape_padright, specify_shape, squeeze, transpose, matrix_transpose, moveaxis, swapaxes,
 )
-from eqgraph.tensor.join import Join, MakeVector, concatenate, join, make_vector, stack
+from eqgraph.tensor.join import Join, MakeVector, concatenate, make_vector, stack
 from eqgraph.tensor.alloc import (
     Alloc, ARange, alloc, arange, fill, full, full_like, ones, ones_like, zeros, zeros_like,
 )
@@ -102,7 +102,7 @@ __all__ = [
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",
     "transpose", "matrix_transpose", "moveaxis", "swapaxes",
     # joining
-    "Join", "MakeVector", "concatenate", "join", "make_vector", "stack",
+    "Join", "MakeVector", "concatenate", "make_vector", "stack",
     # allocation
     "Alloc", "ARange", "alloc", "arange", "fill", "full", "full_like", "ones", "ones_like", "zeros",
     "zeros_like",
