@@ -386,3 +386,18 @@ def test_sort_records_pytensors_kind_and_stays_stable():
     np.testing.assert_array_equal(run([x], et.argsort(x, kind="quicksort"), ties), np.argsort(ties, kind="stable"))
     with pytest.raises(ValueError, match="kind must be one of"):
         et.sort(x, kind="bubble")
+
+
+# -- arctan2, a registry row ------------------------------------------------------------------------
+def test_arctan2_matches_numpy_in_every_quadrant_and_at_signed_zeros():
+    a, b = et.dvector("a"), et.dvector("b")
+    ys = np.array([1.0, 1.0, -1.0, -1.0, 0.0, -0.0, 0.0, -0.0, np.inf, 2.0, np.nan])
+    xs = np.array([1.0, -1.0, 1.0, -1.0, -0.0, -0.0, 0.0, 0.0, np.inf, -np.inf, 1.0])
+    got = run([a, b], et.arctan2(a, b), ys, xs)
+    np.testing.assert_array_equal(got, np.arctan2(ys, xs))
+    assert np.array_equal(np.signbit(got), np.signbit(np.arctan2(ys, xs)))
+    assert et.arctan2(et.fvector(), et.fvector()).dtype == "float32"
+
+
+def test_arctan2_gradient():
+    verify_grad(et.arctan2, [RNG.random(4) - 0.5, RNG.random(4) + 0.5], rng=np.random.default_rng(7))
