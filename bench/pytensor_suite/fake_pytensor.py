@@ -182,9 +182,17 @@ def _get_mode(*args, **kwargs) -> DefaultMode:
     return DefaultMode()
 
 
+#: PyTensor's ``function`` parameters after ``inputs, outputs``, in its positional order.
+FUNCTION_POSITIONS = ("mode", "updates", "givens", "no_default_updates", "accept_inplace", "name",
+                      "rebuild_strict", "allow_input_downcast", "profile", "on_unused_input")
+
+
 def _function(*args, **kwargs):
     """eqgraph.function, with PyTensor's compiler choices adapted (see the module docstring)."""
     import eqgraph
+    if len(args) > 2:  # PyTensor's third positional parameter is the mode, eqgraph's the updates
+        kwargs.update(zip(FUNCTION_POSITIONS, args[2:]))
+        args = args[:2]
     modes = sys.modules["eqgraph.function"].MODES
     mode = kwargs.get("mode")
     if isinstance(mode, str) and mode not in modes:

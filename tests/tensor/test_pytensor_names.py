@@ -83,12 +83,29 @@ def test_join_op_takes_the_axis_as_first_input():
     assert join(0, x) is x
 
 
-def test_join_refuses_an_axis_that_is_not_a_known_integer():
-    x = et.dmatrix("x")
+def test_join_along_a_symbolic_axis_checks_it_when_run():
+    x, axis = et.dmatrix("x"), et.lscalar("axis")
+    value = RNG.random((2, 3))
+    f = eg.function([x, axis], join(axis, x, x * 2))
+    for a in (0, 1, -1, -2):
+        np.testing.assert_array_equal(f(value, a), np.concatenate([value, value * 2], axis=a))
+    with pytest.raises(ValueError, match="axis -3 is out of bounds"):
+        f(value, -3)
     with pytest.raises(TypeError, match="axis must be an integer"):
         join(et.dscalar(), x, x)
-    with pytest.raises(TypeError, match="known when the graph is built"):
-        join(et.lscalar(), x, x)
+
+
+def test_join_and_stack_errors_say_what_is_expected():
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        et.Join()(0, et.dvector(), et.dmatrix())
+    with pytest.raises(ValueError, match="must match exactly"):
+        join(0, et.ones((2, 3)), et.ones((2, 5)))
+    with pytest.raises(ValueError, match="No tensor arguments provided"):
+        et.stack([])
+    with pytest.raises(IndexError, match="axis 4 is out of bounds"):
+        et.stack([et.dvector(), et.dvector()], 4)
+    with pytest.raises(TypeError, match="should be a Sequence"):
+        et.stack(et.dvector(), et.dvector())
 
 
 # -- verify_grad, jacobian, hessian_vector_product -------------------------------------------------
