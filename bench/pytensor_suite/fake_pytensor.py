@@ -33,6 +33,8 @@ import importlib.machinery
 import sys
 import types
 
+import numpy as np
+
 #: eqgraph namespaces searched for a name of a PyTensor module, by the module's longest
 #: matching prefix; ``eqgraph`` plus the module's own path after ``pytensor`` is tried first.
 LOOKUP = {
@@ -50,6 +52,24 @@ LOOKUP = {
 
 #: PyTensor names whose eqgraph counterpart is spelled differently.
 RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
+
+def _allclose(a, b, rtol=None, atol=None):
+    """PyTensor's test helper ``pytensor.tensor.math._allclose``: ``np.allclose`` of two arrays with
+    tolerances by the narrower dtype. It compares results and builds no graph, so the harness
+    supplies PyTensor's own."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtypes = {str(a.dtype), str(b.dtype)}
+    if "float16" in dtypes:
+        default = (1e-3, 1e-3)
+    elif dtypes & {"float32", "complex64"}:
+        default = (1e-5, 1e-5)
+    else:
+        default = (1.0000000000000001e-05, 1e-8)
+    return np.allclose(a, b, rtol=default[0] if rtol is None else rtol, atol=default[1] if atol is None else atol)
+
+
+#: PyTensor's helpers for its tests that work on NumPy arrays only (no graph): its own versions.
+TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._allclose": _allclose}
 
 #: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
 ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
@@ -244,6 +264,8 @@ class _FakeModule(types.ModuleType):
             raise AttributeError(name)
         if name in ADAPTERS:
             return ADAPTERS[name]
+        if f"{self.__name__}.{name}" in TEST_HELPERS:
+            return TEST_HELPERS[f"{self.__name__}.{name}"]
         if f"{self.__name__}.{name}" in ELSEWHERE:
             return _resolve(ELSEWHERE[f"{self.__name__}.{name}"])
         for place in _places(self.__name__):

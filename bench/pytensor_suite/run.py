@@ -22,8 +22,9 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
   ``pytest.raises`` that saw no error: PyTensor rejects an input that eqgraph takes);
 - *raises where PyTensor works*: any other exception.
 
-``--budget SECONDS`` bounds the time spent in each module; the tests left are counted as not
-run. Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
+modules whose path ends so (a larger one for a long module); the tests left are counted as not
+run. An interrupt (Ctrl-C) ends the run early and still writes what ran. Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
@@ -84,7 +85,7 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
 class Classifier:
     """pytest plugin: records each test's category, and each module that failed to collect."""
 
-    def __init__(self, fake, budget: float):
+    def __init__(self, fake, budget: dict):
         self.fake = fake
         self.budget = budget
         self.deadlines: dict[str, float] = {}
@@ -96,7 +97,9 @@ class Classifier:
         self.fake.TOUCHED.clear()
         self.fake.ADAPTED.clear()
         self.fake.IN_TEST[0] = True
-        deadline = self.deadlines.setdefault(module_of(item.nodeid), time.monotonic() + self.budget)
+        module = module_of(item.nodeid)
+        budget = next((b for m, b in self.budget.items() if m and module.endswith(m)), self.budget[""])
+        deadline = self.deadlines.setdefault(module, time.monotonic() + budget)
         if time.monotonic() > deadline:
             self.fake.IN_TEST[0] = False
             _pytest.skip("over the module's time budget")
@@ -126,7 +129,7 @@ class Classifier:
             self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
 
 
-def run(src: Path, modules: list[str], budget: float):
+def run(src: Path, modules: list[str], budget: dict):
     facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
     subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
                    env={"PATH": "/usr/bin:/bin"})
@@ -188,14 +191,19 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__)
         return 2
-    budget = 1e9
-    if "--budget" in argv:
-        at = argv.index("--budget")
-        budget = float(argv[at + 1])
+    budget = {"": 1e9}   # seconds per module, by the end of its path; "" for every other module
+    while "--budget" in argv or "--budget-for" in argv:
+        at = argv.index("--budget") if "--budget" in argv else argv.index("--budget-for")
+        if argv[at] == "--budget":
+            budget[""] = float(argv[at + 1])
+        else:
+            module, seconds = argv[at + 1].rsplit("=", 1)
+            budget[module] = float(seconds)
         argv = argv[:at] + argv[at + 2:]
     start = time.monotonic()
     results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget)
-    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join(argv)
+    options = [f"--budget {budget['']:g}"] * (budget[""] < 1e9) + [f"--budget-for {m}={b:g}" for m, b in budget.items() if m]
+    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join([*options, *argv])
     out.write_text(report(results, adapted, command, time.monotonic() - start))
     (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))
     print(f"wrote {out}")
