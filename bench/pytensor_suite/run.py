@@ -24,7 +24,9 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 
 ``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
 modules whose path ends so (a larger one for a long module); the tests left are counted as not
-run. An interrupt (Ctrl-C) ends the run early and still writes what ran. Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+run. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
+writes one report of runs made side by side (their seconds and adapter counts added; a module
+in a later run replaces an earlier run's outcomes). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
@@ -182,12 +184,37 @@ def report(results, adapted: Counter, command: str, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+ADAPTER_ROW = re.compile(r"^\| (\d+) \| `(.+)` \|$")
+
+
+def merged(reports: list[Path]) -> tuple[list, Counter, list[str], float]:
+    """The outcomes, adapter counts, command lines and seconds of runs written by this script
+    (each a RESULTS.md with its JSON beside it): a module run by a later one replaces an earlier's."""
+    results, adapted, commands, seconds = [], Counter(), [], 0.0
+    for path in reports:
+        text = path.read_text()
+        outcomes = json.loads(path.with_suffix(".json").read_text())
+        later = {module_of(nodeid) for nodeid, _, _ in outcomes}
+        results = [r for r in results if module_of(r[0]) not in later] + [tuple(r) for r in outcomes]
+        adapters = text.split("## Adapters used", 1)[1].split("\n## ", 1)[0]
+        adapted += Counter({m.group(2): int(m.group(1)) for m in map(ADAPTER_ROW.match, adapters.splitlines()) if m})
+        commands.append(text.split("```\n", 1)[1].split("\n```", 1)[0])
+        seconds += float(re.search(r"outcomes in (\d+) s", text).group(1))
+    return results, adapted, commands, seconds
+
+
 def main(argv: list[str]) -> int:
     out = HERE / "RESULTS.md"
     if "--out" in argv:
         at = argv.index("--out")
         out = Path(argv[at + 1])
         argv = argv[:at] + argv[at + 2:]
+    if argv[:1] == ["--merge"]:  # --merge RESULTS_A.md RESULTS_B.md ...: one report of runs made side by side
+        results, adapted, commands, seconds = merged([Path(a) for a in argv[1:]])
+        out.write_text(report(results, adapted, "\n".join(commands), seconds))
+        out.with_suffix(".json").write_text(json.dumps(results, indent=0))
+        print(f"wrote {out}")
+        return 0
     if len(argv) < 2:
         print(__doc__)
         return 2
