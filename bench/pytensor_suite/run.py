@@ -25,8 +25,8 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 ``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
 modules whose path ends so (a larger one for a long module); the tests left are counted as not
 run. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
-writes one report of runs made side by side (their seconds and adapter counts added; a module
-in a later run replaces an earlier run's outcomes). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+writes one report of runs made side by side (their seconds and adapter counts added; a test's
+outcome in a later run replaces an earlier run's, unless the later one did not reach it). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
@@ -189,18 +189,19 @@ ADAPTER_ROW = re.compile(r"^\| (\d+) \| `(.+)` \|$")
 
 def merged(reports: list[Path]) -> tuple[list, Counter, list[str], float]:
     """The outcomes, adapter counts, command lines and seconds of runs written by this script
-    (each a RESULTS.md with its JSON beside it): a module run by a later one replaces an earlier's."""
-    results, adapted, commands, seconds = [], Counter(), [], 0.0
+    (each a RESULTS.md with its JSON beside it). A test's outcome in a later run replaces an
+    earlier run's, unless the later run did not reach it (its time budget)."""
+    outcomes, adapted, commands, seconds = {}, Counter(), [], 0.0
     for path in reports:
         text = path.read_text()
-        outcomes = json.loads(path.with_suffix(".json").read_text())
-        later = {module_of(nodeid) for nodeid, _, _ in outcomes}
-        results = [r for r in results if module_of(r[0]) not in later] + [tuple(r) for r in outcomes]
+        for nodeid, category, detail in json.loads(path.with_suffix(".json").read_text()):
+            if category != "not run (time budget)" or nodeid not in outcomes:
+                outcomes[nodeid] = (nodeid, category, detail)
         adapters = text.split("## Adapters used", 1)[1].split("\n## ", 1)[0]
         adapted += Counter({m.group(2): int(m.group(1)) for m in map(ADAPTER_ROW.match, adapters.splitlines()) if m})
         commands.append(text.split("```\n", 1)[1].split("\n```", 1)[0])
         seconds += float(re.search(r"outcomes in (\d+) s", text).group(1))
-    return results, adapted, commands, seconds
+    return list(outcomes.values()), adapted, commands, seconds
 
 
 def main(argv: list[str]) -> int:
