@@ -130,12 +130,26 @@ def row(namespace: str, name: str, notes: dict) -> tuple[str, str, str, str]:
     for place in NAMESPACES[namespace]:
         if _has(place, name):
             shown = f"{place}[{name[5:]}]" if name.startswith("mode=") else f"{place}.{name}"
+            if _module_for_a_function(namespace, place, name):
+                # eqgraph's module of that name (eqgraph.tensor.join), where the function is defined
+                if not _has(shown, name):
+                    continue
+                shown = f"{shown}.{name}"
             return name, "same name", shown, ""
     if key in notes.get("not_offered", {}):
         return name, "deliberately not offered", "", notes["not_offered"][key]
     if _is_op_class(namespace, name):
         return name, "deliberately not offered", "", notes["kinds"]["op_class"]
     return name, "missing", "", ""
+
+
+def _module_for_a_function(namespace: str, place: str, name: str) -> bool:
+    """Whether eqgraph's ``place.name`` is a module where PyTensor's ``namespace.name`` is not."""
+    if name.startswith("mode="):
+        return False
+    ours = getattr(_resolve(place), name, None)
+    theirs = getattr(sys.modules.get(namespace), name, None)
+    return isinstance(ours, types.ModuleType) and not isinstance(theirs, types.ModuleType)
 
 
 def _is_op_class(namespace: str, name: str) -> bool:

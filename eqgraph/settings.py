@@ -23,6 +23,15 @@ them before returning ("eager"), or only when ``f.wait_compiled()`` asks ("defer
 the NumPy program until then, so a test's results do not depend on how fast a compile is). Both
 are read when a function is compiled.
 
+``cast_policy`` (default "custom", as PyTensor) is how PyTensor's names pick a dtype where the
+inputs do not fix one: "custom" is PyTensor's own upcast (``et.arange`` of int32 bounds is int64,
+of float32 bounds float32), "numpy+floatX" is NumPy's choice except that a result NumPy would make
+float64 from no float64 input stays floatX (``et.arange`` of int32 bounds is what ``np.arange``
+gives them; of float32 bounds, floatX). Python integers are weak constants under both: they take
+the dtype of the tensor they meet, as in NumPy, rather than PyTensor's smallest integer type
+(int8 for 100), under which ``constant(100) + 100`` would wrap around to -56. It is read when a
+node is built.
+
 This module imports nothing from eqgraph, so every layer may read it.
 """
 
@@ -35,15 +44,16 @@ from collections.abc import Iterator
 
 FLOAT_CHOICES = ("float64", "float32", "float16")
 COMPILE_CHOICES = ("background", "eager", "deferred")
+CAST_POLICIES = ("custom", "numpy+floatX")
 
 
 class Config:
     """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
 
     _defaults = {"floatX": "float64", "assume_finite": False, "numba": os.environ.get("EQGRAPH_NUMBA", "1") != "0",
-                 "compile": "background"}
+                 "compile": "background", "cast_policy": "custom"}
     _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False), "numba": (True, False),
-                "compile": COMPILE_CHOICES}
+                "compile": COMPILE_CHOICES, "cast_policy": CAST_POLICIES}
 
     _lock = threading.RLock()
 

@@ -121,6 +121,7 @@ BINARY = {  # name: (numpy reference, lo, hi of the second input)
     "maximum": (np.maximum, -3, 3), "minimum": (np.minimum, -3, 3), "eq": (np.equal, -3, 3),
     "neq": (np.not_equal, -3, 3), "lt": (np.less, -3, 3), "le": (np.less_equal, -3, 3),
     "gt": (np.greater, -3, 3), "ge": (np.greater_equal, -3, 3), "logaddexp": (np.logaddexp, -3, 3),
+    "arctan2": (np.arctan2, 0.5, 3),
     "xlogy0": (lambda x, y: np.where(x == 0, 0.0, x * np.log(y)), 0.1, 3),
 }
 LOGICAL = {"and_": np.logical_and, "or_": np.logical_or, "xor": np.logical_xor}

@@ -36,6 +36,10 @@ products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_a
 trace tri tril triu vertical_stack vstack random_draws special digamma
 bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions
 Blockwise blockwise vectorize vectorize_graph
+get_underlying_scalar_constant_value upcast moveaxis swapaxes dense_dot ceil_intdiv deg2rad rad2deg reciprocal
+round_half_away_from_zero round_half_to_even trunc advanced_inc_subtensor advanced_set_subtensor advanced_subtensor
+advanced_subtensor1 flip take alloc_diag bartlett broadcast_shape choose compress inverse_permutation
+permute_row_elements ravel_multi_index
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by

@@ -17,7 +17,7 @@ needed one), for PyTensor choices that select its compiler rather than a result:
   that ``eqgraph.function`` accepts, whose ``including``/``excluding`` (PyTensor's rewrite
   selection) return it unchanged: eqgraph has one pipeline, and a test that checks which
   rewrite ran inspects node classes, which makes it not applicable anyway;
-- ``function(..., mode=NAME)`` with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
+- ``function(..., mode=NAME)`` (and ``verify_grad(..., mode=NAME)``) with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
   ``CVM``, ``C``, ``NUMBA``, ...) compiles with eqgraph's default, and ``accept_inplace`` (which
   lets a PyTensor graph hold in-place ops; eqgraph chooses in-place itself) is dropped;
 - config settings in ``PYTENSOR_DEFAULTS`` read PyTensor's default value: eqgraph has no such
@@ -32,6 +32,8 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+
+import numpy as np
 
 #: eqgraph namespaces searched for a name of a PyTensor module, by the module's longest
 #: matching prefix; ``eqgraph`` plus the module's own path after ``pytensor`` is tried first.
@@ -50,6 +52,31 @@ LOOKUP = {
 
 #: PyTensor names whose eqgraph counterpart is spelled differently.
 RENAMED = {"pullback": "Lop", "pushforward": "Rop"}
+
+def _allclose(a, b, rtol=None, atol=None):
+    """PyTensor's test helper ``pytensor.tensor.math._allclose``: ``np.allclose`` of two arrays with
+    tolerances by the narrower dtype. It compares results and builds no graph, so the harness
+    supplies PyTensor's own."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtypes = {str(a.dtype), str(b.dtype)}
+    if "float16" in dtypes:
+        default = (1e-3, 1e-3)
+    elif dtypes & {"float32", "complex64"}:
+        default = (1e-5, 1e-5)
+    else:
+        default = (1.0000000000000001e-05, 1e-8)
+    return np.allclose(a, b, rtol=default[0] if rtol is None else rtol, atol=default[1] if atol is None else atol)
+
+
+#: PyTensor's helpers for its tests that work on NumPy arrays only (no graph): its own versions.
+TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._allclose": _allclose}
+
+#: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
+ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
+             "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast",
+             # eqgraph.tensor.join is the module that defines join
+             "pytensor.tensor.join": "eqgraph.tensor.join.join",
+             "pytensor.tensor.basic.join": "eqgraph.tensor.join.join"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []
@@ -105,7 +132,7 @@ def placeholder(dotted: str) -> type:
 
 
 #: settings eqgraph lacks because it always behaves as PyTensor's default value says.
-PYTENSOR_DEFAULTS = {"cast_policy": "custom"}
+PYTENSOR_DEFAULTS: dict = {}
 
 
 class Config:
@@ -175,9 +202,17 @@ def _get_mode(*args, **kwargs) -> DefaultMode:
     return DefaultMode()
 
 
+#: PyTensor's ``function`` parameters after ``inputs, outputs``, in its positional order.
+FUNCTION_POSITIONS = ("mode", "updates", "givens", "no_default_updates", "accept_inplace", "name",
+                      "rebuild_strict", "allow_input_downcast", "profile", "on_unused_input")
+
+
 def _function(*args, **kwargs):
     """eqgraph.function, with PyTensor's compiler choices adapted (see the module docstring)."""
     import eqgraph
+    if len(args) > 2:  # PyTensor's third positional parameter is the mode, eqgraph's the updates
+        kwargs.update(zip(FUNCTION_POSITIONS, args[2:]))
+        args = args[:2]
     modes = sys.modules["eqgraph.function"].MODES
     mode = kwargs.get("mode")
     if isinstance(mode, str) and mode not in modes:
@@ -189,8 +224,18 @@ def _function(*args, **kwargs):
     return eqgraph.function(*args, **kwargs)
 
 
+def _verify_grad(*args, **kwargs):
+    """eqgraph.verify_grad, with a PyTensor mode name it does not take adapted as ``function``'s is."""
+    import eqgraph
+    mode = kwargs.get("mode")
+    if isinstance(mode, str) and mode not in sys.modules["eqgraph.function"].MODES:
+        ADAPTED.append(f"mode={str(mode)!r}")
+        kwargs["mode"] = None
+    return eqgraph.verify_grad(*args, **kwargs)
+
+
 ADAPTERS = {"get_default_mode": _get_mode, "get_mode": _get_mode, "config": Config(),
-            "function": _function}
+            "function": _function, "verify_grad": _verify_grad}
 
 
 def _places(module_name: str) -> list[str]:
@@ -219,6 +264,10 @@ class _FakeModule(types.ModuleType):
             raise AttributeError(name)
         if name in ADAPTERS:
             return ADAPTERS[name]
+        if f"{self.__name__}.{name}" in TEST_HELPERS:
+            return TEST_HELPERS[f"{self.__name__}.{name}"]
+        if f"{self.__name__}.{name}" in ELSEWHERE:
+            return _resolve(ELSEWHERE[f"{self.__name__}.{name}"])
         for place in _places(self.__name__):
             target = _resolve(place)
             if target is not None and not isinstance(target, type(self)):

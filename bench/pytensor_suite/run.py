@@ -22,8 +22,11 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
   ``pytest.raises`` that saw no error: PyTensor rejects an input that eqgraph takes);
 - *raises where PyTensor works*: any other exception.
 
-``--budget SECONDS`` bounds the time spent in each module; the tests left are counted as not
-run. Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
+modules whose path ends so (a larger one for a long module); the tests left are counted as not
+run. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
+writes one report of runs made side by side (their seconds and adapter counts added; a test's
+outcome in a later run replaces an earlier run's, unless the later one did not reach it). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
@@ -84,7 +87,7 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
 class Classifier:
     """pytest plugin: records each test's category, and each module that failed to collect."""
 
-    def __init__(self, fake, budget: float):
+    def __init__(self, fake, budget: dict):
         self.fake = fake
         self.budget = budget
         self.deadlines: dict[str, float] = {}
@@ -96,7 +99,9 @@ class Classifier:
         self.fake.TOUCHED.clear()
         self.fake.ADAPTED.clear()
         self.fake.IN_TEST[0] = True
-        deadline = self.deadlines.setdefault(module_of(item.nodeid), time.monotonic() + self.budget)
+        module = module_of(item.nodeid)
+        budget = next((b for m, b in self.budget.items() if m and module.endswith(m)), self.budget[""])
+        deadline = self.deadlines.setdefault(module, time.monotonic() + budget)
         if time.monotonic() > deadline:
             self.fake.IN_TEST[0] = False
             _pytest.skip("over the module's time budget")
@@ -126,7 +131,7 @@ class Classifier:
             self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
 
 
-def run(src: Path, modules: list[str], budget: float):
+def run(src: Path, modules: list[str], budget: dict):
     facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
     subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
                    env={"PATH": "/usr/bin:/bin"})
@@ -179,23 +184,54 @@ def report(results, adapted: Counter, command: str, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+ADAPTER_ROW = re.compile(r"^\| (\d+) \| `(.+)` \|$")
+
+
+def merged(reports: list[Path]) -> tuple[list, Counter, list[str], float]:
+    """The outcomes, adapter counts, command lines and seconds of runs written by this script
+    (each a RESULTS.md with its JSON beside it). A test's outcome in a later run replaces an
+    earlier run's, unless the later run did not reach it (its time budget)."""
+    outcomes, adapted, commands, seconds = {}, Counter(), [], 0.0
+    for path in reports:
+        text = path.read_text()
+        for nodeid, category, detail in json.loads(path.with_suffix(".json").read_text()):
+            if category != "not run (time budget)" or nodeid not in outcomes:
+                outcomes[nodeid] = (nodeid, category, detail)
+        adapters = text.split("## Adapters used", 1)[1].split("\n## ", 1)[0]
+        adapted += Counter({m.group(2): int(m.group(1)) for m in map(ADAPTER_ROW.match, adapters.splitlines()) if m})
+        commands.append(text.split("```\n", 1)[1].split("\n```", 1)[0])
+        seconds += float(re.search(r"outcomes in (\d+) s", text).group(1))
+    return list(outcomes.values()), adapted, commands, seconds
+
+
 def main(argv: list[str]) -> int:
     out = HERE / "RESULTS.md"
     if "--out" in argv:
         at = argv.index("--out")
         out = Path(argv[at + 1])
         argv = argv[:at] + argv[at + 2:]
+    if argv[:1] == ["--merge"]:  # --merge RESULTS_A.md RESULTS_B.md ...: one report of runs made side by side
+        results, adapted, commands, seconds = merged([Path(a) for a in argv[1:]])
+        out.write_text(report(results, adapted, "\n".join(commands), seconds))
+        out.with_suffix(".json").write_text(json.dumps(results, indent=0))
+        print(f"wrote {out}")
+        return 0
     if len(argv) < 2:
         print(__doc__)
         return 2
-    budget = 1e9
-    if "--budget" in argv:
-        at = argv.index("--budget")
-        budget = float(argv[at + 1])
+    budget = {"": 1e9}   # seconds per module, by the end of its path; "" for every other module
+    while "--budget" in argv or "--budget-for" in argv:
+        at = argv.index("--budget") if "--budget" in argv else argv.index("--budget-for")
+        if argv[at] == "--budget":
+            budget[""] = float(argv[at + 1])
+        else:
+            module, seconds = argv[at + 1].rsplit("=", 1)
+            budget[module] = float(seconds)
         argv = argv[:at] + argv[at + 2:]
     start = time.monotonic()
     results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget)
-    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join(argv)
+    options = [f"--budget {budget['']:g}"] * (budget[""] < 1e9) + [f"--budget-for {m}={b:g}" for m, b in budget.items() if m]
+    command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join([*options, *argv])
     out.write_text(report(results, adapted, command, time.monotonic() - start))
     (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))
     print(f"wrote {out}")

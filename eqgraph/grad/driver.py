@@ -341,23 +341,26 @@ def _like_wrt(wrt, results):
     return tuple(results) if isinstance(wrt, tuple) else list(results)
 
 
-def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
+def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise", vectorize=False):
     """The Jacobian of ``expression`` for each of ``wrt``: of shape ``expression.shape + w.shape``
     (PyTensor's), a variable, list or tuple as ``wrt`` is.
 
     An expression of more than one dimension is flattened, differentiated, and the rows reshaped.
     For a static length the rows are built one by one and stacked, so the e-graph sees them all;
     for a length known only at run time one row's graph is run in a loop (``JacobianRows``, see
-    ``eqgraph/grad/loop.py`` for why a loop).
+    ``eqgraph/grad/loop.py`` for why a loop). ``vectorize=True`` (PyTensor's) instead builds one
+    vector-Jacobian product and batches it over the rows of an identity matrix
+    (``vectorize_graph``): the same values, from one batched graph rather than one per row.
     """
     expression = et.as_tensor_variable(expression)
     wrt_list = [wrt] if isinstance(wrt, Variable) else list(wrt)
     kwargs = {"consider_constant": consider_constant, "disconnected_inputs": disconnected_inputs}
     if expression.ndim == 0:
         return _like_wrt(wrt, grad(expression, wrt_list, **kwargs))
+    jacobian_rows = _vectorized_jacobian if vectorize else _vector_jacobian
     if expression.ndim == 1:
-        return _like_wrt(wrt, _vector_jacobian(expression, wrt_list, kwargs))
-    rows = _vector_jacobian(et.flatten(expression), wrt_list, kwargs)
+        return _like_wrt(wrt, jacobian_rows(expression, wrt_list, kwargs))
+    rows = jacobian_rows(et.flatten(expression), wrt_list, kwargs)
     sizes = et.shape_of(expression)
     return _like_wrt(wrt, [et.reshape(r, (*sizes, *et.shape_of(w)), ndim=expression.ndim + w.ndim)
                            for r, w in zip(rows, wrt_list)])
@@ -375,6 +378,32 @@ def _vector_jacobian(expression, wrt_list, kwargs) -> list:
         return [et.zeros((0, *et.shape_of(w)), dtype=_float_dtype(w)) for w in wrt_list]
     rows = [grad(expression[i], wrt_list, **kwargs) for i in range(n)]
     return [et.stack([row[j] for row in rows]) for j in range(len(wrt_list))]
+
+
+def _vectorized_jacobian(expression, wrt_list, kwargs) -> list:
+    """The Jacobian of the vector ``expression``: its vector-Jacobian product for a symbolic
+    cotangent, batched over the rows of the identity."""
+    cotangent = TensorType(_float_dtype(expression), expression.type.shape)("row_tangent")
+    single_rows = Lop(expression, wrt_list, cotangent, **kwargs)
+    n = et.shape_of(expression)[0]
+    rows = et.vectorize_graph(single_rows, {cotangent: et.eye(n, dtype=cotangent.dtype)})
+    # a gradient that does not depend on the cotangent (a disconnected input's zeros) is not
+    # batched by vectorize_graph: it is the same in every row
+    return [r if r.ndim == w.ndim + 1 else et.broadcast_to(r, (n, *et.shape_of(w)))
+            for r, w in zip(rows, wrt_list)]
+
+
+def hessian_vector_product(cost, wrt, p, **grad_kwargs):
+    """The Hessian of the scalar ``cost`` times ``p`` for each of ``wrt`` (PyTensor's), without the
+    Hessian: the gradient of ``sum(grad(cost, w) * p)``. ``p`` has ``wrt``'s shapes (a list for a
+    list); the result is a variable, list or tuple as ``wrt`` is."""
+    wrt_list = [wrt] if isinstance(wrt, Variable) else list(wrt)
+    p_list = [p] if isinstance(p, Variable) or not isinstance(p, (list, tuple)) else list(p)
+    if len(p_list) != len(wrt_list):
+        raise ValueError(f"hessian_vector_product: {len(wrt_list)} wrt but {len(p_list)} vectors p")
+    grads = grad(cost, wrt_list, **grad_kwargs)
+    inner = et.add(*[(g * v).sum() for g, v in zip(grads, p_list)]) if len(grads) > 1 else (grads[0] * p_list[0]).sum()
+    return _like_wrt(wrt, grad(inner, wrt_list, **grad_kwargs))
 
 
 def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):

@@ -11,7 +11,7 @@ from eqgraph.tensor.type import FLOATX, TensorType
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.tensor.basic import (
     NotScalarConstantError, as_tensor, as_tensor_variable, col, constant, get_scalar_constant_value,
-    matrix, row, scalar, tensor, tensor3, tensor4, vector, TYPES,
+    get_underlying_scalar_constant_value, matrix, row, scalar, tensor, tensor3, tensor4, upcast, vector, TYPES,
 )
 from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector, ...
     bscalar, bvector, brow, bcol, bmatrix, btensor3, btensor4,
@@ -27,7 +27,7 @@ from eqgraph.tensor.plurals import PLURALS
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
-    shape_padright, specify_shape, squeeze, transpose, matrix_transpose,
+    shape_padright, specify_shape, squeeze, transpose, matrix_transpose, moveaxis, swapaxes,
 )
 from eqgraph.tensor.join import Join, MakeVector, concatenate, make_vector, stack
 from eqgraph.tensor.alloc import (
@@ -36,6 +36,7 @@ from eqgraph.tensor.alloc import (
 from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, logsumexp, matmul,
     max, max_and_argmax, mean, min, normalize_axis, outer, prod, std, sum, var,
+    ceil_intdiv, deg2rad, dense_dot, rad2deg, reciprocal, round_half_away_from_zero, round_half_to_even, trunc,
 )
 from eqgraph.tensor.conditional import IfElse, ifelse
 from eqgraph.tensor.assertion import Assert, CheckAndRaise, assert_op, check_and_raise
@@ -43,7 +44,8 @@ from eqgraph.tensor import random
 from eqgraph.tensor.random import RandomStream
 from eqgraph.tensor.subtensor import (
     AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor, getitem, inc_subtensor,
-    set_subtensor,
+    set_subtensor, advanced_inc_subtensor, advanced_set_subtensor, advanced_subtensor, advanced_subtensor1, flip,
+    take,
 )
 
 # One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
@@ -62,6 +64,8 @@ from eqgraph.tensor.extra_ops import (  # noqa: E402
     column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
+    alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
+    ravel_multi_index,
 )
 from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
@@ -78,8 +82,9 @@ from eqgraph.tensor import special  # noqa: E402  (PyTensor's pt.special names)
 __all__ = [
     # types and variables
     "FLOATX", "TensorType", "TensorConstant", "TensorVariable", "NotScalarConstantError",
-    "as_tensor", "as_tensor_variable", "col", "constant", "get_scalar_constant_value", "matrix",
-    "row", "scalar", "tensor", "tensor3", "tensor4", "vector", "TYPES",
+    "as_tensor", "as_tensor_variable", "col", "constant", "get_scalar_constant_value",
+    "get_underlying_scalar_constant_value", "matrix", "row", "scalar", "tensor", "tensor3", "tensor4", "upcast",
+    "vector", "TYPES",
     # the prefixed TensorTypes
     "bscalar", "bvector", "brow", "bcol", "bmatrix", "btensor3", "btensor4",
     "wscalar", "wvector", "wrow", "wcol", "wmatrix", "wtensor3", "wtensor4",
@@ -95,7 +100,7 @@ __all__ = [
     # shapes
     "Reshape", "Shape", "SpecifyShape", "SumToShape", "sum_to_shape", "expand_dims", "flatten",
     "reshape", "shape", "shape_of", "shape_padleft", "shape_padright", "specify_shape", "squeeze",
-    "transpose", "matrix_transpose",
+    "transpose", "matrix_transpose", "moveaxis", "swapaxes",
     # joining
     "Join", "MakeVector", "concatenate", "make_vector", "stack",
     # allocation
@@ -104,7 +109,9 @@ __all__ = [
     # reductions and products
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
     "log_softmax", "logsumexp", "matmul", "max", "max_and_argmax", "mean", "min", "normalize_axis", "outer", "prod",
-    "softmax", "std", "sum", "var",
+    "softmax", "std", "sum", "var", "dense_dot",
+    # elementwise compositions
+    "ceil_intdiv", "deg2rad", "rad2deg", "reciprocal", "round_half_away_from_zero", "round_half_to_even", "trunc",
     # control flow
     "IfElse", "ifelse",
     # run-time checks
@@ -113,7 +120,8 @@ __all__ = [
     "RandomStream",
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
-    "inc_subtensor", "set_subtensor",
+    "inc_subtensor", "set_subtensor", "advanced_inc_subtensor", "advanced_set_subtensor", "advanced_subtensor",
+    "advanced_subtensor1", "flip", "take",
     # everyday NumPy functions
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
@@ -121,6 +129,8 @@ __all__ = [
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
+    "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",
+    "permute_row_elements", "ravel_multi_index",
     "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",

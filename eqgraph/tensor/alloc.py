@@ -185,5 +185,15 @@ def _arange_dtype(*bounds) -> str:
     strong = [np.dtype(v.dtype) for v in bounds if not getattr(v, "weak", False)]
     dtype = np.result_type(*strong, *(v.data.item() for v in weak)) if strong else \
         np.result_type(*(v.dtype for v in bounds))
-    return {"b": "int64", "i": "int64", "u": "uint64"}.get(dtype.kind, dtype.name)
+    dtype = {"b": "int64", "i": "int64", "u": "uint64"}.get(dtype.kind, dtype.name)
+    return _numpy_arange_dtype(bounds, dtype) if config.cast_policy == "numpy+floatX" else dtype
+
+
+def _numpy_arange_dtype(bounds, dtype: str) -> str:
+    """Under cast_policy "numpy+floatX": np.arange's dtype for the bounds' dtypes, except that a
+    float64 from no float64 bound is floatX."""
+    numpy_dtype = np.arange(*(np.zeros((), v.dtype) + k for v, k in zip(bounds, (0, 1, 1)))).dtype.name
+    if numpy_dtype == "float64" and config.floatX != "float64" and all(v.dtype != "float64" for v in bounds):
+        return config.floatX
+    return numpy_dtype
 

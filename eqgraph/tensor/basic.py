@@ -102,23 +102,43 @@ class NotScalarConstantError(ValueError):
     """The variable's value is not known at graph-construction time."""
 
 
-def get_scalar_constant_value(v) -> numbers.Number:
+def get_scalar_constant_value(v, elemwise=True, only_process_constants=False, max_recur=10,
+                              raise_not_constant=True):
     """The value of a 0-d variable when the graph alone determines it, else raise.
 
     Only 0-d values qualify, as in PyTensor: a length-1 vector is not a scalar, even constant.
     Looks through constants and through every op that defines ``scalar_constant_value``
     (casts, ``x.shape[i]`` of a static size, ``make_vector(...)[i]``): what an op's output
-    is known to be sits with the op.
+    is known to be sits with the op. The keywords are PyTensor's, as
+    ``get_underlying_scalar_constant_value`` takes them.
     """
     ndim = v.ndim if isinstance(v, np.ndarray) else getattr(getattr(v, "type", None), "ndim", 0)
     if ndim != 0:
+        if not raise_not_constant:
+            return v
         raise NotScalarConstantError(f"{v} has ndim {ndim}, not 0: it is not a scalar constant")
-    return get_underlying_scalar_constant_value(v)
+    return get_underlying_scalar_constant_value(v, elemwise=elemwise, only_process_constants=only_process_constants,
+                                                max_recur=max_recur, raise_not_constant=raise_not_constant)
 
 
-def get_underlying_scalar_constant_value(v) -> numbers.Number:
+def get_underlying_scalar_constant_value(v, *, elemwise=True, only_process_constants=False, max_recur=10,
+                                         raise_not_constant=True) -> numbers.Number:
     """The one value under ``v`` of any ndim, when the graph alone determines it: a constant
-    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant."""
+    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant.
+
+    ``only_process_constants``: look at constants only, not through ops. ``elemwise=False``: not
+    through elementwise ops (casts, broadcasting views). ``max_recur``: through at most that many
+    ops. ``raise_not_constant=False``: give back ``v`` itself where it is not constant.
+    """
+    try:
+        return _underlying_value(v, elemwise, 0 if only_process_constants else max_recur)
+    except NotScalarConstantError:
+        if raise_not_constant:
+            raise
+        return v
+
+
+def _underlying_value(v, elemwise: bool, ops_left: int) -> numbers.Number:
     if isinstance(v, (int, float, np.number, np.bool_)):
         return v
     if isinstance(v, (Constant, np.ndarray)):
@@ -128,9 +148,27 @@ def get_underlying_scalar_constant_value(v) -> numbers.Number:
         raise NotScalarConstantError(f"{v} is not a scalar constant")
     node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
-    if known is None or getattr(v, "ndim", None) != 0:
+    if known is None or getattr(v, "ndim", None) != 0 or ops_left <= 0:
         raise NotScalarConstantError(f"{v} is not constant")
+    if not elemwise and type(node.op).__name__ in ("Cast", "DimShuffle", "Elemwise"):
+        raise NotScalarConstantError(f"{v} is the output of an elementwise op, and elemwise=False")
     return known(node)
+
+
+def upcast(dtype, *dtypes) -> str:
+    """PyTensor's ``upcast``: the dtype NumPy gives values of ``dtype, *dtypes`` combined, except
+    that under ``config.cast_policy == "numpy+floatX"`` a float64 from no float64 input is floatX
+    (float32 or float16) instead."""
+    names = [np.dtype(d).name for d in (dtype, *dtypes)]
+    common = np.result_type(*names).name
+    if config.cast_policy != "numpy+floatX" or common not in ("float64", "float32"):
+        return common
+    # floatX is kept unless an input is wider: float32 keeps float32 unless a float64 is given,
+    # float16 keeps float16 unless a float32 or float64 is
+    wider = {"float32": ("float64",), "float16": ("float64", "float32")}.get(config.floatX)
+    if wider and not any(d in wider for d in names) and np.dtype(common).itemsize > np.dtype(config.floatX).itemsize:
+        return config.floatX
+    return common
 
 
 def int64_const(n: int):

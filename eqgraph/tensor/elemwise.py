@@ -283,6 +283,8 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          numba="math.acos({0})", c="acos({0})", libm_ns=1.0, domain=(-1.0, 1.0)),
     "arctan":   ScalarOp(1, "atan", vjp=lambda g, y, x: g / (1 + x * x),
                          numba="math.atan({0})", c="atan({0})", libm_ns=6.0),
+    "arctan2":  ScalarOp(2, "atan2", vjp=lambda g, y, a, b: (g * b / (a * a + b * b), -g * a / (a * a + b * b)),
+                         numba="math.atan2({0}, {1})", c="atan2({0}, {1})", libm_ns=13.0),  # the angle of (b, a)
     "sinh":     ScalarOp(1, "sinh", vjp=lambda g, y, x: g * E["cosh"](x),
                          numba="math.sinh({0})", c="sinh({0})", libm_ns=11.0),
     "cosh":     ScalarOp(1, "cosh", vjp=lambda g, y, x: g * E["sinh"](x),

@@ -496,3 +496,56 @@ class Softmax(Op):
 
     def flops(self, inputs, outputs):
         return 4 * int(np.prod(inputs[0], dtype=np.int64))
+
+
+# -- PyTensor's elementwise names that are compositions of the registry's ops ------------------
+# Each is written with existing rows, so its gradient, Numba form and cost come from them.
+
+def reciprocal(x):
+    """``1 / x`` elementwise (``np.reciprocal`` of floats; integers divide in a float dtype)."""
+    return E["true_div"](1, as_tensor_variable(x))
+
+
+def deg2rad(x):
+    """Degrees to radians, ``x * (pi / 180)``: NumPy's formula."""
+    return as_tensor_variable(x) * (np.pi / 180.0)
+
+
+def rad2deg(x):
+    """Radians to degrees, ``x * (180 / pi)``: NumPy's formula."""
+    return as_tensor_variable(x) * (180.0 / np.pi)
+
+
+def trunc(x):
+    """``np.trunc``: round toward zero (-0.5 gives -0.0, NaN stays NaN)."""
+    x = as_tensor_variable(x)
+    return E["switch"](E["lt"](x, 0), E["ceil"](x), E["floor"](x))
+
+
+def round_half_to_even(x):
+    """Round to the nearest integer, halves to the even one (``np.round``)."""
+    return E["round"](x)
+
+
+def round_half_away_from_zero(x):
+    """Round to the nearest integer, halves away from zero (2.5 to 3, -2.5 to -3).
+
+    From the truncation and the exact remainder ``x - trunc(x)``: ``sign(x) * floor(|x| + 0.5)``
+    would round 0.49999999999999994 up, its sum with 0.5 being 1.0 in float64.
+    """
+    x = as_tensor_variable(x)
+    whole = trunc(x)
+    return E["switch"](E["ge"](E["abs"](x - whole), 0.5), whole + E["sign"](x), whole)
+
+
+def ceil_intdiv(a, b):
+    """Integer division rounded up, ``ceil(a / b)`` exactly for integers: ``a // b``, plus one where
+    the division leaves a remainder (PyTensor's formula)."""
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    floor_div = E["int_div"](a, b)
+    return floor_div + cast(E["neq"](E["mod"](a, b), 0), floor_div.dtype)
+
+
+def dense_dot(a, b):
+    """PyTensor's ``dense_dot``: ``dot`` of two dense tensors."""
+    return dot(a, b)

@@ -337,3 +337,36 @@ def summed_axes(g_shape, like_shape) -> tuple:
 def sum_to_shape(g, like):
     """``g`` summed to the shape of the tensor ``like`` (keeping what is static about it)."""
     return SumToShape()(g, like)
+
+
+def swapaxes(x, axis1: int, axis2: int):
+    """``np.swapaxes``: ``x`` with ``axis1`` and ``axis2`` exchanged (negative axes count from the end)."""
+    x = as_tensor_variable(x)
+    order = list(range(x.ndim))
+    a, b = (_checked_axis(x, axis, "swapaxes") for axis in (axis1, axis2))
+    order[a], order[b] = order[b], order[a]
+    return dimshuffle(x, order)
+
+
+def moveaxis(a, source, destination):
+    """``np.moveaxis``: the axes ``source`` (an int or a sequence) moved to ``destination``, the
+    others kept in their order."""
+    a = as_tensor_variable(a)
+    source = [_checked_axis(a, s, "moveaxis") for s in np.atleast_1d(source).tolist()]
+    destination = [_checked_axis(a, d, "moveaxis") for d in np.atleast_1d(destination).tolist()]
+    if len(source) != len(destination):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must have the same "
+                         "number of elements")
+    if len(set(source)) != len(source) or len(set(destination)) != len(destination):
+        raise ValueError(f"moveaxis: repeated axis in source {source} or destination {destination}")
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return dimshuffle(a, order)
+
+
+def _checked_axis(x, axis, what: str) -> int:
+    axis = int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise np.exceptions.AxisError(f"{what}: axis {axis} is out of bounds for {x} with {x.ndim} dimensions")
+    return axis % x.ndim

@@ -32,8 +32,11 @@ class Sort(Op):
 
     __props__ = ("axis", "arg")
 
-    def __init__(self, axis: int, arg: bool = False):
+    def __init__(self, axis: int, arg: bool = False, kind: str = "quicksort"):
         self.axis, self.arg = int(axis), bool(arg)
+        # the algorithm PyTensor's caller named; not a prop, since every Sort is stable and a
+        # stable order is one that each of NumPy's kinds may give, so it never changes a result
+        self.kind = _checked_kind(kind)
 
     def __str__(self):
         return f"{'ArgSort' if self.arg else 'Sort'}{{axis={self.axis}}}"
@@ -103,40 +106,61 @@ def _static_axis(axis):
         return None
 
 
-def _sorted(x, axis, arg: bool):
+def _sorted(x, axis, arg: bool, kind: str = "quicksort"):
     x = as_tensor_variable(x)
     if axis is None:
-        return Sort(0, arg)(flatten(x))
+        return Sort(0, arg, kind)(flatten(x))
     static = _static_axis(axis)
     if static is None:
-        return _sorted_along_symbolic_axis(x, axis, arg)
+        return _sorted_along_symbolic_axis(x, axis, arg, kind)
     if not isinstance(static, (int, np.integer)):
         raise TypeError(f"sort: axis must be an int, a 0-d integer variable or None, not {describe_value(axis)}")
-    return Sort(_axis_of(x, static), arg)(x)
+    return Sort(_axis_of(x, static), arg, kind)(x)
 
 
-def _sorted_along_symbolic_axis(x, axis, arg: bool):
+def _sorted_along_symbolic_axis(x, axis, arg: bool, kind: str):
     """One static-axis sort per axis of ``x``, chosen by a lazy ``ifelse`` on the checked axis:
     only the sort taken runs, and the gradient is each branch's own."""
     checked = CheckAxis()(x, axis)
     axis = cast(checked.owner.inputs[1], "int64")
     axis = E["switch"](E["lt"](axis, 0), axis + x.ndim, axis)
-    out = Sort(x.ndim - 1, arg)(checked)
+    out = Sort(x.ndim - 1, arg, kind)(checked)
     for k in reversed(range(x.ndim - 1)):
-        out = ifelse(E["eq"](axis, k), Sort(k, arg)(checked), out)
+        out = ifelse(E["eq"](axis, k), Sort(k, arg, kind)(checked), out)
     return out
 
 
-def sort(x, axis=-1):
+def sort(x, axis=-1, kind=None, order=None, *, stable=None):
     """``np.sort``: ``x`` sorted along ``axis`` (None: the flattened ``x``); ``axis`` may be a 0-d
-    integer variable, as in PyTensor."""
-    return _sorted(x, axis, arg=False)
+    integer variable, as in PyTensor. ``kind``/``stable`` are recorded on the op as PyTensor
+    records them; the sort is stable whatever they say."""
+    return _sorted(x, axis, arg=False, kind=_kind(kind, order, stable))
 
 
-def argsort(x, axis=-1):
+def argsort(x, axis=-1, kind=None, order=None, *, stable=None):
     """``np.argsort`` (stable): the indices that sort ``x`` along ``axis`` (an int, a 0-d integer
-    variable, or None)."""
-    return _sorted(x, axis, arg=True)
+    variable, or None); ``kind``/``stable`` as for ``sort``."""
+    return _sorted(x, axis, arg=True, kind=_kind(kind, order, stable))
+
+
+_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _checked_kind(kind: str) -> str:
+    if kind not in _KINDS:
+        raise ValueError(f"sort: kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+    return kind
+
+
+def _kind(kind, order, stable) -> str:
+    """PyTensor's ``kind`` for its ``kind``, ``order`` and ``stable`` arguments (``stable=True``
+    means "stable")."""
+    if order is not None:
+        raise ValueError("sort: order (sorting by the fields of a structured array) is not supported: "
+                         "eqgraph's tensors have no fields")
+    if stable and kind not in (None, "stable"):
+        raise ValueError(f"sort: stable=True and kind={kind!r} contradict each other")
+    return _checked_kind("stable" if stable else (kind or "quicksort"))
 
 
 class ArgAlongAxis(Op):

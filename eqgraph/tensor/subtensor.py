@@ -19,7 +19,7 @@ import numpy as np
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
 from eqgraph.tensor.duplicates import last_writes
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
-from eqgraph.tensor.shape import MakeVector, Shape, int64_const, shape_of
+from eqgraph.tensor.shape import MakeVector, Shape, flatten, int64_const, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.op import Op
@@ -495,10 +495,18 @@ def set_subtensor(view, y):
     return _writing(view, y, True)
 
 
-def inc_subtensor(view, y, *, ignore_duplicates=False):
+def inc_subtensor(view, y, inplace=False, set_instead_of_inc=False, tolerate_inplace_aliasing=False, *,
+                  ignore_duplicates=False):
     """A copy of ``x`` with ``x[index] += y``, for ``view = x[index]``; repeated array indices
     accumulate, or with ``ignore_duplicates`` (PyTensor's) act as NumPy's ``x[index] += y``: a
-    place named twice gets ``x + y`` once, from the last write (``tensor/duplicates.py``)."""
+    place named twice gets ``x + y`` once, from the last write (``tensor/duplicates.py``).
+    ``set_instead_of_inc=True`` is ``set_subtensor``. ``inplace`` and ``tolerate_inplace_aliasing``
+    are PyTensor's and must be False: eqgraph chooses where to write in place itself."""
+    if inplace or tolerate_inplace_aliasing:
+        raise ValueError("inc_subtensor: inplace and tolerate_inplace_aliasing must be False; eqgraph "
+                         "decides what is computed in place when it compiles")
+    if set_instead_of_inc:
+        return set_subtensor(view, y)
     node = getattr(view, "owner", None)
     if ignore_duplicates and node is not None and isinstance(node.op, AdvancedSubtensor):
         x, *index_inputs = node.inputs
@@ -507,3 +515,62 @@ def inc_subtensor(view, y, *, ignore_duplicates=False):
             y = as_tensor_variable(y)
             y = ELEMWISE_OPS["switch"](last, y, constant(0, dtype=y.dtype))
     return _writing(view, y, False)
+
+
+# -- PyTensor's functional forms of indexing -------------------------------------------------
+def take(a, indices, axis=None, mode="raise"):
+    """``np.take``: ``a``'s entries at ``indices`` along ``axis`` (None: of the flattened ``a``).
+    ``mode``: "raise" (an index out of range is an error when run), "wrap" or "clip"."""
+    a, indices = as_tensor_variable(a), as_tensor_variable(indices)
+    if indices.dtype not in DISCRETE_DTYPES or indices.dtype == "bool":
+        raise TypeError(f"take: the indices must be integers, got {indices} of dtype {indices.dtype}")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+    if axis is None:
+        a, axis = flatten(a), 0
+    axis = int(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise np.exceptions.AxisError(f"take: axis {axis} is out of bounds for {a} with {a.ndim} dimensions")
+    axis %= a.ndim
+    size = shape_of(a)[axis]
+    if mode == "wrap":
+        indices = E["mod"](indices, size)
+    elif mode == "clip":
+        indices = E["clip"](indices, 0, size - 1)
+    return a[(slice(None),) * axis + (indices,)]
+
+
+def flip(arr, axis=None):
+    """``np.flip``: ``arr`` reversed along ``axis`` (an int, a sequence of them, or None: every axis)."""
+    arr = as_tensor_variable(arr)
+    axes = range(arr.ndim) if axis is None else [int(a) for a in np.atleast_1d(axis).tolist()]
+    for a in axes:
+        if not -arr.ndim <= a < arr.ndim:
+            raise np.exceptions.AxisError(f"flip: axis {a} is out of bounds for {arr} with {arr.ndim} dimensions")
+    flipped = {a % arr.ndim for a in axes}
+    return arr[tuple(slice(None, None, -1) if i in flipped else slice(None) for i in range(arr.ndim))]
+
+
+def advanced_subtensor(x, *index):
+    """PyTensor's ``advanced_subtensor(x, *index)``: ``x[index]``."""
+    return as_tensor_variable(x)[tuple(index)]
+
+
+def advanced_subtensor1(x, ilist):
+    """PyTensor's ``advanced_subtensor1(x, ilist)``: ``x[ilist]`` for a vector of integers ``ilist``."""
+    ilist = as_tensor_variable(ilist)
+    if ilist.ndim != 1 or ilist.dtype not in DISCRETE_DTYPES or ilist.dtype == "bool":
+        raise TypeError(f"advanced_subtensor1: the index must be a vector of integers, got {ilist} "
+                        f"({ilist.ndim}-d, {ilist.dtype})")
+    return as_tensor_variable(x)[ilist]
+
+
+def advanced_inc_subtensor(x, y, *index, set_instead_of_inc=False, ignore_duplicates=False):
+    """PyTensor's ``advanced_inc_subtensor(x, y, *index)``: ``inc_subtensor(x[index], y)``."""
+    view = as_tensor_variable(x)[tuple(index)]
+    return inc_subtensor(view, y, set_instead_of_inc=set_instead_of_inc, ignore_duplicates=ignore_duplicates)
+
+
+def advanced_set_subtensor(x, y, *index):
+    """PyTensor's ``advanced_set_subtensor(x, y, *index)``: ``set_subtensor(x[index], y)``."""
+    return set_subtensor(as_tensor_variable(x)[tuple(index)], y)

@@ -143,6 +143,9 @@ class _TensorOperators:
     def log(self): return et.log(self)
     def sqrt(self): return et.sqrt(self)
     def round(self): return et.round(self)
+    def take(self, indices, axis=None, mode="raise"): return et.take(self, indices, axis, mode)
+    def zeros_like(self, dtype=None): return et.zeros_like(self, dtype)
+    def ones_like(self, dtype=None): return et.ones_like(self, dtype)
 
     def dprint(self, **kwargs):
         return debugprint(self, **kwargs)
@@ -170,6 +173,11 @@ class TensorConstant(_TensorOperators, Constant):
     def __init__(self, type, data, name=None, weak: bool = False):
         super().__init__(type, data, name)
         self.weak = weak
+
+    @property
+    def value(self):
+        """The constant's array (PyTensor's name for ``data``)."""
+        return self.data
 
     def clone(self, name=None):
         return TensorConstant(self.type, self.data, self.name if name is None else name, self.weak)
