@@ -23,7 +23,7 @@ from eqgraph.tensor.shape import flatten, int64_const, reshape, shape_of
 from eqgraph.tensor.sorting import argsort, take_along_axis
 from eqgraph.tensor.subtensor import inc_subtensor, set_subtensor, take
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType, dtype_name_of
-from eqgraph.terms.basic import Apply
+from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.xp import array_namespace, as_output
 
@@ -133,6 +133,9 @@ class Repeat(Op):
         x, repeats = as_tensor_variable(x), as_tensor_variable(repeats)
         if repeats.dtype not in DISCRETE_DTYPES or repeats.dtype == "bool" or repeats.ndim > 1:
             raise TypeError(f"repeat: repeats must be an integer scalar or vector, got {repeats} ({repeats.type})")
+        if repeats.dtype == "uint64":  # no safe cast to int64: np.repeat and PyTensor refuse it too
+            raise TypeError(f"repeat: repeats {repeats} of dtype uint64 are refused (no safe cast to int64); "
+                            "cast them to int64")
         if not 0 <= self.axis < x.ndim:
             raise ValueError(f"{self}: axis {self.axis} is out of range for {x} with {x.ndim} dimensions")
         shape = list(x.type.shape)
@@ -173,13 +176,26 @@ def repeat(x, repeats, axis=None):
     x = as_tensor_variable(x)
     if axis is None:
         x, axis = flatten(x), 0
-    return Repeat(_axis(x, axis))(x, repeats)
+    return Repeat(_axis(x, axis))(x, _int64_if_constant(repeats))
+
+
+def _int64_if_constant(repeats):
+    """Integer values (not variables) as int64 where they fit, as PyTensor's
+    ``as_tensor_variable(repeats, dtype=int64)`` makes them: only a uint64 variable is refused."""
+    if isinstance(repeats, Variable) and not isinstance(repeats, TensorConstant):
+        return repeats
+    values = np.asarray(repeats.data if isinstance(repeats, TensorConstant) else repeats)
+    if values.dtype.kind == "u" and values.size and values.max() <= np.iinfo(np.int64).max:
+        return values.astype(np.int64)
+    return repeats
 
 
 def tile(x, reps):
     """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
     x = as_tensor_variable(x)
     reps = list(shape_entries(reps, "tile: reps"))
+    for r in reps:
+        _check_integer_rep(r)
     ndim = max(x.ndim, len(reps))
     x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
     reps = [1] * (ndim - len(reps)) + reps
@@ -188,6 +204,17 @@ def tile(x, reps):
     spread = dimshuffle(x, [o for a in range(ndim) for o in ("x", a)])
     tiled = alloc(spread, *[d for r, s in zip(reps, sizes) for d in (r, s)])
     return reshape(tiled, [r * s for r, s in zip(reps, sizes)], ndim=ndim)
+
+
+def _check_integer_rep(r):
+    # np.tile and PyTensor refuse a float count; alloc would truncate it silently
+    if isinstance(r, (bool, np.bool_)):
+        raise TypeError(f"tile: reps must be integers, got {r!r}")
+    if isinstance(r, (int, np.integer)):
+        return
+    rep = as_tensor_variable(r)
+    if rep.ndim != 0 or rep.dtype not in DISCRETE_DTYPES or rep.dtype == "bool":
+        raise TypeError(f"tile: reps must be integers, got {r} ({rep.type})")
 
 
 def roll(x, shift, axis=None):

@@ -101,6 +101,8 @@ def _scalar_part(p, allow_array: bool = False):
         arr = np.asarray(p)
         if arr.dtype.kind not in "biu":
             raise IndexError(f"array indices must be integers or booleans, got dtype {arr.dtype}")
+        if arr.dtype == bool and arr.ndim == 0:  # NumPy's x[np.array(True)] adds an axis; PyTensor refuses it
+            raise IndexError("boolean scalars are not supported as indices")
         return "a", as_tensor_variable(arr)
     raise IndexError(f"unsupported index {p!r}")
 

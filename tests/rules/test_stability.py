@@ -310,3 +310,51 @@ def test_a_scaled_exp_over_one_plus_exp_is_a_scaled_sigmoid():
     assert f.stages.report.fired().get("stability/sigmoid-from-exp-scaled")
     check(f, [np.array([800.0, -800.0, 1.0]), np.array([2.0, 3.0, -1.0])],
           np.array([2.0, 3.0, -1.0]) * special.expit(np.array([800.0, -800.0, 1.0])))
+
+
+# -- the gradient of log(mean(exp(x))) is softmax(x), as log(n) is a constant ------------------
+@pytest.mark.parametrize("dtype, gap", [("float32", 120.0), ("float64", 800.0)])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (1, False), (1, True), (0, True)])
+def test_gradient_of_log_mean_exp_is_softmax(dtype, gap, axis, keepdims):
+    # (g / mean(exp(x))) / n * exp(x), the chained VJPs, is 0 * inf = NaN once exp(x) overflows
+    x = et.matrix("x", dtype=dtype)
+    lme = et.log(et.mean(et.exp(x), axis=axis, keepdims=keepdims))
+    f = eg.function([x], [lme.sum(), eg.grad(lme.sum(), x)])
+    xv = np.array([[gap, 0.0], [1.0, 2.0]], dtype)
+    wide = xv.astype(np.float64)
+    size = wide.size if axis is None else wide.shape[axis]
+    want = special.logsumexp(wide, axis=axis).sum() - np.log(size) * (wide.size // size)
+    check(f, [xv], [want, special.softmax(wide, axis=axis)], rtol=1e-6 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype, gap", [("float32", 120.0), ("float64", 800.0)])
+def test_gradient_of_a_full_log_mean_exp_of_a_vector(dtype, gap):
+    x = et.vector("x", dtype=dtype)
+    lme = et.log(et.mean(et.exp(x)))
+    f = eg.function([x], [lme, eg.grad(lme, x)])
+    xv = np.array([gap, 0.0], dtype)
+    wide = xv.astype(np.float64)
+    check(f, [xv], [special.logsumexp(wide) - np.log(2), special.softmax(wide)],
+          rtol=1e-6 if dtype == "float32" else 1e-12)
+
+
+def test_log_mean_exp_with_a_wider_accumulator():
+    # acc_dtype float64 on a float32 x: the mean is computed in float64 and cast back to float32
+    x = et.fvector("x")
+    lme = et.log(et.mean(et.exp(x), acc_dtype="float64"))
+    f = eg.function([x], [lme, eg.grad(lme, x)])
+    xv = np.array([120.0, 0.0], np.float32)
+    wide = xv.astype(np.float64)
+    check(f, [xv], [special.logsumexp(wide) - np.log(2), special.softmax(wide)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype, gap", [("float32", 120.0), ("float64", 800.0)])
+def test_gradient_of_log_sum_exp_over_a_whole_matrix_is_softmax(dtype, gap):
+    # over both axes exp(x - logsumexp(x)) and exp(x) / sum(exp(x)) are both declared unstable;
+    # the flattened softmax is not
+    x = et.matrix("x", dtype=dtype)
+    lse = et.log(et.sum(et.exp(x)))
+    f = eg.function([x], [lse, eg.grad(lse, x)])
+    xv = np.array([[gap, 0.0], [1.0, 2.0]], dtype)
+    wide = xv.astype(np.float64)
+    check(f, [xv], [special.logsumexp(wide), special.softmax(wide)], rtol=1e-6 if dtype == "float32" else 1e-12)

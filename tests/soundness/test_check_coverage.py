@@ -23,6 +23,9 @@ def _rule(name):
     "indexing/index-exp-symbolic",           # a 0-d index input
     "indexing/take-exp",                     # an index array
     "gradclean/fill-add-same-shape",         # two operands of one run-time shape
+    "stability/log-mean-exp",                # (new-axes n order), the size of a reduced axis
+    "stability/log-mean-exp-vjp",            # the same, on the gradient's quotient
+    "stability/log-mean-exp-vjp-2",          # over two axes
 ])
 def test_a_general_rule_whose_guards_need_its_file_is_compared(name):
     rule, ruleset = _rule(name)

@@ -133,3 +133,54 @@ def test_alloc_takes_the_known_sizes_of_its_value():
     with pytest.raises(ValueError, match="broadcast"):
         f(np.ones((2, 1, 5)), 2, 4)
     assert et.alloc(et.TensorType("float64", (1,))("one"), d0).type.shape == (None,)  # 1 broadcasts
+
+
+# -- inputs PyTensor refuses when the graph is built -------------------------------------------
+def test_repeat_refuses_uint64_repeats():
+    # no safe cast from uint64 to int64 (np.repeat refuses them too); Repeat.make_node says so
+    x = et.dvector("x")
+    for repeats in (et.vector("r", dtype="uint64"), et.scalar("r", dtype="uint64")):
+        with pytest.raises(TypeError, match=r"repeat: repeats r .*uint64"):
+            et.repeat(x, repeats)
+    f = eqgraph.function([x, r := et.vector("r", dtype="uint32")], et.repeat(x, r))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0]), np.array([2, 1], "uint32")), [1.0, 1.0, 2.0])
+    # a constant whose values fit in int64 is one, as PyTensor's as_tensor_variable(repeats, dtype=int64) makes it
+    f = eqgraph.function([x], et.repeat(x, np.array([1, 2], "uint64")))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [1.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("reps", [[2.0], [et.dscalar("s")], 2.5, [1, et.scalar("b", dtype="bool")]])
+def test_tile_refuses_reps_that_are_not_integers(reps):
+    with pytest.raises(TypeError, match=r"tile: reps must be integers"):
+        et.tile(et.dvector("x"), reps)
+
+
+def test_tile_takes_integer_reps_of_any_kind():
+    x, n = et.dvector("x"), et.lscalar("n")
+    f = eqgraph.function([x, n], et.tile(x, [np.int32(2), n]))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0]), 2), np.tile([1.0, 2.0], (2, 2)))
+
+
+@pytest.mark.parametrize("index", [True, np.bool_(False), np.array(True), et.constant(np.array(True)),
+                                   et.scalar("b", dtype="bool")])
+def test_a_scalar_boolean_index_is_refused(index):
+    # NumPy reads x[True] as x[None] and x[False] as an empty x[None][:0]; PyTensor refuses it
+    m = et.dmatrix("m")
+    with pytest.raises(IndexError, match="boolean scalars are not supported"):
+        m[index]
+    with pytest.raises(IndexError, match="boolean scalars are not supported"):
+        m[0, index]
+
+
+def test_flatten_keeps_the_static_sizes_it_can_and_refuses_ndim_out_of_bounds():
+    t = et.TensorType("float64", (2, 3, 4))("t")
+    assert et.flatten(t, 2).type.shape == (2, 12)
+    assert et.flatten(t, 1).type.shape == (24,)
+    assert et.flatten(t, 3).type.shape == (2, 3, 4)
+    assert et.flatten(et.TensorType("float64", (2, None, 4))("p"), 2).type.shape == (2, None)
+    assert et.flatten(et.dscalar("s")).type.shape == (1,)   # any tensor flattens to a vector
+    for ndim in (0, 4):
+        with pytest.raises(ValueError, match=rf"flatten\(t, ndim={ndim}\): ndim must be between 1 and 3"):
+            et.flatten(t, ndim)
+    np.testing.assert_array_equal(eqgraph.function([t], et.flatten(t, 2))(np.arange(24.0).reshape(2, 3, 4)),
+                                  np.arange(24.0).reshape(2, 12))
