@@ -368,8 +368,32 @@ def _matmul(w: Writer, node):
     return [f"{w.define(node.outputs[0])} = {product}"]
 
 
+#: reductions that over no axes are each element cast to the result's dtype (NumPy's ``np.sum(x,
+#: axis=())`` is a copy of ``x``, ``np.all`` its truth)
+_EMPTY_AXES = frozenset({"sum", "prod", "mean", "max", "min", "all", "any"})
+
+
+def _reduce_no_axes(w: Writer, node):
+    """A reduction over no axes (PyMC sums a scalar term's log-density so): ``x`` cast to the
+    result's dtype, a copy for an array (the result may be an output, and ``x`` an input)."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name not in _EMPTY_AXES or x.dtype not in SCALAR_TYPES or out.dtype not in SCALAR_TYPES:
+        return None
+    if x.ndim == 0:
+        value = cast_form(w.value(x), x.dtype, out.dtype)
+        return None if value is None else [f"{w.define(out)} = {value}"]
+    name = w.value(x)
+    if out.dtype == "bool":
+        return [f"{w.define(out)} = {name} != 0"]
+    if cast_form("v", x.dtype, out.dtype) is None:   # floats to integers: NumPy's values are the platform's
+        return None
+    return [f"{w.define(out)} = {name}.astype({NUMPY_DTYPES[out.dtype]})"]
+
+
 def _reduce(w: Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if not op.axis:
+        return _reduce_no_axes(w, node)
     if op.name == "logsumexp":
         return reductions.logsumexp(w, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
