@@ -85,6 +85,9 @@ _FLOAT32_STEPS = frozenset({"add", "sub", "mul", "true_div", "neg", "abs", "sqr"
 #: (Numba computes narrow integers in int64)
 _WRAPPING_STEPS = frozenset({"add", "sub", "mul", "neg", "abs", "sqr", "maximum", "minimum", "clip", "second",
                              "switch", "sign", "int_div", "mod", "and_", "or_", "xor", "invert"})
+#: NumPy's arithmetic on booleans, in booleans: a product is a logical and, a sum a logical or
+#: (Numba's ``True + True`` is the integer 2)
+_BOOL_ARITHMETIC = {"mul": "({0} & {1})", "add": "({0} | {1})", "minimum": "({0} & {1})", "maximum": "({0} | {1})"}
 #: bitwise forms of the logical steps, for integers
 _BITWISE_FORMS = {"and_": "({0} & {1})", "or_": "({0} | {1})", "xor": "({0} ^ {1})", "invert": "(~{0})"}
 
@@ -155,6 +158,8 @@ def _wide_form(key: str, compute: str) -> str | None:
     if compute not in SCALAR_TYPES:
         return None
     if compute == "bool":
+        if key in _BOOL_ARITHMETIC:
+            return _BOOL_ARITHMETIC[key]
         return _FORMS[key] if key in _LOGICAL or key in _COMPARISONS or key in ("second", "switch") else None
     if compute.startswith("float"):
         return _FORMS[key] if compute == "float64" or key in _FLOAT32_STEPS or key in _COMPARISONS else None

@@ -9,9 +9,12 @@ import pytest
 
 import eqgraph.tensor as et
 from eqgraph.exec import numba_kernels
+from eqgraph.exec.composite import Composite
+from eqgraph.tensor.elemwise import Elemwise
+from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.math import Reduce
 from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
-from test_numba_translations import _same
+from test_numba_translations import _compiled, _kernel_raises, _same
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),
               pytest.mark.usefixtures("hot_at_once")]
@@ -31,3 +34,34 @@ def test_reductions_over_no_axes_are_their_input_cast_to_the_result_dtype():
              [np.array([np.nan, -0.0, np.inf]), np.float64(0.0), np.bool_(False),
               np.zeros((0, 3), dtype="int8"), np.zeros(0, dtype="float32")]]
     _same([x, s, b, m, f32], outs, Reduce, *cases)
+
+
+def test_boolean_products_and_sums_with_float32_and_int8_constants():
+    # PyMC's Poisson log-density: (exp(x) == 0) * mask (a product of booleans, NumPy's logical and),
+    # its switch picking a float32 0 or a float64 value, the int8 0 it compares with
+    x, y = et.dvector("x"), et.dvector("y")
+    zero8, zero32 = et.constant(np.int8(0)), et.constant(np.float32(0.0))
+    half32 = et.constant(np.float32(-0.5))
+    both = et.eq(et.exp(x), zero8) * (y > 0.0)
+    either = et.eq(x, zero8) + (y < 0.0)
+    outs = [et.switch(both, zero32, x * y), et.switch(either, half32 * y, x), half32 * x * x, both, either]
+    cases = [[np.array([-800.0, 0.0, 1.0, np.nan, -np.inf]), np.array([1.0, -1.0, 0.0, 2.0, 3.0])],
+             [np.zeros(0), np.zeros(0)]]
+    _same([x, y], outs, (Composite, Elemwise), *cases)
+
+
+def test_alloc_of_an_array_broadcasts_it_into_the_shape():
+    # PyMC's mixture broadcasts a matrix of component log-densities to the observations' shape
+    m, v, n = et.dmatrix("m"), et.lvector("v"), et.lscalar("n")
+    outs = [et.alloc(m, n, m.shape[1]) * 2.0, et.alloc(v, 3, n) + 1, et.alloc(m[:, ::-1], m.shape[0], 2)]
+    good = [np.array([[1.0, -0.0]]), np.array([4, -5], dtype="int64"), np.int64(2)]
+    _same([m, v, n], outs, Alloc, good, [np.array([[1.0, 2.0], [np.nan, 3.0]]), np.array([7], dtype="int64"), np.int64(2)])
+    f = _compiled([m, v, n], outs, Alloc, good)
+    _kernel_raises(f, ValueError, [np.ones((3, 2)), np.array([4, 5], dtype="int64"), np.int64(2)])
+
+
+def test_arange_with_int8_bounds():
+    n = et.lscalar("n")
+    start, step = et.constant(np.int8(0)), et.constant(np.int8(2))
+    outs = [et.arange(start, n, step) * 3, et.arange(et.constant(np.int8(-3)), n, et.constant(np.int8(1)))]
+    _same([n], outs, ARange, [np.int64(9)], [np.int64(-7)], [np.int64(0)])
