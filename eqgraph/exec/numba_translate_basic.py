@@ -356,8 +356,28 @@ def _reducing(w: Writer, node):
 
 
 # -- other nodes ---------------------------------------------------------------------------------
+def one_of_a_stack(w: Writer, node, translate):
+    """A node on stacks of one matrix each (every input and output 3-d, its first axis of static
+    length 1, as PyTensor's batched ops give PyMC's solves and products): ``translate`` of the node
+    on the matrices themselves, its result given the axis of length 1 back; None where the node is
+    not one such or ``translate`` has no form.  NumPy's stacked functions call their routine once
+    per matrix, on the same matrix, so the values are those of the one matrix's."""
+    if not all(v.ndim == 3 and v.type.shape[0] == 1 for v in (*node.inputs, *node.outputs)):
+        return None
+    matrices = [v.type.clone(shape=v.type.shape[1:])() for v in node.inputs]
+    for matrix, v in zip(matrices, node.inputs):
+        w.names[matrix] = f"{w.value(v)}[0]"
+    inner = node.op.make_node(*matrices)
+    lines = translate(w, inner)
+    if lines is None:
+        return None
+    return [*lines, f"{w.define(node.outputs[0])} = {w.names[inner.outputs[0]]}[None]"]
+
+
 def _matmul(w: Writer, node):
     a, b = node.inputs
+    if a.ndim == 3:
+        return one_of_a_stack(w, node, _matmul)
     if a.ndim > 2 or b.ndim > 2 or {a.dtype, b.dtype, node.outputs[0].dtype} != {"float64"}:
         return None
     # np.dot checks that the shapes align (ValueError); Numba's needs SciPy's BLAS

@@ -12,7 +12,8 @@ from eqgraph.exec import numba_kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.alloc import ARange, Alloc
-from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.linalg import Solve
+from eqgraph.tensor.math import MatMul, Reduce
 from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _compiled, _kernel_raises, _same
 
@@ -65,3 +66,23 @@ def test_arange_with_int8_bounds():
     start, step = et.constant(np.int8(0)), et.constant(np.int8(2))
     outs = [et.arange(start, n, step) * 3, et.arange(et.constant(np.int8(-3)), n, et.constant(np.int8(1)))]
     _same([n], outs, ARange, [np.int64(9)], [np.int64(-7)], [np.int64(0)])
+
+
+def _stack_of_one(name):
+    return et.TensorType("float64", (1, None, None))(name)
+
+
+def test_solves_and_products_on_stacks_of_one_matrix():
+    # PyMC's GP: PyTensor's batched triangular solves of the Cholesky factor and their gradient's
+    # outer product, each on a stack of one matrix; the op solves stacks as NumPy's solve of the
+    # triangle it reads, which the whole function follows
+    a, b, c = _stack_of_one("a"), _stack_of_one("b"), _stack_of_one("c")
+    lower = et.linalg.solve_triangular(a, b, lower=True)
+    outs = [lower, et.linalg.solve_triangular(a, b, lower=False, trans=1) * 2.0,
+            et.linalg.solve_triangular(a, b, lower=True, unit_diagonal=True),
+            et.linalg.solve(a, b) + 1.0, lower @ c, b @ c]
+    n = 5
+    matrix = np.tril(rng.normal(size=(n, n))) + 4 * np.eye(n) + np.triu(np.full((n, n), 7.0), 1)
+    cases = [[matrix[None], rng.normal(size=(1, n, 1)), rng.normal(size=(1, 1, 3))],
+             [matrix.T[None] + np.eye(n), rng.normal(size=(1, n, 2)), rng.normal(size=(1, 2, 2))]]
+    _same([a, b, c], outs, (Solve, MatMul), *cases, exact=False)
