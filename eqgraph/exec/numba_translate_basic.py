@@ -85,6 +85,9 @@ _FLOAT32_STEPS = frozenset({"add", "sub", "mul", "true_div", "neg", "abs", "sqr"
 #: (Numba computes narrow integers in int64)
 _WRAPPING_STEPS = frozenset({"add", "sub", "mul", "neg", "abs", "sqr", "maximum", "minimum", "clip", "second",
                              "switch", "sign", "int_div", "mod", "and_", "or_", "xor", "invert"})
+#: NumPy's arithmetic on booleans, in booleans: a product is a logical and, a sum a logical or
+#: (Numba's ``True + True`` is the integer 2)
+_BOOL_ARITHMETIC = {"mul": "({0} & {1})", "add": "({0} | {1})", "minimum": "({0} & {1})", "maximum": "({0} | {1})"}
 #: bitwise forms of the logical steps, for integers
 _BITWISE_FORMS = {"and_": "({0} & {1})", "or_": "({0} | {1})", "xor": "({0} ^ {1})", "invert": "(~{0})"}
 
@@ -155,6 +158,8 @@ def _wide_form(key: str, compute: str) -> str | None:
     if compute not in SCALAR_TYPES:
         return None
     if compute == "bool":
+        if key in _BOOL_ARITHMETIC:
+            return _BOOL_ARITHMETIC[key]
         return _FORMS[key] if key in _LOGICAL or key in _COMPARISONS or key in ("second", "switch") else None
     if compute.startswith("float"):
         return _FORMS[key] if compute == "float64" or key in _FLOAT32_STEPS or key in _COMPARISONS else None
@@ -351,8 +356,28 @@ def _reducing(w: Writer, node):
 
 
 # -- other nodes ---------------------------------------------------------------------------------
+def one_of_a_stack(w: Writer, node, translate):
+    """A node on stacks of one matrix each (every input and output 3-d, its first axis of static
+    length 1, as PyTensor's batched ops give PyMC's solves and products): ``translate`` of the node
+    on the matrices themselves, its result given the axis of length 1 back; None where the node is
+    not one such or ``translate`` has no form.  NumPy's stacked functions call their routine once
+    per matrix, on the same matrix, so the values are those of the one matrix's."""
+    if not all(v.ndim == 3 and v.type.shape[0] == 1 for v in (*node.inputs, *node.outputs)):
+        return None
+    matrices = [v.type.clone(shape=v.type.shape[1:])() for v in node.inputs]
+    for matrix, v in zip(matrices, node.inputs):
+        w.names[matrix] = f"{w.value(v)}[0]"
+    inner = node.op.make_node(*matrices)
+    lines = translate(w, inner)
+    if lines is None:
+        return None
+    return [*lines, f"{w.define(node.outputs[0])} = {w.names[inner.outputs[0]]}[None]"]
+
+
 def _matmul(w: Writer, node):
     a, b = node.inputs
+    if a.ndim == 3:
+        return one_of_a_stack(w, node, _matmul)
     if a.ndim > 2 or b.ndim > 2 or {a.dtype, b.dtype, node.outputs[0].dtype} != {"float64"}:
         return None
     # np.dot checks that the shapes align (ValueError); Numba's needs SciPy's BLAS
@@ -368,8 +393,32 @@ def _matmul(w: Writer, node):
     return [f"{w.define(node.outputs[0])} = {product}"]
 
 
+#: reductions that over no axes are each element cast to the result's dtype (NumPy's ``np.sum(x,
+#: axis=())`` is a copy of ``x``, ``np.all`` its truth)
+_EMPTY_AXES = frozenset({"sum", "prod", "mean", "max", "min", "all", "any"})
+
+
+def _reduce_no_axes(w: Writer, node):
+    """A reduction over no axes (PyMC sums a scalar term's log-density so): ``x`` cast to the
+    result's dtype, a copy for an array (the result may be an output, and ``x`` an input)."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name not in _EMPTY_AXES or x.dtype not in SCALAR_TYPES or out.dtype not in SCALAR_TYPES:
+        return None
+    if x.ndim == 0:
+        value = cast_form(w.value(x), x.dtype, out.dtype)
+        return None if value is None else [f"{w.define(out)} = {value}"]
+    name = w.value(x)
+    if out.dtype == "bool":
+        return [f"{w.define(out)} = {name} != 0"]
+    if cast_form("v", x.dtype, out.dtype) is None:   # floats to integers: NumPy's values are the platform's
+        return None
+    return [f"{w.define(out)} = {name}.astype({NUMPY_DTYPES[out.dtype]})"]
+
+
 def _reduce(w: Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if not op.axis:
+        return _reduce_no_axes(w, node)
     if op.name == "logsumexp":
         return reductions.logsumexp(w, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))

@@ -168,20 +168,26 @@ def make_vector(w, node):
 
 
 def alloc(w, node):
-    """``Alloc`` of a scalar: ``np.full`` (a negative size raises, as in NumPy)."""
+    """``Alloc``: ``np.full`` of a scalar, an array broadcast into a new one (a negative size, or
+    a value that does not broadcast to the shape, raises, as in NumPy)."""
     (value, *dims), out = node.inputs, node.outputs[0]
-    if value.ndim or out.dtype not in _DTYPES or any(d.dtype != "int64" for d in dims):
+    if out.dtype not in _DTYPES or any(d.dtype != "int64" for d in dims) or value.ndim and value.dtype != out.dtype:
         return None
     shape = "".join(f"{w.value(d)}, " for d in dims)
-    return [f"{w.define(out)} = np.full(({shape}), {w.value(value)}, dtype={_DTYPES[out.dtype]})"]
+    if not value.ndim:
+        return [f"{w.define(out)} = np.full(({shape}), {w.value(value)}, dtype={_DTYPES[out.dtype]})"]
+    name = w.define(out)
+    return [f"{name} = np.empty(({shape}), dtype={_DTYPES[out.dtype]})", f"{name}[...] = {w.value(value)}"]
 
 
 def arange(w, node):
-    """``ARange`` of integers (Numba's ``np.arange``; a zero step raises)."""
+    """``ARange`` of integers (Numba's ``np.arange`` in int64, each bound cast to it exactly:
+    PyMC's graphs start and step with int8 constants; a zero step raises)."""
     out = node.outputs[0]
-    if out.dtype != "int64" or any(v.dtype != "int64" for v in node.inputs):
+    if out.dtype != "int64" or not all(v.dtype in _DTYPES and v.dtype != "bool" and np.can_cast(v.dtype, "int64", "safe")
+                                       for v in node.inputs):
         return None
-    start, stop, step = (w.value(v) for v in node.inputs)
+    start, stop, step = (cast_form(w.value(v), v.dtype, "int64") for v in node.inputs)
     return [f"if {step} == 0: raise ValueError('arange: step must not be zero')",
             f"{w.define(out)} = np.arange({start}, {stop}, {step})"]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba_translate_basic import one_of_a_stack
 
 
 def _float64(node) -> bool:
@@ -32,6 +33,8 @@ def cholesky(w, node):
 
 def solve(w, node):
     op, (a, b), out = node.op, node.inputs, node.outputs[0]
+    if a.ndim == 3:
+        return one_of_a_stack(w, node, _solve_as_numpy) if _float64(node) else None
     if a.ndim != 2 or b.ndim not in (1, 2) or not _float64(node):
         return None
     if op.triangular:
@@ -43,6 +46,27 @@ def solve(w, node):
         return None
     return [f"{w.define(out)} = np.linalg.solve(np.ascontiguousarray({w.value(a)}), "
             f"np.ascontiguousarray({w.value(b)}))"]
+
+
+def _solve_as_numpy(w, node):
+    """A ``Solve`` of one matrix of a stack as the op solves stacks: NumPy's ``solve`` (``gesv``)
+    of the matrix it uses (``Solve.matrix``: the triangle, its unit diagonal, transposed), not the
+    triangular routine, so that the values are the program's."""
+    op, (a, b), out = node.op, node.inputs, node.outputs[0]
+    if op.triangular:
+        matrix = f"np.tril({w.value(a)})" if op.lower else f"np.triu({w.value(a)})"
+        if op.unit_diagonal:
+            t = w.fresh("u")
+            lines = [f"{t} = {matrix}",
+                     f"{t} = {t} - ({t} - np.tril({t}, -1) - np.triu({t}, 1)) + np.eye({t}.shape[1])"]
+        else:
+            t, lines = matrix, []
+        matrix = f"{t}.T" if op.trans else t
+    elif op.assume_a == "gen":
+        matrix, lines = w.value(a), []
+    else:
+        return None
+    return [*lines, f"{w.define(out)} = np.linalg.solve(np.ascontiguousarray({matrix}), np.ascontiguousarray({w.value(b)}))"]
 
 
 HELPERS = ("solve_triangular_1d", "solve_triangular_2d")
