@@ -334,8 +334,7 @@ def _step(step_op, args: list, ins: list, out: str) -> str | None:
 
 def _reducing(w: Writer, node):
     """A ``ReducingComposite``: its elementwise part as a loop, then each sum or mean as
-    ``_reduce`` writes it (the inputs are at most ``SMALL_INPUTS`` long here, so the values
-    summed are a small array, and the sums keep NumPy's order)."""
+    ``_reduce`` writes it, over the C-ordered array the loop wrote."""
     op = node.op
     values = op.elementwise().make_node(*node.inputs)   # the values written or reduced, as variables
     lines = _elementwise(w, values)
@@ -347,7 +346,7 @@ def _reducing(w: Writer, node):
             w.names[out] = w.names[value]
             continue
         reduced = reduction.make_node(value)
-        more = _reduce(w, reduced)
+        more = _reduce(w, reduced, c_ordered=True)   # the loop above wrote the values
         if more is None:
             return None
         lines += more
@@ -415,7 +414,9 @@ def _reduce_no_axes(w: Writer, node):
     return [f"{w.define(out)} = {name}.astype({NUMPY_DTYPES[out.dtype]})"]
 
 
-def _reduce(w: Writer, node):
+def _reduce(w: Writer, node, c_ordered: bool = False):
+    """A reduction; ``c_ordered`` says that ``x`` is an array this function wrote in C order, not
+    a value whose layout NumPy decides."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if not op.axis:
         return _reduce_no_axes(w, node)
@@ -423,13 +424,63 @@ def _reduce(w: Writer, node):
         return reductions.logsumexp(w, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
     kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
-    if kind is not None:
-        value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.name == 'mean'})"
-    else:
-        return reductions.orderless(w, node) or reductions.summed(w, node) or reductions.arg_extreme(w, node)
+    if kind is None:
+        return reductions.orderless(w, node) or _in_memory_order(x, reductions.summed, w, node, c_ordered) \
+            or reductions.arg_extreme(w, node)
+    source, kind = (x, kind) if c_ordered else _untransposed(x, kind)
+    if source is None:
+        return None
+    value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(source)}), {op.name == 'mean'})"
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [f"{w.define(out)} = {value}"]
+
+
+def _permutes_axes(x) -> bool:
+    """Whether ``x`` may lie in memory in another order than its axes: a view through a
+    transposing ``DimShuffle``, or an elementwise result of one (NumPy lays out an elementwise
+    result as its inputs are laid out). NumPy adds such an array in memory order, which a C-ordered
+    copy of it does not reproduce."""
+    seen, stack = set(), [x]
+    while stack:
+        v = stack.pop()
+        if v.owner is None or v in seen:
+            continue
+        seen.add(v)
+        op = v.owner.op
+        if isinstance(op, DimShuffle):
+            kept = [o for o in op.new_order if o != "x"]
+            if kept != sorted(kept):
+                return True
+            stack.append(v.owner.inputs[0])
+        elif isinstance(op, (Elemwise, Cast, Composite)):
+            stack.extend(i for i in v.owner.inputs if i.ndim == v.ndim)
+    return False
+
+
+def _in_memory_order(x, translate, w, node, c_ordered):
+    """``translate(w, node)`` where the float sum it writes adds ``x`` in NumPy's order (``x`` is
+    C-ordered); None (a Python call, NumPy's own order) where ``x``'s axes may be permuted."""
+    return None if not c_ordered and _permutes_axes(x) else translate(w, node)
+
+
+#: a transposed matrix's sums are the matrix's own: its rows' sums are the matrix's columns'
+_TRANSPOSED_KIND = {("whole", False): ("whole", False), ("rows", False): ("columns", False),
+                    ("columns", False): ("rows", False)}
+
+
+def _untransposed(x, kind):
+    """``(value, kind)``: the value a float sum of ``x`` reads and the kernel adding it in NumPy's
+    order; a matrix transposed from a C-ordered one is summed as that matrix; (None, kind) where
+    ``x``'s axes are permuted otherwise."""
+    if not _permutes_axes(x):
+        return x, kind
+    if x.owner is None or not isinstance(x.owner.op, DimShuffle):
+        return None, kind
+    source = x.owner.inputs[0]
+    if x.owner.op.new_order == (1, 0) and kind in _TRANSPOSED_KIND and not _permutes_axes(source):
+        return source, _TRANSPOSED_KIND[kind]
+    return None, kind
 
 
 def _softmax(w: Writer, node):

@@ -193,3 +193,21 @@ def test_the_loops_release_the_gil_as_numpys_reductions_do():
     compiled = [k for k in numba_reductions.KERNELS.values() if hasattr(k, "targetoptions")]
     assert len(compiled) >= 7 and all(k.targetoptions.get("nogil") for k in compiled)
     assert numba_reductions.pairwise.targetoptions.get("nogil")
+
+
+@needs_numba
+def test_the_whole_function_sums_a_transposed_view_in_numpys_order(monkeypatch):
+    """NumPy adds a transposed view in memory order (running sums down the rows of the matrix it
+    views; the whole matrix pairwise in memory order): the whole function must not sum a
+    C-ordered copy of the view instead, which rounds differently."""
+    monkeypatch.setattr(eg.config, "compile", "eager")
+    m = et.dmatrix("m")
+    outs = [m.T.sum(axis=1), m.T.sum(axis=0), m.T.sum(), m.T.mean(axis=1), m.T.sum(axis=1, keepdims=True)]
+    f = eg.function([m], outs, rulesets=[], fusion=False)
+    rng = np.random.default_rng(3)
+    for shape in [(30, 30), (7, 300), (300, 7)]:
+        x = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, size=shape)
+        got = [f(x) for _ in range(3)][-1]
+        want = [x.T.sum(axis=1), x.T.sum(axis=0), x.T.sum(), x.T.mean(axis=1), x.T.sum(axis=1, keepdims=True)]
+        for k, (a, b) in enumerate(zip(got, want)):
+            np.testing.assert_array_equal(a, b, err_msg=f"output {k}, shape {shape}")
