@@ -17,7 +17,7 @@ import numpy as np
 
 import eqgraph as eg
 import models
-from eqgraph.exec import numba_compile
+from eqgraph.exec.numba import background as numba_compile
 
 
 def timed_calls(f, values, until) -> np.ndarray:

@@ -15,7 +15,7 @@ What it measures (medians of repeated timings, float64):
 - ``element_ns``: per output element of each elementwise op on 100k elements, values in
   [0.5, 1.5] (NumPy's fast paths for special values are not what graphs see);
 - ``kernel_element_ns``: per output element, what one more of each elementwise op adds inside a
-  fused Numba loop (``exec/numba_kernels.py``'s form of it against a copy of the array),
+  fused Numba loop (``exec/numba/kernels.py``'s form of it against a copy of the array),
   where the op has such a form and Numba is installed.  Arithmetic, comparisons and selects are
   nearly free there (the loop's memory traffic is paid once), while NumPy pays a pass for each:
   ``where`` costs 4.9 ns per element in NumPy and about 0.1 in the loop; ``kernel_stream_ns``:
@@ -125,8 +125,8 @@ def kernel_costs(names) -> dict:
         import numba
     except ImportError:
         return {}
-    from eqgraph.exec import numba_special
-    from eqgraph.exec.numba_kernels import FORMS
+    from eqgraph.exec.numba import special as numba_special
+    from eqgraph.exec.numba.kernels import FORMS
 
     rng = np.random.default_rng(0)
     x, y = inputs("add", rng)

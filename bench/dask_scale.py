@@ -85,7 +85,7 @@ def chain_times(client, n: int, chunk: int):
 
     import eqgraph as eg
     import eqgraph.tensor as et
-    from eqgraph.exec.dask_backend import DaskCostModel
+    from eqgraph.exec.dask.backend import DaskCostModel
 
     rng = da.random.default_rng(1)
     a = rng.normal(size=(n, n), chunks=(chunk, chunk)).persist()

@@ -1,4 +1,4 @@
-"""The generated per-call program (exec/program.py) against the thunk loop, in one process.
+"""The generated per-call program (exec/numpy/program.py) against the thunk loop, in one process.
 
     python bench/straight_line.py [--only NAME,...] [--size 10]
 

@@ -16,7 +16,7 @@ import timeit
 
 import numpy as np
 
-from eqgraph.exec import numba_program
+from eqgraph.exec.numba import program as numba_program
 from eqgraph.terms.basic import Constant
 from models import EqgraphNS, model_table
 

@@ -13,7 +13,7 @@ from eqgraph.egraph import DEFAULT_RULESETS as DEFAULT_RULESETS, Limits as Limit
 from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPanic
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
-from eqgraph.exec.dask_backend import ChunkedOpError as ChunkedOpError, DaskCostModel as DaskCostModel
+from eqgraph.exec.dask.backend import ChunkedOpError as ChunkedOpError, DaskCostModel as DaskCostModel
 from eqgraph.exec.debugmode import DebugModeError as DebugModeError
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.conditional import ifelse as ifelse

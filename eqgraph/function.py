@@ -19,7 +19,7 @@ from eqgraph import egraph
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.egraph.saturate import load_rulesets
 from eqgraph.exec.backends import get_backend
-from eqgraph.exec.dask_backend import DaskBackend
+from eqgraph.exec.dask.backend import DaskBackend
 from eqgraph.exec.debugmode import DebugFunction
 from eqgraph.exec.function import Function
 from eqgraph.exec.fusion import fuse

@@ -126,8 +126,8 @@ def test_sigmoid_keeps_subnormal_results(dtype, x, want, fusion):
 
 def test_the_generated_kernels_compute_sigmoid_per_sign():
     """The Numba and CuPy sources had the same 1 / (1 + exp(-x)) that underflows."""
-    from eqgraph.exec.cupy_kernels import C_FORMS as CUPY_FORMS
-    from eqgraph.exec.numba_kernels import FORMS as NUMBA_FORMS
+    from eqgraph.exec.cupy.kernels import C_FORMS as CUPY_FORMS
+    from eqgraph.exec.numba.kernels import FORMS as NUMBA_FORMS
 
     for form in (CUPY_FORMS["sigmoid"], NUMBA_FORMS["sigmoid"]):
         assert "exp({0})" in form and "exp(-{0})" in form  # one branch per sign of x

@@ -1,11 +1,11 @@
 """Backends: where arrays live while a compiled function runs ("numpy", "cupy"; "dask" is in
-``dask_backend.py``, built by ``eqgraph.function``)."""
+``dask/backend.py``, built by ``eqgraph.function``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.extract.costs import KERNEL_ELEMENT_COST, CostModel
 
 

@@ -7,8 +7,8 @@ The steps are the original ``Elemwise``/``Cast`` op values, so the reference
 ``perform`` runs exactly the NumPy calls the unfused graph ran, with the same
 dtypes at every step (results are bit-for-bit those of unfused execution, NaN
 and inf included).  ``make_thunk`` picks the kernel: generated NumPy (``kernels.py``),
-Numba once hot (``numba_kernels.py``), one CuPy ElementwiseKernel (``cupy_kernels.py``)
-or the NumPy kernel on each Dask chunk (``dask_backend.py``).
+Numba once hot (``numba/kernels.py``), one CuPy ElementwiseKernel (``cupy/kernels.py``)
+or the NumPy kernel on each Dask chunk (``dask/backend.py``).
 
 It lives in ``exec`` rather than ``tensor`` because its VJP differentiates the
 scalar graph with ``eqgraph.grad`` (one layer below).
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.exec.cupy_kernels import cupy_kernel
-from eqgraph.exec.dask_backend import dask_kernel
-from eqgraph.exec.kernels import numpy_kernel
-from eqgraph.exec.numba_loops import tiered
+from eqgraph.exec.cupy.kernels import cupy_kernel
+from eqgraph.exec.dask.backend import dask_kernel
+from eqgraph.exec.numpy.kernels import numpy_kernel
+from eqgraph.exec.numba.loops import tiered
 from eqgraph.grad.driver import grad
 from eqgraph.tensor.elemwise import Cast, Elemwise
 from eqgraph.tensor.type import TensorType

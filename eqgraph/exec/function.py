@@ -92,7 +92,7 @@ class Function:
         self._copy_outputs, self._copy_updates = copies.outputs, copies.updates
         self._on_device = backend.name != "numpy"
         # optional backend hooks: Dask runs the program refusing to compute, and computes
-        # all results in one pass (exec/dask_backend.py)
+        # all results in one pass (exec/dask/backend.py)
         self._run_program = getattr(backend, "run", None)
         self._all_to_host = getattr(backend, "all_to_host", None)
         self._local = threading.local()

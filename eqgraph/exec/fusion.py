@@ -29,10 +29,10 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-from eqgraph.exec import numba_loops
+from eqgraph.exec.numba import loops as numba_loops
 from eqgraph.exec.composite import Composite, is_fusable
-from eqgraph.exec.numba_fused import layout
-from eqgraph.exec.numba_kernels import LIBM_EXTRA_NS, STEP_NS, TRANSCENDENTAL, numba
+from eqgraph.exec.numba.fused import layout
+from eqgraph.exec.numba.kernels import LIBM_EXTRA_NS, STEP_NS, TRANSCENDENTAL, numba
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import shape_inputs
 from eqgraph.tensor.math import Reduce

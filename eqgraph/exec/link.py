@@ -18,10 +18,11 @@ import time
 from collections import ChainMap
 from dataclasses import dataclass, field
 
-from eqgraph.exec import numba_compile, numba_kernels
+from eqgraph.exec.numba import background as numba_compile
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.lazy import is_lazy, lazy_run
 from eqgraph.exec.node_errors import raise_with_node
-from eqgraph.exec.program import known_at_link_time, straight_line
+from eqgraph.exec.numpy.program import known_at_link_time, straight_line
 from eqgraph.settings import config
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.fgraph import FunctionGraph
@@ -111,7 +112,7 @@ def link(fgraph: FunctionGraph, input_cells=None, allow_gc: bool = True, profile
     (on NumPy, not profiled, no lazy nodes); otherwise, and with ``straight=False``, the
     thunk loop, which keeps the compute flags and has per-node hooks.
     ``compile``: when the Numba forms of its nodes and of the whole program are built
-    ("background", "eager" or "deferred": ``numba_compile.py``; None reads ``config.compile``).
+    ("background", "eager" or "deferred": ``numba/background.py``; None reads ``config.compile``).
     """
     options = {"allow_gc": allow_gc, "profile": profile, "transfer": transfer, "impl": impl, "straight": straight,
                "compile": compile}

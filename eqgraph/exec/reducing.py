@@ -2,7 +2,7 @@
 
 Without it, ``sum(f(x))`` writes ``f(x)`` to a temporary array and reads it back to add it up.
 The fusion pass (``fusion.fuse_reductions``) folds each float64 sum or mean of a fused node's
-result into the node: the Numba kernel (``numba_fused.py``) adds each value up as it computes it,
+result into the node: the Numba kernel (``numba/fused.py``) adds each value up as it computes it,
 and writes only the results that something else reads.
 
 It is a ``Composite`` (the same scalar graph, ``steps`` and ``outs``) whose output ``k`` is
@@ -22,10 +22,10 @@ import math
 import numpy as np
 
 from eqgraph.exec.composite import Composite
-from eqgraph.exec.kernels import numpy_kernel
-from eqgraph.exec.numba_fused import kernel_source, reducing_kernel, supported
-from eqgraph.exec.numba_kernels import tier
-from eqgraph.exec.numba_reductions import KERNELS, SMALL, reduction_kind
+from eqgraph.exec.numpy.kernels import numpy_kernel
+from eqgraph.exec.numba.fused import kernel_source, reducing_kernel, supported
+from eqgraph.exec.numba.kernels import tier
+from eqgraph.exec.numba.reductions import KERNELS, SMALL, reduction_kind
 from eqgraph.tensor.math import Reduce
 from eqgraph.terms.basic import Apply
 

@@ -39,7 +39,7 @@ from eqgraph.tensor.type import TensorType
 #: nanoseconds per output element of each elementwise op, measured by bench/calibrate.py
 #: (NumPy on one core, 100k float64 elements; ``calibrated.py`` is data that script writes)
 ELEMENT_COST = dict(MEASURED["element_ns"])
-#: the same inside a fused Numba loop (exec/numba_kernels.py), where NumPy's pass per op is gone:
+#: the same inside a fused Numba loop (exec/numba/kernels.py), where NumPy's pass per op is gone:
 #: ``where`` is a slow pass in NumPy and nearly free in the loop; libm calls are slower there
 KERNEL_ELEMENT_COST = dict(MEASURED.get("kernel_element_ns", {}))
 #: what such a loop pays per element for each array it reads from memory
@@ -86,7 +86,7 @@ class CostModel:
         #: NumPy's pass and its share of the loop: its work, and a read of each operand that is
         #: not computed in the same loop (``KERNEL_STREAM_COST``; without it, an add over a long
         #: array looked free beside indexing its operands first). The kernels keep NumPy's loops
-        #: where those are faster (libm calls on long arrays, exec/numba_kernels.py ``numba_below``)
+        #: where those are faster (libm calls on long arrays, exec/numba/kernels.py ``numba_below``)
         self.kernel_element_cost = kernel_element_cost or {}
         self.step = step
         self.unknown_size = unknown_size

@@ -17,7 +17,7 @@ def _polygamma(g, out, n, x):
 @entry("betainc", 3, broadcasts=True)
 def _betainc(g, out, a, b, x):
     # d/dx: x^(a-1) (1-x)^(b-1) / beta(a, b), the integrand; d/da and d/db by the continued fraction's
-    # derivative (betainc_da, betainc_db: exec/numba_special.py)
+    # derivative (betainc_da, betainc_db: exec/numba/special.py)
     density = E["exp"]((a - 1) * E["log"](x) + (b - 1) * E["log1p"](-x) - E["betaln"](a, b))
     return [g * E["betainc_da"](a, b, x), g * E["betainc_db"](a, b, x), g * density]
 

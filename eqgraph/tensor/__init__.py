@@ -24,12 +24,14 @@ from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector
     zscalar, zvector, zrow, zcol, zmatrix, ztensor3, ztensor4,
 )
 from eqgraph.tensor.plurals import PLURALS
-from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, DimShuffle, Elemwise, cast, dimshuffle
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, Elemwise, cast
+from eqgraph.tensor.dimshuffle import DimShuffle, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
     shape_padright, specify_shape, squeeze, transpose, matrix_transpose, moveaxis, swapaxes,
 )
-from eqgraph.tensor.join import Join, MakeVector, concatenate, make_vector, stack
+from eqgraph.tensor.join import Join, concatenate, stack
+from eqgraph.tensor.shape import MakeVector, make_vector
 from eqgraph.tensor.alloc import (
     Alloc, ARange, alloc, arange, fill, full, full_like, ones, ones_like, zeros, zeros_like,
 )
@@ -64,6 +66,8 @@ from eqgraph.tensor.extra_ops import (  # noqa: E402
     column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
+)
+from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
     ravel_multi_index,
 )

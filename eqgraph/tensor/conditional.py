@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from eqgraph.tensor.alloc import zeros_like
 from eqgraph.tensor.basic import as_tensor_variable
-from eqgraph.tensor.join import make_vector
+from eqgraph.tensor.shape import make_vector
 from eqgraph.tensor.type import FLOAT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op

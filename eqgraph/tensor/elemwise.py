@@ -1,4 +1,4 @@
-"""Elementwise ops with NumPy broadcasting, `DimShuffle` and `Cast`.
+"""Elementwise ops with NumPy broadcasting, and `Cast` (`DimShuffle` is in dimshuffle.py).
 
 Every elementwise op is an ``Elemwise(name)``; what the name computes is one
 row of ``SCALAR_OPS`` (a ``ScalarOp``, tensor/scalar_ops.py), written against the array namespace
@@ -19,8 +19,8 @@ import math
 import numpy as np
 
 from eqgraph.tensor import special_functions as special  # the rows name its array forms special.<name>
-from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
-                                  get_underlying_scalar_constant_value, int64_const)
+from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value, int64_const
+from eqgraph.tensor.dimshuffle import dimshuffle
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
                                        _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,
@@ -147,7 +147,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                          vjp=lambda g, y, x: g * (2 / math.sqrt(math.pi)) * E["exp"](-x * x),
                          numba="math.erf({0})", c="erf({0})", libm_ns=1.0),
     # special functions (tensor/special_functions.py: SciPy where installed; without it, the fallback or the
-    # error named there). Numba forms that libm lacks are exec/numba_special.py's functions, which
+    # error named there). Numba forms that libm lacks are exec/numba/special.py's functions, which
     # generated kernels import as ``special``; a row without one keeps its group on NumPy.
     # libm_ns 1.0: SciPy's loops call a scalar function per element too, so NumPy is no faster;
     # the forms of NumPy's log (logit, xlogx, xlogy0) are priced as log is
@@ -236,14 +236,14 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                             vjp=lambda g, y, k, p: (
                                 special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
                                 g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
                                      "P is not written"),
                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
                              vjp=lambda g, y, k, q: (
                                  special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba_special.py's "
+                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
                                       "Q is not written"),
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
@@ -254,9 +254,9 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                           numba="special.polygamma({0}, {1})",
                           c=No("CUDA's math library has no polygamma"), libm_ns=1.0, domain=(0.0, math.inf)),
     # I_x(a, b); its derivatives in a and b are rows of their own (grad/vjps_special.py), by the
-    # continued fraction of I differentiated term by term (exec/numba_special.py)
+    # continued fraction of I differentiated term by term (exec/numba/special.py)
     "betainc":  ScalarOp(3, special.Special("betainc", "betainc"), dtype=special.float_dtype, vjp=OWN_VJP,
-                         numba=No("exec/numba_special.py's continued fraction is 2.5e-12 off SciPy's (Boost's) "
+                         numba=No("exec/numba/special.py's continued fraction is 2.5e-12 off SciPy's (Boost's) "
                                   "betainc at the 99.9th percentile and loses subnormal parameters: a fused "
                                   "group would change answers"),
                          c=No("CUDA's math library has no incomplete beta"), libm_ns=1.0, domain=(0.0, 1.0)),
@@ -506,65 +506,6 @@ E = ELEMWISE_OPS  # what the rows' VJPs build their graphs from
 def _registered(name: str) -> Elemwise:
     """The op of ``name`` (what a pickled Elemwise loads as)."""
     return ELEMWISE_OPS[name]
-
-
-class DimShuffle(Op):
-    """Permute axes, insert broadcastable axes (``"x"``) and drop static-1 axes.
-
-    ``new_order`` lists, for each output axis, the input axis it takes or ``"x"``.
-    """
-
-    __props__ = ("input_ndim", "new_order")
-    view_map = {0: [0]}
-
-    def __init__(self, input_ndim: int, new_order):
-        self.input_ndim = int(input_ndim)
-        self.new_order = tuple(o if o == "x" else int(o) for o in new_order)
-        kept = [o for o in self.new_order if o != "x"]
-        if len(set(kept)) != len(kept) or any(not 0 <= o < self.input_ndim for o in kept):
-            raise ValueError(f"invalid dimshuffle order {self.new_order} for a {input_ndim}-d input")
-        self.drop = tuple(i for i in range(self.input_ndim) if i not in kept)
-        # after dropping, the kept axes are in input order; this puts them in output order
-        self.permutation = tuple(sorted(kept).index(k) for k in kept)
-
-    def __str__(self):
-        return "DimShuffle{" + ",".join(map(str, self.new_order)) + "}"
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        if x.ndim != self.input_ndim:
-            raise TypeError(f"{self} expects a {self.input_ndim}-d input, got {x} with {x.ndim} dimensions")
-        for i in self.drop:
-            if x.type.shape[i] != 1:
-                raise ValueError(f"{self} cannot drop axis {i} of {x}: its static size is "
-                                 f"{x.type.shape[i]}, not 1")
-        shape = tuple(1 if o == "x" else x.type.shape[o] for o in self.new_order)
-        return Apply(self, [x], [TensorType(x.dtype, shape)()])
-
-    def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        xp = array_namespace(x)
-        if self.drop:  # the dropped axes have size 1
-            x = xp.reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in self.drop))
-        if self.permutation != tuple(sorted(self.permutation)):
-            x = xp.permute_dims(x, self.permutation)
-        if "x" in self.new_order:
-            sizes = iter(x.shape)
-            x = xp.reshape(x, tuple(1 if o == "x" else next(sizes) for o in self.new_order))
-        output_storage[0][0] = x
-
-    def infer_shape(self, fgraph, node, shapes):
-        (shape,) = shapes
-        return [tuple(constant(1, dtype="int64") if o == "x" else shape[o] for o in self.new_order)]
-
-    def scalar_constant_value(self, node):
-        """A 0-d view of a constant of one element is that element (``get_scalar_constant_value``)."""
-        return get_underlying_scalar_constant_value(node.inputs[0])
-
-
-def dimshuffle(x, new_order):
-    x = as_tensor_variable(x)
-    return DimShuffle(x.ndim, new_order)(x)
 
 
 class Cast(Op):

@@ -275,9 +275,9 @@ class ScalarOp:
     NumPy, CuPy and ``array_api_strict``.
     ``vjp``: ``(g, y, *inputs) -> cotangent`` (a tuple of them for two inputs), written with the
     output ``y`` and the cotangent ``g``; ``No(why)`` for zero gradients; ``OWN_VJP``.
-    ``numba``: the scalar expression over ``{0}, {1}...`` that exec/numba_kernels.py compiles,
+    ``numba``: the scalar expression over ``{0}, {1}...`` that exec/numba/kernels.py compiles,
     with NumPy's semantics (NaN, inf, signed zeros) on float64 and bool; ``c``: the same in
-    CUDA C for exec/cupy_kernels.py (float32 and float64). ``No(why)`` keeps such a group on
+    CUDA C for exec/cupy/kernels.py (float32 and float64). ``No(why)`` keeps such a group on
     NumPy. ``libm_ns``: the cost class: None where the Numba form is arithmetic or an
     instruction (vectorized as NumPy's loop is), else what each element costs more in Numba's
     scalar libm call than in NumPy's SIMD loop (ns, Numba minus NumPy, 1,000 float64; 1.0

@@ -189,10 +189,10 @@ def polygamma_dtype(n_dtype, x_dtype) -> str:
 
 @functools.cache
 def _own_ufunc(name: str, nin: int):
-    """exec/numba_special.py's scalar function ``name`` as a float64 ufunc: compiled by Numba where
+    """exec/numba/special.py's scalar function ``name`` as a float64 ufunc: compiled by Numba where
     it is on, else called per element. Imported here, when first called, because it is the one
     written form of these functions: a kernel that fuses the op computes with the same code."""
-    from eqgraph.exec import numba_special
+    from eqgraph.exec.numba import special as numba_special
     fn = getattr(numba_special, name)
     if numba_special.numba is None:
         ufunc = np.frompyfunc(fn, nin, 1)
@@ -202,7 +202,7 @@ def _own_ufunc(name: str, nin: int):
 
 @dataclass(frozen=True)
 class Own:
-    """``fn(xp, *args)`` by eqgraph's own scalar function ``scalar`` (exec/numba_special.py) on NumPy,
+    """``fn(xp, *args)`` by eqgraph's own scalar function ``scalar`` (exec/numba/special.py) on NumPy,
     where SciPy's is wrong or missing, and by ``cupyx.scipy.special.<scipy>`` on CuPy where it
     exists."""
 

@@ -17,7 +17,7 @@ import dask  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
 import eqgraph.tensor as et  # noqa: E402
-from eqgraph.exec.dask_backend import ChunkedOpError, DaskBackend, DaskCostModel  # noqa: E402
+from eqgraph.exec.dask.backend import ChunkedOpError, DaskBackend, DaskCostModel  # noqa: E402
 from eqgraph.exec.node_errors import NodeError  # noqa: E402
 
 

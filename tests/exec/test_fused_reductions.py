@@ -1,4 +1,4 @@
-"""Sums and means fused into elementwise nodes (eqgraph/exec/reducing.py, numba_fused.py,
+"""Sums and means fused into elementwise nodes (eqgraph/exec/reducing.py, numba/fused.py,
 fusion.fuse_reductions): results equal to unfused execution, bit for bit, on the NumPy path and
 on the hot Numba path (NaN/inf, axes, keepdims, negative axes, broadcasting, empty arrays, a value
 also read elsewhere), NumPy's pairwise accuracy, and the node as an op (shape, gradient, dprint).
@@ -12,7 +12,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import fusion, numba_fused, numba_kernels
+from eqgraph.exec import fusion
+from eqgraph.exec.numba import fused as numba_fused
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.reducing import ReducingComposite
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")

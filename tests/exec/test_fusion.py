@@ -7,7 +7,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import fusion, kernels
+from eqgraph.exec import fusion
+from eqgraph.exec.numpy import kernels as kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.fusion import fuse, recompute_for_late_readers
 from eqgraph.tensor.shape import SumToShape

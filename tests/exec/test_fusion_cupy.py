@@ -1,4 +1,4 @@
-"""CuPy kernels for fused nodes (eqgraph/exec/cupy_kernels.py): the ElementwiseKernel source is
+"""CuPy kernels for fused nodes (eqgraph/exec/cupy/kernels.py): the ElementwiseKernel source is
 built and checked on the CPU; running it needs CuPy and a GPU (skipped otherwise)."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.composite import Composite
-from eqgraph.exec.cupy_kernels import elementwise_source
+from eqgraph.exec.cupy.kernels import elementwise_source
 
 
 def _node(inputs, outputs):

@@ -1,4 +1,4 @@
-"""Numba kernels for hot fused nodes (eqgraph/exec/numba_kernels.py): the generated source,
+"""Numba kernels for hot fused nodes (eqgraph/exec/numba/kernels.py): the generated source,
 the NumPy fallback when Numba is missing, agreement with NumPy on NaN/inf/broadcasting,
 and the on-disk kernel cache (hit and miss).  Tests that compile skip without Numba."""
 
@@ -12,7 +12,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.composite import Composite
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
@@ -122,7 +122,7 @@ def test_a_missed_kernel_is_cached_and_kept(tmp_path, monkeypatch):
 def test_a_new_process_loads_the_cached_kernel(tmp_path):
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
-        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec.numba import kernels as numba_kernels\n"
         "from eqgraph.exec.composite import Composite\n"
         "x = et.dvector('x')\n"
         "f = eg.function([x], x * x * 3 + x, rulesets=[])\n"

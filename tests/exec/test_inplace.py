@@ -11,7 +11,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.composite import Composite
 from eqgraph.exec.inplace import destroy_dead_inputs
-from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba.kernels import numba
 from fuzz_graphs import make_graph
 
 x, y = et.dvector("x"), et.dvector("y")

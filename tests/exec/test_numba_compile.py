@@ -1,4 +1,4 @@
-"""When the Numba forms are compiled (eqgraph/exec/numba_compile.py): in the background while the
+"""When the Numba forms are compiled (eqgraph/exec/numba/background.py): in the background while the
 NumPy program answers the calls, before ``eg.function`` returns (``compile="eager"``), or when
 ``f.wait_compiled()`` asks; what ``f.stages.tier`` and ``f.stages.whole_function`` report; the
 disk cache across processes; the off switch.  Tests that compile skip without Numba."""
@@ -14,7 +14,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 
@@ -188,7 +189,7 @@ def test_eqgraph_numba_0_never_imports_numba(tmp_path):
 
 
 def test_a_program_with_numba_off_has_nothing_to_wait_for():
-    from eqgraph.exec.numba_compile import Compiles
+    from eqgraph.exec.numba.background import Compiles
 
     off = Compiles("off")   # what a Program made without ``link`` holds
     assert off.wait(timeout=None) and off.tier == "numpy" and off.whole is None
@@ -211,7 +212,8 @@ def test_a_kernel_is_loaded_once_per_process_whatever_the_cache_folder(monkeypat
 _TWO_FOLDERS = """
 import os, sys, warnings
 import numpy as np, eqgraph as eg, eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
 x, w = et.dmatrix("x"), et.dvector("w")
 loss = et.tanh(x @ w).mean()
 model = [x, w], [loss, eg.grad(loss, w)]

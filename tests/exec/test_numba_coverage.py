@@ -1,4 +1,4 @@
-"""Which ops the whole Numba function (eqgraph/exec/numba_program.py) leaves to Python: one small
+"""Which ops the whole Numba function (eqgraph/exec/numba/program.py) leaves to Python: one small
 graph per registered op (every elementwise op and reduction of the registries, every structured op
 the e-graph's schema declares, and the other ops of ``eqgraph.tensor``) is compiled, and the op
 classes of the nodes no translation writes are listed.  The list must equal ``EXPECTED``, each
@@ -17,7 +17,7 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph import schema
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.math import Reduce
 from test_numba_translations import _called_in_python
 

@@ -8,7 +8,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.tensor.assertion import CheckAndRaise
 from eqgraph.tensor.elemwise import Cast, Elemwise

@@ -8,7 +8,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 
 pytestmark = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 

@@ -1,4 +1,4 @@
-"""Loop kernels of fused nodes that divide by a loop-invariant value (eqgraph/exec/numba_loops.py):
+"""Loop kernels of fused nodes that divide by a loop-invariant value (eqgraph/exec/numba/loops.py):
 the quotient is NumPy's bit for bit (the reciprocal and two FMA corrections, with a plain-division
 loop where a value falls outside the range where that is proven), on numerators and divisors of
 every magnitude, signed zeros, infinities and NaN; which nodes get such a kernel; and the kernel
@@ -9,7 +9,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_loops
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import loops as numba_loops
 from eqgraph.exec.composite import Composite
 from fuzz_graphs import make_graph
 

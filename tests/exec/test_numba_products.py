@@ -1,5 +1,5 @@
 """The whole Numba function's form of two-operand ``Einsum`` contractions and ``tensordot``
-(eqgraph/exec/numba_translate_products.py): one BLAS product after transposes and reshapes, the
+(eqgraph/exec/numba/translate_products.py): one BLAS product after transposes and reshapes, the
 program's values to rounding (NumPy's einsum adds in its own loops); subscripts it has no form for
 stay Python calls.  Tests that compile skip without Numba."""
 
@@ -8,7 +8,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.products import Einsum
 from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _called_in_python, _same

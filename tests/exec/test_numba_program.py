@@ -1,4 +1,4 @@
-"""The whole program as one Numba function (eqgraph/exec/numba_program.py): the same values as
+"""The whole program as one Numba function (eqgraph/exec/numba/program.py): the same values as
 the hot program on models with gradients, random graphs (NaN, inf, broadcasting), the
 program's error for bad inputs, the program itself for untranslatable graphs and without
 Numba, outputs that share no memory, and the disk cache in a second process.  Tests that
@@ -10,7 +10,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program, numba_reductions
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
+from eqgraph.exec.numba import reductions as numba_reductions
 from eqgraph.terms.basic import Constant
 from fuzz_graphs import make_graph
 from test_fusion_numba import assert_miss_then_hit
@@ -335,4 +337,4 @@ def test_the_whole_functions_source_names_the_summing_loops_it_is_compiled_again
     source, _ = numba_program.whole_source(f.fgraph, f.fgraph.toposort(), constants)
     assert numba_reductions.VERSION == numba_kernels.files_version(*numba_reductions.COMPILED_FROM)
     assert numba_reductions.VERSION in source and numba_kernels.files_version(numba_program.__file__) in source
-    assert {p.name for p in numba_reductions.COMPILED_FROM} == {"numba_reductions.py", "numba_simd.py"}
+    assert {p.name for p in numba_reductions.COMPILED_FROM} == {"reductions.py", "simd.py"}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.composite import Composite
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.alloc import ARange, Alloc

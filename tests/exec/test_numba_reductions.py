@@ -1,4 +1,4 @@
-"""Small float64 sums and means in Numba (eqgraph/exec/numba_reductions.py): NumPy's values to
+"""Small float64 sums and means in Numba (eqgraph/exec/numba/reductions.py): NumPy's values to
 the last bit, and the NumPy call wherever the loops do not apply.  Tests that compile skip
 without Numba."""
 
@@ -7,8 +7,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_reductions
-from eqgraph.exec.numpy_calls import softmax_numpy
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import reductions as numba_reductions
+from eqgraph.exec.numpy.calls import softmax_numpy
 from eqgraph.exec.reducing import ReducingComposite
 from test_program import thunk_loop
 
@@ -180,10 +181,10 @@ def test_hot_sums_to_one_row_or_column_give_summed_tos_values(monkeypatch):
 
 def test_the_summing_loops_name_the_vector_type_they_are_compiled_with():
     """Numba's disk cache of numba_reductions' loops is keyed by that file alone: a change of
-    numba_simd.py must change it too (its SIMD_VERSION), or processes would load loops compiled
+    numba/simd.py must change it too (its SIMD_VERSION), or processes would load loops compiled
     with the old vector type."""
     simd = numba_reductions.COMPILED_FROM[1]
-    assert simd.name == "numba_simd.py"
+    assert simd.name == "simd.py"
     assert numba_reductions.SIMD_VERSION == numba_kernels.files_version(simd)
 
 

@@ -1,5 +1,5 @@
-"""Float64 sums on LLVM vectors (eqgraph/exec/numba_simd.py) in NumPy's pairwise order
-(numba_reductions.py, numba_fused.py): the intrinsics themselves, then the sums bit for bit
+"""Float64 sums on LLVM vectors (eqgraph/exec/numba/simd.py) in NumPy's pairwise order
+(numba/reductions.py, numba/fused.py): the intrinsics themselves, then the sums bit for bit
 against NumPy on every length up to 5,000, leaf and block boundaries, non-zero starts, NaN, inf
 and -0.0, and the kernels read back from Numba's disk cache by a new process.  Skipped without
 Numba, or with it turned off (``EQGRAPH_NUMBA=0``: then nothing imports the extension)."""
@@ -13,12 +13,13 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_reductions
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import reductions as numba_reductions
 
 if numba_kernels.numba is None:   # not installed, or EQGRAPH_NUMBA=0: the Numba functions are not defined
     pytest.skip("Numba is not installed or turned off", allow_module_level=True)
 
-from eqgraph.exec.numba_simd import add8, load8, tree8  # noqa: E402
+from eqgraph.exec.numba.simd import add8, load8, tree8  # noqa: E402
 from eqgraph.exec.reducing import ReducingComposite  # noqa: E402
 
 #: lengths where NumPy's pairwise_sum changes shape: 8 running sums, one block, a leaf split
@@ -124,7 +125,7 @@ def test_a_new_process_reads_the_vector_kernels_from_numbas_disk_cache(tmp_path)
     first process compiles and caches them, the second loads both."""
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
-        "from eqgraph.exec import numba_kernels, numba_reductions\n"
+        "from eqgraph.exec.numba import kernels as numba_kernels, reductions as numba_reductions\n"
         "x = et.dvector('x')\n"
         "f = eg.function([x], ((x - 0.5) * 3.0).mean(), rulesets=[], compile='eager')\n"
         "v = np.linspace(-1.0, 1.0, 1001)\n"

@@ -1,6 +1,6 @@
 """The whole Numba function's forms of ``Sort`` (values and indices, stable, along any axis, every
 dtype) and of ``Det``, ``SlogDet``, ``MatrixInverse`` and ``Eigh`` (eqgraph/exec/
-numba_translate_sorting.py, numba_translate_linalg2.py): the program's values, sorts bit for bit,
+numba/translate_sorting.py, numba/translate_linalg2.py): the program's values, sorts bit for bit,
 LAPACK's results to rounding; where Numba's LAPACK refuses (a singular matrix to invert, a NaN) the
 compiled function raises and the function gives the program's answer.  Tests that compile skip
 without Numba."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
 from eqgraph.tensor.sorting import Sort
 from test_numba_dtypes import dtypes, edge_values

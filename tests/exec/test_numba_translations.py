@@ -1,5 +1,5 @@
 """The whole Numba function's forms of indexing, array-making, integer and boolean elementwise,
-reduction and linear-algebra nodes (eqgraph/exec/numba_translate_*.py, numba_program.py): each
+reduction and linear-algebra nodes (eqgraph/exec/numba/translate_*.py, program.py): each
 graph's whole function is compiled and gives the hot program's values (bit for bit, LAPACK's
 solves to rounding), and where the op raises (an index out of bounds, a matrix that is not
 positive definite) the compiled function raises too, so that the program runs and names the
@@ -13,7 +13,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
 from eqgraph.exec.composite import Composite
 from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Elemwise

@@ -1,4 +1,4 @@
-"""The generated straight-line program (eqgraph/exec/program.py): the same values as the
+"""The generated straight-line program (eqgraph/exec/numpy/program.py): the same values as the
 thunk loop, bit for bit; printable source; errors that name the node; memory freed and
 never aliased; the thunk loop kept where per-node hooks are needed."""
 

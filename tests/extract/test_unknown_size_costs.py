@@ -8,7 +8,7 @@ import numpy as np
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec.dask_backend import DaskCostModel
+from eqgraph.exec.dask.backend import DaskCostModel
 from eqgraph.extract.costs import Bounded, CostModel
 
 A, B, m = et.dmatrix("A"), et.dmatrix("B"), et.dmatrix("m")

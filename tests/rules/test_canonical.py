@@ -7,7 +7,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.extract.costs import KERNEL_ELEMENT_COST
 from eqgraph.terms.graph import applys_between
 

@@ -6,7 +6,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
 from eqgraph.exec.node_errors import NodeError
 
 

@@ -39,7 +39,8 @@ def test_the_gradient_of_a_backwards_clip_goes_to_the_chosen_operand():
 
 
 def test_the_numba_whole_function_clips_as_pytensor_does(monkeypatch):
-    from eqgraph.exec import numba_kernels, numba_program
+    from eqgraph.exec.numba import kernels as numba_kernels
+    from eqgraph.exec.numba import program as numba_program
     if numba_kernels.numba is None:
         pytest.skip("Numba is not installed")
     monkeypatch.setattr(eg.config, "compile", "eager")

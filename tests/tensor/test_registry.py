@@ -14,7 +14,9 @@ from test_fuzz import _report, check
 
 import eqgraph.tensor as et
 from eqgraph.egraph.schema import camel
-from eqgraph.exec import cupy_kernels, numba_kernels, numba_special
+from eqgraph.exec.cupy import kernels as cupy_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import special as numba_special
 from eqgraph.extract.calibrated import MEASURED
 from eqgraph.grad import vjps
 from eqgraph.tensor.elemwise import SCALAR_OPS

@@ -1,4 +1,4 @@
-"""The special functions' Numba forms (eqgraph/exec/numba_special.py): accuracy against SciPy over
+"""The special functions' Numba forms (eqgraph/exec/numba/special.py): accuracy against SciPy over
 wide ranges, tails included, with a bound stated per function; values where SciPy itself is off,
 against high-precision references; and the forms running inside fused kernels and the whole-graph
 Numba function, agreeing with the NumPy program."""
@@ -13,7 +13,9 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.exec import numba_kernels, numba_program, numba_special
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import program as numba_program
+from eqgraph.exec.numba import special as numba_special
 from eqgraph.tensor.elemwise import SCALAR_OPS
 
 numba = pytest.importorskip("numba")
@@ -295,7 +297,7 @@ def test_a_new_process_loads_a_cached_kernel_of_special_functions_and_gets_its_v
     # in another process and compute the same values
     script = (
         "import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
-        "from eqgraph.exec import numba_kernels\n"
+        "from eqgraph.exec.numba import kernels as numba_kernels\n"
         "from eqgraph.exec.composite import Composite\n"
         "x = et.dvector('x')\n"
         "f = eg.function([x], et.psi(x) * 2 + et.erfcx(x), rulesets=[])\n"

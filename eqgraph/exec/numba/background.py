@@ -1,6 +1,6 @@
 """Numba compiles off the calling thread.
 
-A linked program's Numba forms (its whole function, ``numba_program.py``; each node's kernel,
+A linked program's Numba forms (its whole function, ``program.py``; each node's kernel,
 ``numba_kernels.tier``) are collected while it is linked (``collecting``) into one ``Compiles``,
 which builds them as ``eqgraph.function(..., compile=...)`` says:
 
@@ -47,7 +47,7 @@ class Build:
     build: Callable[[], object]
     install: Callable[[object], None]
     source: str | None = None    # the module source the compile server can compile into the disk cache
-    whole: bool = False          # the whole function (``numba_program.py``), not a node's kernel
+    whole: bool = False          # the whole function (``program.py``), not a node's kernel
 
 
 class Compiles:
@@ -154,7 +154,7 @@ _SERVER = r"""
 import json, sys, warnings
 sys.path[:0] = json.loads(sys.stdin.readline())
 warnings.simplefilter("ignore")
-from eqgraph.exec import numba_kernels
+from eqgraph.exec.numba import kernels as numba_kernels
 for line in sys.stdin:
     replies = []
     for source in json.loads(line):

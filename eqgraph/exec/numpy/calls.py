@@ -12,7 +12,7 @@ compares them with the thunk loop on random graphs):
 - ``Reduce`` (sum, prod, max, min, all, any, mean): ``np.<name>(x, axis=..., keepdims=...)``,
   or what it calls on an ndarray (``np.add.reduce`` for sum, the sum over the count for a
   float64 mean); a float64 sum or mean of a small C-contiguous array, once hot, is a Numba
-  loop adding in NumPy's order (``numba_reductions.py``), the same values;
+  loop adding in NumPy's order (``numba/reductions.py``), the same values;
 - ``MatMul``: ``np.matmul(a, b)``;
 - ``Shape``: ``np.asarray(x.shape, dtype=int64)``; ``Reshape``: ``x.reshape(shape)``;
 - ``SumToShape``: ``g`` itself where the shapes agree (as ``perform`` returns it), else ``np.add.reduce``;
@@ -31,9 +31,9 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_reductions
-from eqgraph.exec.numba_reductions import SHORT_ROWS, SMALL, reduction_kind, softmax_kind, tiered_loop
-from eqgraph.tensor.elemwise import DimShuffle
+from eqgraph.exec.numba import reductions as numba_reductions
+from eqgraph.exec.numba.reductions import SHORT_ROWS, SMALL, reduction_kind, softmax_kind, tiered_loop
+from eqgraph.tensor.dimshuffle import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
 from eqgraph.xp import as_output
@@ -106,7 +106,7 @@ def _reduce(op, node, args, bind):
 
 def _small_in_numba(op, node, x: str, expr: str, bind) -> str:
     """``expr`` (a float64 sum or mean), or on small C-contiguous arrays a Numba loop that adds
-    in NumPy's order (``numba_reductions.py``), once hot: on a few elements the loop avoids most
+    in NumPy's order (``numba/reductions.py``), once hot: on a few elements the loop avoids most
     of NumPy's fixed cost."""
     kind = reduction_kind(op.name, node.inputs[0].dtype, node.outputs[0].dtype, node.inputs[0].ndim,
                           op.axis, op.keepdims)

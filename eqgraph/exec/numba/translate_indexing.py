@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.exec.numba_kernels import numba
-from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, cast_form
+from eqgraph.exec.numba.kernels import numba
+from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, cast_form
 
 #: every dtype the whole function handles: indexing moves values, whatever their dtype
 _DTYPES = NUMPY_DTYPES

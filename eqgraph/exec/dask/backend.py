@@ -27,7 +27,7 @@ import threading
 import numpy as np
 
 from eqgraph.exec.backends import BackendUnavailable
-from eqgraph.exec.kernels import numpy_kernel
+from eqgraph.exec.numpy.kernels import numpy_kernel
 from eqgraph.extract.costs import CostModel
 from eqgraph.xp import ChunkedOpError
 

@@ -9,7 +9,7 @@ C-contiguous float64 array, so the values are NumPy's to the last bit, NaN and i
 - a reduction over all axes, and each row of a reduction over the last axis of a matrix:
   NumPy's pairwise sum (``pairwise_sum`` in its ``loops_utils.h``) added to 0.0: fewer than 8
   elements one after the other, up to 128 in 8 running sums (one LLVM vector,
-  ``numba_simd.py``), more split in two halves;
+  ``simd.py``), more split in two halves;
 - a reduction over the first axis of a matrix: row after row into the running sums,
   starting from 0.0 (a matrix of one column is one contiguous run: pairwise).
 
@@ -26,15 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-from eqgraph.exec import numba_compile, numba_kernels
-from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba import background as numba_compile
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba.kernels import numba
 
 if numba is not None:
-    from eqgraph.exec.numba_simd import add8, load8, tree8
+    from eqgraph.exec.numba.simd import add8, load8, tree8
 
 #: the files whose code the compiled loops hold (kernels that call them name their ``VERSION``)
-COMPILED_FROM = (Path(__file__), Path(__file__).with_name("numba_simd.py"))
-#: ``files_version`` of numba_simd.py, written here: Numba's disk cache of the loops below is
+COMPILED_FROM = (Path(__file__), Path(__file__).with_name("simd.py"))
+#: ``files_version`` of simd.py, written here: Numba's disk cache of the loops below is
 #: keyed by this file alone, so a change of the vector type must change this file too
 #: (``tests/exec/test_numba_reductions.py`` fails until it does)
 SIMD_VERSION = "d1ba34a67336f6f9"
@@ -61,7 +62,7 @@ SHORT_ROWS = 256
 
 def _block(a, start, n):
     """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` for ``n <= 128``: fewer than 8
-    elements one after the other, else 8 running sums (one ``Vec8``, ``numba_simd.py``) added
+    elements one after the other, else 8 running sums (one ``Vec8``, ``simd.py``) added
     in a tree, then the rest.  Indexed by unsigned integers, which Numba does not test for
     wrapping around as it tests signed ones (2.2x slower that way)."""
     s = np.uint64(start)
@@ -119,7 +120,7 @@ def _pairwise_plan(n):
     most 128, or a range whose two halves are at most 128; a 0 adds the last two sums (the two
     halves of one range).  Walked with a stack instead of recursion (a recursive function read
     back from Numba's disk cache crashed); every addition is the recursion's.  Fused reductions
-    (``numba_fused.py``) compute each leaf's values on the fly and add the leaves by this plan."""
+    (``fused.py``) compute each leaf's values on the fly and add the leaves by this plan."""
     plan = np.empty(2 * (n // 64) + 8, np.int64)   # leaves hold at least 64 elements: enough room
     stack = np.empty(192, np.int64)   # sizes still to plan, last first; -1: add the last two sums
     stack[0] = n
@@ -154,7 +155,7 @@ def _fold(plan, sums):
     return sums[0]
 
 
-#: values a fused kernel (``numba_fused.py``) computes into its buffer before summing them, a run
+#: values a fused kernel (``fused.py``) computes into its buffer before summing them, a run
 #: of whole leaves: one long loop vectorizes better than one per leaf, and the leaves' add chains
 #: then overlap
 GROUP = 1024

@@ -30,7 +30,7 @@ alone.  A node without a translation (no entry, or one that
 declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
 of the rest (``_segmented``); where that leaves as many segments as nodes in Numba, or the node
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
-the calling thread (``numba_compile.py``), with Numba's disk cache (``numba_kernels.load_kernel``,
+the calling thread (``background.py``), with Numba's disk cache (``numba_kernels.load_kernel``,
 keyed by the source, which holds the argument types); until it is ready the program runs.  Then
 a call runs the function where it is the faster: on inputs of at most ``whole_below(order)``
 elements (the cost model's bound), and above it on the input sizes where its first calls,
@@ -51,18 +51,21 @@ import warnings
 
 import numpy as np
 
-from eqgraph.exec import numba_compile, numba_kernels, numba_reductions, numba_special
-from eqgraph.exec import numba_translate_basic as basic
-from eqgraph.exec import numba_translate_indexing as indexing
-from eqgraph.exec import numba_translate_linalg as linalg
-from eqgraph.exec import numba_translate_linalg2 as linalg2
-from eqgraph.exec import numba_translate_products as products
-from eqgraph.exec import numba_translate_reductions as reductions
-from eqgraph.exec import numba_translate_sorting as sorting
+from eqgraph.exec.numba import background as numba_compile
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import reductions as numba_reductions
+from eqgraph.exec.numba import special as numba_special
+from eqgraph.exec.numba import translate_basic as basic
+from eqgraph.exec.numba import translate_indexing as indexing
+from eqgraph.exec.numba import translate_linalg as linalg
+from eqgraph.exec.numba import translate_linalg2 as linalg2
+from eqgraph.exec.numba import translate_products as products
+from eqgraph.exec.numba import translate_reductions as reductions
+from eqgraph.exec.numba import translate_sorting as sorting
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.numba_kernels import LIBM_EXTRA_NS, STEP_NS, numba, numba_below
-from eqgraph.exec.numba_reductions import SMALL as REDUCTION_SMALL
-from eqgraph.exec.numba_reductions import KERNELS
+from eqgraph.exec.numba.kernels import LIBM_EXTRA_NS, STEP_NS, numba, numba_below
+from eqgraph.exec.numba.reductions import SMALL as REDUCTION_SMALL
+from eqgraph.exec.numba.reductions import KERNELS
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.exec.source import define
 from eqgraph.tensor.alloc import ARange, Alloc
@@ -76,7 +79,7 @@ from eqgraph.tensor.assertion import CheckAndRaise
 from eqgraph.tensor.shape import MakeVector, SpecifyShape
 from eqgraph.tensor.sorting import Sort
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
-from eqgraph.exec.numba_translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
+from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
@@ -109,16 +112,16 @@ TRANSLATIONS = {**basic.TRANSLATIONS,
                 Einsum: products.einsum}
 
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
-           "from eqgraph.exec.numba_reductions import KERNELS",
+           "from eqgraph.exec.numba.reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
            f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
-           "from eqgraph.exec.numba_program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
-           f"from eqgraph.exec.numba_translate_indexing import {', '.join(indexing.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_linalg import {', '.join(linalg.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_reductions import {', '.join(reductions.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_linalg2 import {', '.join(linalg2.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_sorting import {', '.join(sorting.HELPERS)}",
-           f"from eqgraph.exec.numba_translate_products import {', '.join(products.HELPERS)}", "",
+           "from eqgraph.exec.numba.program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
+           f"from eqgraph.exec.numba.translate_indexing import {', '.join(indexing.HELPERS)}",
+           f"from eqgraph.exec.numba.translate_linalg import {', '.join(linalg.HELPERS)}",
+           f"from eqgraph.exec.numba.translate_reductions import {', '.join(reductions.HELPERS)}",
+           f"from eqgraph.exec.numba.translate_linalg2 import {', '.join(linalg2.HELPERS)}",
+           f"from eqgraph.exec.numba.translate_sorting import {', '.join(sorting.HELPERS)}",
+           f"from eqgraph.exec.numba.translate_products import {', '.join(products.HELPERS)}", "",
            *[f"{name} = KERNELS[{key!r}]" for key, name in basic.KERNEL_NAMES.items()], ""]
 
 

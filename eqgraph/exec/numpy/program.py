@@ -49,12 +49,13 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.composite import Composite
-from eqgraph.exec.kernels import exact_ufunc, step_source
+from eqgraph.exec.numpy.kernels import exact_ufunc, step_source
 from eqgraph.exec.node_errors import raise_with_node
-from eqgraph.exec.numba_program import whole_program
-from eqgraph.exec.numpy_calls import numpy_call
+from eqgraph.exec.numba.program import whole_program
+from eqgraph.exec.numpy.calls import numpy_call
 from eqgraph.exec.source import define
-from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.elemwise import Cast, Elemwise
+from eqgraph.tensor.dimshuffle import DimShuffle
 from eqgraph.tensor.shape import Shape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.op import Op

@@ -12,7 +12,7 @@ and the output, more operands) have no form here; a size-1 axis that einsum woul
 
 from __future__ import annotations
 
-from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba.kernels import numba
 
 
 def _plan(terms: tuple, output: str):

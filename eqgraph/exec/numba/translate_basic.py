@@ -18,13 +18,14 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_translate_reductions as reductions
+from eqgraph.exec.numba import translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.kernels import NUMPY_FORMS
-from eqgraph.exec.numba_kernels import FORMS
-from eqgraph.exec.numba_reductions import reduction_kind, softmax_kind
+from eqgraph.exec.numpy.kernels import NUMPY_FORMS
+from eqgraph.exec.numba.kernels import FORMS
+from eqgraph.exec.numba.reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
-from eqgraph.tensor.elemwise import Cast, DimShuffle, Elemwise
+from eqgraph.tensor.elemwise import Cast, Elemwise
+from eqgraph.tensor.dimshuffle import DimShuffle
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
 

@@ -8,7 +8,7 @@ groups) and loses on long arrays of transcendental functions, where NumPy's SIMD
 the scalar libm calls Numba makes.  So arithmetic-only kernels use Numba at every size, and
 kernels with transcendental steps only below ``numba_below(op)`` elements (a per-call cost
 decision, from the measured ``STEP_NS`` and ``LIBM_EXTRA_NS``).  Kernels are compiled off the
-calling thread (``tier``, ``numba_compile.py``): the NumPy kernel runs until the Numba one is
+calling thread (``tier``, ``background.py``): the NumPy kernel runs until the Numba one is
 ready.
 
 Only float64 and bool values are compiled, and only ops whose scalar form below has
@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from eqgraph.exec import numba_compile
-from eqgraph.exec.kernels import fits
-from eqgraph.exec.numba_special import IMPORT as special_import
-from eqgraph.exec.numba_special import numba  # None where Numba is missing or EQGRAPH_NUMBA=0
+from eqgraph.exec.numba import background as numba_compile
+from eqgraph.exec.numpy.kernels import fits
+from eqgraph.exec.numba.special import IMPORT as special_import
+from eqgraph.exec.numba.special import numba  # None where Numba is missing or EQGRAPH_NUMBA=0
 from eqgraph.exec.source import define
 from eqgraph.settings import config
 from eqgraph.tensor.elemwise import SCALAR_OPS, Cast

@@ -35,8 +35,9 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_kernels, numba_special
-from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, scalar_steps
+from eqgraph.exec.numba import kernels as numba_kernels
+from eqgraph.exec.numba import special as numba_special
+from eqgraph.exec.numba.kernels import NUMBA_TYPES, baked_constants, files_version, load_or_warn, numba, scalar_steps
 from eqgraph.exec.source import define
 
 #: divisors whose magnitude lies in [1 / DIVISOR_RANGE, DIVISOR_RANGE] take the fast loop
@@ -154,7 +155,7 @@ def kernel_source(op, node) -> str | None:
     lines += _loop(op, arrays, looped, {}, value, "    ")
     lines.append(f"    return {_returned(op, first)}")
     return "\n".join(["import math", "import numba", "import numpy as np", numba_special.IMPORT,
-                      "from eqgraph.exec.numba_loops import exact_range, fma, magnitude_bits", f"# loops {_VERSION}", "", *lines, ""])
+                      "from eqgraph.exec.numba.loops import exact_range, fma, magnitude_bits", f"# loops {_VERSION}", "", *lines, ""])
 
 
 def _loop(op, arrays, looped, divisors, value, indent) -> list[str]:

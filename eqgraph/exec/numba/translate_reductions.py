@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from eqgraph.exec.numba_kernels import numba
-from eqgraph.exec.numba_reductions import KERNELS
+from eqgraph.exec.numba.kernels import numba
+from eqgraph.exec.numba.reductions import KERNELS
 
 
 def logsumexp(w, node):

@@ -12,7 +12,7 @@ caller runs the program.  Stacks of matrices (more than 2 axes) and other dtypes
 
 from __future__ import annotations
 
-from eqgraph.exec.numba_kernels import numba
+from eqgraph.exec.numba.kernels import numba
 
 
 def _matrix(w, node):

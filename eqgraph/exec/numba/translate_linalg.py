@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.exec.numba_kernels import numba
-from eqgraph.exec.numba_translate_basic import one_of_a_stack
+from eqgraph.exec.numba.kernels import numba
+from eqgraph.exec.numba.translate_basic import one_of_a_stack
 
 
 def _float64(node) -> bool:

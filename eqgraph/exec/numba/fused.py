@@ -33,8 +33,9 @@ import math
 
 import numpy as np
 
-from eqgraph.exec import numba_reductions, numba_special
-from eqgraph.exec.numba_kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
+from eqgraph.exec.numba import reductions as numba_reductions
+from eqgraph.exec.numba import special as numba_special
+from eqgraph.exec.numba.kernels import NUMBA_TYPES, baked_constants, load_or_warn, numba, numba_below, scalar_steps
 from eqgraph.exec.source import define
 
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
@@ -128,8 +129,8 @@ def kernel_source(op, node) -> str | None:
             results.append(f"{total}.reshape(({''.join(s + ', ' for s in shape)}))")
     lines.append(f"    return {', '.join(results)}")
     return "\n".join(["import math", "import numba", "import numpy as np", numba_special.IMPORT,
-                      "from eqgraph.exec.numba_fused import NotThisCall",
-                      "from eqgraph.exec.numba_reductions import fold, leaf_group, leaf_sums, pairwise_plan",
+                      "from eqgraph.exec.numba.fused import NotThisCall",
+                      "from eqgraph.exec.numba.reductions import fold, leaf_group, leaf_sums, pairwise_plan",
                       f"# summing loops {numba_reductions.VERSION}", "",
                       f"@numba.njit({_signature(node, dtypes, op, kept, written)}, cache=True, error_model='numpy')",
                       *lines, ""])

@@ -10,8 +10,8 @@ read through those indices.
 
 from __future__ import annotations
 
-from eqgraph.exec.numba_kernels import numba
-from eqgraph.exec.numba_translate_basic import SCALAR_TYPES
+from eqgraph.exec.numba.kernels import numba
+from eqgraph.exec.numba.translate_basic import SCALAR_TYPES
 
 
 def sort(w, node):

@@ -1,0 +1,1 @@
+"""The CuPy back end: fused nodes as CuPy elementwise kernels."""

@@ -1,0 +1,1 @@
+"""The Dask back end: the compiled program on chunked, lazy Dask arrays."""

@@ -1,0 +1,1 @@
+"""The NumPy back end: the program as one generated Python function, and the kernels of fused nodes."""
