@@ -28,7 +28,7 @@ from unification import reify, var
 
 import eqgraph.tensor as et
 from eqgraph.tensor.elemwise import COMPLEX_SUPPORT, SCALAR_OPS, Elemwise, float_mask
-from eqgraph.tensor.dimshuffle import DimShuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.scalar_ops import No
 from eqgraph.tensor.subtensor import FULL_SLICE

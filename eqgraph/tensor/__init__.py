@@ -25,7 +25,7 @@ from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector
 )
 from eqgraph.tensor.plurals import PLURALS
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, SCALAR_OPS, Cast, Elemwise, cast
-from eqgraph.tensor.dimshuffle import DimShuffle, dimshuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle, dimshuffle
 from eqgraph.tensor.shape import (
     Reshape, Shape, SpecifyShape, SumToShape, sum_to_shape, expand_dims, flatten, reshape, shape, shape_of, shape_padleft,
     shape_padright, specify_shape, squeeze, transpose, matrix_transpose, moveaxis, swapaxes,

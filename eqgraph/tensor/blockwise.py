@@ -18,7 +18,7 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable, int64_const
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, Cast, Elemwise
-from eqgraph.tensor.dimshuffle import DimShuffle, dimshuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle, dimshuffle
 from eqgraph.tensor.extra_ops import broadcast_to
 from eqgraph.tensor.linalg import LinalgOp, Solve
 from eqgraph.tensor.math import MatMul, Reduce, sum as sum_

@@ -10,7 +10,7 @@ import numpy as np
 
 from eqgraph.tensor.basic import constant
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.join import concatenate
 from eqgraph.tensor.shape import flatten, reshape, shape_of
 from eqgraph.tensor.sorting import argsort

@@ -1,4 +1,4 @@
-"""Elementwise ops with NumPy broadcasting, and `Cast` (`DimShuffle` is in dimshuffle.py).
+"""Elementwise ops with NumPy broadcasting, and `Cast` (`DimShuffle` is in dimshuffle_op.py).
 
 Every elementwise op is an ``Elemwise(name)``; what the name computes is one
 row of ``SCALAR_OPS`` (a ``ScalarOp``, tensor/scalar_ops.py), written against the array namespace
@@ -20,7 +20,7 @@ import numpy as np
 
 from eqgraph.tensor import special_functions as special  # the rows name its array forms special.<name>
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value, int64_const
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
                                        _INTEGER, _LN2, _LOG1MEXP, _LOGIT, _NAN_MAX, _NAN_MIN, _STEP, OWN_VJP, No,

@@ -15,7 +15,7 @@ from eqgraph.tensor.alloc import alloc, arange, shape_entries
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.join import concatenate
 from eqgraph.tensor.math import all as all_, max as max_, sum as sum_
 from eqgraph.tensor.shape import flatten, int64_const, reshape, shape_of

@@ -9,7 +9,7 @@ import numpy as np
 
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.shape import broadcast_shape_vars, flatten, int64_const, reshape, shape_of
 from eqgraph.tensor.type import COMPLEX_DTYPES, DISCRETE_DTYPES, DTYPES, FLOAT_DTYPES, TensorType
 from eqgraph.tensor.sorting import ArgAlongAxis

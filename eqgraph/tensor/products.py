@@ -14,7 +14,7 @@ import numpy as np
 from eqgraph.tensor.alloc import arange, zeros
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.math import sum as sum_
 from eqgraph.tensor.shape import reshape, shape_of
 from eqgraph.tensor.subtensor import set_subtensor

@@ -7,7 +7,7 @@ import numpy as np
 from eqgraph.tensor.basic import (NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value,
                                   int64_const)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_shape_vars, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.op import Op

@@ -13,7 +13,7 @@ from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.conditional import ifelse
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.shape import flatten, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Variable

@@ -16,7 +16,7 @@ from eqgraph.settings import config
 from eqgraph.tensor.alloc import arange
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
-from eqgraph.tensor.dimshuffle import dimshuffle
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.shape import expand_dims, shape_padleft, shape_padright
 from eqgraph.tensor.type import DISCRETE_DTYPES
 

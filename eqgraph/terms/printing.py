@@ -180,7 +180,7 @@ def _node_text(node, args) -> str:
     if symbol and len(args) == 2:
         return f"({args[0]} {symbol} {args[1]})"
     if isinstance(name, str):  # elementwise ops and reductions: numpy's names
-        keywords = [f"{k}={v}" for k, v in props.items() if not (k == "keepdims" and v is False)]
+        keywords = [f"{k}={v}" for k, v in props.items() if not (k == "keepdims" and v is False) and not (k == "acc_dtype" and not v)]
         return f"{name}({', '.join(args + keywords)})"
     order = props.get("new_order")
     if order is not None:  # a DimShuffle

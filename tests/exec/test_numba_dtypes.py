@@ -56,7 +56,8 @@ def _vector(dtype, name="x"):
 @pytest.mark.parametrize("dtype", dtypes("int8", "uint64", slow=[d for d in INTEGERS if d not in ("int8", "uint64")]))
 def test_integer_arithmetic_wraps_and_divides_as_numpys(dtype):
     x, y = _vector(dtype), _vector(dtype, "y")
-    outs = [x + y, x - y, x * y, -x, abs(x), x // y, x % y, et.maximum(x, y), et.minimum(x, y), x * x,
+    negated = [] if dtype.startswith("uint") else [-x]   # PyTensor refuses -x of an unsigned int
+    outs = [x + y, x - y, x * y, *negated, abs(x), x // y, x % y, et.maximum(x, y), et.minimum(x, y), x * x,
             et.sign(x), x & y, x | y, x ^ y, ~x, (x + y) // y * x]
     values = edge_values(dtype)
     divisors = np.roll(values, 3)

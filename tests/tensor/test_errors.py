@@ -45,7 +45,7 @@ def test_shape_errors():
         et.specify_shape(TensorType("float64", (2,))("v"), (3,))
     with pytest.raises(ValueError, match="axis 2 is out of bounds"):
         et.dmatrix().sum(axis=2)
-    with pytest.raises(ValueError, match="sizes differ on axis 0"):
+    with pytest.raises(ValueError, match="sizes must match exactly on every axis but the joined one; on axis 0"):
         et.concatenate([TensorType("float64", (2, 1))(), TensorType("float64", (3, 1))()], axis=1)
 
 

@@ -25,7 +25,7 @@ from eqgraph.exec.numba.kernels import FORMS
 from eqgraph.exec.numba.reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
 from eqgraph.tensor.elemwise import Cast, Elemwise
-from eqgraph.tensor.dimshuffle import DimShuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle
 from eqgraph.tensor.math import MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape
 

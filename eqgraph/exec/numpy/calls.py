@@ -33,7 +33,7 @@ import numpy as np
 
 from eqgraph.exec.numba import reductions as numba_reductions
 from eqgraph.exec.numba.reductions import SHORT_ROWS, SMALL, reduction_kind, softmax_kind, tiered_loop
-from eqgraph.tensor.dimshuffle import DimShuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle
 from eqgraph.tensor.math import REDUCTIONS, MatMul, Reduce, Softmax
 from eqgraph.tensor.shape import Reshape, Shape, SumToShape, summed_axes
 from eqgraph.xp import as_output

@@ -55,7 +55,7 @@ from eqgraph.exec.numba.program import whole_program
 from eqgraph.exec.numpy.calls import numpy_call
 from eqgraph.exec.source import define
 from eqgraph.tensor.elemwise import Cast, Elemwise
-from eqgraph.tensor.dimshuffle import DimShuffle
+from eqgraph.tensor.dimshuffle_op import DimShuffle
 from eqgraph.tensor.shape import Shape
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.op import Op
