@@ -195,8 +195,9 @@ def _own_ufunc(name: str, nin: int):
     from eqgraph.exec.numba import special as numba_special
     fn = getattr(numba_special, name)
     if numba_special.numba is None:
-        ufunc = np.frompyfunc(fn, nin, 1)
-        return lambda *xs: ufunc(*xs).astype(np.float64)
+        # NumPy float64 scalars in, so that arithmetic inside follows IEEE as Numba's does
+        ufunc = np.frompyfunc(lambda *xs: fn(*map(np.float64, xs)), nin, 1)
+        return lambda *xs: np.asarray(ufunc(*xs), dtype=np.float64)
     return numba_special.numba.vectorize([f"float64({', '.join(['float64'] * nin)})"])(fn)
 
 

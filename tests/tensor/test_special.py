@@ -402,3 +402,30 @@ def test_polygamma_and_the_incomplete_gammas_need_no_scipy(no_scipy):
 def test_without_scipy_an_op_with_no_fallback_says_what_to_install(no_scipy, name):
     with pytest.raises(ImportError, match=f"{name}.*pip install scipy"):
         SCALAR_OPS[name].impl(np)(*[np.array([0.5])] * SCALAR_OPS[name].nin)
+
+
+def test_python_math_follows_the_c_library_where_pythons_raises():
+    # without Numba (EQGRAPH_NUMBA=0) eqgraph's own special functions run in Python on this math
+    from eqgraph.exec.numba import python_math as pm
+    assert pm.log(0.0) == -math.inf and math.isnan(pm.log(-1.0)) and pm.log1p(-1.0) == -math.inf
+    assert pm.exp(1e3) == math.inf and pm.pow(0.0, -1.0) == math.inf and math.isnan(pm.sqrt(-1.0))
+    assert pm.lgamma(0.0) == math.inf and pm.lgamma(-2.0) == math.inf and math.isnan(pm.gamma(-1.0))
+    assert pm.gamma(0.0) == math.inf and pm.gamma(-0.0) == -math.inf and pm.gamma(200.0) == math.inf
+    numba = pytest.importorskip("numba")
+    numba_lgamma = numba.njit(lambda x: math.lgamma(x))
+    xs = [0.5, 1.5, 2.5, 7.25, 1e-3]
+    assert [pm.lgamma(x) for x in xs] == [numba_lgamma(x) for x in xs]   # the C library's, not Python's own
+
+
+def test_own_functions_without_numba_at_underflow_and_on_scalars():
+    # regression: without Numba, gammainc(30, 5e-324) raised "math domain error" (log of an
+    # underflowed x / a), and a 0-d input failed in astype
+    import subprocess
+    import sys
+    code = ("import numpy as np, eqgraph as eg, eqgraph.tensor as et\n"
+            "a, x = et.dscalar('a'), et.dscalar('x')\n"
+            "f = eg.function([a, x], [et.gammainc(a, x), et.gammaincc(a, x), et.polygamma(3, x)])\n"
+            "print(*[float(v) for v in f(30.0, 5e-324)])\n")
+    out = subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "EQGRAPH_NUMBA": "0"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert [float(v) for v in out[:2]] == [0.0, 1.0] and math.isinf(float(out[2]))

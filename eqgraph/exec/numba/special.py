@@ -15,12 +15,15 @@ at small and large ``a``), the NumPy form runs these functions too (tensor/speci
 from __future__ import annotations
 
 import hashlib
-import math
 from pathlib import Path
 
 import numpy as np
 
 from eqgraph.exec.numba.special_unary import numba  # None where Numba is missing or EQGRAPH_NUMBA=0
+if numba is None:   # these functions then run in Python, with Numba's error_model="numpy" math
+    from eqgraph.exec.numba import python_math as math
+else:
+    import math
 from eqgraph.exec.numba.special_unary import digamma, erfcinv, erfcx, erfinv, i0, i1, trigamma, _PI, _njit
 
 #: the line a generated kernel imports this module with.  A kernel cached by Numba keeps a

@@ -5,7 +5,6 @@ docstring for how these are written and tested."""
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
@@ -16,6 +15,10 @@ if os.environ.get("EQGRAPH_NUMBA", "1") != "0":   # EQGRAPH_NUMBA=0: Numba is ne
         import numba
     except ImportError:  # the NumPy kernels (kernels.py) run instead
         numba = None
+if numba is None:   # these functions then run in Python, with Numba's error_model="numpy" math
+    from eqgraph.exec.numba import python_math as math
+else:
+    import math
 
 
 def _njit(fn):
