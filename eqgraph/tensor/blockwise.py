@@ -66,16 +66,11 @@ def node_signature(node) -> str:
 
 
 def default_signature(core_op) -> str:
-    """The signature ``core_op`` states (``gufunc_signature``), or one read from a decomposition's
-    ``core_axes``."""
+    """The signature ``core_op`` states (``gufunc_signature``; a decomposition reads its own
+    from its ``core_axes``)."""
     stated = getattr(core_op, "gufunc_signature", None)
     if stated is not None:
         return stated
-    if isinstance(core_op, LinalgOp):
-        rows, cols = ("m", "m") if core_op.square else ("m", "n")
-        letters = {"m": rows, "n": cols, "s": rows, "k": "k"}
-        outputs = [tuple(letters[c] for c in axes) for axes in core_op.core_axes()]
-        return format_signature([(rows, cols)], outputs)
     raise TypeError(f"Blockwise: {core_op} states no gufunc_signature; pass signature=, "
                     "such as '(m,n)->(n,m)'")
 

@@ -250,7 +250,10 @@ def kron(a, b):
     # a: (a0, 1, a1, 1), b: (1, b0, 1, b1); their product reshaped to (a0*b0, a1*b1)
     blocks = dimshuffle(a, [o for i in range(ndim) for o in (i, "x")]) * \
         dimshuffle(b, [o for i in range(ndim) for o in ("x", i)])
-    return reshape(blocks, [sa * sb for sa, sb in zip(shape_of(a), shape_of(b))], ndim=ndim)
+    # a size known on both sides is given as an int, so the result's static shape keeps it
+    sizes = [ka * kb if ka is not None and kb is not None else sa * sb
+             for ka, kb, sa, sb in zip(a.type.shape, b.type.shape, shape_of(a), shape_of(b))]
+    return reshape(blocks, sizes, ndim=ndim)
 
 
 __all__ = ["Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "explicit_subscripts", "kron", "tensordot",

@@ -35,7 +35,7 @@ import numpy as np
 from eqgraph.settings import config
 from eqgraph.tensor import _random_host, random_draws
 from eqgraph.tensor.basic import as_tensor_variable, constant
-from eqgraph.tensor.shape import static_values
+from eqgraph.tensor.shape import Shape, static_values
 from eqgraph.tensor.elemwise import cast
 from eqgraph.tensor.rng_type import RandomGeneratorType, copy_generator, random_generator_type
 from eqgraph.tensor.sharedvar import SharedVariable
@@ -78,6 +78,14 @@ CORE = {
 }
 
 
+def _static_size(size) -> tuple:
+    """The entries of ``size`` known before running: a constant's, or a tensor's static shape
+    when ``size`` is that tensor's ``.shape`` (``normal(size=x.shape)``)."""
+    if size.owner is not None and isinstance(size.owner.op, Shape):
+        return tuple(size.owner.inputs[0].type.shape)
+    return tuple(static_values(size))
+
+
 class RandomVariable(Op):
     """``RandomVariable(distribution, dtype, sized, options)(rng, [size], *params) -> (new rng, draw)``.
 
@@ -116,7 +124,7 @@ class RandomVariable(Op):
             if size.ndim != 1 or size.type.shape[0] is None or size.dtype not in ("int8", "int16", "int32", "int64"):
                 raise TypeError(f"{self}: size must be a tuple of ints or an int vector of known length, "
                                 f"not {size} of type {size.type}")
-            return tuple(static_values(size)) + core
+            return _static_size(size) + core
         if self.distribution == "choice":
             return ()
         return _broadcast_static([p.type.shape[:p.ndim - n] for p, n in zip(params, core_ndims)]) + core

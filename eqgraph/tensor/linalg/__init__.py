@@ -20,9 +20,11 @@ from eqgraph.tensor.linalg.lapack import (  # qr: NumPy's modes, and SciPy's piv
     lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
 from eqgraph.tensor.products import kron
 
+matrix_inverse = inv  # PyTensor's other name of inv
+
 __all__ = [
     "Cholesky", "Det", "Eig", "Eigh", "LinalgOp", "MatrixInverse", "Pinv", "QR", "SVD", "SlogDet", "Solve",
-    "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "kron", "matrix_power", "norm", "pinv", "qr",
+    "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "kron", "matrix_inverse", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
     "lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
     "solve_discrete_lyapunov",

@@ -118,6 +118,21 @@ class LinalgOp(Op):
         """One op per value of the props (the type rules are generated for each)."""
         return [cls()]
 
+    @property
+    def gufunc_signature(self) -> str:
+        """NumPy's generalized-ufunc signature of the op on one matrix (``"(m,n)->(m,m),(k),(n,n)"``
+        for a full SVD), read from ``core_axes``: ``np.vectorize(f, signature=...)`` batches a
+        NumPy function the same way."""
+        inputs = "(m,m)" if self.square else "(m,n)"
+        return inputs + "->" + ",".join("(" + ",".join("m" if c == "s" else c for c in axes) + ")"
+                                        for axes in self.core_axes())
+
+    @property
+    def core_op(self):
+        """The op on one matrix, as a Blockwise node's ``core_op``: this op itself, since it
+        takes a stack of matrices as it takes one."""
+        return self
+
     def output_types(self, a):
         (m, n), k = a.type.shape[-2:], _smaller(*a.type.shape[-2:])
         sizes = {"m": m, "n": n, "k": k, "s": _square_size(a)}
@@ -447,13 +462,23 @@ def cholesky(a, lower=True):
     return Cholesky(lower)(a)
 
 
-def eigh(a, UPLO="L"):
-    """``[eigenvalues, eigenvectors]`` of the symmetric matrix ``a``."""
-    return Eigh(UPLO)(a)
+def _triangle(UPLO, lower) -> str:
+    """NumPy's ``UPLO`` or PyTensor's ``lower``: which triangle of the matrix is read."""
+    if lower is None:
+        return UPLO
+    if UPLO is not None and UPLO != ("L" if lower else "U"):
+        raise ValueError(f"eigh: UPLO={UPLO!r} and lower={lower!r} name different triangles; give one of them")
+    return "L" if lower else "U"
 
 
-def eigvalsh(a, UPLO="L"):
-    return Eigh(UPLO)(a)[0]
+def eigh(a, UPLO=None, *, lower=None):
+    """``[eigenvalues, eigenvectors]`` of the symmetric matrix ``a``, read from its lower
+    triangle unless ``UPLO="U"`` (NumPy) or ``lower=False`` (PyTensor)."""
+    return Eigh(_triangle(UPLO, lower) or "L")(a)
+
+
+def eigvalsh(a, UPLO=None, *, lower=None):
+    return eigh(a, UPLO, lower=lower)[0]
 
 
 def eig(a):
