@@ -18,7 +18,7 @@ needed one), for PyTensor choices that select its compiler rather than a result:
   selection) return it unchanged: eqgraph has one pipeline, and a test that checks which
   rewrite ran inspects node classes, which makes it not applicable anyway;
 - ``function(..., mode=NAME)`` (and ``verify_grad(..., mode=NAME)``) with a PyTensor mode name eqgraph does not take (``FAST_COMPILE``,
-  ``CVM``, ``C``, ``NUMBA``, ...) compiles with eqgraph's default, and ``accept_inplace`` (which
+  ``CVM``, ``C``, ``NUMBA``, ...) or a ``Mode(linker, optimizer)`` object compiles with eqgraph's default, and ``accept_inplace`` (which
   lets a PyTensor graph hold in-place ops; eqgraph chooses in-place itself) is dropped;
 - config settings in ``PYTENSOR_DEFAULTS`` read PyTensor's default value: eqgraph has no such
   setting because it always behaves as PyTensor's default does (PyTensor's names follow
@@ -69,7 +69,9 @@ def _allclose(a, b, rtol=None, atol=None):
 
 
 #: PyTensor's helpers for its tests that work on NumPy arrays only (no graph): its own versions.
-TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._allclose": _allclose}
+TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._allclose": _allclose,
+                # NumPy's own function, which PyTensor's random module imports
+                "pytensor.tensor.random.basic.broadcast_shapes": np.broadcast_shapes}
 
 #: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
 ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
@@ -207,17 +209,25 @@ FUNCTION_POSITIONS = ("mode", "updates", "givens", "no_default_updates", "accept
                       "rebuild_strict", "allow_input_downcast", "profile", "on_unused_input")
 
 
+def _adapt_mode(kwargs: dict) -> None:
+    """A PyTensor mode eqgraph does not take, by name or as a ``Mode(...)`` object (a linker
+    and rewriter choice), becomes eqgraph's default."""
+    mode = kwargs.get("mode")
+    if isinstance(mode, str) and mode not in sys.modules["eqgraph.function"].MODES:
+        ADAPTED.append(f"mode={str(mode)!r}")
+        kwargs["mode"] = None
+    elif isinstance(mode, _Missing) and mode._missing.startswith("pytensor.compile.mode."):
+        ADAPTED.append("mode=Mode(...)")
+        kwargs["mode"] = None
+
+
 def _function(*args, **kwargs):
     """eqgraph.function, with PyTensor's compiler choices adapted (see the module docstring)."""
     import eqgraph
     if len(args) > 2:  # PyTensor's third positional parameter is the mode, eqgraph's the updates
         kwargs.update(zip(FUNCTION_POSITIONS, args[2:]))
         args = args[:2]
-    modes = sys.modules["eqgraph.function"].MODES
-    mode = kwargs.get("mode")
-    if isinstance(mode, str) and mode not in modes:
-        ADAPTED.append(f"mode={str(mode)!r}")
-        kwargs["mode"] = None
+    _adapt_mode(kwargs)
     if "accept_inplace" in kwargs:
         ADAPTED.append("accept_inplace")
         del kwargs["accept_inplace"]
@@ -227,10 +237,7 @@ def _function(*args, **kwargs):
 def _verify_grad(*args, **kwargs):
     """eqgraph.verify_grad, with a PyTensor mode name it does not take adapted as ``function``'s is."""
     import eqgraph
-    mode = kwargs.get("mode")
-    if isinstance(mode, str) and mode not in sys.modules["eqgraph.function"].MODES:
-        ADAPTED.append(f"mode={str(mode)!r}")
-        kwargs["mode"] = None
+    _adapt_mode(kwargs)
     return eqgraph.verify_grad(*args, **kwargs)
 
 
