@@ -351,6 +351,10 @@ def shape_inputs(node) -> list:
             if not (isinstance(v.type, TensorType) and v.type.ndim <= ndim and all(v.type.broadcastable))]
 
 
+#: the binary ops that take any number of terms, as PyTensor's ``add(a, b, c)`` and ``mul(a, b, c)``
+VARIADIC = ("add", "mul")
+
+
 class Elemwise(Op):
     """An elementwise op: ``SCALAR_OPS[name]`` applied with NumPy broadcasting."""
 
@@ -369,6 +373,12 @@ class Elemwise(Op):
 
     def __reduce__(self):  # by name: a row's VJP is a lambda, which pickle cannot write
         return _registered, (self.name,)
+
+    def __call__(self, *inputs, **kwargs):
+        if len(inputs) > 2 and self.name in VARIADIC:  # a + b + c, left to right
+            first = super().__call__(inputs[0], inputs[1])
+            return self(first, *inputs[2:], **kwargs)
+        return super().__call__(*inputs, **kwargs)
 
     def make_node(self, *inputs):
         if len(inputs) != self.nin:
