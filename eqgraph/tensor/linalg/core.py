@@ -129,8 +129,7 @@ class LinalgOp(Op):
 
     @property
     def core_op(self):
-        """The op on one matrix, as a Blockwise node's ``core_op``: this op itself, since it
-        takes a stack of matrices as it takes one."""
+        """The op on one matrix (a Blockwise node's ``core_op``): itself, as it takes stacks too."""
         return self
 
     def output_types(self, a):
