@@ -287,7 +287,7 @@ def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions, own) -> l
         lines.append(f"{sizes[-1]} = {_broadcast([dim for _, dim in dims[d]])}")
         for reads_k in own:   # an output reading fewer inputs: NumPy gives it their broadcast length
             mine = [dim for k, dim in dims[d] if k in reads_k]
-            if len(mine) < len(dims[d]):
+            if len(mine) < len(dims[d]) and out_vars[0].type.shape[d] is None:
                 lines.append(f"if {_broadcast(mine)} != {sizes[-1]}: raise ValueError('outputs of other lengths')")
     outs_names = [w.define(v) for v in out_vars]
     indent, body = "    " * rank, []   # the loop's body; steps on scalars alone go before the loop
