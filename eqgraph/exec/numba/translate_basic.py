@@ -244,32 +244,26 @@ def _elementwise(w: Writer, node):
     for (step_op, args), inner_node in zip(steps, inner):
         if _step(step_op, [f"x{a}" for a in args], [dtypes[a] for a in args], inner_node.outputs[0].dtype) is None:
             return None
-    # outputs of one shape share a loop: the same arrays read (scalars and constants of one
-    # element leave the shape to them) and the same rank
-    groups: dict = {}   # (arrays read, rank) -> (inputs read, output positions)
+    # outputs of one static shape share a loop, which computes their common steps once; along an
+    # axis of unknown length the loop checks that each one's own inputs broadcast to its length
+    groups: dict = {}   # static shape -> (inputs read, output positions, the inputs each one reads)
     for k, reads in enumerate(op.inputs_read() if isinstance(op, Composite) else [set(range(nin))]):
-        arrays = frozenset(i for i in reads if node.inputs[i].ndim and w.one_element(node.inputs[i]) is None)
-        inputs, positions = groups.setdefault((arrays, node.outputs[k].ndim), (set(), []))
+        inputs, positions, own = groups.setdefault(node.outputs[k].type.shape, (set(), [], []))
         inputs.update(reads)
         positions.append(k)
+        own.append(reads)
     lines = []
-    for reads, positions in groups.values():
-        lines += _loop(w, node, nin, steps, outs, dtypes, sorted(reads), positions)
+    for reads, positions, own in groups.values():
+        lines += _loop(w, node, nin, steps, outs, dtypes, sorted(reads), positions, own)
     return lines
 
 
-def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
-    """The lines computing outputs ``positions`` (all reading inputs ``reads``)."""
+def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions, own) -> list:
+    """The lines computing outputs ``positions`` (all reading inputs ``reads``, each its ``own``)."""
     out_vars = [node.outputs[k] for k in positions]
     rank = out_vars[0].ndim
-    needed = set()
-    stack = [outs[k] for k in positions]
-    while stack:
-        index = stack.pop()
-        if index >= nin and index not in needed:
-            needed.add(index)
-            stack.extend(steps[index - nin][1])
-    lines, dims, index_of = [], [[] for _ in range(rank)], {}
+    needed = _needed_steps(nin, steps, [outs[k] for k in positions])
+    lines, dims, index_of = [], [[] for _ in range(rank)], {}   # dims: (input, its length) per axis
     for k in reads:
         var = node.inputs[k]
         scalar = w.one_element(var)
@@ -282,45 +276,81 @@ def _loop(w: Writer, node, nin, steps, outs, dtypes, reads, positions) -> list:
             if var.type.shape[dd] == 1:
                 subscripts.append("0")
                 continue
-            dims[d].append(f"{name}.shape[{dd}]")
+            dims[d].append((k, f"{name}.shape[{dd}]"))
             moves = w.fresh("m")   # 0 where this input's axis has length 1: NumPy broadcasts it
             lines.append(f"{moves} = 1 if {name}.shape[{dd}] != 1 else 0")
             subscripts.append(f"i{d} * {moves}")
         index_of[k] = (name, subscripts)
     sizes = []
     for d in range(rank):
-        size = "1"
-        for dim in dims[d]:
-            size = dim if size == "1" else f"broadcast_dim({size}, {dim})"
         sizes.append(w.fresh("n"))
-        lines.append(f"{sizes[-1]} = {size}")
+        lines.append(f"{sizes[-1]} = {_broadcast([dim for _, dim in dims[d]])}")
+        for reads_k in own:   # an output reading fewer inputs: NumPy gives it their broadcast length
+            mine = [dim for k, dim in dims[d] if k in reads_k]
+            if len(mine) < len(dims[d]) and out_vars[0].type.shape[d] is None:
+                lines.append(f"if {_broadcast(mine)} != {sizes[-1]}: raise ValueError('outputs of other lengths')")
     outs_names = [w.define(v) for v in out_vars]
-    indent = ""
-    if rank:
-        shape = f"({', '.join(sizes)},)"
-        lines += [f"{o} = np.empty({shape}, dtype={NUMPY_DTYPES[v.dtype]})" for o, v in zip(outs_names, out_vars)]
-        for d in range(rank):
-            lines.append(f"{indent}for i{d} in range({sizes[d]}):")
-            indent += "    "
+    indent, body = "    " * rank, []   # the loop's body; steps on scalars alone go before the loop
     element: list = []
+    varies = set()   # the elements that differ from one element of the loop to the next
     for k in range(nin):
         entry = index_of.get(k)
         if isinstance(entry, tuple):
             name, subscripts = entry
             element.append(w.fresh("e"))
-            lines.append(f"{indent}{element[-1]} = {name}[{', '.join(subscripts)}]")
+            read = f"{element[-1]} = {name}[{', '.join(subscripts)}]"
+            if all(sub == "0" for sub in subscripts):   # of length 1 on every axis, by its type
+                lines.append(read)
+            else:
+                varies.add(k)
+                body.append(indent + read)
         else:
             element.append(entry)   # a scalar or literal, or an input this output does not read
     for j, (step_op, args) in enumerate(steps):
         element.append(None)
         if nin + j in needed:
             element[-1] = w.fresh("t")
-            value = _step(step_op, [element[a] for a in args], [dtypes[a] for a in args], dtypes[nin + j])
-            lines.append(f"{indent}{element[-1]} = {value}")
+            read = _read_args(step_op, args)   # a fill's first argument is not computed: "0" in its place
+            value = _step(step_op, [element[a] if a in read else "0" for a in args], [dtypes[a] for a in args],
+                          dtypes[nin + j])
+            if any(a in varies for a in read):
+                varies.add(nin + j)
+                body.append(f"{indent}{element[-1]} = {value}")
+            else:
+                lines.append(f"{element[-1]} = {value}")
+    if rank:
+        shape = f"({', '.join(sizes)},)"
+        lines += [f"{o} = np.empty({shape}, dtype={NUMPY_DTYPES[v.dtype]})" for o, v in zip(outs_names, out_vars)]
+        lines += [f"{'    ' * d}for i{d} in range({sizes[d]}):" for d in range(rank)]
     at = f"[{', '.join(f'i{d}' for d in range(rank))}]"
     for o, k in zip(outs_names, positions):
-        lines.append(f"{indent}{o}{at} = {element[outs[k]]}" if rank else f"{o} = {element[outs[k]]}")
-    return lines
+        body.append(f"{indent}{o}{at} = {element[outs[k]]}" if rank else f"{o} = {element[outs[k]]}")
+    return lines + body
+
+
+def _broadcast(dims: list) -> str:
+    """The length of an axis of the lengths ``dims`` broadcast together."""
+    size = "1"
+    for dim in dims:
+        size = dim if size == "1" else f"broadcast_dim({size}, {dim})"
+    return size
+
+
+def _needed_steps(nin: int, steps, outputs: list) -> set:
+    """The steps that ``outputs`` (indices into a fused node's values) read: not the first argument
+    of a ``second`` (a fill), whose shape alone it reads, and the loop's length holds that."""
+    needed, stack = set(), list(outputs)
+    while stack:
+        index = stack.pop()
+        if index >= nin and index not in needed:
+            needed.add(index)
+            stack.extend(_read_args(*steps[index - nin]))
+    return needed
+
+
+def _read_args(step_op, args) -> tuple:
+    """The arguments whose values a step reads: a ``second`` (a fill) reads its first one's shape alone."""
+    return args[1:] if step_name(step_op) == "second" else args
 
 
 def _step(step_op, args: list, ins: list, out: str) -> str | None:
