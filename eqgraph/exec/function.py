@@ -102,6 +102,10 @@ class Function:
         self._simple = self._plain and single_output and n_outputs == 1 and not self._copy_outputs
         # the generated program takes the arguments and returns the outputs: no cells in between
         self._direct = self._plain and program.call is not None
+        # the same with shared values: they are read into its arguments, and its last results
+        # are their updates, so the whole Numba function serves these calls too
+        self._direct_shared = (not self._plain and program.call is not None and not self._on_device
+                               and profile is None and self._run_program is None)
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -118,6 +122,8 @@ class Function:
             for i in self._copy_outputs:
                 outputs[i] = copy_array(outputs[i])
             return outputs[0] if self._single else outputs
+        if self._direct_shared:
+            return self._call_with_shared(storage, args if self.trust_input else self._filtered(args))
         for cell, value in zip(storage.args, args if self.trust_input else self._filtered(args)):
             cell[0] = value
         if self._simple:  # one output, nothing to copy, read or update
@@ -178,6 +184,32 @@ class Function:
                 lock.release()
         if self.profile is not None:
             self.profile.calls += 1
+        return outputs[0] if self._single else outputs
+
+    def _call_with_shared(self, storage: _Storage, args):
+        """``_call`` on the host without cells: the arguments and the shared values in, the
+        outputs and the updates out."""
+        locks = self._locks
+        for lock in locks:
+            lock.acquire()
+        try:
+            shared = [container[0] for container in self._containers]
+            if not self._lock_whole_call:  # the values are read: other calls may update them now
+                for lock in reversed(locks):
+                    lock.release()
+                locks = ()
+            results = storage.call(*args, *shared)
+            outputs = results[:self._n_outputs]
+            for i in self._copy_outputs:
+                outputs[i] = copy_array(outputs[i])
+            updates = results[self._n_outputs:]
+            for i in self._copy_updates:
+                updates[i] = copy_array(updates[i])
+            for container, value in zip(self._updated, updates):
+                container[0] = value
+        finally:
+            for lock in reversed(locks):
+                lock.release()
         return outputs[0] if self._single else outputs
 
     def _outputs(self, storage: _Storage, to_host=None) -> list:

@@ -243,3 +243,23 @@ def test_kernels_from_two_cache_folders_run_in_one_process(tmp_path):
         done = subprocess.run([sys.executable, "-c", _TWO_FOLDERS, str(shared)], env=env, capture_output=True,
                               text=True, timeout=600)
         assert done.returncode == 0 and done.stdout.split() == ["numba-kernels"], done.stderr[-1500:]
+
+
+@needs_numba
+def test_a_function_of_shared_values_runs_as_the_whole_function_and_updates_them():
+    # regression: a function reading shared variables (PyMC's pm.Data) kept the per-node program,
+    # hundreds of times slower than the whole function on a hierarchical regression
+    x = eg.shared(ARGS[0], name="x")
+    w = et.dvector("w")
+    steps = eg.shared(np.int64(0), name="steps")
+    loss = et.tanh(x @ w).mean()
+    f = eg.function([w], [loss, eg.grad(loss, w)], updates=[(steps, steps + 1)], compile="eager")
+    for calls in (1, 2):
+        _assert_right(f(ARGS[1]))
+        assert f.stages.tier == "numba-whole" and steps.get_value() == calls
+    x.set_value(2 * ARGS[0])   # read anew at each call
+    t = np.tanh(2 * ARGS[0] @ ARGS[1])
+    got = f(ARGS[1])
+    np.testing.assert_allclose(got[0], t.mean(), rtol=1e-12)
+    np.testing.assert_allclose(got[1], 2 * ARGS[0].T @ ((1 - t ** 2) / 3), rtol=1e-12)
+    assert steps.get_value() == 3 and not np.shares_memory(got[1], x.get_value(borrow=True))
