@@ -188,8 +188,11 @@ class Writer:
     vector) are made only where an op reads them as arrays (``lazy``): a loop reads the scalar
     (``scalars``), a ``DimShuffle`` picking a length reads it from the shape (``lengths``)."""
 
-    def __init__(self, constants: dict):
+    def __init__(self, constants: dict, fgraph=None):
         self.constants = constants     # variable -> its value, known at link time
+        # variable -> its readers, nodes and outputs (a translation that updates a value in place
+        # must be its only reader)
+        self.readers: dict = {} if fgraph is None else {v: len(readers) for v, readers in fgraph.clients.items()}
         self.names: dict = {}          # variable -> local name or literal
         self.passed: list = []         # (parameter name, value) of constants passed as arguments
         self.scalars: dict = {}        # variable of one element -> the scalar expression it holds
