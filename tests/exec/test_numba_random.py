@@ -135,3 +135,18 @@ def test_two_draws_from_one_generator_stay_with_the_program_and_a_chain_is_trans
     for got, want in zip(whole[:3], program[:3]):
         np.testing.assert_array_equal(got, want)
     assert whole[3].bit_generator.state == program[3].bit_generator.state
+
+
+def test_categorical_draws_over_batches_sizes_and_one_category():
+    p = np.array([[0.2, 0.5, 0.3], [0.0, 0.0, 1.0], [0.6, np.nan, 0.4]])
+    for size, value in [(None, p), ((5, 3), p), ((4,), p[:1]), (None, p[0]), ((0,), p[0]), (None, np.ones((2, 1)))]:
+        r, probabilities = random_generator_type("r"), et.as_tensor_variable(value).type()
+        draw = et.random.categorical(probabilities, size=size, rng=r)
+        f = eg.function([r, probabilities], [draw * 1, draw.owner.outputs[0]])
+        assert not _called_in_python(f)
+        _same_draws(f, [value])
+    g = eg.function([r, probabilities], et.random.categorical(probabilities, size=(3,), rng=r) * 1)
+    with pytest.raises(ValueError):   # a batch of 2 the size of 3 does not cover
+        g(np.random.default_rng(0), np.ones((2, 1)))
+    with pytest.raises(ValueError):
+        _kernel(g)(np.random.default_rng(0), np.ones((2, 1)), *g.program.call.__globals__["passed"])

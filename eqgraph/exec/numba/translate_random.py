@@ -21,7 +21,8 @@ Left to the program, with the reason:
   ``log`` or ``power`` to uniform draws, whose float64 loops may be NumPy's own SIMD forms rather
   than the C library's that Numba calls;
 - ``multinomial``, ``choice``, ``permutation``, ``multivariate_normal``, ``dirichlet``,
-  ``categorical``, ``betabinom``: draws with core dimensions or several passes over the shape.
+  ``betabinom``: draws with core dimensions or several passes over the shape (``categorical``,
+  one uniform per element and a sum along the core axis, has its loop here).
 """
 
 from __future__ import annotations
@@ -63,12 +64,17 @@ _INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
 
 
 def random_variable(w, node):
-    """A draw of a distribution of ``DRAWS`` on a generator nothing else reads, or None."""
+    """A draw of a distribution of ``DRAWS``, or a categorical one, on a generator nothing else
+    reads; or None."""
     op = node.op
     rng, *inputs = node.inputs
     new_rng, out = node.outputs
     size, params = (inputs[0], inputs[1:]) if op.sized else (None, inputs)
-    if op.distribution not in DRAWS or op.options or w.readers.get(rng, 2) != 1:
+    if op.options or w.readers.get(rng, 2) != 1:
+        return None
+    if op.distribution == "categorical":
+        return _categorical(w, node, size, params[0])
+    if op.distribution not in DRAWS:
         return None
     form, checks, joint, drawn = DRAWS[op.distribution]
     integer = _INTEGER_PARAMS.get(op.distribution, ())
@@ -96,6 +102,42 @@ def random_variable(w, node):
         lines += [indent + line for line in body]
         lines.append(f"{indent}{name}[{at}] = {value}")
     w.names[new_rng] = gen
+    return lines
+
+
+def _categorical(w, node, size, p):
+    """``categorical``, as ``_random_host`` draws it: per element of the batch a uniform draw and
+    the number of the cumulative sums of ``p``'s last axis (added in order, as ``np.cumsum``)
+    below it, at most the last category."""
+    rng, out = node.inputs[0], node.outputs[1]
+    batch = p.ndim - 1
+    if p.dtype != "float64" or batch > out.ndim or cast_form("v", "int64", out.dtype) is None:
+        return None
+    gen, name, rank = w.value(rng), w.value(p), out.ndim
+    lines = []
+    if size is not None:
+        lengths = [f"{w.value(size)}[{d}]" for d in range(rank)]
+    else:
+        lengths = [f"{name}.shape[{d}]" for d in range(batch)]
+    ns = [w.fresh("n") for _ in range(rank)]
+    lines += [f"{n} = {length}" for n, length in zip(ns, lengths)]
+    subscripts = []
+    for dd in range(batch):   # each batch axis of p is 1 or the draw's (the host's ValueError otherwise)
+        d, moves = rank - batch + dd, w.fresh("m")
+        lines += [f"if {name}.shape[{dd}] != 1 and {name}.shape[{dd}] != {ns[d]}: raise ValueError('size')",
+                  f"{moves} = 1 if {name}.shape[{dd}] != 1 else 0"]
+        subscripts.append(f"i{d} * {moves}")
+    k, target = f"{name}.shape[{batch}]", w.define(out)
+    if rank:
+        lines.append(f"{target} = np.empty(({''.join(n + ', ' for n in ns)}), dtype={NUMPY_DTYPES[out.dtype]})")
+    lines += [f"{'    ' * d}for i{d} in range({n}):" for d, n in enumerate(ns)]
+    indent, row = "    " * rank, ", ".join([*subscripts, "j"])
+    at = f"[{', '.join(f'i{d}' for d in range(rank))}]" if rank else ""
+    lines += [f"{indent}u = {gen}.uniform(0.0, 1.0)", f"{indent}below = 0", f"{indent}total = 0.0",
+              f"{indent}for j in range({k}):", f"{indent}    total += {name}[{row}]",
+              f"{indent}    if total < u: below += 1",
+              f"{indent}{target}{at} = {cast_form(f'np.int64(min(below, {k} - 1))', 'int64', out.dtype)}"]
+    w.names[node.outputs[0]] = gen
     return lines
 
 
