@@ -5,9 +5,6 @@ solves to rounding), and where the op raises (an index out of bounds, a matrix t
 positive definite) the compiled function raises too, so that the program runs and names the
 node.  Tests that compile skip without Numba."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -336,20 +333,3 @@ def test_graphs_that_would_call_python_as_often_as_numba_or_call_a_fused_node_ke
     assert not hasattr(g.program.call, "whole_source")
     fused = {type(n.op).__name__ for n in _called_in_python(g)}
     assert fused and fused <= {"Composite", "ReducingComposite"}
-
-
-#: the bench models' nodes without a Numba form: none
-CALLED_IN_PYTHON = {}
-
-
-def test_the_bench_models_whole_functions_call_no_other_node_in_python():
-    sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
-    try:
-        from models import EqgraphNS, model_table
-    finally:
-        sys.path.pop(0)
-    lib = EqgraphNS()
-    called = {}
-    for model, (fn, params, data) in model_table(np.random.default_rng(0)).items():
-        called[model] = sorted(type(n.op).__name__ for n in _called_in_python(lib.compile(fn, params, data)))
-    assert {model: names for model, names in called.items() if names} == CALLED_IN_PYTHON

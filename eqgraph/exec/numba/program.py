@@ -73,7 +73,7 @@ from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.join import Join
-from eqgraph.tensor.linalg import Cholesky, Det, Eigh, MatrixInverse, SlogDet, Solve
+from eqgraph.tensor.linalg import Cholesky, Solve
 from eqgraph.tensor.math import Softmax
 from eqgraph.tensor.products import Einsum, ExtractDiag
 from eqgraph.tensor.assertion import CheckAndRaise
@@ -103,13 +103,12 @@ MIN_NODES = 3
 MISSES = 50
 #: op class -> translation (writer, node) -> the lines computing the node, or None where it has
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
-TRANSLATIONS = {**basic.TRANSLATIONS, **random.TRANSLATIONS,
+TRANSLATIONS = {**basic.TRANSLATIONS, **random.TRANSLATIONS, **linalg2.TRANSLATIONS,
                 Subtensor: indexing.subtensor, AdvancedSubtensor: indexing.advanced_subtensor,
                 IncSubtensor: indexing.inc_subtensor, AdvancedIncSubtensor: indexing.advanced_inc_subtensor,
                 SpecifyShape: indexing.specify_shape, Alloc: indexing.alloc, ARange: indexing.arange,
                 Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
                 Cholesky: linalg.cholesky, Solve: linalg.solve,
-                Det: linalg2.det, SlogDet: linalg2.slogdet, MatrixInverse: linalg2.inverse, Eigh: linalg2.eigh,
                 Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise,
                 Einsum: products.einsum}
 

@@ -120,36 +120,29 @@ def summed(w, node):
     name = w.value(x)
     if axes == tuple(range(ndim - len(axes), ndim)):   # the last axes
         rows, _, lengths = _rows(name, ndim, axes)
-        value = f"sum_rows_nd({rows}, {op.name == 'mean'})"
+        value = f"sum_nd({rows}, {op.name == 'mean'}, True)"
     elif axes == tuple(range(len(axes))):   # the first axes
         lengths = [f"{name}.shape[{d}]" for d in range(len(axes), ndim)]
         columns = f"np.ascontiguousarray({name}).reshape((-1, {' * '.join(lengths)}))"
-        value = f"sum_columns_nd({columns}, {op.name == 'mean'})"
+        value = f"sum_nd({columns}, {op.name == 'mean'}, False)"
     else:
         return None
     return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_rows_nd", "sum_columns_nd")
+HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd")
 
 if numba is not None:
     _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
 
     @numba.njit(cache=True, error_model="numpy")
-    def sum_rows_nd(x, mean):
-        """The sums (or means) of the rows of a C-contiguous matrix; rows of no elements sum to 0."""
-        if x.shape[1] == 0:
-            out = np.zeros(x.shape[0])
+    def sum_nd(x, mean, rows):
+        """The sums (or means) of the ``rows`` of a C-contiguous matrix (each added pairwise), else
+        of its columns (row after row into running sums); an axis of no elements sums to 0."""
+        if x.shape[1 if rows else 0] == 0:
+            out = np.zeros(x.shape[0 if rows else 1])
             return out / 0.0 if mean else out
-        return _sum_rows(x, mean)
-
-    @numba.njit(cache=True, error_model="numpy")
-    def sum_columns_nd(x, mean):
-        """The sums (or means) of the columns of a C-contiguous matrix, row after row."""
-        if x.shape[0] == 0:
-            out = np.zeros(x.shape[1])
-            return out / 0.0 if mean else out
-        return _sum_columns(x, mean)
+        return _sum_rows(x, mean) if rows else _sum_columns(x, mean)
 
     @numba.njit(cache=True, error_model="numpy")
     def logsumexp_rows(x):
@@ -229,4 +222,4 @@ if numba is not None:
         return out
 
 else:
-    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_rows_nd = sum_columns_nd = None
+    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_nd = None
