@@ -199,7 +199,17 @@ class Writer:
         self.lengths: dict = {}        # shape vector -> the expressions of its entries
         self.lazy: dict = {}           # variable -> the expression making it, until an op reads it
         self.pending: list = []        # lines making lazy values, put before the current node's lines
+        self.layouts: dict = {}        # variable -> how the program's NumPy lays it out (``layout``)
         self.count = 0
+
+    def layout(self, var):
+        """How the program lays ``var`` out in memory, which decides the order NumPy adds it in:
+        ``(order, conditions)``, ``order`` "C" (C order) or "T" (a matrix lying as the transpose of a
+        C-ordered one), where the run-time ``conditions`` (expressions) hold; None where unknown.
+        The values this function computes are C-ordered whatever NumPy's layout."""
+        if var not in self.layouts:
+            self.layouts[var] = _numpy_layout(self, var)
+        return self.layouts[var]
 
     def fresh(self, prefix: str) -> str:
         self.count += 1
@@ -230,6 +240,47 @@ class Writer:
                 self.names[var] = name = self.fresh("k")
                 self.passed.append((name, np.ascontiguousarray(self.constants[var])))
         return self.names[var]
+
+
+def _numpy_layout(w: Writer, var):
+    """``Writer.layout`` of ``var``, from the layouts of its node's inputs."""
+    owner = var.owner
+    if owner is None or var.ndim < 2:
+        return "C", ()
+    op, inputs = owner.op, owner.inputs
+    if isinstance(op, DimShuffle):
+        source = w.layout(inputs[0])
+        kept = [o for o in op.new_order if o != "x"]
+        if source is None or kept != sorted(kept) and op.new_order != (1, 0):
+            return None
+        if op.new_order == (1, 0):
+            return {"C": "T", "T": "C"}[source[0]], source[1]
+        return source if source[0] == "C" or op.new_order == (0, 1) else None
+    if isinstance(op, (Elemwise, Cast, Composite)):
+        return _elementwise_layout(w, var, inputs)
+    layouts = [w.layout(x) for x in inputs if getattr(x.type, "ndim", 0) >= 2]
+    if any(layout is None or layout[0] != "C" for layout in layouts):   # a view of a value NumPy lays otherwise
+        return None
+    return "C", tuple(c for layout in layouts for c in layout[1])
+
+
+def _elementwise_layout(w: Writer, var, inputs):
+    """NumPy's ufuncs lay a result out as the operands that span it lie (each axis of length
+    other than 1 in every operand: a broadcast axis has stride 0, which casts no vote); where they
+    disagree, an operand in C order wins; with no vote, C order."""
+    voters = [x for x in inputs if x.ndim == var.ndim and 1 not in x.type.shape and w.one_element(x) is None]
+    layouts = [w.layout(x) for x in voters]
+    if any(layout is None for layout in layouts):
+        return None
+    conditions = tuple(c for layout in layouts for c in layout[1])
+    orders = {layout[0] for layout in layouts}
+    if orders <= {"C"}:
+        return "C", conditions
+    if var.ndim != 2:
+        return None
+    spanning = " or ".join(f"({w.value(x)}.shape[0] != 1 and {w.value(x)}.shape[1] != 1)"
+                           for x, layout in zip(voters, layouts) if layout[0] == ("C" if "C" in orders else "T"))
+    return ("C" if "C" in orders else "T"), (*conditions, spanning)
 
 
 # -- elementwise nodes: loops over the broadcast shape -------------------------------------------
@@ -338,7 +389,7 @@ def _step(step_op, args: list, ins: list, out: str) -> str | None:
 
 def _reducing(w: Writer, node):
     """A ``ReducingComposite``: its elementwise part as a loop, then each sum or mean as
-    ``_reduce`` writes it, over the C-ordered array the loop wrote."""
+    ``_reduce`` writes it, in the order NumPy adds the values (``Writer.layout``)."""
     op = node.op
     values = op.elementwise().make_node(*node.inputs)   # the values written or reduced, as variables
     lines = _elementwise(w, values)
@@ -350,7 +401,7 @@ def _reducing(w: Writer, node):
             w.names[out] = w.names[value]
             continue
         reduced = reduction.make_node(value)
-        more = _reduce(w, reduced, c_ordered=True)   # the loop above wrote the values
+        more = _reduce(w, reduced)
         if more is None:
             return None
         lines += more
@@ -418,54 +469,40 @@ def _reduce_no_axes(w: Writer, node):
     return [f"{w.define(out)} = {name}.astype({NUMPY_DTYPES[out.dtype]})"]
 
 
-def _reduce(w: Writer, node, c_ordered: bool = False):
-    """A reduction; ``c_ordered`` says that ``x`` is an array this function wrote in C order, not
-    a value whose layout NumPy decides."""
+def _reduce(w: Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if not op.axis:
         return _reduce_no_axes(w, node)
     if op.name == "logsumexp":
-        return reductions.logsumexp(w, node)
+        return _c_ordered(w, x, reductions.logsumexp, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
     kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
     if kind is None:
-        return reductions.orderless(w, node) or _in_memory_order(x, reductions.summed, w, node, c_ordered) \
+        return reductions.orderless(w, node) or _c_ordered(w, x, reductions.summed, node) \
             or reductions.arg_extreme(w, node)
-    source, kind = (x, kind) if c_ordered else _untransposed(x, kind)
-    if source is None:
+    ordered = _memory_ordered(w, x, kind)
+    if ordered is None:
         return None
-    value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(source)}), {op.name == 'mean'})"
+    checks, source, kind = ordered
+    value = f"{KERNEL_NAMES[kind]}({source}, {op.name == 'mean'})"
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
-    return [f"{w.define(out)} = {value}"]
+    return [*checks, f"{w.define(out)} = {value}"]
 
 
-def _permutes_axes(x) -> bool:
-    """Whether ``x`` may lie in memory in another order than its axes: a view through a
-    transposing ``DimShuffle``, or an elementwise result of one (NumPy lays out an elementwise
-    result as its inputs are laid out). NumPy adds such an array in memory order, which a C-ordered
-    copy of it does not reproduce."""
-    seen, stack = set(), [x]
-    while stack:
-        v = stack.pop()
-        if v.owner is None or v in seen:
-            continue
-        seen.add(v)
-        op = v.owner.op
-        if isinstance(op, DimShuffle):
-            kept = [o for o in op.new_order if o != "x"]
-            if kept != sorted(kept):
-                return True
-            stack.append(v.owner.inputs[0])
-        elif isinstance(op, (Elemwise, Cast, Composite)):
-            stack.extend(i for i in v.owner.inputs if i.ndim == v.ndim)
-    return False
+def _checks(conditions) -> list:
+    """Lines raising where a layout's conditions fail (the program then sums as NumPy lays it)."""
+    return [f"if not ({condition}): raise ValueError('memory order')" for condition in conditions]
 
 
-def _in_memory_order(x, translate, w, node, c_ordered):
-    """``translate(w, node)`` where the float sum it writes adds ``x`` in NumPy's order (``x`` is
-    C-ordered); None (a Python call, NumPy's own order) where ``x``'s axes may be permuted."""
-    return None if not c_ordered and _permutes_axes(x) else translate(w, node)
+def _c_ordered(w: Writer, x, translate, node):
+    """``translate(w, node)``, a float sum adding ``x`` in C order, where NumPy lays ``x`` out in
+    C order; else None (a Python call: NumPy's own order)."""
+    layout = w.layout(x)
+    if layout is None or layout[0] != "C":
+        return None
+    lines = translate(w, node)
+    return None if lines is None else [*_checks(layout[1]), *lines]
 
 
 #: a transposed matrix's sums are the matrix's own: its rows' sums are the matrix's columns'
@@ -473,21 +510,24 @@ _TRANSPOSED_KIND = {("whole", False): ("whole", False), ("rows", False): ("colum
                     ("columns", False): ("rows", False)}
 
 
-def _untransposed(x, kind):
-    """``(value, kind)``: the value a float sum of ``x`` reads and the kernel adding it in NumPy's
-    order; a matrix transposed from a C-ordered one is summed as that matrix; (None, kind) where
-    ``x``'s axes are permuted otherwise."""
-    if not _permutes_axes(x):
-        return x, kind
-    if x.owner is None or not isinstance(x.owner.op, DimShuffle):
-        return None, kind
-    source = x.owner.inputs[0]
-    if x.owner.op.new_order == (1, 0) and kind in _TRANSPOSED_KIND and not _permutes_axes(source):
-        return source, _TRANSPOSED_KIND[kind]
-    return None, kind
+def _memory_ordered(w: Writer, x, kind):
+    """``(checks, the C-contiguous array NumPy adds in memory order, the kernel adding it)``: ``x``
+    itself where NumPy lays it out in C order, its transpose summed the other way where it lies as
+    the transpose of a C-ordered matrix (a view of one needs no copy); None where unknown."""
+    layout = w.layout(x)
+    if layout is None or layout[0] == "T" and kind not in _TRANSPOSED_KIND:
+        return None
+    order, conditions = layout
+    if order == "C":
+        return _checks(conditions), f"np.ascontiguousarray({w.value(x)})", kind
+    return _checks(conditions), f"np.ascontiguousarray({w.value(x)}.T)", _TRANSPOSED_KIND[kind]
 
 
 def _softmax(w: Writer, node):
+    return _c_ordered(w, node.inputs[0], _softmax_c_ordered, node)
+
+
+def _softmax_c_ordered(w: Writer, node):
     op, (x,) = node.op, node.inputs
     kind = softmax_kind(x.dtype, node.outputs[0].dtype, x.ndim, op.axis)
     if kind is None:
@@ -496,6 +536,10 @@ def _softmax(w: Writer, node):
 
 
 def _sum_to_shape(w: Writer, node):
+    return _c_ordered(w, node.inputs[0], _sum_to_shape_c_ordered, node)
+
+
+def _sum_to_shape_c_ordered(w: Writer, node):
     g, like = node.inputs
     if g.ndim not in (1, 2) or g.dtype != "float64" or node.outputs[0].dtype != "float64":
         return None
