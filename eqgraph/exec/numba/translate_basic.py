@@ -20,7 +20,7 @@ import numpy as np
 
 from eqgraph.exec.numba import translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.numpy.kernels import NUMPY_FORMS
+from eqgraph.exec.numpy.kernels import BLOCKED_FROM, NUMPY_FORMS
 from eqgraph.exec.numba.kernels import FORMS
 from eqgraph.exec.numba.reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
@@ -278,9 +278,15 @@ def _elementwise_layout(w: Writer, var, inputs):
         return "C", conditions
     if var.ndim != 2:
         return None
+    order = "C" if "C" in orders else "T"
     spanning = " or ".join(f"({w.value(x)}.shape[0] != 1 and {w.value(x)}.shape[1] != 1)"
-                           for x, layout in zip(voters, layouts) if layout[0] == ("C" if "C" in orders else "T"))
-    return ("C" if "C" in orders else "T"), (*conditions, spanning)
+                           for x, layout in zip(voters, layouts) if layout[0] == order)
+    if order == "T" and isinstance(var.owner.op, Composite):
+        # the program's fused kernel calls NumPy's ufuncs on arrays this small, and on larger ones
+        # computes blocks of C-ordered copies into a C-ordered result
+        name = w.value(voters[0])
+        spanning = f"({spanning}) and {name}.shape[0] * {name}.shape[1] < {BLOCKED_FROM}"
+    return order, (*conditions, spanning)
 
 
 # -- elementwise nodes: loops over the broadcast shape -------------------------------------------
