@@ -118,8 +118,6 @@ EXPECTED = {
                                                    "gammainccinv", "ive")},
     "Reduce.prod": (["Reduce"], "a float product depends on the order NumPy's loop multiplies in, which no "
                                 "loop here reproduces"),
-    "Cast": (["Composite"], "floats to integers: Numba's conversion of NaN, inf and values out of range is "
-                            "undefined (LLVM), NumPy's the platform's; a fused node is never called in Python"),
     "Convolve": (["Convolve"], "no translation yet"),
     "IfElse": (["IfElse"], "a lazy branch: the program evaluates only the branch taken"),
     "Repeat": (["Repeat"], "no translation yet"),

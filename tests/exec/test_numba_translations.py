@@ -333,3 +333,24 @@ def test_graphs_that_would_call_python_as_often_as_numba_or_call_a_fused_node_ke
     assert not hasattr(g.program.call, "whole_source")
     fused = {type(n.op).__name__ for n in _called_in_python(g)}
     assert fused and fused <= {"Composite", "ReducingComposite"}
+
+
+# -- casts from floats to integers ----------------------------------------------------------------
+_EDGES = np.array([np.nan, np.inf, -np.inf, -0.0, 2.0**63, -2.0**63, 2.0**63 - 1024, 2.0**31, -2.0**31,
+                   2.0**31 - 0.5, -2.0**31 - 1, 2.0**32 + 5, 70000.5, -300.7, 255.5, 256.0, -0.5, 1e19, -3e9])
+
+
+@pytest.mark.parametrize("target", ["int64", "int32", "int16", "int8", "uint16", "uint8"])
+@pytest.mark.parametrize("source", ["float64", "float32"])
+def test_casts_from_floats_give_numpys_integers_for_nan_inf_and_values_out_of_range(source, target):
+    x = et.TensorType(source, (None,))("x")
+    values = np.concatenate([_EDGES, rng.normal(size=50) * 10.0 ** rng.integers(0, 20, 50)]).astype(source)
+    _same([x], [et.cast(x, target) * 2, et.cast(x[0], target) + 1], (Composite, Elemwise),
+          [values], [values[:1]], [values[::-1].copy()])
+
+
+def test_casts_to_the_widest_unsigned_integers_stay_with_numpy():
+    x = et.dvector("x")
+    for target in ("uint32", "uint64"):
+        f = eg.function([x], et.cast(x, target) * 2)
+        assert _called_in_python(f) or not hasattr(f.program.call, "whole_source")

@@ -104,10 +104,10 @@ def _numpy_loop_dtype(step_op, ins: list):
         return None
 
 
-def cast_form(value: str, source: str, target: str) -> str | None:
-    """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy's ``astype``
-    converts, or None where Numba's conversion differs (floats to integers: NaN, inf and values out
-    of range are undefined in LLVM, platform values in NumPy)."""
+def cast_form(value: str, source: str, target: str, astype: bool = False) -> str | None:
+    """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy converts, or None
+    where Numba's conversion differs.  Floats to integers (``astype``: as ``ndarray.astype``
+    converts them, where ``np.array`` raises for NaN) take ``_float_to_integer``'s form."""
     if source == target:
         return value
     if target == "bool":
@@ -115,8 +115,27 @@ def cast_form(value: str, source: str, target: str) -> str | None:
     if source == "bool":
         return f"({NUMPY_DTYPES[target]}(1) if {value} else {NUMPY_DTYPES[target]}(0))"
     if source.startswith("float") and not target.startswith("float"):
-        return None
+        return _float_to_integer(value, target) if astype else None
     return f"{NUMPY_DTYPES[target]}({value})"
+
+
+#: integer dtype -> the width NumPy's cast from a float converts through on this platform (x86-64's
+#: truncating conversion to 64 or 32 bits, then the narrower dtype's bits); uint32 and uint64 take
+#: other paths (SIMD conversions through unsigned values) and have no form here
+_CONVERTED_THROUGH = {"int64": 64, "int32": 32, "int16": 32, "int8": 32, "uint16": 32, "uint8": 32}
+
+
+def _float_to_integer(value: str, target: str) -> str | None:
+    """NumPy's ``astype`` of a float to ``target``: the value truncated where it fits the width
+    converted through, else that width's minimum (the x86 "integer indefinite", also for NaN and
+    inf), then wrapped to ``target``.  Numba's own conversion of NaN, inf and values out of range
+    is undefined (LLVM's ``fptosi``), so it only ever sees values in range."""
+    bits = _CONVERTED_THROUGH.get(target)
+    if bits is None:
+        return None
+    low = -2 ** (bits - 1)
+    wide = f"(np.int64({value}) if {float(low)!r} <= {value} < {float(-low)!r} else np.int64({low}))"
+    return wide if target == "int64" else f"{NUMPY_DTYPES[target]}({wide})"
 
 
 def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
@@ -126,7 +145,7 @@ def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
     as the program casts; or None where Numba would not give NumPy's bits."""
     key = step_name(step_op)
     if key.startswith("cast_"):
-        return cast_form(args[0], ins[0], out)
+        return cast_form(args[0], ins[0], out, astype=True)
     if key not in _FORMS:
         return None
     if key in ("isnan", "isinf"):
