@@ -116,8 +116,6 @@ _NO_FORM = "no Numba form of this special function (numba_kernels.NO_FORM)"
 EXPECTED = {
     **{name: (["Elemwise"], _NO_FORM) for name in ("beta", "betaln", "betainc", "gammaincinv",
                                                    "gammainccinv", "ive")},
-    "Reduce.prod": (["Reduce"], "a float product depends on the order NumPy's loop multiplies in, which no "
-                                "loop here reproduces"),
     "Convolve": (["Convolve"], "no translation yet"),
     "IfElse": (["IfElse"], "a lazy branch: the program evaluates only the branch taken"),
     "Repeat": (["Repeat"], "no translation yet"),

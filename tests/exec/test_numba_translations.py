@@ -354,3 +354,24 @@ def test_casts_to_the_widest_unsigned_integers_stay_with_numpy():
     for target in ("uint32", "uint64"):
         f = eg.function([x], et.cast(x, target) * 2)
         assert _called_in_python(f) or not hasattr(f.program.call, "whole_source")
+
+
+# -- float products -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, acc", [("float64", ""), ("float32", ""), ("float32", "float32")])
+def test_float_products_multiply_in_numpys_order(dtype, acc):
+    t3 = et.TensorType(dtype, (None, None, None))("t3")
+    outs = [Reduce("prod", axes, keepdims, acc)(t3) * 2
+            for axes, keepdims in [((0, 1, 2), False), ((1,), False), ((0, 2), True), ((2,), False), ((0,), True)]]
+    near_one = (1.0 + rng.normal(size=(4, 50, 30)) * 1e-2).astype(dtype)
+    special = near_one.copy()
+    special[0, 3, :4] = [np.nan, np.inf, -0.0, 0.0]
+    _same([t3], outs, Reduce, [near_one], [special], [near_one[:, :0]], [np.ones((1, 1, 1), dtype=dtype)])
+
+
+def test_a_float_product_of_a_transposed_matrix_stays_with_numpy():
+    m = et.dmatrix("m")
+    f = eg.function([m], [et.prod(et.exp(m.T) * 2.0, axis=1) + 1.0, et.sum(m) * 2.0, et.exp(m) + 1.0])
+    assert [type(node.op).__name__ for node in _called_in_python(f)] == ["Reduce"]
+    with np.errstate(all="ignore"):
+        value = 1.0 + rng.normal(size=(30, 30)) * 1e-2
+        np.testing.assert_array_equal(f(value)[0], np.prod(np.exp(value.T) * 2.0, axis=1) + 1.0)

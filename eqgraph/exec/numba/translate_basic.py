@@ -503,8 +503,8 @@ def _reduce(w: Writer, node):
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
     kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
     if kind is None:
-        return reductions.orderless(w, node) or _c_ordered(w, x, reductions.summed, node) \
-            or reductions.arg_extreme(w, node)
+        return reductions.orderless(w, node) or _c_ordered(w, x, reductions.product, node) \
+            or _c_ordered(w, x, reductions.summed, node) or reductions.arg_extreme(w, node)
     ordered = _memory_ordered(w, x, kind)
     if ordered is None:
         return None

@@ -11,8 +11,9 @@
 - ``argmax`` and ``argmin`` over one axis or all of them (the first extreme, or the first NaN);
 - float64 sums and means over the last axes or the first axes of any array: NumPy's iterator
   makes those a pairwise sum per row, or running sums row after row, which ``numba_reductions``'
-  loops compute.  Over axes in the middle NumPy's order follows its choice of loops, and float
-  products its multiplication order; those nodes stay Python calls.
+  loops compute.  Over axes in the middle NumPy's order follows its choice of loops; those nodes
+  stay Python calls;
+- float products over any axes: NumPy multiplies one element after the other, in C order.
 """
 
 from __future__ import annotations
@@ -91,6 +92,28 @@ def orderless(w, node):
     else:
         value = f"reduce_rows({rows}, {_ORDERLESS[op.name]}, np.{'ones' if op.name == 'prod' else 'zeros'}(1, dtype=np.{'bool_' if out.dtype == 'bool' else out.dtype}))"
     return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
+
+
+def product(w, node):
+    """A float ``prod`` over any axes: NumPy multiplies each result's elements one after the other
+    in C order of the reduced axes (no pairwise order, unlike its sums), in the accumulator's
+    dtype, then casts to the result's; so does ``reduce_rows`` over the rows of ``_rows``.  The
+    caller sees that NumPy lays ``x`` out in C order."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name != "prod" or not op.axis or x.ndim == 0 or x.dtype not in _FLOATS or out.dtype != x.dtype:
+        return None
+    acc = op.accumulator(x.dtype) or x.dtype
+    if acc not in _FLOATS:
+        return None
+    axes = tuple(sorted(op.axis))
+    rows, _, lengths = _rows(w.value(x), x.ndim, axes)
+    value = f"reduce_rows({rows}, 1, np.ones(1, dtype=np.{acc}))"
+    if acc != out.dtype:
+        value = f"{value}.astype(np.{out.dtype})"
+    return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
+
+
+_FLOATS = ("float64", "float32")
 
 
 def arg_extreme(w, node):
