@@ -375,3 +375,11 @@ def test_a_float_product_of_a_transposed_matrix_stays_with_numpy():
     with np.errstate(all="ignore"):
         value = 1.0 + rng.normal(size=(30, 30)) * 1e-2
         np.testing.assert_array_equal(f(value)[0], np.prod(np.exp(value.T) * 2.0, axis=1) + 1.0)
+
+
+def test_float_sums_and_means_over_middle_axes_add_in_numpys_order():
+    t3, t4 = et.dtensor3("t3"), et.dtensor4("t4")
+    outs = [et.sum(t3, axis=1) * 2.0, et.mean(t3, axis=1, keepdims=True) * 2.0, et.sum(t4, axis=(1, 2)) * 2.0,
+            et.mean(t4, axis=2) * 2.0]
+    cases = [(3, 40, 5, 4), (1, 40, 1, 3), (5, 300, 9, 1), (2, 1, 17, 2), (4, 0, 3, 2)]
+    _same([t3, t4], outs, Reduce, *[[rng.normal(size=(a, b, c)), rng.normal(size=(a, b, c, d))] for a, b, c, d in cases])

@@ -132,8 +132,9 @@ def arg_extreme(w, node):
 def summed(w, node):
     """A float64 ``sum`` or ``mean`` over the last axes of an array (each result element a row of
     ``_rows``, added in NumPy's pairwise order) or over its first axes (row after row into running
-    sums, as NumPy adds over leading axes of a C-contiguous array), by ``numba_reductions``' loops;
-    None over other axes (NumPy's order there follows its iterator's choice of loops)."""
+    sums, as NumPy adds over leading axes of a C-contiguous array), or over a run of axes between
+    (those running sums per element of the leading axes), by ``numba_reductions``' loops; None
+    over other sets of axes (NumPy's iterator mixes pairwise and running sums there)."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if op.name not in ("sum", "mean") or x.dtype != "float64" or out.dtype != "float64" or x.ndim == 0:
         return None
@@ -148,12 +149,17 @@ def summed(w, node):
         lengths = [f"{name}.shape[{d}]" for d in range(len(axes), ndim)]
         columns = f"np.ascontiguousarray({name}).reshape((-1, {' * '.join(lengths)}))"
         value = f"sum_nd({columns}, {op.name == 'mean'}, False)"
+    elif axes == tuple(range(axes[0], axes[-1] + 1)):   # a run of axes in the middle
+        lengths = [f"{name}.shape[{d}]" for d in range(ndim) if d not in axes]
+        counts = [" * ".join(f"{name}.shape[{d}]" for d in part) for part in
+                  (range(axes[0]), axes, range(axes[-1] + 1, ndim))]
+        value = f"sum_middle(np.ascontiguousarray({name}).reshape(({', '.join(counts)})), {op.name == 'mean'})"
     else:
         return None
     return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd")
+HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd", "sum_middle")
 
 if numba is not None:
     _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
@@ -166,6 +172,16 @@ if numba is not None:
             out = np.zeros(x.shape[0 if rows else 1])
             return out / 0.0 if mean else out
         return _sum_rows(x, mean) if rows else _sum_columns(x, mean)
+
+    @numba.njit(cache=True, error_model="numpy")
+    def sum_middle(x, mean):
+        """The sums (or means) over the middle axis of a C-contiguous 3-d array, one vector per
+        element of its first axis, laid end to end: each matrix ``x[i]``'s columns, as ``sum_nd``."""
+        n = x.shape[2]
+        out = np.empty(x.shape[0] * n)
+        for i in range(x.shape[0]):
+            out[i * n:(i + 1) * n] = sum_nd(x[i], mean, False)
+        return out
 
     @numba.njit(cache=True, error_model="numpy")
     def logsumexp_rows(x):
@@ -245,4 +261,4 @@ if numba is not None:
         return out
 
 else:
-    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_nd = None
+    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_nd = sum_middle = None
