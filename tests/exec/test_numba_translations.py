@@ -383,3 +383,12 @@ def test_float_sums_and_means_over_middle_axes_add_in_numpys_order():
             et.mean(t4, axis=2) * 2.0]
     cases = [(3, 40, 5, 4), (1, 40, 1, 3), (5, 300, 9, 1), (2, 1, 17, 2), (4, 0, 3, 2)]
     _same([t3, t4], outs, Reduce, *[[rng.normal(size=(a, b, c)), rng.normal(size=(a, b, c, d))] for a, b, c, d in cases])
+
+
+def test_float32_sums_and_means_accumulate_in_float64_as_numpy_does():
+    m32 = et.TensorType("float32", (None, None))("m32")
+    outs = [et.sum(m32) * 2.0, et.sum(m32, axis=0) * 2.0, et.mean(m32, axis=1) * 2.0,
+            et.sum(m32, axis=1, keepdims=True) * 2.0, et.mean(m32, axis=(0, 1), keepdims=True) * 2.0]
+    values = (rng.normal(size=(40, 300)) * 1000).astype("float32")
+    _same([m32], outs, Reduce, [values], [values[:1]], [values[:, :0].copy()], [values[:7, :9].copy()])
+    assert all(out.dtype == "float32" for out in outs)

@@ -501,7 +501,12 @@ def _reduce(w: Writer, node):
     if op.name == "logsumexp":
         return _c_ordered(w, x, reductions.logsumexp, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
-    kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
+    # a float32 sum or mean accumulating in float64 (the default) adds the values cast to float64
+    # as a float64 sum adds them, then rounds once
+    widened = x.dtype == out.dtype == "float32" and op.accumulator("float32") == "float64"
+    dtype = "float64" if widened else x.dtype
+    kind = reduction_kind(op.name, dtype, "float64" if widened else out.dtype, x.ndim, op.axis,
+                          op.keepdims and not whole)
     if kind is None:
         return reductions.orderless(w, node) or _c_ordered(w, x, reductions.product, node) \
             or _c_ordered(w, x, reductions.summed, node) or reductions.arg_extreme(w, node)
@@ -509,7 +514,9 @@ def _reduce(w: Writer, node):
     if ordered is None:
         return None
     checks, source, kind = ordered
-    value = f"{KERNEL_NAMES[kind]}({source}, {op.name == 'mean'})"
+    value = f"{KERNEL_NAMES[kind]}({source}{'.astype(np.float64)' if widened else ''}, {op.name == 'mean'})"
+    if widened:
+        value = f"np.float32({value})" if kind == ("whole", False) else f"{value}.astype(np.float32)"
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
     return [*checks, f"{w.define(out)} = {value}"]
