@@ -9,7 +9,13 @@ Values may be float64, float32, bool or integers of any width (``SCALAR_TYPES``)
 step on float64, int64 and bool scalars is its ``numba_kernels.FORMS`` entry where Numba's scalars
 compute what NumPy's do (``_step_types_ok``); on the other dtypes the step computes in the dtype
 NumPy's loop does (``_wide_step``: int8 + int8 in int8, int8 / int8 in float64), each result cast
-back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.
+back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.  Casts from
+floats to integers follow NumPy's conversion on x86-64 (``_float_to_integer``).
+
+NumPy adds a float array in the order it lies in memory, and lays an elementwise result out as
+its operands lie (a transposed matrix gives a Fortran-ordered result); the loops here write C
+order.  ``Writer.layout`` follows NumPy's layout through the graph, and the sums read their values
+in that order (a transposed copy where NumPy's lies transposed), or stay Python calls.
 """
 
 from __future__ import annotations

@@ -9,11 +9,14 @@
   ``all``, over any axes of any array: their results do not depend on the order (a NaN wins, as
   in NumPy; integers wrap), so a plain loop over the rows of a transposed copy gives NumPy's;
 - ``argmax`` and ``argmin`` over one axis or all of them (the first extreme, or the first NaN);
-- float64 sums and means over the last axes or the first axes of any array: NumPy's iterator
-  makes those a pairwise sum per row, or running sums row after row, which ``numba_reductions``'
-  loops compute.  Over axes in the middle NumPy's order follows its choice of loops; those nodes
-  stay Python calls;
+- float64 sums and means over the last axes, the first axes or a run of axes between them of
+  any array: NumPy's iterator makes those a pairwise sum per row, or running sums row after row
+  (per element of the leading axes), which ``numba_reductions``' loops compute.  Over other sets
+  of axes NumPy mixes the two; those nodes stay Python calls;
 - float products over any axes: NumPy multiplies one element after the other, in C order.
+
+The float sums and products read their array in C order: ``_reduce`` hands them only values
+that NumPy lays out so (``Writer.layout``).
 """
 
 from __future__ import annotations
