@@ -57,3 +57,13 @@ def _ancestors(outputs) -> set:
             seen.add(x)
             stack.extend(x.owner.inputs if x.owner is not None else ())
     return seen
+
+
+def test_sums_to_shape_of_a_transposed_result_add_in_numpys_order():
+    g = m.T * 2.0 + 1.0
+    outputs = [et.sum_to_shape(g, n[:1]) * 3.0, et.sum_to_shape(g, n[:, :1]) * 3.0, et.sum_to_shape(g, n[:1, :1]) * 3.0]
+    f = eg.function([m, n], outputs)
+    for shape in [(30, 30), (7, 130), (130, 3)]:
+        whole, program = _whole_and_program(f, [rng.normal(size=shape), rng.normal(size=shape[::-1])])
+        assert f.program.call.__globals__["last"], "the whole function did not run"
+        _assert_same(whole, program)

@@ -283,6 +283,8 @@ def _numpy_layout(w: Writer, var):
         return source if source[0] == "C" or op.new_order == (0, 1) else None
     if isinstance(op, (Elemwise, Cast, Composite)):
         return _elementwise_layout(w, var, inputs)
+    if not getattr(op, "view_map", None):   # a new array, in C order
+        return "C", ()
     layouts = [w.layout(x) for x in inputs if getattr(x.type, "ndim", 0) >= 2]
     if any(layout is None or layout[0] != "C" for layout in layouts):   # a view of a value NumPy lays otherwise
         return None
@@ -574,15 +576,17 @@ def _softmax_c_ordered(w: Writer, node):
 
 
 def _sum_to_shape(w: Writer, node):
-    return _c_ordered(w, node.inputs[0], _sum_to_shape_c_ordered, node)
-
-
-def _sum_to_shape_c_ordered(w: Writer, node):
+    """``SumToShape`` of a float64 vector or matrix, added in the order NumPy lays ``g`` out: a
+    matrix lying transposed is summed as its transpose, to the transposed shape."""
     g, like = node.inputs
-    if g.ndim not in (1, 2) or g.dtype != "float64" or node.outputs[0].dtype != "float64":
+    layout = w.layout(g)
+    if g.ndim not in (1, 2) or g.dtype != "float64" or node.outputs[0].dtype != "float64" or layout is None:
         return None
-    shape = ", ".join(f"{w.value(like)}.shape[{d}]" for d in range(g.ndim))
-    return [f"{w.define(node.outputs[0])} = sum_to_shape_{g.ndim}(np.ascontiguousarray({w.value(g)}), {shape})"]
+    dims = [f"{w.value(like)}.shape[{d}]" for d in range(g.ndim)]
+    value = f"sum_to_shape_{g.ndim}(np.ascontiguousarray({w.value(g)}), {', '.join(dims)})"
+    if layout[0] == "T":
+        value = f"sum_to_shape_2(np.ascontiguousarray({w.value(g)}.T), {dims[1]}, {dims[0]}).T"
+    return [*_checks(layout[1]), f"{w.define(node.outputs[0])} = {value}"]
 
 
 def _dimshuffle(w: Writer, node):
