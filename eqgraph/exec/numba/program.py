@@ -25,8 +25,9 @@ program that calls it once it is compiled:
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
 Every value must have a dtype the entries handle (float64, float32, bool and the integers:
-``numba_translate_basic.SCALAR_TYPES``); otherwise there is no whole function and the program runs
-alone.  A node without a translation (no entry, or one that
+``numba_translate_basic.SCALAR_TYPES``), or be a random generator (the caller passes a copy of
+each: ``numba_translate_random``'s draws advance it in place); otherwise there is no whole
+function and the program runs alone.  A node without a translation (no entry, or one that
 declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
 of the rest (``_segmented``); where that leaves as many segments as nodes in Numba, or the node
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
