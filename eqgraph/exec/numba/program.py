@@ -59,6 +59,7 @@ from eqgraph.exec.numba import special as numba_special
 from eqgraph.exec.numba import translate_basic as basic
 from eqgraph.exec.numba import translate_indexing as indexing
 from eqgraph.exec.numba import translate_linalg as linalg
+from eqgraph.exec.numba import translate_layout as layout
 from eqgraph.exec.numba import translate_linalg2 as linalg2
 from eqgraph.exec.numba import translate_products as products
 from eqgraph.exec.numba import translate_random as random
@@ -116,7 +117,7 @@ TRANSLATIONS = {**basic.TRANSLATIONS, **random.TRANSLATIONS, **linalg2.TRANSLATI
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba.reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, random.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, layout.__file__, random.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
            "from eqgraph.exec.numba.program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba.translate_indexing import {', '.join(indexing.HELPERS)}",
            f"from eqgraph.exec.numba.translate_linalg import {', '.join(linalg.HELPERS)}",

@@ -26,7 +26,8 @@ import numpy as np
 
 from eqgraph.exec.numba import translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
-from eqgraph.exec.numpy.kernels import BLOCKED_FROM, NUMPY_FORMS
+from eqgraph.exec.numpy.kernels import NUMPY_FORMS
+from eqgraph.exec.numba.translate_layout import c_ordered, checks, memory_ordered, numpy_layout
 from eqgraph.exec.numba.kernels import FORMS
 from eqgraph.exec.numba.reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
@@ -233,7 +234,7 @@ class Writer:
         C-ordered one), where the run-time ``conditions`` (expressions) hold; None where unknown.
         The values this function computes are C-ordered whatever NumPy's layout."""
         if var not in self.layouts:
-            self.layouts[var] = _numpy_layout(self, var)
+            self.layouts[var] = numpy_layout(self, var)
         return self.layouts[var]
 
     def fresh(self, prefix: str) -> str:
@@ -265,55 +266,6 @@ class Writer:
                 self.names[var] = name = self.fresh("k")
                 self.passed.append((name, np.ascontiguousarray(self.constants[var])))
         return self.names[var]
-
-
-def _numpy_layout(w: Writer, var):
-    """``Writer.layout`` of ``var``, from the layouts of its node's inputs."""
-    owner = var.owner
-    if owner is None or var.ndim < 2:
-        return "C", ()
-    op, inputs = owner.op, owner.inputs
-    if isinstance(op, DimShuffle):
-        source = w.layout(inputs[0])
-        kept = [o for o in op.new_order if o != "x"]
-        if source is None or kept != sorted(kept) and op.new_order != (1, 0):
-            return None
-        if op.new_order == (1, 0):
-            return {"C": "T", "T": "C"}[source[0]], source[1]
-        return source if source[0] == "C" or op.new_order == (0, 1) else None
-    if isinstance(op, (Elemwise, Cast, Composite)):
-        return _elementwise_layout(w, var, inputs)
-    if not getattr(op, "view_map", None):   # a new array, in C order
-        return "C", ()
-    layouts = [w.layout(x) for x in inputs if getattr(x.type, "ndim", 0) >= 2]
-    if any(layout is None or layout[0] != "C" for layout in layouts):   # a view of a value NumPy lays otherwise
-        return None
-    return "C", tuple(c for layout in layouts for c in layout[1])
-
-
-def _elementwise_layout(w: Writer, var, inputs):
-    """NumPy's ufuncs lay a result out as the operands that span it lie (each axis of length
-    other than 1 in every operand: a broadcast axis has stride 0, which casts no vote); where they
-    disagree, an operand in C order wins; with no vote, C order."""
-    voters = [x for x in inputs if x.ndim == var.ndim and 1 not in x.type.shape and w.one_element(x) is None]
-    layouts = [w.layout(x) for x in voters]
-    if any(layout is None for layout in layouts):
-        return None
-    conditions = tuple(c for layout in layouts for c in layout[1])
-    orders = {layout[0] for layout in layouts}
-    if orders <= {"C"}:
-        return "C", conditions
-    if var.ndim != 2:
-        return None
-    order = "C" if "C" in orders else "T"
-    spanning = " or ".join(f"({w.value(x)}.shape[0] != 1 and {w.value(x)}.shape[1] != 1)"
-                           for x, layout in zip(voters, layouts) if layout[0] == order)
-    if order == "T" and isinstance(var.owner.op, Composite):
-        # the program's fused kernel calls NumPy's ufuncs on arrays this small, and on larger ones
-        # computes blocks of C-ordered copies into a C-ordered result
-        name = w.value(voters[0])
-        spanning = f"({spanning}) and {name}.shape[0] * {name}.shape[1] < {BLOCKED_FROM}"
-    return order, (*conditions, spanning)
 
 
 # -- elementwise nodes: loops over the broadcast shape -------------------------------------------
@@ -507,7 +459,7 @@ def _reduce(w: Writer, node):
     if not op.axis:
         return _reduce_no_axes(w, node)
     if op.name == "logsumexp":
-        return _c_ordered(w, x, reductions.logsumexp, node)
+        return c_ordered(w, x, reductions.logsumexp, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
     # a float32 sum or mean accumulating in float64 (the default) adds the values cast to float64
     # as a float64 sum adds them, then rounds once
@@ -516,9 +468,9 @@ def _reduce(w: Writer, node):
     kind = reduction_kind(op.name, dtype, "float64" if widened else out.dtype, x.ndim, op.axis,
                           op.keepdims and not whole)
     if kind is None:
-        return reductions.orderless(w, node) or _c_ordered(w, x, reductions.product, node) \
-            or _c_ordered(w, x, reductions.summed, node) or reductions.arg_extreme(w, node)
-    ordered = _memory_ordered(w, x, kind)
+        return reductions.orderless(w, node) or c_ordered(w, x, reductions.product, node) \
+            or c_ordered(w, x, reductions.summed, node) or reductions.arg_extreme(w, node)
+    ordered = memory_ordered(w, x, kind)
     if ordered is None:
         return None
     checks, source, kind = ordered
@@ -530,41 +482,8 @@ def _reduce(w: Writer, node):
     return [*checks, f"{w.define(out)} = {value}"]
 
 
-def _checks(conditions) -> list:
-    """Lines raising where a layout's conditions fail (the program then sums as NumPy lays it)."""
-    return [f"if not ({condition}): raise ValueError('memory order')" for condition in conditions]
-
-
-def _c_ordered(w: Writer, x, translate, node):
-    """``translate(w, node)``, a float sum adding ``x`` in C order, where NumPy lays ``x`` out in
-    C order; else None (a Python call: NumPy's own order)."""
-    layout = w.layout(x)
-    if layout is None or layout[0] != "C":
-        return None
-    lines = translate(w, node)
-    return None if lines is None else [*_checks(layout[1]), *lines]
-
-
-#: a transposed matrix's sums are the matrix's own: its rows' sums are the matrix's columns'
-_TRANSPOSED_KIND = {("whole", False): ("whole", False), ("rows", False): ("columns", False),
-                    ("columns", False): ("rows", False)}
-
-
-def _memory_ordered(w: Writer, x, kind):
-    """``(checks, the C-contiguous array NumPy adds in memory order, the kernel adding it)``: ``x``
-    itself where NumPy lays it out in C order, its transpose summed the other way where it lies as
-    the transpose of a C-ordered matrix (a view of one needs no copy); None where unknown."""
-    layout = w.layout(x)
-    if layout is None or layout[0] == "T" and kind not in _TRANSPOSED_KIND:
-        return None
-    order, conditions = layout
-    if order == "C":
-        return _checks(conditions), f"np.ascontiguousarray({w.value(x)})", kind
-    return _checks(conditions), f"np.ascontiguousarray({w.value(x)}.T)", _TRANSPOSED_KIND[kind]
-
-
 def _softmax(w: Writer, node):
-    return _c_ordered(w, node.inputs[0], _softmax_c_ordered, node)
+    return c_ordered(w, node.inputs[0], _softmax_c_ordered, node)
 
 
 def _softmax_c_ordered(w: Writer, node):
@@ -586,7 +505,7 @@ def _sum_to_shape(w: Writer, node):
     value = f"sum_to_shape_{g.ndim}(np.ascontiguousarray({w.value(g)}), {', '.join(dims)})"
     if layout[0] == "T":
         value = f"sum_to_shape_2(np.ascontiguousarray({w.value(g)}.T), {dims[1]}, {dims[0]}).T"
-    return [*_checks(layout[1]), f"{w.define(node.outputs[0])} = {value}"]
+    return [*checks(layout[1]), f"{w.define(node.outputs[0])} = {value}"]
 
 
 def _dimshuffle(w: Writer, node):
