@@ -19,6 +19,8 @@ import eqgraph.tensor as et
 from eqgraph.egraph import schema
 from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.math import Reduce
+from eqgraph.tensor.random import DISTRIBUTIONS, RandomVariable
+from eqgraph.tensor.rng_type import random_generator_type
 from test_numba_translations import _called_in_python
 
 pytestmark = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
@@ -69,6 +71,28 @@ def _structured() -> dict:
     return graphs
 
 
+#: distribution -> its parameters, for a draw of each (the vector ``x`` where an array is wanted)
+_DRAW_PARAMS = {"integers": (0, i), "binomial": (i, 0.5), "multinomial": (i, x), "choice": (idx,),
+                "permutation": (x,), "multivariate_normal": (x, m), "dirichlet": (x,), "categorical": (x,),
+                "hypergeometric": (i, i, i), "betabinom": (i, 1.0, 2.0)}
+
+
+def _random_graphs() -> dict:
+    """Graph name -> (inputs, outputs): a draw of each distribution from a generator input."""
+    graphs = {}
+    for distribution, (_, names) in DISTRIBUTIONS.items():
+        rng = random_generator_type("rng")
+        params = _DRAW_PARAMS.get(distribution, (x, *[1.0] * (len(names) - 1)))
+        op = RandomVariable(distribution, "int64" if distribution in _INTEGER_DRAWS else "float64", False)
+        new_rng, draw = op(rng, *params, return_list=True)
+        graphs[f"random.{distribution}"] = ([rng, x, m, i, idx], [draw * 2, new_rng])
+    return graphs
+
+
+_INTEGER_DRAWS = ("integers", "bernoulli", "binomial", "multinomial", "choice", "permutation", "poisson",
+                  "negative_binomial", "categorical", "geometric", "hypergeometric", "betabinom")
+
+
 def _elementwise_graph(name):
     op = et.ELEMWISE_OPS[name]
     args = {1: [x], 2: [x, y], 3: [x, y, z]}[op.nin]
@@ -92,10 +116,6 @@ _NO_FORM = "no Numba form of this special function (numba_kernels.NO_FORM)"
 EXPECTED = {
     **{name: (["Elemwise"], _NO_FORM) for name in ("beta", "betaln", "betainc", "gammaincinv",
                                                    "gammainccinv", "ive")},
-    "Reduce.prod": (["Reduce"], "a float product depends on the order NumPy's loop multiplies in, which no "
-                                "loop here reproduces"),
-    "Cast": (["Composite"], "floats to integers: Numba's conversion of NaN, inf and values out of range is "
-                            "undefined (LLVM), NumPy's the platform's; a fused node is never called in Python"),
     "Convolve": (["Convolve"], "no translation yet"),
     "IfElse": (["IfElse"], "a lazy branch: the program evaluates only the branch taken"),
     "Repeat": (["Repeat"], "no translation yet"),
@@ -107,6 +127,15 @@ EXPECTED = {
        for name in ("complex", "complex_from_polar")},
     "linalg.qr": (["QR"], "no translation yet"),
     "linalg.pinv": (["Pinv"], "no translation yet"),
+    **{f"random.{name}": (["RandomVariable"], "Numba's Generator draws other numbers (its algorithm differs)")
+       for name in ("weibull", "wald")},
+    **{f"random.{name}": (["RandomVariable"], "Numba's Generator has no such method")
+       for name in ("vonmises", "hypergeometric")},
+    **{f"random.{name}": (["RandomVariable"], "NumPy's tan, log or power of uniform draws: NumPy's float64 "
+                                              "loops, which may not be the C library's that Numba calls")
+       for name in ("cauchy", "halfcauchy", "gumbel", "pareto")},
+    **{f"random.{name}": (["RandomVariable"], "a draw with core dimensions or several passes over its shape")
+       for name in ("multinomial", "choice", "permutation", "multivariate_normal", "dirichlet", "betabinom")},
 }
 
 
@@ -114,6 +143,7 @@ def _graphs():
     graphs = {name: (lambda name=name: _elementwise_graph(name)) for name in et.ELEMWISE_OPS}
     graphs.update({f"Reduce.{name}": (lambda name=name: _reduction_graph(name)) for name in et.REDUCTIONS})
     graphs.update({name: (lambda made=made: made) for name, made in _structured().items()})
+    graphs.update({name: (lambda made=made: made) for name, made in _random_graphs().items()})
     return graphs
 
 

@@ -5,9 +5,6 @@ solves to rounding), and where the op raises (an index out of bounds, a matrix t
 positive definite) the compiled function raises too, so that the program runs and names the
 node.  Tests that compile skip without Numba."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -338,18 +335,60 @@ def test_graphs_that_would_call_python_as_often_as_numba_or_call_a_fused_node_ke
     assert fused and fused <= {"Composite", "ReducingComposite"}
 
 
-#: the bench models' nodes without a Numba form: none
-CALLED_IN_PYTHON = {}
+# -- casts from floats to integers ----------------------------------------------------------------
+_EDGES = np.array([np.nan, np.inf, -np.inf, -0.0, 2.0**63, -2.0**63, 2.0**63 - 1024, 2.0**31, -2.0**31,
+                   2.0**31 - 0.5, -2.0**31 - 1, 2.0**32 + 5, 70000.5, -300.7, 255.5, 256.0, -0.5, 1e19, -3e9])
 
 
-def test_the_bench_models_whole_functions_call_no_other_node_in_python():
-    sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
-    try:
-        from models import EqgraphNS, model_table
-    finally:
-        sys.path.pop(0)
-    lib = EqgraphNS()
-    called = {}
-    for model, (fn, params, data) in model_table(np.random.default_rng(0)).items():
-        called[model] = sorted(type(n.op).__name__ for n in _called_in_python(lib.compile(fn, params, data)))
-    assert {model: names for model, names in called.items() if names} == CALLED_IN_PYTHON
+@pytest.mark.parametrize("target", ["int64", "int32", "int16", "int8", "uint16", "uint8"])
+@pytest.mark.parametrize("source", ["float64", "float32"])
+def test_casts_from_floats_give_numpys_integers_for_nan_inf_and_values_out_of_range(source, target):
+    x = et.TensorType(source, (None,))("x")
+    values = np.concatenate([_EDGES, rng.normal(size=50) * 10.0 ** rng.integers(0, 20, 50)]).astype(source)
+    _same([x], [et.cast(x, target) * 2, et.cast(x[0], target) + 1], (Composite, Elemwise),
+          [values], [values[:1]], [values[::-1].copy()])
+
+
+def test_casts_to_the_widest_unsigned_integers_stay_with_numpy():
+    x = et.dvector("x")
+    for target in ("uint32", "uint64"):
+        f = eg.function([x], et.cast(x, target) * 2)
+        assert _called_in_python(f) or not hasattr(f.program.call, "whole_source")
+
+
+# -- float products -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, acc", [("float64", ""), ("float32", ""), ("float32", "float32")])
+def test_float_products_multiply_in_numpys_order(dtype, acc):
+    t3 = et.TensorType(dtype, (None, None, None))("t3")
+    outs = [Reduce("prod", axes, keepdims, acc)(t3) * 2
+            for axes, keepdims in [((0, 1, 2), False), ((1,), False), ((0, 2), True), ((2,), False), ((0,), True)]]
+    near_one = (1.0 + rng.normal(size=(4, 50, 30)) * 1e-2).astype(dtype)
+    special = near_one.copy()
+    special[0, 3, :4] = [np.nan, np.inf, -0.0, 0.0]
+    _same([t3], outs, Reduce, [near_one], [special], [near_one[:, :0]], [np.ones((1, 1, 1), dtype=dtype)])
+
+
+def test_a_float_product_of_a_transposed_matrix_stays_with_numpy():
+    m = et.dmatrix("m")
+    f = eg.function([m], [et.prod(et.exp(m.T) * 2.0, axis=1) + 1.0, et.sum(m) * 2.0, et.exp(m) + 1.0])
+    assert [type(node.op).__name__ for node in _called_in_python(f)] == ["Reduce"]
+    with np.errstate(all="ignore"):
+        value = 1.0 + rng.normal(size=(30, 30)) * 1e-2
+        np.testing.assert_array_equal(f(value)[0], np.prod(np.exp(value.T) * 2.0, axis=1) + 1.0)
+
+
+def test_float_sums_and_means_over_middle_axes_add_in_numpys_order():
+    t3, t4 = et.dtensor3("t3"), et.dtensor4("t4")
+    outs = [et.sum(t3, axis=1) * 2.0, et.mean(t3, axis=1, keepdims=True) * 2.0, et.sum(t4, axis=(1, 2)) * 2.0,
+            et.mean(t4, axis=2) * 2.0]
+    cases = [(3, 40, 5, 4), (1, 40, 1, 3), (5, 300, 9, 1), (2, 1, 17, 2), (4, 0, 3, 2)]
+    _same([t3, t4], outs, Reduce, *[[rng.normal(size=(a, b, c)), rng.normal(size=(a, b, c, d))] for a, b, c, d in cases])
+
+
+def test_float32_sums_and_means_accumulate_in_float64_as_numpy_does():
+    m32 = et.TensorType("float32", (None, None))("m32")
+    outs = [et.sum(m32) * 2.0, et.sum(m32, axis=0) * 2.0, et.mean(m32, axis=1) * 2.0,
+            et.sum(m32, axis=1, keepdims=True) * 2.0, et.mean(m32, axis=(0, 1), keepdims=True) * 2.0]
+    values = (rng.normal(size=(40, 300)) * 1000).astype("float32")
+    _same([m32], outs, Reduce, [values], [values[:1]], [values[:, :0].copy()], [values[:7, :9].copy()])
+    assert all(out.dtype == "float32" for out in outs)

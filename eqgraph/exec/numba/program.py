@@ -25,8 +25,9 @@ program that calls it once it is compiled:
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
 Every value must have a dtype the entries handle (float64, float32, bool and the integers:
-``numba_translate_basic.SCALAR_TYPES``); otherwise there is no whole function and the program runs
-alone.  A node without a translation (no entry, or one that
+``numba_translate_basic.SCALAR_TYPES``), or be a random generator (the caller passes a copy of
+each: ``numba_translate_random``'s draws advance it in place); otherwise there is no whole
+function and the program runs alone.  A node without a translation (no entry, or one that
 declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
 of the rest (``_segmented``); where that leaves as many segments as nodes in Numba, or the node
 is a fused one (``_FUSED``), there is no whole function either.  The function is compiled off
@@ -58,8 +59,10 @@ from eqgraph.exec.numba import special as numba_special
 from eqgraph.exec.numba import translate_basic as basic
 from eqgraph.exec.numba import translate_indexing as indexing
 from eqgraph.exec.numba import translate_linalg as linalg
+from eqgraph.exec.numba import translate_layout as layout
 from eqgraph.exec.numba import translate_linalg2 as linalg2
 from eqgraph.exec.numba import translate_products as products
+from eqgraph.exec.numba import translate_random as random
 from eqgraph.exec.numba import translate_reductions as reductions
 from eqgraph.exec.numba import translate_sorting as sorting
 from eqgraph.exec.composite import Composite, step_name
@@ -72,7 +75,7 @@ from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.join import Join
-from eqgraph.tensor.linalg import Cholesky, Det, Eigh, MatrixInverse, SlogDet, Solve
+from eqgraph.tensor.linalg import Cholesky, Solve
 from eqgraph.tensor.math import Softmax
 from eqgraph.tensor.products import Einsum, ExtractDiag
 from eqgraph.tensor.assertion import CheckAndRaise
@@ -80,6 +83,7 @@ from eqgraph.tensor.shape import MakeVector, SpecifyShape
 from eqgraph.tensor.sorting import Sort
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
+from eqgraph.tensor.rng_type import RandomGeneratorType, copy_generator
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
 
@@ -101,20 +105,19 @@ MIN_NODES = 3
 MISSES = 50
 #: op class -> translation (writer, node) -> the lines computing the node, or None where it has
 #: none (the program then runs).  One entry per kind of node: a new fused op adds one here.
-TRANSLATIONS = {**basic.TRANSLATIONS,
+TRANSLATIONS = {**basic.TRANSLATIONS, **random.TRANSLATIONS, **linalg2.TRANSLATIONS,
                 Subtensor: indexing.subtensor, AdvancedSubtensor: indexing.advanced_subtensor,
                 IncSubtensor: indexing.inc_subtensor, AdvancedIncSubtensor: indexing.advanced_inc_subtensor,
                 SpecifyShape: indexing.specify_shape, Alloc: indexing.alloc, ARange: indexing.arange,
                 Join: indexing.join, ExtractDiag: indexing.extract_diag, CumOp: indexing.cumulative,
                 Cholesky: linalg.cholesky, Solve: linalg.solve,
-                Det: linalg2.det, SlogDet: linalg2.slogdet, MatrixInverse: linalg2.inverse, Eigh: linalg2.eigh,
                 Sort: sorting.sort, MakeVector: indexing.make_vector, CheckAndRaise: indexing.check_and_raise,
                 Einsum: products.einsum}
 
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba.reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, layout.__file__, random.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
            "from eqgraph.exec.numba.program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba.translate_indexing import {', '.join(indexing.HELPERS)}",
            f"from eqgraph.exec.numba.translate_linalg import {', '.join(linalg.HELPERS)}",
@@ -151,7 +154,14 @@ def whole_below(order) -> float:
     return max(limit, float(SMALL_INPUTS))
 
 
+def _generator(var) -> bool:
+    """Whether ``var`` holds a random generator (which the caller copies: a draw advances it)."""
+    return isinstance(var.type, RandomGeneratorType)
+
+
 def _arg_type(var) -> str:
+    if _generator(var):
+        return "numba.types.npy_rng"
     if var.ndim == 0:
         return f"numba.{SCALAR_TYPES[var.dtype]}"
     # read-only: such a signature takes writable arrays too, and an input is never written
@@ -165,16 +175,16 @@ def whole_source(fgraph, order, constants: dict):
     calling Numba segments and, between them, the nodes without one (``_PythonCall``, passed
     after the constants)."""
     values = list(fgraph.variables)
-    if any(type(v.type) is not TensorType or v.dtype not in SCALAR_TYPES for v in values) or \
+    if any(not _generator(v) and (type(v.type) is not TensorType or v.dtype not in SCALAR_TYPES) for v in values) or \
             any(isinstance(v, Constant) or v in constants or v.owner is None and v not in fgraph.inputs
                 for v in fgraph.outputs) or len(set(fgraph.inputs)) != len(fgraph.inputs):
         return None
-    w = Writer(constants)
+    w = Writer(constants, fgraph)
     params = [w.fresh("a") for _ in fgraph.inputs]
     pieces = [[]]   # lines of Numba code, and between them one line calling a node in Python
     for var, param in zip(fgraph.inputs, params):
         w.names[var] = param
-        for d, size in enumerate(var.type.shape):   # the input's static shape, as the program's filter checks
+        for d, size in enumerate(getattr(var.type, "shape", ())):   # the input's static shape, as the program's filter checks
             if size is not None:
                 pieces[0].append(f"if {param}.shape[{d}] != {size}: raise ValueError('input shape')")
     calls, translated = [], 0
@@ -199,7 +209,7 @@ def whole_source(fgraph, order, constants: dict):
         name = w.value(var)
         pieces[-1] += w.pending
         w.pending = []
-        if var.ndim == 0:   # a 0-d array, as the program returns
+        if not _generator(var) and var.ndim == 0:   # a 0-d array, as the program returns
             boxed = w.fresh("r")
             pieces[-1] += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
             name = boxed
@@ -282,24 +292,26 @@ class _PythonCall:
     def __init__(self, node, constants: dict):
         self.node = node
         self.fixed = {k: constants[v] for k, v in enumerate(node.inputs) if v in constants}
-        self.dtypes = [v.dtype for v in node.inputs]
+        self.dtypes = [None if _generator(v) else v.dtype for v in node.inputs]
         self.destroyed = {k for ks in getattr(node.op, "destroy_map", {}).values() for k in ks}
 
     def __call__(self, *passed):
         given = iter(passed)
         inputs = []
         for k, dtype in enumerate(self.dtypes):
-            value = self.fixed[k] if k in self.fixed else np.asarray(next(given), dtype=dtype)
+            value = self.fixed[k] if k in self.fixed else next(given)
+            value = value if dtype is None else np.asarray(value, dtype=dtype)
             inputs.append(np.array(value, copy=True) if k in self.destroyed else value)
         storage = [[None] for _ in self.node.outputs]
         self.node.op.perform(self.node, inputs, storage)
-        return tuple(cell[0][()] if out.ndim == 0 else cell[0] for cell, out in zip(storage, self.node.outputs))
+        return tuple(cell[0][()] if not _generator(out) and out.ndim == 0 else cell[0]
+                     for cell, out in zip(storage, self.node.outputs))
 
 
 def untranslated_nodes(fgraph, order, constants: dict) -> list:
     """The nodes of ``order`` that no translation writes (the op has no entry, or its entry
     declines these types): the whole function calls them in Python, between Numba segments."""
-    w, missing = Writer(constants), []
+    w, missing = Writer(constants, fgraph), []
     for var in fgraph.inputs:
         w.define(var)
     for node in order:
@@ -327,7 +339,7 @@ def whole_program(fgraph, order, constants: dict, program):
     if made is None:
         return program
     source, passed = made
-    namespace = {"program": program, "passed": passed, "hot": None, "last": False}
+    namespace = {"program": program, "passed": passed, "hot": None, "last": False, "copy_generator": copy_generator}
     misses = 0
 
     def missed():
@@ -359,9 +371,8 @@ def _caller(inputs, passed: int, below: float) -> str:
     above that on the sizes where it was measured faster; ``measure`` times the first calls on
     sizes not measured yet."""
     params = [f"v{k}" for k in range(len(inputs))]
-    args = ", ".join([f"{p}[()]" if v.ndim == 0 else p for p, v in zip(params, inputs)]
-                     + [f"passed[{k}]" for k in range(passed)])
-    arrays = [p for p, v in zip(params, inputs) if v.ndim]
+    args = ", ".join([_argument(p, v) for p, v in zip(params, inputs)] + [f"passed[{k}]" for k in range(passed)])
+    arrays = [p for p, v in zip(params, inputs) if not _generator(v) and v.ndim]
     lines = [f"def run({', '.join(params)}):",
              "    global last",
              "    if warm is not None:",
@@ -385,6 +396,14 @@ def _caller(inputs, passed: int, below: float) -> str:
               "    last = False",
               f"    return program({', '.join(params)})"]
     return "\n".join(lines) + "\n"
+
+
+def _argument(param: str, var) -> str:
+    """The caller's expression passing input ``var``: a 0-d array's scalar, a copy of a generator
+    (the function's draws advance it, where the program's draw from copies), else the array."""
+    if _generator(var):
+        return f"copy_generator({param})"
+    return f"{param}[()]" if var.ndim == 0 else param
 
 
 #: the clock the measured calls read

@@ -9,7 +9,13 @@ Values may be float64, float32, bool or integers of any width (``SCALAR_TYPES``)
 step on float64, int64 and bool scalars is its ``numba_kernels.FORMS`` entry where Numba's scalars
 compute what NumPy's do (``_step_types_ok``); on the other dtypes the step computes in the dtype
 NumPy's loop does (``_wide_step``: int8 + int8 in int8, int8 / int8 in float64), each result cast
-back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.
+back to it, so narrow integers wrap as NumPy's and float32 steps round as NumPy's float32 loops.  Casts from
+floats to integers follow NumPy's conversion on x86-64 (``_float_to_integer``).
+
+NumPy adds a float array in the order it lies in memory, and lays an elementwise result out as
+its operands lie (a transposed matrix gives a Fortran-ordered result); the loops here write C
+order.  ``Writer.layout`` follows NumPy's layout through the graph, and the sums read their values
+in that order (a transposed copy where NumPy's lies transposed), or stay Python calls.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import numpy as np
 from eqgraph.exec.numba import translate_reductions as reductions
 from eqgraph.exec.composite import Composite, step_name
 from eqgraph.exec.numpy.kernels import NUMPY_FORMS
+from eqgraph.exec.numba.translate_layout import c_ordered, checks, memory_ordered, numpy_layout
 from eqgraph.exec.numba.kernels import FORMS
 from eqgraph.exec.numba.reductions import reduction_kind, softmax_kind
 from eqgraph.exec.reducing import ReducingComposite
@@ -104,10 +111,10 @@ def _numpy_loop_dtype(step_op, ins: list):
         return None
 
 
-def cast_form(value: str, source: str, target: str) -> str | None:
-    """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy's ``astype``
-    converts, or None where Numba's conversion differs (floats to integers: NaN, inf and values out
-    of range are undefined in LLVM, platform values in NumPy)."""
+def cast_form(value: str, source: str, target: str, astype: bool = False) -> str | None:
+    """``value`` (a scalar of dtype ``source``) converted to ``target`` as NumPy converts, or None
+    where Numba's conversion differs.  Floats to integers (``astype``: as ``ndarray.astype``
+    converts them, where ``np.array`` raises for NaN) take ``_float_to_integer``'s form."""
     if source == target:
         return value
     if target == "bool":
@@ -115,8 +122,27 @@ def cast_form(value: str, source: str, target: str) -> str | None:
     if source == "bool":
         return f"({NUMPY_DTYPES[target]}(1) if {value} else {NUMPY_DTYPES[target]}(0))"
     if source.startswith("float") and not target.startswith("float"):
-        return None
+        return _float_to_integer(value, target) if astype else None
     return f"{NUMPY_DTYPES[target]}({value})"
+
+
+#: integer dtype -> the width NumPy's cast from a float converts through on this platform (x86-64's
+#: truncating conversion to 64 or 32 bits, then the narrower dtype's bits); uint32 and uint64 take
+#: other paths (SIMD conversions through unsigned values) and have no form here
+_CONVERTED_THROUGH = {"int64": 64, "int32": 32, "int16": 32, "int8": 32, "uint16": 32, "uint8": 32}
+
+
+def _float_to_integer(value: str, target: str) -> str | None:
+    """NumPy's ``astype`` of a float to ``target``: the value truncated where it fits the width
+    converted through, else that width's minimum (the x86 "integer indefinite", also for NaN and
+    inf), then wrapped to ``target``.  Numba's own conversion of NaN, inf and values out of range
+    is undefined (LLVM's ``fptosi``), so it only ever sees values in range."""
+    bits = _CONVERTED_THROUGH.get(target)
+    if bits is None:
+        return None
+    low = -2 ** (bits - 1)
+    wide = f"(np.int64({value}) if {float(low)!r} <= {value} < {float(-low)!r} else np.int64({low}))"
+    return wide if target == "int64" else f"{NUMPY_DTYPES[target]}({wide})"
 
 
 def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
@@ -126,7 +152,7 @@ def _wide_step(step_op, args: list, ins: list, out: str) -> str | None:
     as the program casts; or None where Numba would not give NumPy's bits."""
     key = step_name(step_op)
     if key.startswith("cast_"):
-        return cast_form(args[0], ins[0], out)
+        return cast_form(args[0], ins[0], out, astype=True)
     if key not in _FORMS:
         return None
     if key in ("isnan", "isinf"):
@@ -188,15 +214,28 @@ class Writer:
     vector) are made only where an op reads them as arrays (``lazy``): a loop reads the scalar
     (``scalars``), a ``DimShuffle`` picking a length reads it from the shape (``lengths``)."""
 
-    def __init__(self, constants: dict):
+    def __init__(self, constants: dict, fgraph=None):
         self.constants = constants     # variable -> its value, known at link time
+        # variable -> its readers, nodes and outputs (a translation that updates a value in place
+        # must be its only reader)
+        self.readers: dict = {} if fgraph is None else {v: len(readers) for v, readers in fgraph.clients.items()}
         self.names: dict = {}          # variable -> local name or literal
         self.passed: list = []         # (parameter name, value) of constants passed as arguments
         self.scalars: dict = {}        # variable of one element -> the scalar expression it holds
         self.lengths: dict = {}        # shape vector -> the expressions of its entries
         self.lazy: dict = {}           # variable -> the expression making it, until an op reads it
         self.pending: list = []        # lines making lazy values, put before the current node's lines
+        self.layouts: dict = {}        # variable -> how the program's NumPy lays it out (``layout``)
         self.count = 0
+
+    def layout(self, var):
+        """How the program lays ``var`` out in memory, which decides the order NumPy adds it in:
+        ``(order, conditions)``, ``order`` "C" (C order) or "T" (a matrix lying as the transpose of a
+        C-ordered one), where the run-time ``conditions`` (expressions) hold; None where unknown.
+        The values this function computes are C-ordered whatever NumPy's layout."""
+        if var not in self.layouts:
+            self.layouts[var] = numpy_layout(self, var)
+        return self.layouts[var]
 
     def fresh(self, prefix: str) -> str:
         self.count += 1
@@ -365,7 +404,7 @@ def _step(step_op, args: list, ins: list, out: str) -> str | None:
 
 def _reducing(w: Writer, node):
     """A ``ReducingComposite``: its elementwise part as a loop, then each sum or mean as
-    ``_reduce`` writes it, over the C-ordered array the loop wrote."""
+    ``_reduce`` writes it, in the order NumPy adds the values (``Writer.layout``)."""
     op = node.op
     values = op.elementwise().make_node(*node.inputs)   # the values written or reduced, as variables
     lines = _elementwise(w, values)
@@ -377,7 +416,7 @@ def _reducing(w: Writer, node):
             w.names[out] = w.names[value]
             continue
         reduced = reduction.make_node(value)
-        more = _reduce(w, reduced, c_ordered=True)   # the loop above wrote the values
+        more = _reduce(w, reduced)
         if more is None:
             return None
         lines += more
@@ -445,76 +484,39 @@ def _reduce_no_axes(w: Writer, node):
     return [f"{w.define(out)} = {name}.astype({NUMPY_DTYPES[out.dtype]})"]
 
 
-def _reduce(w: Writer, node, c_ordered: bool = False):
-    """A reduction; ``c_ordered`` says that ``x`` is an array this function wrote in C order, not
-    a value whose layout NumPy decides."""
+def _reduce(w: Writer, node):
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if not op.axis:
         return _reduce_no_axes(w, node)
     if op.name == "logsumexp":
-        return reductions.logsumexp(w, node)
+        return c_ordered(w, x, reductions.logsumexp, node)
     whole = x.ndim > 0 and tuple(sorted(op.axis)) == tuple(range(x.ndim))
-    kind = reduction_kind(op.name, x.dtype, out.dtype, x.ndim, op.axis, op.keepdims and not whole)
+    # a float32 sum or mean accumulating in float64 (the default) adds the values cast to float64
+    # as a float64 sum adds them, then rounds once
+    widened = x.dtype == out.dtype == "float32" and op.accumulator("float32") == "float64"
+    dtype = "float64" if widened else x.dtype
+    kind = reduction_kind(op.name, dtype, "float64" if widened else out.dtype, x.ndim, op.axis,
+                          op.keepdims and not whole)
     if kind is None:
-        return reductions.orderless(w, node) or _in_memory_order(x, reductions.summed, w, node, c_ordered) \
-            or reductions.arg_extreme(w, node)
-    source, kind = (x, kind) if c_ordered else _untransposed(x, kind)
-    if source is None:
+        return reductions.orderless(w, node) or c_ordered(w, x, reductions.product, node) \
+            or c_ordered(w, x, reductions.summed, node) or reductions.arg_extreme(w, node)
+    ordered = memory_ordered(w, x, kind)
+    if ordered is None:
         return None
-    value = f"{KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(source)}), {op.name == 'mean'})"
+    checks, source, kind = ordered
+    value = f"{KERNEL_NAMES[kind]}({source}{'.astype(np.float64)' if widened else ''}, {op.name == 'mean'})"
+    if widened:
+        value = f"np.float32({value})" if kind == ("whole", False) else f"{value}.astype(np.float32)"
     if whole and op.keepdims:   # a whole reduction keeping its axes: the one value in an array of ones
         value = f"np.full(({'1, ' * x.ndim}), {value})"
-    return [f"{w.define(out)} = {value}"]
-
-
-def _permutes_axes(x) -> bool:
-    """Whether ``x`` may lie in memory in another order than its axes: a view through a
-    transposing ``DimShuffle``, or an elementwise result of one (NumPy lays out an elementwise
-    result as its inputs are laid out). NumPy adds such an array in memory order, which a C-ordered
-    copy of it does not reproduce."""
-    seen, stack = set(), [x]
-    while stack:
-        v = stack.pop()
-        if v.owner is None or v in seen:
-            continue
-        seen.add(v)
-        op = v.owner.op
-        if isinstance(op, DimShuffle):
-            kept = [o for o in op.new_order if o != "x"]
-            if kept != sorted(kept):
-                return True
-            stack.append(v.owner.inputs[0])
-        elif isinstance(op, (Elemwise, Cast, Composite)):
-            stack.extend(i for i in v.owner.inputs if i.ndim == v.ndim)
-    return False
-
-
-def _in_memory_order(x, translate, w, node, c_ordered):
-    """``translate(w, node)`` where the float sum it writes adds ``x`` in NumPy's order (``x`` is
-    C-ordered); None (a Python call, NumPy's own order) where ``x``'s axes may be permuted."""
-    return None if not c_ordered and _permutes_axes(x) else translate(w, node)
-
-
-#: a transposed matrix's sums are the matrix's own: its rows' sums are the matrix's columns'
-_TRANSPOSED_KIND = {("whole", False): ("whole", False), ("rows", False): ("columns", False),
-                    ("columns", False): ("rows", False)}
-
-
-def _untransposed(x, kind):
-    """``(value, kind)``: the value a float sum of ``x`` reads and the kernel adding it in NumPy's
-    order; a matrix transposed from a C-ordered one is summed as that matrix; (None, kind) where
-    ``x``'s axes are permuted otherwise."""
-    if not _permutes_axes(x):
-        return x, kind
-    if x.owner is None or not isinstance(x.owner.op, DimShuffle):
-        return None, kind
-    source = x.owner.inputs[0]
-    if x.owner.op.new_order == (1, 0) and kind in _TRANSPOSED_KIND and not _permutes_axes(source):
-        return source, _TRANSPOSED_KIND[kind]
-    return None, kind
+    return [*checks, f"{w.define(out)} = {value}"]
 
 
 def _softmax(w: Writer, node):
+    return c_ordered(w, node.inputs[0], _softmax_c_ordered, node)
+
+
+def _softmax_c_ordered(w: Writer, node):
     op, (x,) = node.op, node.inputs
     kind = softmax_kind(x.dtype, node.outputs[0].dtype, x.ndim, op.axis)
     if kind is None:
@@ -523,11 +525,17 @@ def _softmax(w: Writer, node):
 
 
 def _sum_to_shape(w: Writer, node):
+    """``SumToShape`` of a float64 vector or matrix, added in the order NumPy lays ``g`` out: a
+    matrix lying transposed is summed as its transpose, to the transposed shape."""
     g, like = node.inputs
-    if g.ndim not in (1, 2) or g.dtype != "float64" or node.outputs[0].dtype != "float64":
+    layout = w.layout(g)
+    if g.ndim not in (1, 2) or g.dtype != "float64" or node.outputs[0].dtype != "float64" or layout is None:
         return None
-    shape = ", ".join(f"{w.value(like)}.shape[{d}]" for d in range(g.ndim))
-    return [f"{w.define(node.outputs[0])} = sum_to_shape_{g.ndim}(np.ascontiguousarray({w.value(g)}), {shape})"]
+    dims = [f"{w.value(like)}.shape[{d}]" for d in range(g.ndim)]
+    value = f"sum_to_shape_{g.ndim}(np.ascontiguousarray({w.value(g)}), {', '.join(dims)})"
+    if layout[0] == "T":
+        value = f"sum_to_shape_2(np.ascontiguousarray({w.value(g)}.T), {dims[1]}, {dims[0]}).T"
+    return [*checks(layout[1]), f"{w.define(node.outputs[0])} = {value}"]
 
 
 def _dimshuffle(w: Writer, node):

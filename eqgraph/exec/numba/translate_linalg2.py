@@ -13,41 +13,25 @@ caller runs the program.  Stacks of matrices (more than 2 axes) and other dtypes
 from __future__ import annotations
 
 from eqgraph.exec.numba.kernels import numba
+from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
+
+#: op class -> Numba's call on the square matrix ``{0}`` (``{lower}``: whether ``Eigh`` reads the
+#: lower triangle), whose results are the node's outputs in order
+CALLS = {Det: "np.linalg.det({0})", SlogDet: "np.linalg.slogdet({0})", MatrixInverse: "np.linalg.inv({0})",
+         Eigh: "np.linalg.eigh(symmetric({0}, {lower}))"}
 
 
-def _matrix(w, node):
-    """The C-contiguous float64 matrix ``node`` reads (checked square), or None."""
+def decomposition(w, node):
+    """A node of ``CALLS`` on a float64 matrix, checked square (``Eigh`` on the symmetric matrix of
+    the triangle the op reads, as its ``perform`` builds it); None for other dtypes and ranks."""
     (a,) = node.inputs
     if a.ndim != 2 or a.dtype != "float64" or any(out.dtype != "float64" for out in node.outputs):
         return None
-    return f"square({w.value(a)})"
+    call = CALLS[type(node.op)].format(f"square({w.value(a)})", lower=getattr(node.op, "UPLO", "L") == "L")
+    return [f"{', '.join(w.define(out) for out in node.outputs)} = {call}"]
 
 
-def det(w, node):
-    matrix = _matrix(w, node)
-    return None if matrix is None else [f"{w.define(node.outputs[0])} = np.linalg.det({matrix})"]
-
-
-def slogdet(w, node):
-    matrix = _matrix(w, node)
-    if matrix is None:
-        return None
-    sign, logabs = (w.define(out) for out in node.outputs)
-    return [f"{sign}, {logabs} = np.linalg.slogdet({matrix})"]
-
-
-def inverse(w, node):
-    matrix = _matrix(w, node)
-    return None if matrix is None else [f"{w.define(node.outputs[0])} = np.linalg.inv({matrix})"]
-
-
-def eigh(w, node):
-    """``Eigh``: the symmetric matrix of the triangle the op reads, then ``np.linalg.eigh``."""
-    matrix = _matrix(w, node)
-    if matrix is None:
-        return None
-    values, vectors = (w.define(out) for out in node.outputs)
-    return [f"{values}, {vectors} = np.linalg.eigh(symmetric({matrix}, {node.op.UPLO == 'L'}))"]
+TRANSLATIONS = {op_class: decomposition for op_class in CALLS}
 
 
 HELPERS = ("square", "symmetric")

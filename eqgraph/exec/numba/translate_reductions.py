@@ -9,10 +9,14 @@
   ``all``, over any axes of any array: their results do not depend on the order (a NaN wins, as
   in NumPy; integers wrap), so a plain loop over the rows of a transposed copy gives NumPy's;
 - ``argmax`` and ``argmin`` over one axis or all of them (the first extreme, or the first NaN);
-- float64 sums and means over the last axes or the first axes of any array: NumPy's iterator
-  makes those a pairwise sum per row, or running sums row after row, which ``numba_reductions``'
-  loops compute.  Over axes in the middle NumPy's order follows its choice of loops, and float
-  products its multiplication order; those nodes stay Python calls.
+- float64 sums and means over the last axes, the first axes or a run of axes between them of
+  any array: NumPy's iterator makes those a pairwise sum per row, or running sums row after row
+  (per element of the leading axes), which ``numba_reductions``' loops compute.  Over other sets
+  of axes NumPy mixes the two; those nodes stay Python calls;
+- float products over any axes: NumPy multiplies one element after the other, in C order.
+
+The float sums and products read their array in C order: ``_reduce`` hands them only values
+that NumPy lays out so (``Writer.layout``).
 """
 
 from __future__ import annotations
@@ -93,6 +97,28 @@ def orderless(w, node):
     return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
 
 
+def product(w, node):
+    """A float ``prod`` over any axes: NumPy multiplies each result's elements one after the other
+    in C order of the reduced axes (no pairwise order, unlike its sums), in the accumulator's
+    dtype, then casts to the result's; so does ``reduce_rows`` over the rows of ``_rows``.  The
+    caller sees that NumPy lays ``x`` out in C order."""
+    op, (x,), out = node.op, node.inputs, node.outputs[0]
+    if op.name != "prod" or not op.axis or x.ndim == 0 or x.dtype not in _FLOATS or out.dtype != x.dtype:
+        return None
+    acc = op.accumulator(x.dtype) or x.dtype
+    if acc not in _FLOATS:
+        return None
+    axes = tuple(sorted(op.axis))
+    rows, _, lengths = _rows(w.value(x), x.ndim, axes)
+    value = f"reduce_rows({rows}, 1, np.ones(1, dtype=np.{acc}))"
+    if acc != out.dtype:
+        value = f"{value}.astype(np.{out.dtype})"
+    return [f"{w.define(out)} = {_shaped(value, out, x.ndim, axes, lengths)}"]
+
+
+_FLOATS = ("float64", "float32")
+
+
 def arg_extreme(w, node):
     """``Reduce{argmax}`` or ``argmin`` over one axis or every axis (an index into the flattened
     array, C order): the first position of the extreme, a NaN's first where there is one, as
@@ -109,8 +135,9 @@ def arg_extreme(w, node):
 def summed(w, node):
     """A float64 ``sum`` or ``mean`` over the last axes of an array (each result element a row of
     ``_rows``, added in NumPy's pairwise order) or over its first axes (row after row into running
-    sums, as NumPy adds over leading axes of a C-contiguous array), by ``numba_reductions``' loops;
-    None over other axes (NumPy's order there follows its iterator's choice of loops)."""
+    sums, as NumPy adds over leading axes of a C-contiguous array), or over a run of axes between
+    (those running sums per element of the leading axes), by ``numba_reductions``' loops; None
+    over other sets of axes (NumPy's iterator mixes pairwise and running sums there)."""
     op, (x,), out = node.op, node.inputs, node.outputs[0]
     if op.name not in ("sum", "mean") or x.dtype != "float64" or out.dtype != "float64" or x.ndim == 0:
         return None
@@ -120,36 +147,44 @@ def summed(w, node):
     name = w.value(x)
     if axes == tuple(range(ndim - len(axes), ndim)):   # the last axes
         rows, _, lengths = _rows(name, ndim, axes)
-        value = f"sum_rows_nd({rows}, {op.name == 'mean'})"
+        value = f"sum_nd({rows}, {op.name == 'mean'}, True)"
     elif axes == tuple(range(len(axes))):   # the first axes
         lengths = [f"{name}.shape[{d}]" for d in range(len(axes), ndim)]
         columns = f"np.ascontiguousarray({name}).reshape((-1, {' * '.join(lengths)}))"
-        value = f"sum_columns_nd({columns}, {op.name == 'mean'})"
+        value = f"sum_nd({columns}, {op.name == 'mean'}, False)"
+    elif axes == tuple(range(axes[0], axes[-1] + 1)):   # a run of axes in the middle
+        lengths = [f"{name}.shape[{d}]" for d in range(ndim) if d not in axes]
+        counts = [" * ".join(f"{name}.shape[{d}]" for d in part) for part in
+                  (range(axes[0]), axes, range(axes[-1] + 1, ndim))]
+        value = f"sum_middle(np.ascontiguousarray({name}).reshape(({', '.join(counts)})), {op.name == 'mean'})"
     else:
         return None
     return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_rows_nd", "sum_columns_nd")
+HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd", "sum_middle")
 
 if numba is not None:
     _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
 
     @numba.njit(cache=True, error_model="numpy")
-    def sum_rows_nd(x, mean):
-        """The sums (or means) of the rows of a C-contiguous matrix; rows of no elements sum to 0."""
-        if x.shape[1] == 0:
-            out = np.zeros(x.shape[0])
+    def sum_nd(x, mean, rows):
+        """The sums (or means) of the ``rows`` of a C-contiguous matrix (each added pairwise), else
+        of its columns (row after row into running sums); an axis of no elements sums to 0."""
+        if x.shape[1 if rows else 0] == 0:
+            out = np.zeros(x.shape[0 if rows else 1])
             return out / 0.0 if mean else out
-        return _sum_rows(x, mean)
+        return _sum_rows(x, mean) if rows else _sum_columns(x, mean)
 
     @numba.njit(cache=True, error_model="numpy")
-    def sum_columns_nd(x, mean):
-        """The sums (or means) of the columns of a C-contiguous matrix, row after row."""
-        if x.shape[0] == 0:
-            out = np.zeros(x.shape[1])
-            return out / 0.0 if mean else out
-        return _sum_columns(x, mean)
+    def sum_middle(x, mean):
+        """The sums (or means) over the middle axis of a C-contiguous 3-d array, one vector per
+        element of its first axis, laid end to end: each matrix ``x[i]``'s columns, as ``sum_nd``."""
+        n = x.shape[2]
+        out = np.empty(x.shape[0] * n)
+        for i in range(x.shape[0]):
+            out[i * n:(i + 1) * n] = sum_nd(x[i], mean, False)
+        return out
 
     @numba.njit(cache=True, error_model="numpy")
     def logsumexp_rows(x):
@@ -229,4 +264,4 @@ if numba is not None:
         return out
 
 else:
-    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_rows_nd = sum_columns_nd = None
+    logsumexp_rows = reduce_rows = truth_rows = arg_rows = sum_nd = sum_middle = None
