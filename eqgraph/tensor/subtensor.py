@@ -212,17 +212,18 @@ def _sym(v):
 def _slice_length(n, start, stop, step):
     """Symbolic length of ``range(n)[start:stop:step]`` (parts: int, None or int64 variable)."""
     step = 1 if step is None else step
-    if not isinstance(step, int):
-        pos = _slice_length(n, start, stop, 1)  # a symbolic step: only positive steps are handled
-        return E["int_div"](pos + step - 1, step)
-    n = _sym(n)
+    if isinstance(step, (int, np.integer)):
+        return _directed_length(_sym(n), start, stop, abs(int(step)), step > 0)
+    n = _sym(n)  # a symbolic step: its sign chooses between the two directions' lengths
+    return E["switch"](E["lt"](step, 0), _directed_length(n, start, stop, -step, False),
+                       _directed_length(n, start, stop, step, True))
+
+
+def _directed_length(n, start, stop, size, forward: bool):
+    """Length of the slice with a step of ``size`` (> 0) forward, or ``-size`` backward."""
     zero = int64_const(0)
-    if step > 0:
-        lo, hi = zero, n
-        default_start, default_stop = lo, hi
-    else:
-        lo, hi = int64_const(-1), n - 1
-        default_start, default_stop = hi, lo
+    lo, hi = (zero, n) if forward else (int64_const(-1), n - 1)
+    default_start, default_stop = (lo, hi) if forward else (hi, lo)
 
     def clamp(v, default):
         if v is None:
@@ -231,8 +232,8 @@ def _slice_length(n, start, stop, step):
         return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
 
     first, last = clamp(start, default_start), clamp(stop, default_stop)
-    span = last - first if step > 0 else first - last
-    return E["maximum"](E["int_div"](span + (abs(step) - 1), abs(step)), zero)
+    span = last - first if forward else first - last
+    return E["maximum"](E["int_div"](span + (size - 1), size), zero)
 
 
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
