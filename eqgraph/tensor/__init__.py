@@ -49,6 +49,7 @@ from eqgraph.tensor.subtensor import (
     set_subtensor, advanced_inc_subtensor, advanced_set_subtensor, advanced_subtensor, advanced_subtensor1, flip,
     take,
 )
+from eqgraph.tensor.index_shapes import get_canonical_form_slice, indexed_result_shape
 
 # One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
 # et.exp, et.switch, ...; tests/test_public_api.py checks that each is here and in __all__
@@ -125,7 +126,7 @@ __all__ = [
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor", "advanced_inc_subtensor", "advanced_set_subtensor", "advanced_subtensor",
-    "advanced_subtensor1", "flip", "take",
+    "advanced_subtensor1", "flip", "take", "get_canonical_form_slice", "indexed_result_shape",
     # everyday NumPy functions
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",

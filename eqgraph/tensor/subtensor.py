@@ -221,8 +221,16 @@ def _slice_length(n, start, stop, step):
 
 def _directed_length(n, start, stop, size, forward: bool):
     """Length of the slice with a step of ``size`` (> 0) forward, or ``-size`` backward."""
-    zero = int64_const(0)
-    lo, hi = (zero, n) if forward else (int64_const(-1), n - 1)
+    first, last = slice_bounds(n, start, stop, forward)
+    span = last - first if forward else first - last
+    return E["maximum"](E["int_div"](span + (size - 1), size), int64_const(0))
+
+
+def slice_bounds(n, start, stop, forward: bool) -> tuple:
+    """The first index and the end (exclusive) of ``range(n)[start:stop:step]``, as
+    ``slice.indices`` gives them, for a step forward (> 0) or backward (< 0): symbolic int64."""
+    n = _sym(n)
+    lo, hi = (int64_const(0), n) if forward else (int64_const(-1), n - 1)
     default_start, default_stop = (lo, hi) if forward else (hi, lo)
 
     def clamp(v, default):
@@ -231,9 +239,7 @@ def _directed_length(n, start, stop, size, forward: bool):
         v = _sym(v)
         return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
 
-    first, last = clamp(start, default_start), clamp(stop, default_stop)
-    span = last - first if forward else first - last
-    return E["maximum"](E["int_div"](span + (size - 1), size), zero)
+    return clamp(start, default_start), clamp(stop, default_stop)
 
 
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
