@@ -38,7 +38,8 @@ def parse_index(x, index) -> tuple[tuple, list]:
     if sum(i is Ellipsis for i in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for {x}: it has {x.ndim} dimensions, {consumed} were indexed")
+        raise IndexError(f"too many indices for tensor: tensor is {x.ndim}-dimensional, but {consumed} were "
+                         f"indexed (indexing {x})")
     idx_list, inputs = [], []
     for item in items:
         if item is Ellipsis:
@@ -156,8 +157,9 @@ def static_index_shape(x, idx_list, inputs) -> tuple:
             groups.append(("basic", size))
             axis += 1
         elif entry == "a":
-            if var.dtype == "bool":
-                groups.append(("adv", (None,)))
+            if var.dtype == "bool":  # a constant mask's count of True entries is known
+                data = getattr(var, "data", None)
+                groups.append(("adv", (None if data is None else int(np.count_nonzero(data)),)))
                 axis += var.ndim
             else:
                 groups.append(("adv", var.type.shape))
@@ -178,7 +180,8 @@ def static_index_shape(x, idx_list, inputs) -> tuple:
         dims = [s[len(s) - ndim + d] for k, s in groups if k == "adv" and len(s) - ndim + d >= 0]
         known = {v for v in dims if v is not None and v != 1}
         if len(known) > 1:
-            raise IndexError(f"index arrays of shapes {[s for k, s in groups if k == 'adv']} cannot be broadcast")
+            shapes = ", ".join(str(tuple(s)) for k, s in groups if k == "adv")
+            raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes [{shapes}]")
         bshape.append(known.pop() if known else (1 if all(v == 1 for v in dims) else None))
     basic = [size for kind, size in groups if kind == "basic"]
     if adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1)):
@@ -529,8 +532,10 @@ def inc_subtensor(view, y, inplace=False, set_instead_of_inc=False, tolerate_inp
 # -- PyTensor's functional forms of indexing -------------------------------------------------
 def take(a, indices, axis=None, mode="raise"):
     """``np.take``: ``a``'s entries at ``indices`` along ``axis`` (None: of the flattened ``a``).
-    ``mode``: "raise" (an index out of range is an error when run), "wrap" or "clip"."""
+    ``mode``: "raise" (an index out of range is an error when run; also None, as NumPy takes it),
+    "wrap" or "clip"."""
     a, indices = as_tensor_variable(a), as_tensor_variable(indices)
+    mode = "raise" if mode is None else mode
     if indices.dtype not in DISCRETE_DTYPES or indices.dtype == "bool":
         raise TypeError(f"take: the indices must be integers, got {indices} of dtype {indices.dtype}")
     if mode not in ("raise", "wrap", "clip"):

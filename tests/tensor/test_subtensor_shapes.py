@@ -26,3 +26,38 @@ def test_length_of_a_slice_with_symbolic_start_stop_and_step():
         for stop in STARTS[1:]:
             for step in STEPS:
                 assert length(values, start, stop, step) == len(values[start:stop:step]), (start, stop, step)
+
+
+def test_a_constant_boolean_mask_gives_its_count_of_true_entries_as_static_size():
+    y = et.tensor("y", shape=(None, None, None))
+    mask = et.constant(np.array([True, False, True, True]))
+    rows = et.constant(np.array([[True, False, True, True], [True, False, False, True]]))
+    columns = et.tensor("columns", shape=(4, None), dtype="int64")
+    assert y[mask].type.shape == (3, None, None)
+    assert y[rows].type.shape == (5, None)
+    assert y[mask, columns].type.shape == (4, 3, None)
+    values = np.arange(4 * 2 * 3.0).reshape(4, 2, 3)
+    np.testing.assert_array_equal(eg.function([y], y[mask])(values), values[mask.data])
+
+
+def test_index_arrays_that_cannot_broadcast_are_refused_in_numpys_words():
+    x, idx = et.dmatrix("x"), et.tensor("idx", shape=(10,), dtype="int64")
+    with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \[\(10,\), \(9,\)\]"):
+        x[idx, idx[1:]]
+    with pytest.raises(IndexError, match=r"with shapes \[\(3,\), \(6,\)\]"):
+        x[et.constant(np.array([True, False, True, True])), et.concatenate([idx[:3], idx[:3]])]
+
+
+def test_too_many_indices_are_refused_naming_the_tensor():
+    y = et.tensor("y", shape=(4, 5, 6))
+    mask = et.tensor("mask", shape=(None, 5), dtype="bool")
+    with pytest.raises(IndexError, match="tensor is 3-dimensional, but 4 were indexed .*y"):
+        y[mask, mask]
+
+
+def test_take_with_mode_none_raises_on_an_index_out_of_range_as_numpy():
+    a, i = et.dvector("a"), et.lvector("i")
+    take = eg.function([a, i], et.take(a, i, mode=None))
+    np.testing.assert_array_equal(take(np.arange(4.0), np.array([3, -1])), np.take(np.arange(4.0), [3, -1], mode=None))
+    with pytest.raises(IndexError):
+        take(np.arange(4.0), np.array([4]))
