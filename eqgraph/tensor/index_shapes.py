@@ -1,5 +1,6 @@
-"""PyTensor's public indexing helpers: the canonical form of a slice or an index
-(``get_canonical_form_slice``) and the symbolic shape of ``a[indices]`` (``indexed_result_shape``).
+"""Shapes of indexing: the symbolic length of a slice (Subtensor's shape), and PyTensor's public
+helpers, the canonical form of a slice or an index (``get_canonical_form_slice``) and the
+symbolic shape of ``a[indices]`` (``indexed_result_shape``).
 
 Both work on graphs, not arrays: their parts may be Python ints, NumPy integers or 0-d integer
 tensors, and what can be known without running the graph comes back as Python ints.
@@ -12,12 +13,50 @@ import numpy as np
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.shape import int64_const
-from eqgraph.tensor.subtensor import _slice_length, slice_bounds
 from eqgraph.terms.basic import Variable
 
 E = ELEMWISE_OPS
 
 
+# -- the symbolic length of a slice (Subtensor's shape) ----------------------------------------
+def _sym(v):
+    return int64_const(v) if isinstance(v, (int, np.integer)) else v
+
+
+def slice_length(n, start, stop, step):
+    """Symbolic length of ``range(n)[start:stop:step]`` (parts: int, None or int64 variable)."""
+    step = 1 if step is None else step
+    if isinstance(step, (int, np.integer)):
+        return _directed_length(_sym(n), start, stop, abs(int(step)), step > 0)
+    n = _sym(n)  # a symbolic step: its sign chooses between the two directions' lengths
+    return E["switch"](E["lt"](step, 0), _directed_length(n, start, stop, -step, False),
+                       _directed_length(n, start, stop, step, True))
+
+
+def _directed_length(n, start, stop, size, forward: bool):
+    """Length of the slice with a step of ``size`` (> 0) forward, or ``-size`` backward."""
+    first, last = slice_bounds(n, start, stop, forward)
+    span = last - first if forward else first - last
+    return E["maximum"](E["int_div"](span + (size - 1), size), int64_const(0))
+
+
+def slice_bounds(n, start, stop, forward: bool) -> tuple:
+    """The first index and the end (exclusive) of ``range(n)[start:stop:step]``, as
+    ``slice.indices`` gives them, for a step forward (> 0) or backward (< 0): symbolic int64."""
+    n = _sym(n)
+    lo, hi = (int64_const(0), n) if forward else (int64_const(-1), n - 1)
+    default_start, default_stop = (lo, hi) if forward else (hi, lo)
+
+    def clamp(v, default):
+        if v is None:
+            return default
+        v = _sym(v)
+        return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
+
+    return clamp(start, default_start), clamp(stop, default_stop)
+
+
+# -- PyTensor's helpers -------------------------------------------------------------------------
 def get_canonical_form_slice(theslice, length):
     """``(canonical, direction)`` such that ``a[theslice]`` is ``a[canonical][::direction]`` for
     any ``a`` of ``length`` elements along the axis.
@@ -191,4 +230,4 @@ def _broadcast(shapes: list) -> tuple:
 def _slice_size(n, item: slice):
     parts = [_literal(_integer_part(p, "indexed_result_shape: a slice part")) for p in (item.start, item.stop, item.step)]
     parts = [p if p is None or isinstance(p, int) else _int64(p) for p in parts]
-    return _slice_length(n if isinstance(n, (int, np.integer)) else _int64(n), *parts)
+    return slice_length(n if isinstance(n, (int, np.integer)) else _int64(n), *parts)

@@ -19,6 +19,7 @@ import numpy as np
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
 from eqgraph.tensor.duplicates import last_writes
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
+from eqgraph.tensor.index_shapes import slice_length
 from eqgraph.tensor.shape import MakeVector, Shape, flatten, int64_const, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
@@ -27,6 +28,16 @@ from eqgraph.xp import array_namespace, as_output
 
 FULL_SLICE = ("slice", None, None, None)
 E = ELEMWISE_OPS
+
+
+class BooleanScalarIndexError(IndexError, NotImplementedError):
+    """A boolean scalar used as an index: NumPy would read it as a new axis (and an empty one for
+    False), PyTensor refuses it as not implemented; an IndexError, as other invalid indices are."""
+
+
+class RegionShapeError(TypeError, ValueError):
+    """A value written into an indexed region it cannot broadcast to: known when the graph is
+    built, so a TypeError as PyTensor raises it, and a ValueError as NumPy's at run time."""
 
 
 # -- parsing a Python index ------------------------------------------------------------
@@ -82,7 +93,7 @@ def _scalar_part(p, allow_array: bool = False):
     if p is None:
         return None, None
     if isinstance(p, (bool, np.bool_)):
-        raise IndexError("boolean scalars are not supported as indices")
+        raise BooleanScalarIndexError("boolean scalars are not supported as indices")
     if isinstance(p, (int, np.integer)):
         return int(p), None
     if isinstance(p, Variable):
@@ -91,19 +102,21 @@ def _scalar_part(p, allow_array: bool = False):
             raise IndexError(f"index {v} must be an integer (or boolean mask), not {v.dtype}")
         if v.ndim == 0:
             if v.dtype == "bool":
-                raise IndexError("boolean scalars are not supported as indices")
+                raise BooleanScalarIndexError("boolean scalars are not supported as indices")
             if isinstance(v, Constant):
                 return int(v.data), None
             return "?", cast(v, "int64")
         if not allow_array:
             raise IndexError(f"slice bounds must be scalars, got {v}")
         return "a", v
+    if allow_array and isinstance(p, (list, tuple)) and any(isinstance(i, Variable) for i in p):
+        return _scalar_part(as_tensor_variable(p), allow_array)  # x[[i, j]]: an index vector
     if allow_array and isinstance(p, (list, tuple, np.ndarray)):
         arr = np.asarray(p)
         if arr.dtype.kind not in "biu":
             raise IndexError(f"array indices must be integers or booleans, got dtype {arr.dtype}")
         if arr.dtype == bool and arr.ndim == 0:  # NumPy's x[np.array(True)] adds an axis; PyTensor refuses it
-            raise IndexError("boolean scalars are not supported as indices")
+            raise BooleanScalarIndexError("boolean scalars are not supported as indices")
         return "a", as_tensor_variable(arr)
     raise IndexError(f"unsupported index {p!r}")
 
@@ -208,43 +221,6 @@ def index_tuple(idx_list, inputs):
 
 
 # -- symbolic shapes (infer_shape) ------------------------------------------------------------
-def _sym(v):
-    return int64_const(v) if isinstance(v, (int, np.integer)) else v
-
-
-def _slice_length(n, start, stop, step):
-    """Symbolic length of ``range(n)[start:stop:step]`` (parts: int, None or int64 variable)."""
-    step = 1 if step is None else step
-    if isinstance(step, (int, np.integer)):
-        return _directed_length(_sym(n), start, stop, abs(int(step)), step > 0)
-    n = _sym(n)  # a symbolic step: its sign chooses between the two directions' lengths
-    return E["switch"](E["lt"](step, 0), _directed_length(n, start, stop, -step, False),
-                       _directed_length(n, start, stop, step, True))
-
-
-def _directed_length(n, start, stop, size, forward: bool):
-    """Length of the slice with a step of ``size`` (> 0) forward, or ``-size`` backward."""
-    first, last = slice_bounds(n, start, stop, forward)
-    span = last - first if forward else first - last
-    return E["maximum"](E["int_div"](span + (size - 1), size), int64_const(0))
-
-
-def slice_bounds(n, start, stop, forward: bool) -> tuple:
-    """The first index and the end (exclusive) of ``range(n)[start:stop:step]``, as
-    ``slice.indices`` gives them, for a step forward (> 0) or backward (< 0): symbolic int64."""
-    n = _sym(n)
-    lo, hi = (int64_const(0), n) if forward else (int64_const(-1), n - 1)
-    default_start, default_stop = (lo, hi) if forward else (hi, lo)
-
-    def clamp(v, default):
-        if v is None:
-            return default
-        v = _sym(v)
-        return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
-
-    return clamp(start, default_start), clamp(stop, default_stop)
-
-
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
     out_static = node.outputs[0].type.shape
     if "a" in idx_list:  # advanced: only the static shape is derived; unknown sizes read the output
@@ -257,7 +233,7 @@ def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
             parts = [next(it) if p == "?" else p for p in e[1:]]
             size = out_static[len(dims)]
             dims.append(int64_const(size) if size is not None else
-                        (x_shape[axis] if e == FULL_SLICE else _slice_length(x_shape[axis], *parts)))
+                        (x_shape[axis] if e == FULL_SLICE else slice_length(x_shape[axis], *parts)))
             axis += 1
         else:
             if e == "?":
@@ -425,7 +401,7 @@ class IncSubtensor(Op):
             a is not None and b is not None and b not in (1, a)
             for a, b in zip(region[len(region) - y.ndim:], y.type.shape)
         ):
-            raise ValueError(f"{self}: {y} of shape {y.type.shape} cannot be broadcast to the "
+            raise RegionShapeError(f"{self}: {y} of shape {y.type.shape} cannot be broadcast to the "
                              f"indexed region of shape {region}")
         return Apply(self, [x, y, *index_inputs], [x.type()])
 

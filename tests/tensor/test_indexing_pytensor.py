@@ -1,0 +1,41 @@
+"""Indexing as PyTensor documents it where NumPy has no graph-time answer."""
+
+import numpy as np
+import pytest
+
+import eqgraph as eg
+import eqgraph.tensor as et
+
+
+def test_a_list_of_scalar_variables_is_an_index_array():
+    rows = np.arange(24.0).reshape(4, 2, 3)
+    x, i, j, k = et.dtensor3("x"), et.iscalar("i"), et.iscalar("j"), et.iscalar("k")
+    picked = eg.function([x, i, j, k], [x[[i, j], :], x[[i, j, k], :, i:k], x[(i, 2), 0]])
+    a, b, c = picked(rows, 0, 1, 2)
+    np.testing.assert_array_equal(a, rows[[0, 1], :])
+    np.testing.assert_array_equal(b, rows[[0, 1, 2], :, 0:2])
+    np.testing.assert_array_equal(c, rows[(0, 2), 0])
+
+
+def test_a_list_of_float_variables_is_refused():
+    x, f = et.dvector("x"), et.dscalar("f")
+    with pytest.raises(IndexError, match="integer"):
+        x[[f, f]]
+
+
+def test_a_boolean_scalar_index_is_refused_as_not_implemented_and_as_an_index_error():
+    x = et.dvector("x")
+    for index in (True, np.array(True), et.bscalar("b") > 0):
+        with pytest.raises(NotImplementedError, match="boolean scalars"):
+            x[index]
+        with pytest.raises(IndexError, match="boolean scalars"):
+            x[index]
+
+
+def test_a_value_of_more_dimensions_than_the_indexed_region_is_a_type_error():
+    a, increment = et.dmatrix("a"), et.dmatrix("increment")
+    for write in (et.set_subtensor, et.inc_subtensor):
+        with pytest.raises(TypeError, match="cannot be broadcast to the indexed region"):
+            write(a[0], increment)
+        with pytest.raises(ValueError, match="cannot be broadcast to the indexed region"):
+            write(a[0], increment)
