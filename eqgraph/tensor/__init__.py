@@ -64,7 +64,8 @@ digamma = ELEMWISE_OPS["psi"]  # PyTensor's other name of psi
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
     CumOp, Nonzero, Repeat, allclose, array_split_points, bincount, fill_diagonal, fill_diagonal_offset, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
-    column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
+    column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, get_vector_length, horizontal_stack, hstack,
+    identity_like,
     isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
     vstack, where,
 )
@@ -131,7 +132,7 @@ __all__ = [
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
     "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
+    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",

@@ -291,6 +291,18 @@ def _static_length(vector, what="split: the number of pieces must be static: pas
     return vector.type.shape[0]
 
 
+def get_vector_length(v) -> int:
+    """The length of the vector ``v`` as its graph tells it, without running it (its static size:
+    a constant's, a MakeVector's or Join's count, a shape's ndim). ValueError where only running
+    could tell; TypeError for a tensor that is not a vector."""
+    v = as_tensor_variable(v)
+    if v.ndim != 1:
+        raise TypeError(f"get_vector_length: {v} of type {v.type} is not a vector (1-d)")
+    if v.type.shape[0] is None:
+        raise ValueError(f"Length of {v} cannot be determined without running the graph: its type is {v.type}")
+    return v.type.shape[0]
+
+
 def array_split_points(x, indices, axis=0):
     """``np.split(x, indices, axis)`` for a list of cut points (NumPy's spelling of ``split``)."""
     x = as_tensor_variable(x)
@@ -577,7 +589,7 @@ def _max_or(x, floor):
 
 __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
+    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack", "where",
 ]
