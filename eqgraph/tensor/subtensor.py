@@ -555,10 +555,12 @@ def advanced_subtensor1(x, ilist):
     return as_tensor_variable(x)[ilist]
 
 
-def advanced_inc_subtensor(x, y, *index, set_instead_of_inc=False, ignore_duplicates=False):
-    """PyTensor's ``advanced_inc_subtensor(x, y, *index)``: ``inc_subtensor(x[index], y)``."""
+def advanced_inc_subtensor(x, y, *index, inplace=False, set_instead_of_inc=False, ignore_duplicates=False):
+    """PyTensor's ``advanced_inc_subtensor(x, y, *index)``: ``inc_subtensor(x[index], y)``
+    (``inplace`` as ``inc_subtensor`` takes it)."""
     view = as_tensor_variable(x)[tuple(index)]
-    return inc_subtensor(view, y, set_instead_of_inc=set_instead_of_inc, ignore_duplicates=ignore_duplicates)
+    return inc_subtensor(view, y, inplace=inplace, set_instead_of_inc=set_instead_of_inc,
+                         ignore_duplicates=ignore_duplicates)
 
 
 def advanced_set_subtensor(x, y, *index):

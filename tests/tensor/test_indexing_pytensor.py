@@ -39,3 +39,13 @@ def test_a_value_of_more_dimensions_than_the_indexed_region_is_a_type_error():
             write(a[0], increment)
         with pytest.raises(ValueError, match="cannot be broadcast to the indexed region"):
             write(a[0], increment)
+
+
+def test_advanced_inc_subtensor_takes_inplace_as_inc_subtensor_does():
+    x, y, i = et.dvector("x"), et.dvector("y"), et.lvector("i")
+    added = eg.function([x, y, i], et.advanced_inc_subtensor(x, y, i, inplace=False))
+    expected = np.arange(4.0)
+    np.add.at(expected, [1, 1, 3], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(added(np.arange(4.0), np.array([1.0, 2.0, 3.0]), np.array([1, 1, 3])), expected)
+    with pytest.raises(ValueError, match="inplace"):
+        et.advanced_inc_subtensor(x, y, i, inplace=True)
