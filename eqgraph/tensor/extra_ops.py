@@ -359,7 +359,6 @@ def column_stack(tensors):
     return concatenate([dimshuffle(c, (0, "x")) if c.ndim == 1 else atleast_2d(c) for c in cols], axis=1)
 
 
-horizontal_stack, vertical_stack = hstack, vstack  # PyTensor's names
 
 
 def broadcast_to(x, shape):
@@ -439,10 +438,11 @@ class Nonzero(Op):
         return [[False]]  # indices: piecewise constant in x
 
 
-def nonzero(x):
-    """``np.nonzero``: a tuple of index vectors, one per axis of ``x``."""
+def nonzero(x, return_matrix: bool = False):
+    """``np.nonzero``: a tuple of index vectors, one per axis of ``x``; with ``return_matrix``
+    (PyTensor's) one ``(x.ndim, count)`` matrix of them, ``np.vstack(np.nonzero(x))``."""
     found = Nonzero()(x)
-    return tuple(found[i] for i in range(found.type.shape[0]))
+    return found if return_matrix else tuple(found[i] for i in range(found.type.shape[0]))
 
 
 def flatnonzero(x):
@@ -590,6 +590,6 @@ def _max_or(x, floor):
 __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
-    "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
-    "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack", "where",
+    "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
+    "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vstack", "where",
 ]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.tensor.join import join
 
@@ -24,3 +25,77 @@ def test_get_vector_length_refuses_what_only_running_tells():
         et.get_vector_length(et.dvector("v"))
     with pytest.raises(TypeError, match="not a vector"):
         et.get_vector_length(et.dmatrix("m"))
+
+
+@pytest.mark.parametrize("which", ["tril", "triu"])
+def test_triangle_indices_match_numpy(which):
+    m, k = et.dmatrix("m"), et.iscalar("k")
+    indices = getattr(et, f"{which}_indices")(m.shape[0], k, m.shape[1])
+    from_matrix = getattr(et, f"{which}_indices_from")(m, k)
+    f = eg.function([m, k], [*indices, *from_matrix])
+    for shape in [(4, 4), (3, 5), (5, 3), (0, 2)]:
+        for offset in (-2, -1, 0, 1, 3):
+            values = np.zeros(shape)
+            rows, cols, rows_from, cols_from = f(values, offset)
+            expected = getattr(np, f"{which}_indices")(shape[0], offset, shape[1])
+            for got, want in zip((rows, cols, rows_from, cols_from), expected * 2):
+                assert got.dtype == np.int64
+                np.testing.assert_array_equal(got, want)
+    assert [int(v) for v in et.tril_indices(3)[0].eval()] == list(np.tril_indices(3)[0])
+    with pytest.raises(ValueError, match="must be two dimensional"):
+        getattr(et, f"{which}_indices_from")(et.dvector("v"))
+
+
+def test_nonzero_as_a_matrix_matches_numpy():
+    x = et.dmatrix("x")
+    values = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    matrix = et.nonzero(x, return_matrix=True)
+    assert matrix.dtype == "int64" and matrix.type.shape == (2, None)
+    np.testing.assert_array_equal(matrix.eval({x: values}), np.vstack(np.nonzero(values)))
+    for got, want in zip(et.nonzero(x, return_matrix=False), np.nonzero(values)):
+        np.testing.assert_array_equal(got.eval({x: values}), want)
+
+
+def test_nonzero_values_match_numpy_and_have_a_gradient():
+    x = et.dtensor3("x")
+    values = np.array([[[0.0, 1.5], [np.nan, 0.0]], [[-0.0, 2.0], [3.0, np.inf]]])
+    got = et.nonzero_values(x).eval({x: values})
+    assert got.dtype == values.dtype and got.ndim == 1
+    np.testing.assert_array_equal(got, values[np.nonzero(values)])
+    with pytest.raises(ValueError):
+        et.nonzero_values(et.dscalar("s"))
+    rng = np.random.default_rng(0)
+    point = rng.normal(size=(2, 3)) * (rng.random((2, 3)) > 0.4)
+    eg.verify_grad(lambda a: (et.nonzero_values(a) ** 2).sum(), [point], rng=rng)
+
+
+def test_the_oriented_stacks_take_two_or_more_matrices():
+    a, b, c = et.dmatrix("a"), et.dmatrix("b"), et.dmatrix("c")
+    av, bv, cv = np.arange(6.0).reshape(2, 3), np.arange(3.0).reshape(1, 3), np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(et.vertical_stack(a, b, a).eval({a: av, b: bv}), np.vstack([av, bv, av]))
+    np.testing.assert_array_equal(et.horizontal_stack(a, c).eval({a: av, c: cv}), np.hstack([av, cv]))
+    for stack in (et.horizontal_stack, et.vertical_stack):
+        with pytest.raises(ValueError, match="at least two"):
+            stack(a)
+        with pytest.raises(ValueError, match="two dimensions"):
+            stack(a, et.dtensor3("t"))
+    rng = np.random.default_rng(1)
+    eg.verify_grad(lambda p, q: et.horizontal_stack(p, q), [av, cv], rng=rng)
+
+
+def test_stacklists_stacks_nested_lists_as_numpy_arrays_do():
+    a, b, c, d = (et.dscalar(n) for n in "abcd")
+    f = eg.function([a, b, c, d], [et.stacklists([[a, b], [c, d]]), et.stacklists([[[a], [b]], [[c], [d]]])])
+    square, column = f(1.0, 2.0, 3.0, 4.0)
+    np.testing.assert_array_equal(square, np.array([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(column, np.array([[[1.0], [2.0]], [[3.0], [4.0]]]))
+    m = [et.dmatrix(n) for n in "wxyz"]
+    values = [np.full((2, 3), i, dtype=float) for i in range(4)]
+    got = et.stacklists([[m[0], m[1]], [m[2], m[3]]]).eval(dict(zip(m, values)))
+    np.testing.assert_array_equal(got, np.array([[values[0], values[1]], [values[2], values[3]]]))
+
+
+def test_is_flat_and_atleast_nd():
+    assert et.is_flat(et.dvector("v")) and not et.is_flat(et.dtensor3("t"))
+    assert et.is_flat(et.dtensor4("t").reshape((10, 10, -1)), ndim=3)
+    assert et.atleast_Nd(et.dvector("v"), n=3).type.shape[:2] == (1, 1)

@@ -1,0 +1,87 @@
+"""PyTensor's own array helpers that NumPy spells otherwise or lacks: the indices of a triangle
+(``tril_indices``, ...), the nonzero values, PyTensor's positional ``horizontal_stack`` and
+``vertical_stack`` of matrices, ``stacklists`` and ``is_flat``."""
+
+from __future__ import annotations
+
+from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.elemwise import ELEMWISE_OPS
+from eqgraph.tensor.extra_ops import flatnonzero, nonzero, tri
+from eqgraph.tensor.join import concatenate, stack
+from eqgraph.tensor.shape import flatten, shape_of
+
+E = ELEMWISE_OPS
+
+
+def tril_indices(n, k=0, m=None) -> tuple:
+    """``np.tril_indices``: the row and column indices (int64 vectors) of the lower triangle of an
+    ``n`` by ``m`` matrix, on and below the ``k``-th diagonal; ``n``, ``k``, ``m`` may be symbolic."""
+    return nonzero(tri(n, m, k, dtype="bool"))
+
+
+def triu_indices(n, k=0, m=None) -> tuple:
+    """``np.triu_indices``: the indices of the upper triangle, on and above the ``k``-th diagonal."""
+    return nonzero(E["invert"](tri(n, m, k - 1, dtype="bool")))
+
+
+def _matrix_sides(a, name: str) -> tuple:
+    a = as_tensor_variable(a)
+    if a.ndim != 2:
+        raise ValueError(f"{name}: the input array must be two dimensional, got {a} with {a.ndim} dimensions")
+    return tuple(shape_of(a))
+
+
+def tril_indices_from(a, k=0) -> tuple:
+    """``np.tril_indices_from``: ``tril_indices`` of the shape of the matrix ``a``."""
+    n, m = _matrix_sides(a, "tril_indices_from")
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(a, k=0) -> tuple:
+    """``np.triu_indices_from``: ``triu_indices`` of the shape of the matrix ``a``."""
+    n, m = _matrix_sides(a, "triu_indices_from")
+    return triu_indices(n, k, m)
+
+
+def nonzero_values(a):
+    """The nonzero elements of ``a`` in C order, ``a[np.nonzero(a)]``, as a vector (differentiable
+    in ``a``); ``a`` has at least one dimension, as ``nonzero`` requires."""
+    a = as_tensor_variable(a)
+    return flatten(a)[flatnonzero(a)]
+
+
+def _matrices(args, name: str) -> list:
+    if len(args) < 2:
+        raise ValueError(f"{name} takes at least two matrices, got {len(args)}")
+    matrices = [as_tensor_variable(a) for a in args]
+    for m in matrices:
+        if m.ndim != 2:
+            raise ValueError(f"{name}: every argument must have two dimensions, got {m} with {m.ndim}")
+    return matrices
+
+
+def horizontal_stack(*args):
+    """PyTensor's ``horizontal_stack(a, b, ...)``: two or more matrices side by side (axis 1)."""
+    return concatenate(_matrices(args, "horizontal_stack"), axis=1)
+
+
+def vertical_stack(*args):
+    """PyTensor's ``vertical_stack(a, b, ...)``: two or more matrices one above the other (axis 0)."""
+    return concatenate(_matrices(args, "vertical_stack"), axis=0)
+
+
+def stacklists(arg):
+    """A tensor from nested lists of tensors of one shape: ``stacklists([[a, b], [c, d]])`` of
+    scalars is a 2x2 matrix, of matrices a tensor of 4 dimensions (the lists' axes first)."""
+    if isinstance(arg, (tuple, list)):
+        return stack([stacklists(a) for a in arg])
+    return as_tensor_variable(arg)
+
+
+def is_flat(var, ndim: int = 1) -> bool:
+    """Whether ``var`` has ``ndim`` dimensions (PyTensor's name of that check)."""
+    return as_tensor_variable(var).ndim == ndim
+
+
+__all__ = ["horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tril_indices", "tril_indices_from",
+           "triu_indices", "triu_indices_from", "vertical_stack"]
