@@ -307,6 +307,10 @@ class Subtensor(Op):
     def __str__(self):
         return f"{type(self).__name__}{{{format_index(self.idx_list)}}}"
 
+    def pprint_term(self, node, args) -> str:
+        """``x[0:2, i]`` for ``pprint``: the index as Python writes it."""
+        return f"{args[0]}[{index_text(self.idx_list, args[1:])}]"
+
     def make_node(self, x, *index_inputs):
         x = as_tensor_variable(x)
         index_inputs = [as_tensor_variable(i) for i in index_inputs]
@@ -387,6 +391,11 @@ class IncSubtensor(Op):
             name = name.replace("Inc", "Set")
         return f"{name}{{{format_index(self.idx_list)}}}"
 
+    def pprint_term(self, node, args) -> str:
+        """``inc_subtensor(x[0:2], y)`` (or ``set_subtensor``) for ``pprint``."""
+        x, y, *index = args
+        return f"{'set' if self.set_instead_of_inc else 'inc'}_subtensor({x}[{index_text(self.idx_list, index)}], {y})"
+
     def make_node(self, x, y, *index_inputs):
         x, y = as_tensor_variable(x), as_tensor_variable(y)
         index_inputs = [as_tensor_variable(i) for i in index_inputs]
@@ -442,6 +451,23 @@ def index_add(xp, out, idx, y):
         cupyx.scatter_add(out, idx, y)
         return
     raise NotImplementedError("inc_subtensor with array indices needs NumPy or CuPy arrays")
+
+
+def index_text(idx_list, args) -> str:
+    """The index as Python writes it, its symbolic parts by ``args`` (their texts), the trailing
+    full slices left out: ``0:2, i``."""
+    entries = list(idx_list)
+    while len(entries) > 1 and entries[-1] == FULL_SLICE:
+        entries.pop()
+    it = iter(args)
+    parts = []
+    for e in entries:
+        if isinstance(e, tuple):
+            start, stop, step = ("" if p is None else next(it) if p == "?" else str(p) for p in e[1:])
+            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+        else:
+            parts.append("None" if e is None else next(it) if e in ("?", "a") else str(e))
+    return ", ".join(parts)
 
 
 def format_index(idx_list) -> str:

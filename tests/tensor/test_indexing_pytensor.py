@@ -49,3 +49,21 @@ def test_advanced_inc_subtensor_takes_inplace_as_inc_subtensor_does():
     np.testing.assert_array_equal(added(np.arange(4.0), np.array([1.0, 2.0, 3.0]), np.array([1, 1, 3])), expected)
     with pytest.raises(ValueError, match="inplace"):
         et.advanced_inc_subtensor(x, y, i, inplace=True)
+
+
+@pytest.mark.parametrize("index, text", [
+    ((0,), "x[0]"), ((slice(None, 2),), "x[:2]"), ((slice(0, None),), "x[0:]"), ((slice(0, 2, 2),), "x[0:2:2]"),
+    ((slice(0, 2), 0, slice(0, 2)), "x[0:2, 0, 0:2]"), ((Ellipsis, 1), "x[:, :, :, 1]"), ((None, 1), "x[None, 1]"),
+])
+def test_pprint_writes_an_index_as_python_does(index, text):
+    assert eg.pprint(et.dtensor4("x")[index]) == text
+
+
+def test_pprint_writes_symbolic_and_array_indices_and_writes_by_name():
+    x, z, i = et.dtensor4("x"), et.dtensor3("z"), et.lscalar("i")
+    idx, idx2 = et.ivector("idx"), et.ivector("idx2")
+    assert eg.pprint(x[idx, idx2]) == "x[idx, idx2]"
+    assert eg.pprint(x[idx, 0:5]) == "x[idx, 0:5]"
+    assert eg.pprint(x[i:, 0]) == "x[i:, 0]"
+    assert eg.pprint(et.inc_subtensor(x[0], z)) == "inc_subtensor(x[0], z)"
+    assert eg.pprint(et.set_subtensor(x[idx, :5], z[0])) == "set_subtensor(x[idx, :5], z[0])"
