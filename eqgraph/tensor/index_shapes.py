@@ -63,8 +63,9 @@ def get_canonical_form_slice(theslice, length):
 
     For a slice, ``canonical`` is a slice with ``0 <= start <= stop <= length`` and ``step > 0``,
     and ``direction`` is 1 or -1 (a 0-d int64 tensor where the step's sign is not known). For an
-    integer index ``i``, ``canonical`` is ``i`` if ``i >= 0`` else ``length + i``, and the
-    direction is 1. Parts known without running the graph are Python ints.
+    integer index ``i``, ``canonical`` is ``i`` if ``i >= 0`` else ``length + i`` (a tensor for a
+    tensor ``i``), and the direction is 1. A slice's parts known without running the graph are
+    Python ints.
     """
     if isinstance(theslice, slice):
         return _canonical_slice(theslice, length)
@@ -72,13 +73,13 @@ def get_canonical_form_slice(theslice, length):
     if index is None:
         raise ValueError(f"get_canonical_form_slice: {theslice!r} is not a supported slice: expected a slice, "
                          "an int or a 0-d integer tensor")
-    known, n = _literal(index), _literal(_integer_part(length, "get_canonical_form_slice: length"))
+    length = _integer_part(length, "get_canonical_form_slice: length")
+    if isinstance(index, int):
+        return (index if index >= 0 else index + _literal(length)), 1
+    known = _literal(index)  # a tensor stays a tensor: the index itself, or length + index
     if isinstance(known, int):
-        if known >= 0:
-            return known, 1
-        return (known + n if isinstance(n, int) else _int64(index) + _int64(length)), 1
-    index = _int64(index)
-    return E["switch"](E["lt"](index, 0), index + _int64(length), index), 1
+        return (index if known >= 0 else index + length), 1
+    return E["switch"](E["lt"](index, 0), index + length, index), 1
 
 
 def _canonical_slice(theslice: slice, length):

@@ -109,3 +109,10 @@ def test_indexed_result_shape_errors():
         indexed_result_shape((2, 3), [et.dvector("v")])
     with pytest.raises(ValueError, match="static length"):
         indexed_result_shape(et.lvector("s"), [0])
+
+
+def test_a_tensor_index_stays_a_tensor():
+    n, zero, minus_one = et.lscalar("n"), et.as_tensor(0), et.as_tensor(-1)
+    assert get_canonical_form_slice(zero, n) == (zero, 1)
+    index, direction = get_canonical_form_slice(minus_one, n)
+    assert direction == 1 and int(index.eval({n: 4})) == 3
