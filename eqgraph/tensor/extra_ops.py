@@ -147,6 +147,8 @@ class Repeat(Op):
             return None if r is None or n is None else r * n
         if isinstance(repeats, TensorConstant):
             counts = np.asarray(repeats.data)
+            if counts.size == 1:  # one count repeats every element, as a scalar does
+                return None if n is None else int(counts[0]) * n
             if n is not None and counts.size != n:
                 raise ValueError(f"repeat: {counts.size} repeats for an axis of size {n}")
             return int(counts.sum())
@@ -161,9 +163,19 @@ class Repeat(Op):
     def infer_shape(self, fgraph, node, shapes):
         x, repeats = node.inputs
         dims = list(shapes[0])
-        length = dims[self.axis] * repeats if repeats.ndim == 0 else sum_(repeats)
+        length = dims[self.axis] * repeats if repeats.ndim == 0 else self._counted_length(dims[self.axis], repeats)
         dims[self.axis] = node.outputs[0].type.shape[self.axis] or length
         return [tuple(dims)]
+
+    @staticmethod
+    def _counted_length(n, counts):
+        """The length for a vector of counts: their sum, or ``n`` times the one count given,
+        which repeats every element (NumPy broadcasts it)."""
+        total = sum_(counts)
+        size = counts.type.shape[0]
+        if size is not None:
+            return n * total if size == 1 else total
+        return E["switch"](E["eq"](shape_of(counts)[0], 1), n * total, total)
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -289,18 +301,6 @@ def _static_length(vector, what="split: the number of pieces must be static: pas
     if vector.ndim != 1 or vector.type.shape[0] is None:
         raise ValueError(f"{what} (got {vector} of type {vector.type})")
     return vector.type.shape[0]
-
-
-def get_vector_length(v) -> int:
-    """The length of the vector ``v`` as its graph tells it, without running it (its static size:
-    a constant's, a MakeVector's or Join's count, a shape's ndim). ValueError where only running
-    could tell; TypeError for a tensor that is not a vector."""
-    v = as_tensor_variable(v)
-    if v.ndim != 1:
-        raise TypeError(f"get_vector_length: {v} of type {v.type} is not a vector (1-d)")
-    if v.type.shape[0] is None:
-        raise ValueError(f"Length of {v} cannot be determined without running the graph: its type is {v.type}")
-    return v.type.shape[0]
 
 
 def array_split_points(x, indices, axis=0):
@@ -589,7 +589,7 @@ def _max_or(x, floor):
 
 __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
+    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vstack", "where",
 ]

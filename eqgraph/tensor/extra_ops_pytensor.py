@@ -1,6 +1,6 @@
 """PyTensor's own array helpers that NumPy spells otherwise or lacks: the indices of a triangle
 (``tril_indices``, ...), the nonzero values, PyTensor's positional ``horizontal_stack`` and
-``vertical_stack`` of matrices, ``stacklists`` and ``is_flat``."""
+``vertical_stack`` of matrices, ``stacklists``, ``is_flat`` and ``get_vector_length``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,18 @@ from eqgraph.tensor.join import concatenate, stack
 from eqgraph.tensor.shape import flatten, shape_of
 
 E = ELEMWISE_OPS
+
+
+def get_vector_length(v) -> int:
+    """The length of the vector ``v`` as its graph tells it, without running it (its static size:
+    a constant's, a MakeVector's or Join's count, a shape's ndim). ValueError where only running
+    could tell; TypeError for a tensor that is not a vector."""
+    v = as_tensor_variable(v)
+    if v.ndim != 1:
+        raise TypeError(f"get_vector_length: {v} of type {v.type} is not a vector (1-d)")
+    if v.type.shape[0] is None:
+        raise ValueError(f"Length of {v} cannot be determined without running the graph: its type is {v.type}")
+    return v.type.shape[0]
 
 
 def tril_indices(n, k=0, m=None) -> tuple:
@@ -83,5 +95,5 @@ def is_flat(var, ndim: int = 1) -> bool:
     return as_tensor_variable(var).ndim == ndim
 
 
-__all__ = ["horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tril_indices", "tril_indices_from",
-           "triu_indices", "triu_indices_from", "vertical_stack"]
+__all__ = ["get_vector_length", "horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tril_indices",
+           "tril_indices_from", "triu_indices", "triu_indices_from", "vertical_stack"]

@@ -229,6 +229,7 @@ def _broadcast(shapes: list) -> tuple:
 
 
 def _slice_size(n, item: slice):
-    parts = [_literal(_integer_part(p, "indexed_result_shape: a slice part")) for p in (item.start, item.stop, item.step)]
+    parts = [_literal(_integer_part(p, "indexed_result_shape: a slice part"))
+             for p in (item.start, item.stop, item.step)]
     parts = [p if p is None or isinstance(p, int) else _int64(p) for p in parts]
     return slice_length(n if isinstance(n, (int, np.integer)) else _int64(n), *parts)

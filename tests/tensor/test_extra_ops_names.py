@@ -99,3 +99,27 @@ def test_is_flat_and_atleast_nd():
     assert et.is_flat(et.dvector("v")) and not et.is_flat(et.dtensor3("t"))
     assert et.is_flat(et.dtensor4("t").reshape((10, 10, -1)), ndim=3)
     assert et.atleast_Nd(et.dvector("v"), n=3).type.shape[:2] == (1, 1)
+
+
+def test_repeat_of_one_count_in_a_list_repeats_every_element():
+    x = et.dvector("x")
+    values = np.arange(4.0)
+    repeated = et.repeat(x, [3])
+    assert repeated.type.shape == (None,)
+    length, got = eg.function([x], [repeated.shape[0], repeated])(values)
+    np.testing.assert_array_equal(got, np.repeat(values, [3]))
+    assert length == len(np.repeat(values, [3]))
+    assert et.repeat(et.tensor("s", shape=(4,)), [3]).type.shape == (12,)
+    with pytest.raises(ValueError, match="repeats"):
+        et.repeat(et.tensor("s", shape=(4,)), [1, 2])
+
+
+@pytest.mark.parametrize("counts_shape", [(1,), (None,)])
+def test_the_shape_of_repeat_with_one_count_given_when_run(counts_shape):
+    x, counts = et.dvector("x"), et.tensor("counts", shape=counts_shape, dtype="int64")
+    repeated = et.repeat(x, counts)
+    length = eg.function([x, counts], repeated.shape[0])
+    values = np.arange(4.0)
+    assert length(values, np.array([3])) == len(np.repeat(values, [3]))
+    if counts_shape == (None,):
+        assert length(values, np.array([1, 0, 2, 1])) == len(np.repeat(values, [1, 0, 2, 1]))
