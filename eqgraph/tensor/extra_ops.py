@@ -186,7 +186,10 @@ def repeat(x, repeats, axis=None):
     x = as_tensor_variable(x)
     if axis is None:
         x, axis = flatten(x), 0
-    return Repeat(_axis(x, axis))(x, _int64_if_constant(repeats))
+    repeats = as_tensor_variable(_int64_if_constant(repeats))
+    if repeats.ndim == 1 and repeats.type.shape[0] == 1:  # one count for every element: a scalar's
+        repeats = constant(repeats.data[0]) if isinstance(repeats, TensorConstant) else repeats[0]
+    return Repeat(_axis(x, axis))(x, repeats)
 
 
 def _int64_if_constant(repeats):

@@ -123,3 +123,12 @@ def test_the_shape_of_repeat_with_one_count_given_when_run(counts_shape):
     assert length(values, np.array([3])) == len(np.repeat(values, [3]))
     if counts_shape == (None,):
         assert length(values, np.array([1, 0, 2, 1])) == len(np.repeat(values, [1, 0, 2, 1]))
+
+
+def test_the_gradient_of_repeat_with_one_count_in_a_vector():
+    rng = np.random.default_rng(2)
+    counts = et.tensor("counts", shape=(1,), dtype="int64")
+    eg.verify_grad(lambda a: et.repeat(a, [3]) ** 2, [rng.normal(size=4)], rng=rng)
+    x = et.dvector("x")
+    gradient = eg.function([x, counts], eg.grad((et.repeat(x, counts) * et.arange(12.0)).sum(), x))
+    np.testing.assert_allclose(gradient(np.ones(4), np.array([3])), np.add.reduceat(np.arange(12.0), [0, 3, 6, 9]))
