@@ -31,13 +31,11 @@ E = ELEMWISE_OPS
 
 
 class BooleanScalarIndexError(IndexError, NotImplementedError):
-    """A boolean scalar used as an index: NumPy would read it as a new axis (and an empty one for
-    False), PyTensor refuses it as not implemented; an IndexError, as other invalid indices are."""
+    """A boolean scalar index (NumPy's new axis): PyTensor's NotImplementedError, an IndexError."""
 
 
 class RegionShapeError(TypeError, ValueError):
-    """A value written into an indexed region it cannot broadcast to: known when the graph is
-    built, so a TypeError as PyTensor raises it, and a ValueError as NumPy's at run time."""
+    """A value that cannot broadcast to its indexed region: PyTensor's TypeError, NumPy's ValueError."""
 
 
 # -- parsing a Python index ------------------------------------------------------------
@@ -329,8 +327,11 @@ class Subtensor(Op):
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
     def scalar_constant_value(self, node):
-        """``x.shape[i]`` of a static size, or ``make_vector(...)[i]`` of a constant entry
-        (``get_scalar_constant_value``)."""
+        """``x.shape[i]`` of a static size, ``make_vector(...)[i]`` of a constant entry, or a
+        constant's element at constant indices (``get_scalar_constant_value``)."""
+        data = _constant_data(node.outputs[0])
+        if data is not None:
+            return data.copy()  # 0-d here: the caller asks for a scalar
         source = node.inputs[0].owner
         if source is not None and len(self.idx_list) == 1 and isinstance(self.idx_list[0], int):
             i = self.idx_list[0]
@@ -339,6 +340,16 @@ class Subtensor(Op):
             if isinstance(source.op, MakeVector):
                 return get_scalar_constant_value(source.inputs[i])
         raise NotScalarConstantError(f"{node.outputs[0]} is not constant")
+
+
+def _constant_data(v):
+    """The array of ``v`` where it is a constant, or constant indices into one, else None."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data)
+    node = v.owner
+    if node is None or type(node.op) is not Subtensor or len(node.inputs) > 1:
+        return None
+    return None if (data := _constant_data(node.inputs[0])) is None else data[index_tuple(node.op.idx_list, [])]
 
 
 class AdvancedSubtensor(Subtensor):
@@ -460,26 +471,21 @@ def index_text(idx_list, args) -> str:
     while len(entries) > 1 and entries[-1] == FULL_SLICE:
         entries.pop()
     it = iter(args)
-    parts = []
-    for e in entries:
-        if isinstance(e, tuple):
-            start, stop, step = ("" if p is None else next(it) if p == "?" else str(p) for p in e[1:])
-            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
-        else:
-            parts.append("None" if e is None else next(it) if e in ("?", "a") else str(e))
-    return ", ".join(parts)
+    return _index_parts(entries, lambda p: next(it) if p in ("?", "a") else str(p), "None")
 
 
 def format_index(idx_list) -> str:
+    return _index_parts(idx_list, str, "newaxis")
+
+
+def _index_parts(entries, part, newaxis: str) -> str:
     parts = []
-    for e in idx_list:
-        if e is None:
-            parts.append("newaxis")
-        elif isinstance(e, tuple):
-            start, stop, step = ("" if p is None else str(p) for p in e[1:])
+    for e in entries:
+        if isinstance(e, tuple):
+            start, stop, step = ("" if p is None else part(p) for p in e[1:])
             parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
         else:
-            parts.append(str(e))
+            parts.append(newaxis if e is None else part(e))
     return ", ".join(parts)
 
 

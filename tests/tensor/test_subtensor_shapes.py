@@ -61,3 +61,16 @@ def test_take_with_mode_none_raises_on_an_index_out_of_range_as_numpy():
     np.testing.assert_array_equal(take(np.arange(4.0), np.array([3, -1])), np.take(np.arange(4.0), [3, -1], mode=None))
     with pytest.raises(IndexError):
         take(np.arange(4.0), np.array([4]))
+
+
+def test_an_element_of_a_constant_is_a_scalar_constant():
+    data = np.arange(12.0).reshape(3, 4) / 7
+    c = et.constant(data)
+    for i in range(3):
+        for j in range(4):
+            assert et.get_underlying_scalar_constant_value(c[i, j]) == data[i, j]
+    assert et.get_scalar_constant_value(c[1][2]) == data[1, 2]
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_scalar_constant_value(c[1])
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_scalar_constant_value(c[et.lscalar("i"), 0])
