@@ -65,11 +65,11 @@ from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa:
 from eqgraph.tensor.extra_ops import (  # noqa: E402
     CumOp, Nonzero, Repeat, allclose, array_split_points, bincount, fill_diagonal, fill_diagonal_offset, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
     column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, hstack, identity_like,
-    isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vstack, where,
+    isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tri, tril, triu, vstack, where,
 )
 from eqgraph.tensor.extra_ops import atleast_Nd  # noqa: E402
 from eqgraph.tensor.extra_ops_pytensor import (  # noqa: E402
-    get_vector_length, horizontal_stack, is_flat, nonzero_values, stacklists, tril_indices, tril_indices_from,
+    get_vector_length, horizontal_stack, is_flat, nonzero_values, stacklists, tile, tril_indices, tril_indices_from,
     triu_indices, triu_indices_from, vertical_stack,
 )
 from eqgraph.tensor.numpy_compositions import (  # noqa: E402

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.alloc import alloc, arange, shape_entries
+from eqgraph.tensor.alloc import alloc, arange
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
@@ -201,33 +201,6 @@ def _int64_if_constant(repeats):
     if values.dtype.kind == "u" and values.size and values.max() <= np.iinfo(np.int64).max:
         return values.astype(np.int64)
     return repeats
-
-
-def tile(x, reps):
-    """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
-    x = as_tensor_variable(x)
-    reps = list(shape_entries(reps, "tile: reps"))
-    for r in reps:
-        _check_integer_rep(r)
-    ndim = max(x.ndim, len(reps))
-    x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
-    reps = [1] * (ndim - len(reps)) + reps
-    sizes = shape_of(x)
-    # (s0, s1) -> (1, s0, 1, s1) -> broadcast to (r0, s0, r1, s1) -> (r0*s0, r1*s1)
-    spread = dimshuffle(x, [o for a in range(ndim) for o in ("x", a)])
-    tiled = alloc(spread, *[d for r, s in zip(reps, sizes) for d in (r, s)])
-    return reshape(tiled, [r * s for r, s in zip(reps, sizes)], ndim=ndim)
-
-
-def _check_integer_rep(r):
-    # np.tile and PyTensor refuse a float count; alloc would truncate it silently
-    if isinstance(r, (bool, np.bool_)):
-        raise TypeError(f"tile: reps must be integers, got {r!r}")
-    if isinstance(r, (int, np.integer)):
-        return
-    rep = as_tensor_variable(r)
-    if rep.ndim != 0 or rep.dtype not in DISCRETE_DTYPES or rep.dtype == "bool":
-        raise TypeError(f"tile: reps must be integers, got {r} ({rep.type})")
 
 
 def roll(x, shift, axis=None):
@@ -463,7 +436,7 @@ def where(condition, x=None, y=None):
     if x is None and y is None:
         return nonzero(condition)
     if x is None or y is None:
-        raise TypeError("where takes one argument (the condition) or three, not two")
+        raise ValueError("where: either both or neither of x and y should be given")
     return E["switch"](condition, x, y)
 
 
@@ -594,5 +567,5 @@ __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
     "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
-    "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vstack", "where",
+    "repeat", "roll", "split", "tri", "tril", "triu", "vstack", "where",
 ]

@@ -1,14 +1,21 @@
 """PyTensor's own array helpers that NumPy spells otherwise or lacks: the indices of a triangle
 (``tril_indices``, ...), the nonzero values, PyTensor's positional ``horizontal_stack`` and
-``vertical_stack`` of matrices, ``stacklists``, ``is_flat`` and ``get_vector_length``."""
+``vertical_stack`` of matrices, ``stacklists``, ``is_flat`` and ``get_vector_length``; and
+``tile``, whose reps are refused as both NumPy and PyTensor refuse them."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from eqgraph.tensor.alloc import alloc, shape_entries
 from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.elemwise import ELEMWISE_OPS
 from eqgraph.tensor.extra_ops import flatnonzero, nonzero, tri
 from eqgraph.tensor.join import concatenate, stack
-from eqgraph.tensor.shape import flatten, shape_of
+from eqgraph.tensor.shape import flatten, reshape, shape_of
+from eqgraph.tensor.type import DISCRETE_DTYPES
+from eqgraph.terms.basic import Variable
 
 E = ELEMWISE_OPS
 
@@ -95,5 +102,41 @@ def is_flat(var, ndim: int = 1) -> bool:
     return as_tensor_variable(var).ndim == ndim
 
 
-__all__ = ["get_vector_length", "horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tril_indices",
+def tile(x, reps):
+    """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
+    x = as_tensor_variable(x)
+    if isinstance(reps, Variable) and reps.ndim == 1 and reps.type.shape[0] is None:
+        raise ValueError(f"tile: reps {reps} has a length known only when run. Use specify_shape to set the length")
+    try:
+        reps = list(shape_entries(reps, "tile: reps"))
+    except TypeError as err:
+        raise RepsError(str(err)) from err
+    for r in reps:
+        _check_integer_rep(r)
+    ndim = max(x.ndim, len(reps))
+    x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
+    reps = [1] * (ndim - len(reps)) + reps
+    sizes = shape_of(x)
+    # (s0, s1) -> (1, s0, 1, s1) -> broadcast to (r0, s0, r1, s1) -> (r0*s0, r1*s1)
+    spread = dimshuffle(x, [o for a in range(ndim) for o in ("x", a)])
+    tiled = alloc(spread, *[d for r, s in zip(reps, sizes) for d in (r, s)])
+    return reshape(tiled, [r * s for r, s in zip(reps, sizes)], ndim=ndim)
+
+
+class RepsError(TypeError, ValueError):
+    """Reps that tile cannot take: NumPy's TypeError, PyTensor's ValueError."""
+
+
+def _check_integer_rep(r):
+    # np.tile and PyTensor refuse a float count; alloc would truncate it silently
+    if isinstance(r, (bool, np.bool_)):
+        raise RepsError(f"tile: reps must be integers, got {r!r}")
+    if isinstance(r, (int, np.integer)):
+        return
+    rep = as_tensor_variable(r)
+    if rep.ndim != 0 or rep.dtype not in DISCRETE_DTYPES or rep.dtype == "bool":
+        raise RepsError(f"tile: reps must be integers, got {r} ({rep.type})")
+
+
+__all__ = ["get_vector_length", "horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tile", "tril_indices",
            "tril_indices_from", "triu_indices", "triu_indices_from", "vertical_stack"]

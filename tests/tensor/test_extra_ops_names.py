@@ -132,3 +132,26 @@ def test_the_gradient_of_repeat_with_one_count_in_a_vector():
     x = et.dvector("x")
     gradient = eg.function([x, counts], eg.grad((et.repeat(x, counts) * et.arange(12.0)).sum(), x))
     np.testing.assert_allclose(gradient(np.ones(4), np.array([3])), np.add.reduceat(np.arange(12.0), [0, 3, 6, 9]))
+
+
+@pytest.mark.parametrize("reps", [2.5, "fscalar", "float vector", "list with float", "matrix", "list with vector"])
+def test_tile_refuses_reps_as_pytensor_and_numpy_do(reps):
+    reps = {"fscalar": et.fscalar("f"), "float vector": et.tensor("v", shape=(3,), dtype="float64"),
+            "list with float": [2, et.fscalar("f")], "matrix": et.tensor("m", shape=(3, 1), dtype="int64"),
+            "list with vector": [2, et.tensor("v", shape=(2,), dtype="int64")]}.get(reps, reps)
+    for error in (ValueError, TypeError):
+        with pytest.raises(error, match="tile: reps"):
+            et.tile(et.arange(3), reps)
+
+
+def test_tile_asks_for_the_length_of_symbolic_reps():
+    reps = et.ivector("reps")
+    with pytest.raises(ValueError, match="Use specify_shape to set the length"):
+        et.tile(et.arange(3), reps)
+    tiled = et.tile(et.arange(3), et.specify_shape(reps, (2,)))
+    np.testing.assert_array_equal(tiled.eval({reps: np.array([2, 3], dtype="int32")}), np.tile(np.arange(3), [2, 3]))
+
+
+def test_where_of_a_condition_and_one_value_is_refused_in_numpys_words():
+    with pytest.raises(ValueError, match="either both or neither of x and y"):
+        et.where(et.dvector("c") > 0, 1.0)
