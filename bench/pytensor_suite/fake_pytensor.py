@@ -119,6 +119,12 @@ class _Missing(type):
         TOUCHED.append(cls._missing)
         return False
 
+    def __getitem__(cls, key):  # a missing indexable object such as mgrid[0:5]
+        if not IN_TEST[0]:
+            return placeholder(f"{cls._missing}[...]")
+        TOUCHED.append(cls._missing)
+        raise MissingName(cls._missing)
+
     def __iter__(cls):
         if not IN_TEST[0]:  # a parametrization over a missing list: pytest skips it as empty
             return iter(())
