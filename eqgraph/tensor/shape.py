@@ -134,9 +134,10 @@ class SpecifyShape(Op):
 
 
 def specify_shape(x, shape):
-    """``x`` with static shape ``shape`` (None entries keep what ``x`` knows)."""
+    """``x`` with static shape ``shape`` (None entries keep what ``x`` knows; an int is the
+    length of a vector, as PyTensor takes it)."""
     x = as_tensor_variable(x)
-    shape = tuple(shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if all(s is None or s == k for s, k in zip(shape, x.type.shape)) and len(shape) == x.ndim:
         return x
     return SpecifyShape(shape)(x)

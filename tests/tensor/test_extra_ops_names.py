@@ -155,3 +155,9 @@ def test_tile_asks_for_the_length_of_symbolic_reps():
 def test_where_of_a_condition_and_one_value_is_refused_in_numpys_words():
     with pytest.raises(ValueError, match="either both or neither of x and y"):
         et.where(et.dvector("c") > 0, 1.0)
+
+
+def test_specify_shape_of_a_vector_takes_its_length_as_an_int():
+    v = et.lvector("v")
+    assert et.specify_shape(v, 2).type.shape == (2,)
+    assert et.specify_shape(v, np.int64(3)).type.shape == (3,)
