@@ -31,7 +31,7 @@ wvector xor zcol zeros zeros_like zmatrix zrow zscalar ztensor3 ztensor4 zvector
 Convolve CumOp Einsum ExtractDiag Nonzero Repeat Sort allclose argsort array_split_points atleast_1d
 atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy column_stack conv
 conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
-horizontal_stack hstack identity_like atleast_Nd is_flat nonzero_values stacklists tril_indices tril_indices_from triu_indices triu_indices_from extra_ops_pytensor isclose isfinite kron linalg nan_to_num nnet nonzero pad
+horizontal_stack hstack identity_like atleast_Nd is_flat mgrid ogrid nonzero_values stacklists tril_indices tril_indices_from triu_indices triu_indices_from extra_ops_pytensor isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
 trace tri tril triu vertical_stack vstack random_draws special digamma dimshuffle_op numpy_compositions
 bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions

@@ -69,8 +69,8 @@ from eqgraph.tensor.extra_ops import (  # noqa: E402
 )
 from eqgraph.tensor.extra_ops import atleast_Nd  # noqa: E402
 from eqgraph.tensor.extra_ops_pytensor import (  # noqa: E402
-    get_vector_length, horizontal_stack, is_flat, nonzero_values, stacklists, tile, tril_indices, tril_indices_from,
-    triu_indices, triu_indices_from, vertical_stack,
+    get_vector_length, horizontal_stack, is_flat, mgrid, nonzero_values, ogrid, stacklists, tile, tril_indices,
+    tril_indices_from, triu_indices, triu_indices_from, vertical_stack,
 )
 from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
@@ -135,7 +135,7 @@ __all__ = [
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
     "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd",
-    "is_flat", "nonzero_values", "stacklists", "tril_indices", "tril_indices_from", "triu_indices",
+    "is_flat", "mgrid", "nonzero_values", "ogrid", "stacklists", "tril_indices", "tril_indices_from", "triu_indices",
     "triu_indices_from",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",

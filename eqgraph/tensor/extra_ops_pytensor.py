@@ -1,16 +1,16 @@
 """PyTensor's own array helpers that NumPy spells otherwise or lacks: the indices of a triangle
 (``tril_indices``, ...), the nonzero values, PyTensor's positional ``horizontal_stack`` and
 ``vertical_stack`` of matrices, ``stacklists``, ``is_flat`` and ``get_vector_length``; and
-``tile``, whose reps are refused as both NumPy and PyTensor refuse them."""
+``tile``, whose reps are refused as both NumPy and PyTensor refuse them; ``mgrid`` and ``ogrid``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.alloc import alloc, shape_entries
-from eqgraph.tensor.basic import as_tensor_variable
+from eqgraph.tensor.alloc import alloc, arange, shape_entries
+from eqgraph.tensor.basic import as_tensor_variable, upcast
 from eqgraph.tensor.dimshuffle_op import dimshuffle
-from eqgraph.tensor.elemwise import ELEMWISE_OPS
+from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.extra_ops import flatnonzero, nonzero, tri
 from eqgraph.tensor.join import concatenate, stack
 from eqgraph.tensor.shape import flatten, reshape, shape_of
@@ -138,5 +138,34 @@ def _check_integer_rep(r):
         raise RepsError(f"tile: reps must be integers, got {r} ({rep.type})")
 
 
-__all__ = ["get_vector_length", "horizontal_stack", "is_flat", "nonzero_values", "stacklists", "tile", "tril_indices",
+class _Grid:
+    """``np.mgrid`` (dense) or ``np.ogrid`` (sparse) of slices whose bounds and steps may be
+    variables: ``mgrid[0:2, 1:j]`` is a list of tensors, one per slice, in one common dtype."""
+
+    def __init__(self, sparse: bool):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        slices = key if isinstance(key, tuple) else (key,)
+        for s in slices:
+            if not isinstance(s, slice) or s.stop is None or isinstance(s.step, complex):
+                raise TypeError(f"{'ogrid' if self.sparse else 'mgrid'} takes slices with a stop and a real step, "
+                                f"got {s!r}")
+        ranges = [arange(0 if s.start is None else s.start, s.stop, 1 if s.step is None else s.step) for s in slices]
+        dtype = upcast(*(r.dtype for r in ranges))
+        ranges = [r if r.dtype == dtype else cast(r, dtype) for r in ranges]
+        if not isinstance(key, tuple):
+            return ranges[0]
+        n = len(ranges)
+        axes = [dimshuffle(r, tuple(0 if a == i else "x" for a in range(n))) for i, r in enumerate(ranges)]
+        if self.sparse:
+            return axes
+        sizes = [shape_of(r)[0] for r in ranges]
+        return [alloc(a, *sizes) for a in axes]
+
+
+mgrid, ogrid = _Grid(sparse=False), _Grid(sparse=True)
+
+
+__all__ = ["get_vector_length", "horizontal_stack", "is_flat", "mgrid", "ogrid", "nonzero_values", "stacklists", "tile", "tril_indices",
            "tril_indices_from", "triu_indices", "triu_indices_from", "vertical_stack"]

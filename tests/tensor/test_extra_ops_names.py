@@ -161,3 +161,22 @@ def test_specify_shape_of_a_vector_takes_its_length_as_an_int():
     v = et.lvector("v")
     assert et.specify_shape(v, 2).type.shape == (2,)
     assert et.specify_shape(v, np.int64(3)).type.shape == (3,)
+
+
+@pytest.mark.parametrize("grid", ["mgrid", "ogrid"])
+def test_grids_match_numpy(grid):
+    ours, theirs = getattr(et, grid), getattr(np, grid)
+    np.testing.assert_allclose(ours[0:1:0.1].eval(), theirs[0:1:0.1])
+    for index in [(slice(0, 1, 0.1), slice(1, 10, 1.0), slice(10, 100, 10.0)), (slice(0, 2, 1), slice(1, 10, 1)),
+                  (slice(5), slice(2, 8, 3))]:
+        got, want = ours[index], theirs[index]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g.eval(), w)
+    i, j = et.dscalar("i"), et.lscalar("j")
+    f = eg.function([i, j], ours[i:1:0.25, 1:j:2])
+    for g, w in zip(f(0.0, 6), theirs[0:1:0.25, 1:6:2]):
+        np.testing.assert_allclose(g, w)
+    with pytest.raises(TypeError, match="slices with a stop"):
+        ours[0:5, 3]
