@@ -147,11 +147,13 @@ def _entry_axes(entry, var) -> int:
 
 # -- static shapes ------------------------------------------------------------------------
 def _static_slice_length(n, start, stop, step):
-    if n is None:
-        return None
     if "?" in (start, stop, step):
         return None
-    return len(range(*slice(start, stop, step).indices(n)))
+    if n is not None:
+        return len(range(*slice(start, stop, step).indices(n)))
+    # bounds of one sign keep their order for every length: stop at or before start is empty
+    same_sign = isinstance(start, int) and isinstance(stop, int) and (start < 0) == (stop < 0)
+    return 0 if same_sign and (stop <= start if (step or 1) > 0 else start <= stop) else None
 
 
 def static_index_shape(x, idx_list, inputs) -> tuple:
@@ -218,7 +220,6 @@ def index_tuple(idx_list, inputs):
     return tuple(out)
 
 
-# -- symbolic shapes (infer_shape) ------------------------------------------------------------
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
     out_static = node.outputs[0].type.shape
     if "a" in idx_list:  # advanced: only the static shape is derived; unknown sizes read the output
@@ -540,8 +541,7 @@ def inc_subtensor(view, y, inplace=False, set_instead_of_inc=False, tolerate_inp
 # -- PyTensor's functional forms of indexing -------------------------------------------------
 def take(a, indices, axis=None, mode="raise"):
     """``np.take``: ``a``'s entries at ``indices`` along ``axis`` (None: of the flattened ``a``).
-    ``mode``: "raise" (an index out of range is an error when run; also None, as NumPy takes it),
-    "wrap" or "clip"."""
+    ``mode``: "raise" (an index out of range is an error when run; None too), "wrap" or "clip"."""
     a, indices = as_tensor_variable(a), as_tensor_variable(indices)
     mode = "raise" if mode is None else mode
     if indices.dtype not in DISCRETE_DTYPES or indices.dtype == "bool":

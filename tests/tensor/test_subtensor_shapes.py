@@ -74,3 +74,18 @@ def test_an_element_of_a_constant_is_a_scalar_constant():
         et.get_scalar_constant_value(c[1])
     with pytest.raises(et.NotScalarConstantError):
         et.get_scalar_constant_value(c[et.lscalar("i"), 0])
+
+
+@pytest.mark.parametrize("start, stop, step", [(1, 1, None), (-1, -1, 3), (3, 1, None), (-2, -4, 2), (1, 3, -1),
+                                               (-4, -2, -1), (2, 2, -2)])
+def test_a_slice_empty_for_any_length_has_static_size_zero(start, stop, step):
+    v = et.lvector("v")
+    assert v[start:stop:step].type.shape == (0,)
+    for n in range(6):
+        assert len(np.arange(n)[start:stop:step]) == 0
+
+
+@pytest.mark.parametrize("start, stop, step", [(1, 3, None), (-1, 1, None), (1, -1, None), (None, 2, None),
+                                               (3, 1, -1), (-1, -3, -1)])
+def test_a_slice_whose_size_depends_on_the_length_stays_unknown(start, stop, step):
+    assert et.lvector("v")[start:stop:step].type.shape == (None,)
