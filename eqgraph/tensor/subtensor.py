@@ -290,7 +290,7 @@ class Subtensor(Op):
     view_map = {0: [0]}
 
     def __init__(self, idx_list):
-        self.idx_list = tuple(idx_list)
+        self.idx_list = tuple(("slice", e.start, e.stop, e.step) if isinstance(e, slice) else e for e in idx_list)
 
     @property
     def slicing(self) -> tuple:
@@ -394,7 +394,7 @@ class IncSubtensor(Op):
     __props__ = ("idx_list", "set_instead_of_inc")
 
     def __init__(self, idx_list, set_instead_of_inc: bool = False):
-        self.idx_list = tuple(idx_list)
+        self.idx_list = tuple(("slice", e.start, e.stop, e.step) if isinstance(e, slice) else e for e in idx_list)
         self.set_instead_of_inc = bool(set_instead_of_inc)
 
     def __str__(self):

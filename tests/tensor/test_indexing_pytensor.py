@@ -67,3 +67,11 @@ def test_pprint_writes_symbolic_and_array_indices_and_writes_by_name():
     assert eg.pprint(x[i:, 0]) == "x[i:, 0]"
     assert eg.pprint(et.inc_subtensor(x[0], z)) == "inc_subtensor(x[0], z)"
     assert eg.pprint(et.set_subtensor(x[idx, :5], z[0])) == "set_subtensor(x[idx, :5], z[0])"
+
+
+def test_an_index_op_built_from_python_slices_equals_the_one_x_index_builds():
+    x = et.dmatrix("x")
+    made = et.Subtensor([slice(None), 0])
+    assert made == x[:, 0].owner.op and hash(made) == hash(x[:, 0].owner.op)
+    assert et.IncSubtensor([slice(1, None), slice(None)]) == et.inc_subtensor(x[1:], 1.0).owner.op
+    np.testing.assert_array_equal(made(x).eval({x: np.eye(3)}), np.eye(3)[:, 0])
