@@ -76,7 +76,8 @@ ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
              "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast",
              # eqgraph.tensor.join is the module that defines join
              "pytensor.tensor.join": "eqgraph.tensor.join.join",
-             "pytensor.tensor.basic.join": "eqgraph.tensor.join.join"}
+             "pytensor.tensor.basic.join": "eqgraph.tensor.join.join",
+             "pytensor.graph.replace.vectorize_graph": "eqgraph.tensor.blockwise.vectorize_graph"}
 
 #: the dotted names of placeholders used by the test now running, in order.
 TOUCHED: list[str] = []
