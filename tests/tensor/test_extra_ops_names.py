@@ -180,3 +180,23 @@ def test_grids_match_numpy(grid):
         np.testing.assert_allclose(g, w)
     with pytest.raises(TypeError, match="slices with a stop"):
         ours[0:5, 3]
+
+
+def test_constant_of_a_constant_is_that_constant_with_the_dimensions_asked():
+    c = et.constant(np.array([1, 2], dtype="int8"))
+    assert et.constant(c) is c
+    two = et.constant(np.array(2, dtype="int8"))
+    wide = et.constant(two, ndim=2)
+    assert wide.type.shape == (1, 1) and wide.dtype == "int8"
+    np.testing.assert_array_equal(wide.data, np.expand_dims(np.array(2, dtype="int8"), (0, 1)))
+    assert et.constant(wide, ndim=0).ndim == 0
+    with pytest.raises(ValueError, match="more than 0 dimensions"):
+        et.constant(c, ndim=0)
+
+
+def test_a_masked_array_is_refused_as_pytensor_and_as_a_type_error():
+    masked = np.ma.masked_greater(np.array([1, 2, 3, 4]), 3)
+    for make in (et.constant, et.as_tensor_variable):
+        for error in (NotImplementedError, TypeError):
+            with pytest.raises(error, match="MaskedArrays are not supported"):
+                make(masked)
