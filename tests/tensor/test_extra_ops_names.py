@@ -200,3 +200,13 @@ def test_a_masked_array_is_refused_as_pytensor_and_as_a_type_error():
         for error in (NotImplementedError, TypeError):
             with pytest.raises(error, match="MaskedArrays are not supported"):
                 make(masked)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: et.moveaxis(et.dtensor3("x"), [0, 1], 0), "`source` and `destination` arguments must have the same number"),
+    (lambda: et.matrix_transpose(et.dvector("x")), "Input array must be at least 2-dimensional"),
+    (lambda: et.diag(et.dtensor3("x")), r"Input must be 1- or 2-d\."),
+])
+def test_shape_errors_in_pytensors_words_name_the_function(make, words):
+    with pytest.raises(ValueError, match=words):
+        make()
