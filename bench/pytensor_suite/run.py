@@ -88,7 +88,7 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
     return "raises where PyTensor works", message[:200]
 
 
-ISINSTANCE = re.compile(r"isinstance\(.+?,\s*\(?([\w., ]+?)\)?\s*\)")
+ISINSTANCE = re.compile(r"isinstance\(.+?,\s*\(?([\w., ]+?)\)?\s*\)", re.S)
 
 
 def node_classes_checked(excinfo) -> list[str]:
