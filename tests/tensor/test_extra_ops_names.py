@@ -210,3 +210,15 @@ def test_a_masked_array_is_refused_as_pytensor_and_as_a_type_error():
 def test_shape_errors_in_pytensors_words_name_the_function(make, words):
     with pytest.raises(ValueError, match=words):
         make()
+
+
+def test_ravel_multi_index_refuses_float_indices_and_dims_as_numpy():
+    with pytest.raises(TypeError, match="integer"):
+        et.ravel_multi_index((et.fvector("f"), et.ivector("i")), (3, 4))
+    with pytest.raises(TypeError, match="integer"):
+        et.ravel_multi_index(((3, 4), et.ivector("i")), (3.4, 3.2))
+    with pytest.raises(TypeError):
+        np.ravel_multi_index((np.array([1.7]), np.array([1])), (3, 4))
+    i, j = et.lvector("i"), et.lvector("j")
+    flat = et.ravel_multi_index((i, j), (3, 4)).eval({i: np.array([1, 2]), j: np.array([3, 0])})
+    np.testing.assert_array_equal(flat, np.ravel_multi_index((np.array([1, 2]), np.array([3, 0])), (3, 4)))
