@@ -20,7 +20,7 @@ bcol bmatrix brow bscalar btensor3 btensor4 bvector cast ccol ceil clip cmatrix 
 constant cos cosh crow cscalar ctensor3 ctensor4 cvector dcol dimshuffle divide dmatrix dot drow
 dscalar dtensor3 dtensor4 dvector elemwise eq erf exp exp2 expand_dims expm1 fcol fill flatten floor
 floor_divide fmatrix frow fscalar ftensor3 ftensor4 full full_like fvector ge
-get_scalar_constant_value getitem grad_blocker gt icol IfElse ifelse conditional RandomStream random rng_type imatrix inc_subtensor int_div invert irow iscalar isinf
+get_canonical_form_slice get_scalar_constant_value get_vector_length getitem index_shapes indexed_result_shape grad_blocker gt icol IfElse ifelse conditional RandomStream random rng_type imatrix inc_subtensor int_div invert irow iscalar isinf
 isnan itensor3 itensor4 ivector join lcol le lmatrix log log10 log1p log2 log1mexp log_softmax logaddexp logsumexp lrow
 lscalar lt ltensor3 ltensor4 lvector make_vector math matmul matrix matrix_transpose max max_and_argmax maximum mean min minimum mod
 mul neg neq normalize_axis ones ones_like or_ outer pow prod reshape round row scalar second
@@ -31,7 +31,7 @@ wvector xor zcol zeros zeros_like zmatrix zrow zscalar ztensor3 ztensor4 zvector
 Convolve CumOp Einsum ExtractDiag Nonzero Repeat Sort allclose argsort array_split_points atleast_1d
 atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy column_stack conv
 conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
-horizontal_stack hstack identity_like isclose isfinite kron linalg nan_to_num nnet nonzero pad
+horizontal_stack hstack identity_like atleast_Nd is_flat mgrid ogrid nonzero_values stacklists tril_indices tril_indices_from triu_indices triu_indices_from extra_ops_pytensor isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
 trace tri tril triu vertical_stack vstack random_draws special digamma dimshuffle_op numpy_compositions
 bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions
@@ -79,7 +79,8 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
                           "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special",
-                          "blockwise", "scalar_ops", "special_functions", "dimshuffle_op", "numpy_compositions"}
+                          "blockwise", "scalar_ops", "special_functions", "dimshuffle_op", "numpy_compositions", "index_shapes",
+                          "extra_ops_pytensor"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 
 

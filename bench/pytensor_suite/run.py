@@ -14,7 +14,8 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 - *passed*, *skipped* (PyTensor's own skips and xfails, and its ``slow`` marks);
 - *not applicable*: the test used a PyTensor internal (an Op subclass, a rewriter, a Mode, a
   linker, a graph feature, or anything in ``facts.INTERNAL_MODULES``), or read a config setting
-  that chooses PyTensor's compiler (``COMPILER_SETTING``). eqgraph's compiler is an
+  that chooses PyTensor's compiler (``COMPILER_SETTING``), or its failing assertion checks the
+  compiled graph's node classes (``isinstance`` against an Op class). eqgraph's compiler is an
   e-graph, so tests of PyTensor's node classes and rewrite passes have nothing to check;
 - *missing name or argument*: it used a name eqgraph lacks, or eqgraph rejected an argument or
   attribute (``TypeError`` about an argument, ``AttributeError``, ``ImportError``);
@@ -79,9 +80,30 @@ def classify(report, touched: list[str], fake) -> tuple[str, str]:
         return "missing name or argument", exc.name
     if isinstance(exc, (TypeError, AttributeError, ImportError)) and ARGUMENT_ERROR.search(text):
         return "missing name or argument", message[:160]
+    checked = getattr(report, "node_classes_checked", [])
+    if isinstance(exc, AssertionError) and checked:
+        return "not applicable", f"checks node classes: isinstance(..., {checked[0]})"
     if isinstance(exc, AssertionError) or "DID NOT RAISE" in str(exc):
         return "different answer", message[:200]
     return "raises where PyTensor works", message[:200]
+
+
+ISINSTANCE = re.compile(r"isinstance\(.+?,\s*\(?([\w., ]+?)\)?\s*\)", re.S)
+
+
+def node_classes_checked(excinfo) -> list[str]:
+    """The Op classes named in ``isinstance`` by the failing statement: a count or check of the
+    compiled graph's node classes, which says which rewrites PyTensor applied, not what the graph
+    computes (eqgraph's e-graph picks its own nodes)."""
+    from eqgraph.terms import Op
+    try:
+        entry = excinfo.traceback[-1]
+        statement = str(entry.statement)
+        scope = {**entry.frame.f_globals, **entry.frame.f_locals}
+    except Exception:  # no source for the failing frame: nothing to read
+        return []
+    names = [n.strip().split(".")[-1] for m in ISINSTANCE.finditer(statement) for n in m.group(1).split(",")]
+    return [n for n in names if isinstance(scope.get(n), type) and issubclass(scope[n], Op)]
 
 
 class Classifier:
@@ -115,6 +137,7 @@ class Classifier:
         report = outcome.get_result()
         if call.excinfo is not None:
             report.excinfo_value = call.excinfo.value
+            report.node_classes_checked = node_classes_checked(call.excinfo)
         if item.nodeid in self.seen or (report.when == "setup" and report.passed):
             return
         if report.when == "teardown" and report.passed:

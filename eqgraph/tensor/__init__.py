@@ -49,6 +49,7 @@ from eqgraph.tensor.subtensor import (
     set_subtensor, advanced_inc_subtensor, advanced_set_subtensor, advanced_subtensor, advanced_subtensor1, flip,
     take,
 )
+from eqgraph.tensor.index_shapes import get_canonical_form_slice, indexed_result_shape
 
 # One module-level value per elementwise op, bound from the registry (tensor/elemwise.py): et.add,
 # et.exp, et.switch, ...; tests/test_public_api.py checks that each is here and in __all__
@@ -63,9 +64,13 @@ digamma = ELEMWISE_OPS["psi"]  # PyTensor's other name of psi
 from eqgraph.tensor.sorting import Sort, argsort, sort, take_along_axis  # noqa: E402
 from eqgraph.tensor.extra_ops import (  # noqa: E402
     CumOp, Nonzero, Repeat, allclose, array_split_points, bincount, fill_diagonal, fill_diagonal_offset, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
-    column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, horizontal_stack, hstack, identity_like,
-    isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tile, tri, tril, triu, vertical_stack,
-    vstack, where,
+    column_stack, cumprod, cumsum, diff, dstack, eye, flatnonzero, hstack, identity_like,
+    isclose, isfinite, nan_to_num, nonzero, pad, repeat, roll, split, tri, tril, triu, vstack, where,
+)
+from eqgraph.tensor.extra_ops import atleast_Nd  # noqa: E402
+from eqgraph.tensor.extra_ops_pytensor import (  # noqa: E402
+    get_vector_length, horizontal_stack, is_flat, mgrid, nonzero_values, ogrid, stacklists, tile, tril_indices,
+    tril_indices_from, triu_indices, triu_indices_from, vertical_stack,
 )
 from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
@@ -125,12 +130,14 @@ __all__ = [
     # indexing
     "AdvancedIncSubtensor", "AdvancedSubtensor", "IncSubtensor", "Subtensor", "getitem",
     "inc_subtensor", "set_subtensor", "advanced_inc_subtensor", "advanced_set_subtensor", "advanced_subtensor",
-    "advanced_subtensor1", "flip", "take",
+    "advanced_subtensor1", "flip", "take", "get_canonical_form_slice", "indexed_result_shape",
     # everyday NumPy functions
     "Sort", "argsort", "sort", "take_along_axis",
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
-    "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
+    "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd",
+    "is_flat", "mgrid", "nonzero_values", "ogrid", "stacklists", "tril_indices", "tril_indices_from", "triu_indices",
+    "triu_indices_from",
+    "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",

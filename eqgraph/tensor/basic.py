@@ -8,7 +8,7 @@ import numpy as np
 
 from eqgraph.settings import config
 from eqgraph.tensor import variable
-from eqgraph.tensor.type import TensorType, first_overflow, plain_array
+from eqgraph.tensor.type import MaskedArrayError, TensorType, first_overflow, plain_array
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.terms.basic import Constant, Variable
 
@@ -20,6 +20,10 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     until combined with an array, as in NumPy); ``dtype`` forces a dtype.
     """
     dtype = _dtype(dtype)
+    if isinstance(value, TensorConstant):
+        if ndim in (None, value.ndim) and dtype in (None, value.dtype):
+            return value
+        value = value.data
     weak = dtype is None and isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
     if isinstance(value, np.ndarray):
         value = plain_array(value)  # np.asarray would drop a mask silently
@@ -30,8 +34,9 @@ def constant(value, name=None, ndim=None, dtype=None) -> TensorConstant:
     if arr.dtype.kind in "OUSV":
         raise TypeError(f"Cannot make a tensor constant from {value!r}")
     if ndim is not None:
-        if arr.ndim > ndim:
+        if arr.ndim > ndim and any(d != 1 for d in arr.shape[:arr.ndim - ndim]):
             raise ValueError(f"constant {value!r} has more than {ndim} dimensions")
+        arr = arr.reshape(arr.shape[max(arr.ndim - ndim, 0):])  # leading axes of size 1 dropped
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
     if arr.dtype == np.float64 and config.floatX != "float64" and (weak or _empty_sequence(value, arr, dtype)):
         arr = arr.astype(config.floatX)  # a Python float, or [] (PyTensor's casting policy): floatX
@@ -80,6 +85,8 @@ def as_tensor_variable(x, name=None, ndim=None, dtype=None) -> TensorVariable:
         x = [e.data if isinstance(e, Constant) else e for e in x]  # constants only: one constant
     try:
         return constant(x, name=name, ndim=ndim, dtype=dtype)
+    except MaskedArrayError:
+        raise
     except (TypeError, ValueError) as err:
         raise TypeError(f"Cannot convert {x!r} to a tensor variable: {err}") from err
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqgraph.tensor.alloc import alloc, arange, shape_entries
+from eqgraph.tensor.alloc import alloc, arange
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
@@ -147,6 +147,8 @@ class Repeat(Op):
             return None if r is None or n is None else r * n
         if isinstance(repeats, TensorConstant):
             counts = np.asarray(repeats.data)
+            if counts.size == 1:  # one count repeats every element, as a scalar does
+                return None if n is None else int(counts[0]) * n
             if n is not None and counts.size != n:
                 raise ValueError(f"repeat: {counts.size} repeats for an axis of size {n}")
             return int(counts.sum())
@@ -161,9 +163,19 @@ class Repeat(Op):
     def infer_shape(self, fgraph, node, shapes):
         x, repeats = node.inputs
         dims = list(shapes[0])
-        length = dims[self.axis] * repeats if repeats.ndim == 0 else sum_(repeats)
+        length = dims[self.axis] * repeats if repeats.ndim == 0 else self._counted_length(dims[self.axis], repeats)
         dims[self.axis] = node.outputs[0].type.shape[self.axis] or length
         return [tuple(dims)]
+
+    @staticmethod
+    def _counted_length(n, counts):
+        """The length for a vector of counts: their sum, or ``n`` times the one count given,
+        which repeats every element (NumPy broadcasts it)."""
+        total = sum_(counts)
+        size = counts.type.shape[0]
+        if size is not None:
+            return n * total if size == 1 else total
+        return E["switch"](E["eq"](shape_of(counts)[0], 1), n * total, total)
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -174,7 +186,10 @@ def repeat(x, repeats, axis=None):
     x = as_tensor_variable(x)
     if axis is None:
         x, axis = flatten(x), 0
-    return Repeat(_axis(x, axis))(x, _int64_if_constant(repeats))
+    repeats = as_tensor_variable(_int64_if_constant(repeats))
+    if repeats.ndim == 1 and repeats.type.shape[0] == 1:  # one count for every element: a scalar's
+        repeats = constant(repeats.data[0]) if isinstance(repeats, TensorConstant) else repeats[0]
+    return Repeat(_axis(x, axis))(x, repeats)
 
 
 def _int64_if_constant(repeats):
@@ -186,33 +201,6 @@ def _int64_if_constant(repeats):
     if values.dtype.kind == "u" and values.size and values.max() <= np.iinfo(np.int64).max:
         return values.astype(np.int64)
     return repeats
-
-
-def tile(x, reps):
-    """``np.tile``: ``x`` repeated ``reps[i]`` times along axis ``i`` (a broadcast, then a reshape)."""
-    x = as_tensor_variable(x)
-    reps = list(shape_entries(reps, "tile: reps"))
-    for r in reps:
-        _check_integer_rep(r)
-    ndim = max(x.ndim, len(reps))
-    x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
-    reps = [1] * (ndim - len(reps)) + reps
-    sizes = shape_of(x)
-    # (s0, s1) -> (1, s0, 1, s1) -> broadcast to (r0, s0, r1, s1) -> (r0*s0, r1*s1)
-    spread = dimshuffle(x, [o for a in range(ndim) for o in ("x", a)])
-    tiled = alloc(spread, *[d for r, s in zip(reps, sizes) for d in (r, s)])
-    return reshape(tiled, [r * s for r, s in zip(reps, sizes)], ndim=ndim)
-
-
-def _check_integer_rep(r):
-    # np.tile and PyTensor refuse a float count; alloc would truncate it silently
-    if isinstance(r, (bool, np.bool_)):
-        raise TypeError(f"tile: reps must be integers, got {r!r}")
-    if isinstance(r, (int, np.integer)):
-        return
-    rep = as_tensor_variable(r)
-    if rep.ndim != 0 or rep.dtype not in DISCRETE_DTYPES or rep.dtype == "bool":
-        raise TypeError(f"tile: reps must be integers, got {r} ({rep.type})")
 
 
 def roll(x, shift, axis=None):
@@ -347,7 +335,6 @@ def column_stack(tensors):
     return concatenate([dimshuffle(c, (0, "x")) if c.ndim == 1 else atleast_2d(c) for c in cols], axis=1)
 
 
-horizontal_stack, vertical_stack = hstack, vstack  # PyTensor's names
 
 
 def broadcast_to(x, shape):
@@ -427,10 +414,11 @@ class Nonzero(Op):
         return [[False]]  # indices: piecewise constant in x
 
 
-def nonzero(x):
-    """``np.nonzero``: a tuple of index vectors, one per axis of ``x``."""
+def nonzero(x, return_matrix: bool = False):
+    """``np.nonzero``: a tuple of index vectors, one per axis of ``x``; with ``return_matrix``
+    (PyTensor's) one ``(x.ndim, count)`` matrix of them, ``np.vstack(np.nonzero(x))``."""
     found = Nonzero()(x)
-    return tuple(found[i] for i in range(found.type.shape[0]))
+    return found if return_matrix else tuple(found[i] for i in range(found.type.shape[0]))
 
 
 def flatnonzero(x):
@@ -448,7 +436,7 @@ def where(condition, x=None, y=None):
     if x is None and y is None:
         return nonzero(condition)
     if x is None or y is None:
-        raise TypeError("where takes one argument (the condition) or three, not two")
+        raise ValueError("where: either both or neither of x and y should be given")
     return E["switch"](condition, x, y)
 
 
@@ -578,6 +566,6 @@ def _max_or(x, floor):
 __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "bincount", "fill_diagonal", "fill_diagonal_offset", "array_split_points", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero",
-    "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
-    "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack", "where",
+    "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
+    "repeat", "roll", "split", "tri", "tril", "triu", "vstack", "where",
 ]

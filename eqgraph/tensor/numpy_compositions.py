@@ -134,8 +134,11 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
     if order not in ("C", "F"):
         raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', not {order!r}")
-    indices = [cast(as_tensor_variable(i), "int64") for i in multi_index]
-    dims = as_tensor_variable(dims)
+    indices, dims = [as_tensor_variable(i) for i in multi_index], as_tensor_variable(dims)
+    for what, v in [*(("an index", i) for i in indices), ("dims", dims)]:
+        if v.dtype not in DISCRETE_DTYPES or v.dtype == "bool":  # NumPy refuses them; a cast would truncate
+            raise TypeError(f"ravel_multi_index: {what} must be integer, got {v} of dtype {v.dtype}")
+    indices = [cast(i, "int64") for i in indices]
     n = len(indices)
     if dims.ndim != 1 or static_int(shape_of(dims)[0]) not in (None, n):
         raise ValueError(f"ravel_multi_index: dims must be a vector of {n} sizes, one per index, got {dims}")

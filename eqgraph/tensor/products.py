@@ -229,7 +229,7 @@ def diag(v, k=0):
     if v.ndim == 2:
         return diagonal(v, k)
     if v.ndim != 1:
-        raise ValueError(f"diag needs a vector or a matrix, got {v} with {v.ndim} dimensions")
+        raise ValueError(f"diag: Input must be 1- or 2-d. Got {v} with {v.ndim} dimensions")
     n = shape_of(v)[0] + abs(k)
     step = arange(shape_of(v)[0])
     out = zeros((n, n), dtype=v.dtype)

@@ -134,9 +134,10 @@ class SpecifyShape(Op):
 
 
 def specify_shape(x, shape):
-    """``x`` with static shape ``shape`` (None entries keep what ``x`` knows)."""
+    """``x`` with static shape ``shape`` (None entries keep what ``x`` knows; an int is the
+    length of a vector, as PyTensor takes it)."""
     x = as_tensor_variable(x)
-    shape = tuple(shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if all(s is None or s == k for s, k in zip(shape, x.type.shape)) and len(shape) == x.ndim:
         return x
     return SpecifyShape(shape)(x)
@@ -260,7 +261,7 @@ def matrix_transpose(x):
     PyTensor's ``matrix_transpose``); the leading axes of a stack of matrices stay."""
     x = as_tensor_variable(x)
     if x.ndim < 2:
-        raise ValueError(f"matrix_transpose needs at least 2 dimensions, got {x} ({x.ndim}-d)")
+        raise ValueError(f"matrix_transpose: Input array must be at least 2-dimensional, got {x} ({x.ndim}-d)")
     return dimshuffle(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
 
 
@@ -356,8 +357,8 @@ def moveaxis(a, source, destination):
     source = [_checked_axis(a, s, "moveaxis") for s in np.atleast_1d(source).tolist()]
     destination = [_checked_axis(a, d, "moveaxis") for d in np.atleast_1d(destination).tolist()]
     if len(source) != len(destination):
-        raise ValueError(f"moveaxis: source {source} and destination {destination} must have the same "
-                         "number of elements")
+        raise ValueError(f"moveaxis: `source` and `destination` arguments must have the same number of "
+                         f"elements, got {source} and {destination}")
     if len(set(source)) != len(source) or len(set(destination)) != len(destination):
         raise ValueError(f"moveaxis: repeated axis in source {source} or destination {destination}")
     order = [n for n in range(a.ndim) if n not in source]

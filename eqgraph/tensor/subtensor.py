@@ -19,6 +19,7 @@ import numpy as np
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, constant, get_scalar_constant_value
 from eqgraph.tensor.duplicates import last_writes
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
+from eqgraph.tensor.index_shapes import slice_length
 from eqgraph.tensor.shape import MakeVector, Shape, flatten, int64_const, shape_of
 from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
@@ -27,6 +28,14 @@ from eqgraph.xp import array_namespace, as_output
 
 FULL_SLICE = ("slice", None, None, None)
 E = ELEMWISE_OPS
+
+
+class BooleanScalarIndexError(IndexError, NotImplementedError):
+    """A boolean scalar index (NumPy's new axis): PyTensor's NotImplementedError, an IndexError."""
+
+
+class RegionShapeError(TypeError, ValueError):
+    """A value that cannot broadcast to its indexed region: PyTensor's TypeError, NumPy's ValueError."""
 
 
 # -- parsing a Python index ------------------------------------------------------------
@@ -38,7 +47,8 @@ def parse_index(x, index) -> tuple[tuple, list]:
     if sum(i is Ellipsis for i in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for {x}: it has {x.ndim} dimensions, {consumed} were indexed")
+        raise IndexError(f"too many indices for tensor: tensor is {x.ndim}-dimensional, but {consumed} were "
+                         f"indexed (indexing {x})")
     idx_list, inputs = [], []
     for item in items:
         if item is Ellipsis:
@@ -81,7 +91,7 @@ def _scalar_part(p, allow_array: bool = False):
     if p is None:
         return None, None
     if isinstance(p, (bool, np.bool_)):
-        raise IndexError("boolean scalars are not supported as indices")
+        raise BooleanScalarIndexError("boolean scalars are not supported as indices")
     if isinstance(p, (int, np.integer)):
         return int(p), None
     if isinstance(p, Variable):
@@ -90,19 +100,21 @@ def _scalar_part(p, allow_array: bool = False):
             raise IndexError(f"index {v} must be an integer (or boolean mask), not {v.dtype}")
         if v.ndim == 0:
             if v.dtype == "bool":
-                raise IndexError("boolean scalars are not supported as indices")
+                raise BooleanScalarIndexError("boolean scalars are not supported as indices")
             if isinstance(v, Constant):
                 return int(v.data), None
             return "?", cast(v, "int64")
         if not allow_array:
             raise IndexError(f"slice bounds must be scalars, got {v}")
         return "a", v
+    if allow_array and isinstance(p, (list, tuple)) and any(isinstance(i, Variable) for i in p):
+        return _scalar_part(as_tensor_variable(p), allow_array)  # x[[i, j]]: an index vector
     if allow_array and isinstance(p, (list, tuple, np.ndarray)):
         arr = np.asarray(p)
         if arr.dtype.kind not in "biu":
             raise IndexError(f"array indices must be integers or booleans, got dtype {arr.dtype}")
         if arr.dtype == bool and arr.ndim == 0:  # NumPy's x[np.array(True)] adds an axis; PyTensor refuses it
-            raise IndexError("boolean scalars are not supported as indices")
+            raise BooleanScalarIndexError("boolean scalars are not supported as indices")
         return "a", as_tensor_variable(arr)
     raise IndexError(f"unsupported index {p!r}")
 
@@ -135,11 +147,13 @@ def _entry_axes(entry, var) -> int:
 
 # -- static shapes ------------------------------------------------------------------------
 def _static_slice_length(n, start, stop, step):
-    if n is None:
-        return None
     if "?" in (start, stop, step):
         return None
-    return len(range(*slice(start, stop, step).indices(n)))
+    if n is not None:
+        return len(range(*slice(start, stop, step).indices(n)))
+    # bounds of one sign keep their order for every length: stop at or before start is empty
+    same_sign = isinstance(start, int) and isinstance(stop, int) and (start < 0) == (stop < 0)
+    return 0 if same_sign and (stop <= start if (step or 1) > 0 else start <= stop) else None
 
 
 def static_index_shape(x, idx_list, inputs) -> tuple:
@@ -156,8 +170,9 @@ def static_index_shape(x, idx_list, inputs) -> tuple:
             groups.append(("basic", size))
             axis += 1
         elif entry == "a":
-            if var.dtype == "bool":
-                groups.append(("adv", (None,)))
+            if var.dtype == "bool":  # a constant mask's count of True entries is known
+                data = getattr(var, "data", None)
+                groups.append(("adv", (None if data is None else int(np.count_nonzero(data)),)))
                 axis += var.ndim
             else:
                 groups.append(("adv", var.type.shape))
@@ -178,7 +193,8 @@ def static_index_shape(x, idx_list, inputs) -> tuple:
         dims = [s[len(s) - ndim + d] for k, s in groups if k == "adv" and len(s) - ndim + d >= 0]
         known = {v for v in dims if v is not None and v != 1}
         if len(known) > 1:
-            raise IndexError(f"index arrays of shapes {[s for k, s in groups if k == 'adv']} cannot be broadcast")
+            shapes = ", ".join(str(tuple(s)) for k, s in groups if k == "adv")
+            raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes [{shapes}]")
         bshape.append(known.pop() if known else (1 if all(v == 1 for v in dims) else None))
     basic = [size for kind, size in groups if kind == "basic"]
     if adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1)):
@@ -204,37 +220,6 @@ def index_tuple(idx_list, inputs):
     return tuple(out)
 
 
-# -- symbolic shapes (infer_shape) ------------------------------------------------------------
-def _sym(v):
-    return int64_const(v) if isinstance(v, (int, np.integer)) else v
-
-
-def _slice_length(n, start, stop, step):
-    """Symbolic length of ``range(n)[start:stop:step]`` (parts: int, None or int64 variable)."""
-    step = 1 if step is None else step
-    if not isinstance(step, int):
-        pos = _slice_length(n, start, stop, 1)  # a symbolic step: only positive steps are handled
-        return E["int_div"](pos + step - 1, step)
-    n = _sym(n)
-    zero = int64_const(0)
-    if step > 0:
-        lo, hi = zero, n
-        default_start, default_stop = lo, hi
-    else:
-        lo, hi = int64_const(-1), n - 1
-        default_start, default_stop = hi, lo
-
-    def clamp(v, default):
-        if v is None:
-            return default
-        v = _sym(v)
-        return E["switch"](E["lt"](v, 0), E["maximum"](v + n, lo), E["minimum"](v, hi))
-
-    first, last = clamp(start, default_start), clamp(stop, default_stop)
-    span = last - first if step > 0 else first - last
-    return E["maximum"](E["int_div"](span + (abs(step) - 1), abs(step)), zero)
-
-
 def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
     out_static = node.outputs[0].type.shape
     if "a" in idx_list:  # advanced: only the static shape is derived; unknown sizes read the output
@@ -247,7 +232,7 @@ def symbolic_index_shape(node, x_shape, idx_list, index_inputs) -> tuple:
             parts = [next(it) if p == "?" else p for p in e[1:]]
             size = out_static[len(dims)]
             dims.append(int64_const(size) if size is not None else
-                        (x_shape[axis] if e == FULL_SLICE else _slice_length(x_shape[axis], *parts)))
+                        (x_shape[axis] if e == FULL_SLICE else slice_length(x_shape[axis], *parts)))
             axis += 1
         else:
             if e == "?":
@@ -305,7 +290,7 @@ class Subtensor(Op):
     view_map = {0: [0]}
 
     def __init__(self, idx_list):
-        self.idx_list = tuple(idx_list)
+        self.idx_list = tuple(("slice", e.start, e.stop, e.step) if isinstance(e, slice) else e for e in idx_list)
 
     @property
     def slicing(self) -> tuple:
@@ -320,6 +305,10 @@ class Subtensor(Op):
 
     def __str__(self):
         return f"{type(self).__name__}{{{format_index(self.idx_list)}}}"
+
+    def pprint_term(self, node, args) -> str:
+        """``x[0:2, i]`` for ``pprint``: the index as Python writes it."""
+        return f"{args[0]}[{index_text(self.idx_list, args[1:])}]"
 
     def make_node(self, x, *index_inputs):
         x = as_tensor_variable(x)
@@ -339,8 +328,11 @@ class Subtensor(Op):
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
     def scalar_constant_value(self, node):
-        """``x.shape[i]`` of a static size, or ``make_vector(...)[i]`` of a constant entry
-        (``get_scalar_constant_value``)."""
+        """``x.shape[i]`` of a static size, ``make_vector(...)[i]`` of a constant entry, or a
+        constant's element at constant indices (``get_scalar_constant_value``)."""
+        data = _constant_data(node.outputs[0])
+        if data is not None:
+            return data.copy()  # 0-d here: the caller asks for a scalar
         source = node.inputs[0].owner
         if source is not None and len(self.idx_list) == 1 and isinstance(self.idx_list[0], int):
             i = self.idx_list[0]
@@ -349,6 +341,16 @@ class Subtensor(Op):
             if isinstance(source.op, MakeVector):
                 return get_scalar_constant_value(source.inputs[i])
         raise NotScalarConstantError(f"{node.outputs[0]} is not constant")
+
+
+def _constant_data(v):
+    """The array of ``v`` where it is a constant, or constant indices into one, else None."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data)
+    node = v.owner
+    if node is None or type(node.op) is not Subtensor or len(node.inputs) > 1:
+        return None
+    return None if (data := _constant_data(node.inputs[0])) is None else data[index_tuple(node.op.idx_list, [])]
 
 
 class AdvancedSubtensor(Subtensor):
@@ -392,7 +394,7 @@ class IncSubtensor(Op):
     __props__ = ("idx_list", "set_instead_of_inc")
 
     def __init__(self, idx_list, set_instead_of_inc: bool = False):
-        self.idx_list = tuple(idx_list)
+        self.idx_list = tuple(("slice", e.start, e.stop, e.step) if isinstance(e, slice) else e for e in idx_list)
         self.set_instead_of_inc = bool(set_instead_of_inc)
 
     def __str__(self):
@@ -400,6 +402,11 @@ class IncSubtensor(Op):
         if self.set_instead_of_inc:
             name = name.replace("Inc", "Set")
         return f"{name}{{{format_index(self.idx_list)}}}"
+
+    def pprint_term(self, node, args) -> str:
+        """``inc_subtensor(x[0:2], y)`` (or ``set_subtensor``) for ``pprint``."""
+        x, y, *index = args
+        return f"{'set' if self.set_instead_of_inc else 'inc'}_subtensor({x}[{index_text(self.idx_list, index)}], {y})"
 
     def make_node(self, x, y, *index_inputs):
         x, y = as_tensor_variable(x), as_tensor_variable(y)
@@ -415,7 +422,7 @@ class IncSubtensor(Op):
             a is not None and b is not None and b not in (1, a)
             for a, b in zip(region[len(region) - y.ndim:], y.type.shape)
         ):
-            raise ValueError(f"{self}: {y} of shape {y.type.shape} cannot be broadcast to the "
+            raise RegionShapeError(f"{self}: {y} of shape {y.type.shape} cannot be broadcast to the "
                              f"indexed region of shape {region}")
         return Apply(self, [x, y, *index_inputs], [x.type()])
 
@@ -458,16 +465,28 @@ def index_add(xp, out, idx, y):
     raise NotImplementedError("inc_subtensor with array indices needs NumPy or CuPy arrays")
 
 
+def index_text(idx_list, args) -> str:
+    """The index as Python writes it, its symbolic parts by ``args`` (their texts), the trailing
+    full slices left out: ``0:2, i``."""
+    entries = list(idx_list)
+    while len(entries) > 1 and entries[-1] == FULL_SLICE:
+        entries.pop()
+    it = iter(args)
+    return _index_parts(entries, lambda p: next(it) if p in ("?", "a") else str(p), "None")
+
+
 def format_index(idx_list) -> str:
+    return _index_parts(idx_list, str, "newaxis")
+
+
+def _index_parts(entries, part, newaxis: str) -> str:
     parts = []
-    for e in idx_list:
-        if e is None:
-            parts.append("newaxis")
-        elif isinstance(e, tuple):
-            start, stop, step = ("" if p is None else str(p) for p in e[1:])
+    for e in entries:
+        if isinstance(e, tuple):
+            start, stop, step = ("" if p is None else part(p) for p in e[1:])
             parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
         else:
-            parts.append(str(e))
+            parts.append(newaxis if e is None else part(e))
     return ", ".join(parts)
 
 
@@ -522,8 +541,9 @@ def inc_subtensor(view, y, inplace=False, set_instead_of_inc=False, tolerate_inp
 # -- PyTensor's functional forms of indexing -------------------------------------------------
 def take(a, indices, axis=None, mode="raise"):
     """``np.take``: ``a``'s entries at ``indices`` along ``axis`` (None: of the flattened ``a``).
-    ``mode``: "raise" (an index out of range is an error when run), "wrap" or "clip"."""
+    ``mode``: "raise" (an index out of range is an error when run; None too), "wrap" or "clip"."""
     a, indices = as_tensor_variable(a), as_tensor_variable(indices)
+    mode = "raise" if mode is None else mode
     if indices.dtype not in DISCRETE_DTYPES or indices.dtype == "bool":
         raise TypeError(f"take: the indices must be integers, got {indices} of dtype {indices.dtype}")
     if mode not in ("raise", "wrap", "clip"):
@@ -567,10 +587,12 @@ def advanced_subtensor1(x, ilist):
     return as_tensor_variable(x)[ilist]
 
 
-def advanced_inc_subtensor(x, y, *index, set_instead_of_inc=False, ignore_duplicates=False):
-    """PyTensor's ``advanced_inc_subtensor(x, y, *index)``: ``inc_subtensor(x[index], y)``."""
+def advanced_inc_subtensor(x, y, *index, inplace=False, set_instead_of_inc=False, ignore_duplicates=False):
+    """PyTensor's ``advanced_inc_subtensor(x, y, *index)``: ``inc_subtensor(x[index], y)``
+    (``inplace`` as ``inc_subtensor`` takes it)."""
     view = as_tensor_variable(x)[tuple(index)]
-    return inc_subtensor(view, y, set_instead_of_inc=set_instead_of_inc, ignore_duplicates=ignore_duplicates)
+    return inc_subtensor(view, y, inplace=inplace, set_instead_of_inc=set_instead_of_inc,
+                         ignore_duplicates=ignore_duplicates)
 
 
 def advanced_set_subtensor(x, y, *index):

@@ -59,6 +59,10 @@ def ndim_word(ndim: int) -> str:
     return {0: "scalar", 1: "vector", 2: "matrix"}.get(ndim, f"{ndim}-d tensor")
 
 
+class MaskedArrayError(TypeError, NotImplementedError):
+    """A masked array given as a value: a TypeError, and PyTensor's NotImplementedError."""
+
+
 def plain_array(data: np.ndarray) -> np.ndarray:
     """An ndarray subclass as a plain ndarray view: subclasses change what NumPy functions
     return (``np.matrix`` stays 2-d through ``sum``), so ops never see them.
@@ -68,9 +72,10 @@ def plain_array(data: np.ndarray) -> np.ndarray:
     nothing is masked would make a call succeed or fail depending on the data.
     """
     if isinstance(data, np.ma.MaskedArray):
-        raise TypeError("eqgraph cannot hold a masked array: its masked entries would be computed "
-                        "with like the others. Pass x.filled(fill_value) to choose their value, or "
-                        "np.ma.getdata(x) to use the values under the mask")
+        raise MaskedArrayError("MaskedArrays are not supported: eqgraph cannot hold a masked array, its "
+                               "masked entries would be computed with like the others. Pass "
+                               "x.filled(fill_value) to choose their value, or np.ma.getdata(x) to use "
+                               "the values under the mask")
     return data.view(np.ndarray)
 
 

@@ -170,6 +170,8 @@ def _term(var, text) -> str:
 
 def _node_text(node, args) -> str:
     op = node.op
+    if hasattr(op, "pprint_term"):  # an op with a notation of its own (indexing: x[0:2, i])
+        return op.pprint_term(node, args)
     name = getattr(op, "name", None)
     props = {p: getattr(op, p) for p in getattr(type(op), "__props__", ()) if p != "name"}
     if name in INFIX and len(args) == 2:

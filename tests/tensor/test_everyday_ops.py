@@ -271,7 +271,7 @@ def test_argmax_along_a_symbolic_axis():
     (lambda: et.broadcast_to(et.dvector("x"), et.lvector("shape")), ValueError, "shape's length must be static"),
     (lambda: et.repeat(et.TensorType("float64", (2,))("x"), [1, 2, 3]), ValueError, "3 repeats for an axis of size 2"),
     (lambda: et.repeat(et.dvector("x"), 1.5), TypeError, "integer"),
-    (lambda: et.where(et.dvector("x"), 1.0), TypeError, "one argument"),
+    (lambda: et.where(et.dvector("x"), 1.0), ValueError, "either both or neither"),
     (lambda: et.sort(et.dvector("x"), axis=1), ValueError, "out of bounds"),
     (lambda: et.diagonal(et.dvector("x")), ValueError, "at least 2 dimensions"),
     (lambda: et.categorical_crossentropy(et.dmatrix("p"), et.dvector("y")), TypeError, "integer labels"),
