@@ -1,6 +1,7 @@
 """The held-out benchmark: PyMC's own log-density graphs, compiled by eqgraph and by PyTensor.
 
     /work/venv-pymc/bin/python bench/pymc_models.py [--all | --only NAME ...] [--calls 100] [--rounds 3]
+    /work/venv-pymc/bin/python bench/pymc_models.py --sample [--only NAME ...] [--tune 1000] [--draws 1000]
 
 ``bench/models.py`` writes each model by hand for every library; here PyMC builds the graphs
 (the gallery models of ``tests/pytensor_bridge/pymc_models.py``), so eqgraph sees exactly what a
@@ -18,6 +19,13 @@ after a warm-up long enough for eqgraph's Numba tiers to take over, the librarie
 round by round, and the ratios eqgraph / other. Values and gradients are checked against
 PyTensor C's before anything is timed. One BLAS thread, as a sampler's chain has.
 The default run is three models (under two minutes); ``--all`` runs every gallery model.
+
+``--sample`` times what a PyMC user waits for instead: ``pm.sample`` of one chain in each mode
+(eqgraph's also with PyTensor's C compiler off), first with empty caches (PyTensor's compiledir,
+Numba's and eqgraph's kernel cache all fresh) and then with the caches that run left, each run in
+a process of its own: seconds from the call to the first draw and to the return, and the time per
+gradient while sampling, with eqgraph's ratios to the better of PyTensor's C and Numba modes.
+A model's 8 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
 """
 
 from __future__ import annotations
