@@ -1,6 +1,7 @@
 """The held-out benchmark: PyMC's own log-density graphs, compiled by eqgraph and by PyTensor.
 
     /work/venv-pymc/bin/python bench/pymc_models.py [--all | --only NAME ...] [--calls 100] [--rounds 3]
+    /work/venv-pymc/bin/python bench/pymc_models.py --sample [--only NAME ...] [--tune 1000] [--draws 1000]
 
 ``bench/models.py`` writes each model by hand for every library; here PyMC builds the graphs
 (the gallery models of ``tests/pytensor_bridge/pymc_models.py``), so eqgraph sees exactly what a
@@ -18,6 +19,13 @@ after a warm-up long enough for eqgraph's Numba tiers to take over, the librarie
 round by round, and the ratios eqgraph / other. Values and gradients are checked against
 PyTensor C's before anything is timed. One BLAS thread, as a sampler's chain has.
 The default run is three models (under two minutes); ``--all`` runs every gallery model.
+
+``--sample`` times what a PyMC user waits for instead: ``pm.sample`` of one chain in each mode
+(eqgraph's also with PyTensor's C compiler off), first with empty caches (PyTensor's compiledir,
+Numba's and eqgraph's kernel cache all fresh) and then with the caches that run left, each run in
+a process of its own: seconds from the call to the first draw and to the return, and the time per
+gradient while sampling, with eqgraph's ratios to the better of PyTensor's C and Numba modes.
+A model's 8 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its BLAS
 
 import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -102,6 +112,153 @@ def run_model(name, args):
     return per_call_medians(funcs, values, args.calls, args.rounds)
 
 
+# --- --sample: pm.sample end to end, each (model, mode, cache state) in a process of its own ---
+
+#: the modes ``pm.sample(compile_kwargs={"mode": ...})`` is given. PyMC compiles two functions of
+#: its own in PyTensor's default mode whatever that says (the initial point's and the trace's), so
+#: with empty caches every mode waits for PyTensor's C compiler: "no C" runs eqgraph with
+#: PyTensor's C compiler off (``cxx=``), those two functions then run as PyTensor's Python code
+SAMPLE_MODES = ["eqgraph mode", "eqgraph mode, no C", "PyTensor C", "PyTensor Numba"]
+SAMPLE_SEED = 20261128
+
+
+def sample_mode(name):
+    return {"eqgraph mode": mode, "eqgraph mode, no C": mode, "PyTensor C": lambda: "FAST_RUN",
+            "PyTensor Numba": lambda: "NUMBA"}[name]()
+
+
+def sample_worker(name, mode_name, tune, draws):
+    """One ``pm.sample`` (one chain, ``tune`` + ``draws``), timed from the call: the first draw
+    (PyMC's callback runs after every step, tuning ones included), the end of tuning, the return;
+    the gradients evaluated (NUTS's ``tree_size``, one logp-and-gradient call per leapfrog step);
+    CPU seconds (``_cpu_seconds``) to the first draw and in all; and each scalar's posterior mean
+    and Monte Carlo standard error, for the agreement check."""
+    import arviz as az
+    import pymc as pm
+
+    model = MODELS[name][0]()
+    marks, steps, cpu = [], [], []
+
+    def callback(trace, draw):
+        marks.append(time.perf_counter())
+        cpu.append(_cpu_seconds())
+        steps.append(sum(s.get("tree_size", s.get("n_steps", 0)) for s in draw.stats))
+
+    with model, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start, start_cpu = time.perf_counter(), _cpu_seconds()
+        idata = pm.sample(draws=draws, tune=tune, chains=1, cores=1, random_seed=SAMPLE_SEED,
+                          progressbar=False, compute_convergence_checks=False, callback=callback,
+                          compile_kwargs={"mode": sample_mode(mode_name)})
+        end, end_cpu = time.perf_counter(), _cpu_seconds()
+    mcse = az.mcse(idata)
+    posterior = {v: (idata.posterior[v].mean(("chain", "draw")).values.ravel().tolist(),
+                     mcse[v].values.ravel().tolist()) for v in idata.posterior.data_vars}
+    return {"first_draw": marks[0] - start, "tuned": marks[tune - 1] - start if tune else 0.0,
+            "wall": end - start, "first_draw_cpu": cpu[0] - start_cpu, "wall_cpu": end_cpu - start_cpu, "sampling": marks[-1] - marks[0], "gradients": sum(steps[1:]),
+            "posterior": posterior}
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (PyTensor's C compiler
+    runs): on a loaded machine they say what a run costs where wall time says how long it waited."""
+    return sum(os.times()[:4])
+
+
+def fresh_cache_env(root: Path, mode_name: str) -> dict:
+    """The environment of a process whose caches all live under ``root``: PyTensor's compiledir
+    (its C modules and its Numba mode's cache), Numba's cache and eqgraph's kernel and
+    whole-function cache. An empty ``root`` is a machine that has compiled nothing."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               NUMBA_CACHE_DIR=str(root / "numba"), EQGRAPH_KERNEL_CACHE=str(root / "eqgraph"))
+    flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")]
+    flags.append(f"compiledir={root / 'pytensor'}")
+    if mode_name.endswith("no C"):
+        flags.append("cxx=")
+    env["PYTENSOR_FLAGS"] = ",".join(flags)
+    return env
+
+
+def run_sample(name, mode_name, root: Path, args) -> dict:
+    """``sample_worker`` in a child process with its caches under ``root``."""
+    command = [sys.executable, __file__, "--sample-worker", name, mode_name,
+               "--tune", str(args.tune), "--draws", str(args.draws)]
+    done = subprocess.run(command, env=fresh_cache_env(root, mode_name), capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"pm.sample of {name!r} in {mode_name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def worst_disagreement(runs: dict) -> float:
+    """The largest difference of a posterior mean from PyTensor C's, in combined Monte Carlo
+    standard errors, over every scalar and mode."""
+    ref = runs["PyTensor C", "cold"]["posterior"]
+    worst = 0.0
+    for run in runs.values():
+        for var, (means, mcses) in run["posterior"].items():
+            for m, s, rm, rs in zip(means, mcses, *ref[var]):
+                worst = max(worst, abs(m - rm) / np.hypot(s, rs))
+    return worst
+
+
+def sample_model(name, args, scratch: Path) -> dict:
+    """Every mode, cold (empty caches) then warm (the caches the cold run left), for one model."""
+    runs = {}
+    for mode_name in SAMPLE_MODES:
+        root = scratch / f"{len(list(scratch.iterdir()))}"
+        root.mkdir()
+        for state in ("cold", "warm"):
+            runs[mode_name, state] = run_sample(name, mode_name, root, args)
+            r = runs[mode_name, state]
+            print(f"  {mode_name:<20}{state:<6}{r['first_draw']:>12.2f}{r['wall']:>10.2f}"
+                  f"{r['sampling'] / max(r['gradients'], 1) * 1e6:>12.1f}{r['gradients']:>9}"
+                  f"{r['first_draw_cpu']:>12.2f}{r['wall_cpu']:>10.2f}", flush=True)
+    return runs
+
+
+def print_sample_table(results: dict):
+    """Per model and cache state: first draw, wall and per-gradient time of each mode, and the
+    ratios of eqgraph's two runs to the better of PyTensor's C and Numba modes."""
+    width = 7 * (len(SAMPLE_MODES) + 2)
+    print(f"\n{'':<30}{'first draw, s':>{width}}{'wall, s':>{width}}{'per gradient, us':>{width}}")
+    heads = ["eq", "eq-noC", "C", "Numba", "r", "r-noC"]
+    print(f"{'model, caches':<30}" + "".join(f"{h:>7}" for h in heads) * 3)
+    for name, runs in results.items():
+        for state in ("cold", "warm"):
+            row = f"{name[:23] + ', ' + state:<30}"
+            for key in ("first_draw", "wall", "per_gradient"):
+                eq, eq_no_c, c, nb = (_value(runs[m, state], key) for m in SAMPLE_MODES)
+                digits = 0 if key == "per_gradient" else 2
+                row += "".join(f"{v:>7.{digits}f}" for v in (eq, eq_no_c, c, nb))
+                row += f"{eq / min(c, nb):>7.2f}{eq_no_c / min(c, nb):>7.2f}"
+            print(row)
+    print("(r, r-noC: eqgraph mode, and eqgraph mode with PyTensor's C compiler off, over the better of C and Numba)")
+
+
+def _value(run, key):
+    if key == "per_gradient":
+        return run["sampling"] / max(run["gradients"], 1) * 1e6
+    return run[key]
+
+
+def sample_main(names, args):
+    import tempfile
+    print(f"pm.sample: {args.tune} tune + {args.draws} draws, one chain, seed {SAMPLE_SEED}, one BLAS thread; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
+    print(f"  {'mode':<20}{'cache':<6}{'first draw s':>12}{'wall s':>10}{'per grad us':>12}{'grads':>9}"
+          f"{'first cpu s':>12}{'cpu s':>10}")
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="pymc-sample-") as scratch:
+        for name in names:
+            print(name, flush=True)
+            model_dir = Path(scratch) / f"m{len(results)}"
+            model_dir.mkdir()
+            results[name] = sample_model(name, args, model_dir)
+            print(f"  posterior means agree with PyTensor C's within "
+                  f"{worst_disagreement(results[name]):.1f} combined MCSE", flush=True)
+    print_sample_table(results)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--all", action="store_true", help="every gallery model, not the default three")
@@ -109,10 +266,21 @@ def main():
     parser.add_argument("--calls", type=int, default=100, help="calls per timing")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--warmup", type=int, default=300, help="calls before timing (eqgraph's tiers)")
+    parser.add_argument("--sample", action="store_true",
+                        help="time pm.sample per mode with empty and warm caches instead")
+    parser.add_argument("--tune", type=int, default=1000, help="--sample: tuning steps")
+    parser.add_argument("--draws", type=int, default=1000, help="--sample: draws")
+    parser.add_argument("--sample-worker", nargs=2, metavar=("MODEL", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.sample_worker:
+        print(json.dumps(sample_worker(*args.sample_worker, args.tune, args.draws)))
+        return
     names = list(MODELS) if args.all or args.only else DEFAULT
     if args.only:
         names = [n for n in names if any(s.lower() in n.lower() for s in args.only)]
+    if args.sample:
+        sample_main(names, args)
+        return
     print(f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; PyTensor {pytensor.__version__}\n")
     print(f"{'compile + first call, s':<40}" + "".join(f"{n:>16}" for n in LIBRARIES))
     rows = []

@@ -11,6 +11,7 @@ pytensor = pytest.importorskip("pytensor")
 import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.io import In, Out  # noqa: E402
 
+import eqgraph as eg  # noqa: E402
 from eqgraph.pytensor import mode  # noqa: E402
 
 
@@ -52,3 +53,39 @@ def test_a_pymc_model_compiles_its_logp_on_eqgraph():
     ref_logp, ref_dlogp = model.compile_logp(mode="FAST_COMPILE"), model.compile_dlogp(mode="FAST_COMPILE")
     np.testing.assert_allclose(logp(point), ref_logp(point), rtol=1e-12)
     np.testing.assert_allclose(dlogp(point), ref_dlogp(point), rtol=1e-12, atol=1e-12)
+
+
+def _eqgraph_function(f):
+    return f.maker.linker.eqgraph_function
+
+
+def test_a_graph_whose_numba_forms_are_on_disk_runs_compiled_from_its_first_call(tmp_path, monkeypatch):
+    """A sampler's first steps run the whole Numba function where a previous process compiled it:
+    the mode loads it before returning instead of leaving the first calls to the NumPy program."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(eg.config, "compile", "background")   # the default that the tests' conftest changes
+    x, m = pt.dvector("x"), pt.dmatrix("m")
+    y = pt.log1p(pt.exp(pt.dot(m, x))).sum() + (x * x).sum()   # more than one kernel: a whole function
+    first = pytensor.function([x, m], [y, pt.grad(y, x)], mode=mode())
+    assert _eqgraph_function(first).wait_compiled(timeout=300)
+    again = pytensor.function([x, m], [y, pt.grad(y, x)], mode=mode())
+    assert _eqgraph_function(again).stages.whole_function in ("loaded from cache", "compiled")
+    values = np.array([0.5, -1.0, 2.0]), np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    for got, want in zip(again(*values), first(*values)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert _eqgraph_function(again).stages.tier == "numba-whole"
+
+
+def test_a_graph_not_on_disk_compiles_in_the_background(tmp_path, monkeypatch):
+    pytest.importorskip("numba")
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(eg.config, "compile", "background")   # the default that the tests' conftest changes
+    x, m = pt.dvector("x"), pt.dmatrix("m")
+    y = pt.sin(pt.dot(m, x)).sum() * pt.expm1(x).sum()
+    f = pytensor.function([x, m], y, mode=mode())
+    compiled = _eqgraph_function(f)
+    assert compiled.stages.whole_function == "pending"   # the NumPy program serves until it is ready
+    assert compiled.wait_compiled(timeout=300)
+    xv, mv = np.array([0.25, 1.5]), np.array([[1.0, -2.0], [0.5, 3.0]])
+    np.testing.assert_allclose(f(xv, mv), np.sin(mv @ xv).sum() * np.expm1(xv).sum(), rtol=1e-13)

@@ -170,6 +170,11 @@ def _on_disk(folder: Path, key: str) -> bool:
     return (folder / f"k_{key}.py").exists() and any(folder.glob(f"__pycache__/*k_{key}*.nbi"))
 
 
+def on_disk(source: str) -> bool:
+    """Whether ``source``'s kernel module is in the disk cache: a process has loaded or compiled it."""
+    return (cache_dir() / f"k_{_key(source)}.py").exists()
+
+
 def load_kernel(source: str):
     """The compiled kernel of ``source``: the one this process has loaded (once per process), else
     from the disk cache (``kernel.cache_hit`` is True), else compiled and cached (False).  A source
@@ -317,5 +322,5 @@ def tier(numpy_run, build, rebind=None, below=math.inf, source=None):
     return lambda *inputs: current[0](*inputs)
 
 
-__all__ = ["baked_constants", "enabled", "numba_below", "cache_dir", "files_version", "kernel_source",
+__all__ = ["baked_constants", "enabled", "numba_below", "cache_dir", "on_disk", "files_version", "kernel_source",
            "load_kernel", "load_or_warn", "numba_kernel", "scalar_steps", "tier", "tiered"]
