@@ -68,17 +68,24 @@ class Base:
 
 
 def send_family_copies(base: Base, constructors) -> None:
-    """Send ``base``, at depth 0, the family copies (``Ruleset.deferred``) whose op may have an
-    e-node in a compile of a graph naming ``constructors``: compiles of graphs of those ops
-    find them sent. A copy of any other op can first match when the runner sees its op, which
-    sends it then, for that compile only."""
+    """Send ``base``, at depth 0, the family copies (``Ruleset.deferred``) that may match in a
+    compile of a graph naming ``constructors``: every constructor of a query of theirs may have
+    an e-node, not only their op (most copies also need an indexing or DimShuffle term, and
+    egglog's cost is per rule declared). Compiles of graphs of those ops find them sent. Any
+    other copy can first match when the runner sees its query's ops, which sends it then, for
+    that compile only."""
     reached = base.reachable(frozenset(constructors))
     try:
         for ruleset, rules in base.deferred:
-            send_deferred(base.session, ruleset, [rule for rule in rules if rule.family_op in reached])
+            send_deferred(base.session, ruleset, [rule for rule in rules if _may_match_in(rule, reached)])
     except BaseException:
         discard(base)   # it may hold half of them: no later compile may use it
         raise
+
+
+def _may_match_in(rule, reached: frozenset) -> bool:
+    """Whether a query of ``rule`` names only constructors of ``reached``."""
+    return any(needed <= reached for needed, _ in rule.directions())
 
 
 def _pool() -> "OrderedDict[tuple, Base]":

@@ -1,7 +1,7 @@
 """Rulesets sent to an egglog session: a few forms at a time, egglog's errors located at the rule
-file's line. A rewrite ruleset's family copies (``Ruleset.deferred``) go later, each once its op
-may have an e-node (``send_deferred``): most graphs hold few of the registry's ops, and a copy
-cannot match without its op."""
+file's line. A rewrite ruleset's family copies (``Ruleset.deferred``) go later, each once its
+query's ops may have e-nodes (``send_deferred``): most graphs hold few of the registry's ops, and
+a copy cannot match without its op."""
 
 from __future__ import annotations
 

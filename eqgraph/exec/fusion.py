@@ -47,6 +47,7 @@ class _Group:
     members: int                      # bit mask of its nodes
     outside_ancestors: int = 0        # elementwise nodes its outside inputs depend on
     produced: set = field(default_factory=set)   # variables its nodes compute (set at the end)
+    libm_ns: float = 0.0              # its nodes' LIBM_EXTRA_NS, kept as nodes join (``_replicated``)
 
 
 def fuse(fgraph: FunctionGraph) -> FunctionGraph:
@@ -250,7 +251,7 @@ def _replicated(group: _Group, value, node) -> bool:
     axis (``exp(log_sigma)`` of a mixture's components, once per data row).  Priced as the
     program's dispatch of one more node (``STEP_NS``) against the repeated libm steps, each at
     least its ``LIBM_EXTRA_NS``; an axis of unknown length counts as long."""
-    libm = sum(LIBM_EXTRA_NS.get(getattr(n.op, "name", ""), 0.0) for n in group.nodes)
+    libm = group.libm_ns
     if not libm:
         return False
     out = node.outputs[0].type.shape
@@ -300,6 +301,7 @@ def _join(node, bit, chosen, ancestors, group_of, live) -> None:
     for g in chosen[1:]:
         del live[id(g)]
         base.members |= g.members
+        base.libm_ns += g.libm_ns
         outside |= g.outside_ancestors
         base.nodes.extend(g.nodes)
         for n in g.nodes:
@@ -309,6 +311,7 @@ def _join(node, bit, chosen, ancestors, group_of, live) -> None:
             outside |= ancestors.get(v, 0)
     base.members |= bit
     base.nodes.append(node)
+    base.libm_ns += LIBM_EXTRA_NS.get(getattr(node.op, "name", ""), 0.0)
     base.outside_ancestors = outside & ~base.members
     group_of[node] = base
 

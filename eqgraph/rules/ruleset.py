@@ -315,6 +315,8 @@ class Ruleset:
 
 def _forbidden_action(form: str) -> str | None:
     """The first of FORBIDDEN_ACTIONS used anywhere in ``form`` (outside strings), if any."""
+    if not any(action in form for action in FORBIDDEN_ACTIONS):   # most rules: no need to read its tokens
+        return None
     tokens = [t.group() for t in _TOKEN.finditer(form)]
     return next((t for before, t in zip(tokens, tokens[1:]) if before == "(" and t in FORBIDDEN_ACTIONS), None)
 

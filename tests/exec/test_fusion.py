@@ -353,3 +353,29 @@ def test_kernel_forms_of_steps_equal_the_ops_own(x_shape, y_shape):
             assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
             assert np.array_equal(np.signbit(got), np.signbit(want))
             np.testing.assert_array_equal(got, want)
+
+
+class _CountingLookups(dict):
+    """LIBM_EXTRA_NS as fusion reads it, counting the reads."""
+
+    reads = 0
+
+    def get(self, *args):
+        self.reads += 1
+        return super().get(*args)
+
+
+def test_fusing_a_long_chain_prices_each_node_a_bounded_number_of_times(monkeypatch):
+    # a chain grows one group node by node; pricing the whole group again at every join made
+    # fusion quadratic in the chain's length (the largest stage of a 2000-node compile)
+    costs = _CountingLookups(fusion.LIBM_EXTRA_NS)
+    monkeypatch.setattr(fusion, "LIBM_EXTRA_NS", costs)
+    x = et.dvector("x")
+    a = x
+    for _ in range(300):
+        t = et.tanh(a)
+        a = t * 0.5 + t * x
+    graph = FunctionGraph([x], [a], clone=False)
+    [composite] = [n.op for n in fuse(graph).toposort() if isinstance(n.op, Composite)]
+    assert len(composite.steps) >= 4 * 300   # tanh, two products and the sum of every step
+    assert costs.reads <= 4 * len(graph.apply_nodes), costs.reads

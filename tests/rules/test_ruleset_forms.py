@@ -10,7 +10,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.egraph.saturate import DEFAULT_RULESETS
 from eqgraph.rules import ruleset as rs
-from eqgraph.rules.forms import RuleFileError, split_forms
+from eqgraph.rules.forms import RuleFileError, _subforms, split_forms
 from eqgraph.rules.ruleset import parse_rules
 
 #: the rules of algebra.egg and stability.egg as written before ``:same-dtype`` (comments,
@@ -161,3 +161,37 @@ def test_a_file_asking_for_the_op_type_rules_gets_the_schemas_and_is_refused_wit
     monkeypatch.setattr(rs, "op_type_rules", None)
     with pytest.raises(RuleFileError, match=r"types\.egg: its line .* asks for the op registry's type rules"):
         rs._read(types)
+
+
+def test_split_forms_reads_strings_comments_and_lines_as_egglog_does():
+    text = ('; a comment with ( and "\n'
+            '(rewrite (A x) (B x) :name "a (b) \\"c\\"")  ; trailing ) comment\n'
+            '\n'
+            '(rule ((= e (C "two\nlines")))\n'
+            '      ((union e (D)))) (relation r (i64))\n')
+    assert split_forms(text, "f.egg") == [
+        ('(rewrite (A x) (B x) :name "a (b) \\"c\\"")', 2),
+        ('(rule ((= e (C "two\nlines")))\n      ((union e (D))))', 4),
+        ("(relation r (i64))", 6)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('(rewrite (A x) (B x))\n(rule "open\n', 'f.egg:3: unterminated string'),
+    ("(rewrite (A x) (B x))\n  x (rule)", "f.egg:2: unexpected 'x' outside a command"),
+    ("(A)\n\n)", "f.egg:3: unexpected ')'"),
+    ('(A)\n(rule ("x)" (B)', "f.egg:2: unbalanced '('"),
+])
+def test_split_forms_names_the_line_of_what_is_no_s_expression(text, message):
+    with pytest.raises(RuleFileError, match=re.escape(message)):
+        split_forms(text, "f.egg")
+
+
+@pytest.mark.parametrize("form, children", [
+    ("(rewrite (A x) (B x) :when ((= (dtype x) \"f8\")))",
+     ("rewrite", "(A x)", "(B x)", ":when", '((= (dtype x) "f8"))')),
+    ('(a"b c"d)', ("a", '"b c"', "d")),
+    ('( x  "(" (y ")") z )', ("x", '"("', '(y ")")', "z")),
+    ("()", ()),
+])
+def test_a_forms_children_keep_strings_and_nested_forms_whole(form, children):
+    assert _subforms(form) == list(children)
