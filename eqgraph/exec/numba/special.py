@@ -1,6 +1,7 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
 tensor/elemwise.py's rows that libm lacks (digamma, trigamma, polygamma, erfcx, erfinv, erfcinv,
-i0, i1, the regularized incomplete gamma functions, the derivatives of the incomplete beta function).
+i0, i1, beta and betaln (special_beta.py), the regularized incomplete gamma functions, the derivatives
+of the incomplete beta function).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
@@ -8,7 +9,7 @@ points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the 
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
 each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  Where
 SciPy's answers are off over whole ranges (polygamma at large x, the incomplete gamma functions
-at small and large ``a``), the NumPy form runs these functions too (tensor/special_functions.py's
+at small and large ``a``, beta and betaln where log-gammas cancel), the NumPy form runs these functions too (tensor/special_functions.py's
 ``Own``), so that a fused group computes what the NumPy program does.
 """
 
@@ -24,16 +25,18 @@ if numba is None:   # these functions then run in Python, with Numba's error_mod
     from eqgraph.exec.numba import python_math as math
 else:
     import math
-from eqgraph.exec.numba.special_unary import digamma, erfcinv, erfcx, erfinv, i0, i1, trigamma, _PI, _njit
+from eqgraph.exec.numba.special_unary import (digamma, erfcinv, erfcx, erfinv, i0, i1, trigamma, _PI, _log1p_minus,
+                                              _njit, _stirling_rest)
+from eqgraph.exec.numba.special_beta import beta, betaln
 
 #: the line a generated kernel imports this module with.  A kernel cached by Numba keeps a
 #: compiled copy of the functions it calls, so the line names a hash of this file and of the
-#: one it imports them from: a change there is a new kernel, not a stale one
+#: ones it imports them from: a change there is a new kernel, not a stale one
 IMPORT = ("from eqgraph.exec.numba import special as special  # "
-          + hashlib.sha256(Path(__file__).read_bytes()
-                           + Path(__file__).with_name("special_unary.py").read_bytes()).hexdigest()[:16])
+          + hashlib.sha256(b"".join(Path(__file__).with_name(name).read_bytes()
+                                    for name in ("special.py", "special_unary.py", "special_beta.py"))).hexdigest()[:16])
 
-__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1"]
+__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1", "beta", "betaln"]
 
 
 # -- the regularized incomplete gamma functions P(a, x) and Q(a, x) ---------------------------
@@ -62,25 +65,6 @@ def _lgamma1p(a):
     for k in range(_ZETA.size - 1, -1, -1):  # -euler a + sum_k>=2 (-1)^k zeta(k) a^k / k
         total = total * -a + _ZETA[k] / (k + 2)
     return a * (a * total - _EULER)
-
-
-@_njit
-def _log1p_minus(d):
-    # log1p(d) - d, by its series where the two cancel
-    if abs(d) >= 0.25:
-        return math.log1p(d) - d
-    total = 0.0
-    for k in range(40, 1, -1):  # sum_k>=2 (-1)^(k+1) d^k / k
-        total = total * -d + 1.0 / k
-    return -d * d * total
-
-
-@_njit
-def _stirling_rest(a):
-    # log(gamma(a)) - ((a - 1/2) log(a) - a + log(2 pi) / 2), for a >= 10
-    r = 1.0 / (a * a)
-    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (
-        1.0 / 1188 - r * (691.0 / 360360 - r / 156.0)))))) / a
 
 
 @_njit
@@ -284,72 +268,6 @@ def polygamma(n, x):
         return -math.inf if n % 2.0 == 0.0 else math.inf
     sign = -1.0 if n % 2.0 == 0.0 else 1.0
     return sign * _hurwitz_zeta(n + 1.0, x, math.gamma(n + 1.0))
-
-
-# -- log|beta|, as Cephes' lbeta computes it: the prefactor of betainc's derivatives ------------------
-# (no row's form: SciPy's betaln, the NumPy form, differs from it by up to 6e-11 where lgamma's cancel)
-#: above this, gamma overflows: log-gamma differences instead
-_MAX_GAMMA = 171.624376956302725
-#: above this, a > 1e6 |b|, log|beta| by its expansion in 1 / a (lgamma(a + b) - lgamma(a) would cancel)
-_ASYMPTOTIC_RATIO = 1e6
-
-
-@_njit
-def _lbeta_asymptotic(a, b):
-    # log|beta(a, b)| for a >> |b|: lgamma(b) - b log(a) + b(1 - b) / (2a) + ...
-    r = math.lgamma(b) - b * math.log(a)
-    r += b * (1.0 - b) / (2.0 * a)
-    r += b * (1.0 - b) * (1.0 - 2.0 * b) / (12.0 * a * a)
-    r += -b * (1.0 - b) * (1.0 - b) * b / (12.0 * a * a * a)
-    return r
-
-
-@_njit
-def _beta_large(a, b):
-    # log|beta(a, b)| by log-gamma, where gamma overflows
-    y = math.lgamma(b) - math.lgamma(a + b)
-    return math.lgamma(a) + y
-
-
-@_njit
-def _beta_by_gamma(a, b):
-    # gamma(a) gamma(b) / gamma(a + b), the quotient of the two nearer in size first
-    y, ga, gb = math.gamma(a + b), math.gamma(a), math.gamma(b)
-    if y == 0.0:
-        return math.inf
-    if abs(abs(ga) - abs(y)) > abs(abs(gb) - abs(y)):
-        return (gb / y) * ga
-    return (ga / y) * gb
-
-
-@_njit
-def _negative_integer(x):
-    return x <= 0.0 and x == np.floor(x)
-
-
-@_njit
-def betaln(a, b):
-    """log|beta(a, b)|, by Cephes' method: inf at the poles, the limit where 1 - a - b is a positive integer."""
-    if a != a or b != b:
-        return math.nan
-    if _negative_integer(a):
-        a, b = b, a
-    if _negative_integer(b):
-        if a == np.floor(a) and 1.0 - a - b > 0.0:
-            return _betaln_regular(1.0 - a - b, a)
-        return math.inf
-    return _betaln_regular(a, b)
-
-
-@_njit
-def _betaln_regular(a, b):
-    if abs(a) < abs(b):
-        a, b = b, a
-    if abs(a) > _ASYMPTOTIC_RATIO * abs(b) and a > _ASYMPTOTIC_RATIO:
-        return _lbeta_asymptotic(a, b)
-    if abs(a + b) > _MAX_GAMMA or abs(a) > _MAX_GAMMA or abs(b) > _MAX_GAMMA:
-        return _beta_large(a, b)
-    return math.log(abs(_beta_by_gamma(a, b)))
 
 
 # -- the regularized incomplete beta function I_x(a, b) and its derivatives in a and b --------------

@@ -29,6 +29,26 @@ _PI = math.pi
 _SQRT_PI = math.sqrt(math.pi)
 
 
+# -- log1p(d) - d and Stirling's remainder, which the functions of two arguments build on --------
+@_njit
+def _log1p_minus(d):
+    # log1p(d) - d, by its series where the two cancel
+    if abs(d) >= 0.25:
+        return math.log1p(d) - d
+    total = 0.0
+    for k in range(40, 1, -1):  # sum_k>=2 (-1)^(k+1) d^k / k
+        total = total * -d + 1.0 / k
+    return -d * d * total
+
+
+@_njit
+def _stirling_rest(a):
+    # log(gamma(a)) - ((a - 1/2) log(a) - a + log(2 pi) / 2), for a >= 10
+    r = 1.0 / (a * a)
+    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (
+        1.0 / 1188 - r * (691.0 / 360360 - r / 156.0)))))) / a
+
+
 # -- digamma and trigamma --------------------------------------------------------------------
 #: the positive zero of digamma, as a double and the rest of it
 _ROOT_HI = 1.4616321449683622
