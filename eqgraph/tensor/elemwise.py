@@ -20,6 +20,7 @@ import numpy as np
 
 from eqgraph.tensor import special_functions as special  # the rows name its array forms special.<name>
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value, int64_const
+from eqgraph.tensor.cast_policy import floatx_target, promoted
 from eqgraph.tensor.dimshuffle_op import dimshuffle
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
@@ -384,6 +385,9 @@ class Elemwise(Op):
         except TypeError as err:  # no output dtype for these inputs (NumPy has no loop, or refused)
             described = ", ".join(f"{i} ({i.dtype})" for i in inputs)
             raise TypeError(f"{self} of {described}: {err}") from err
+        target = floatx_target(self, dtype, inputs)  # cast_policy "numpy+floatX"
+        if target is not None:
+            dtype, inputs = self._promote(self._cast_promoted(inputs, target))
         if dtype == "float16" and "float16" not in {i.dtype for i in inputs}:
             # NumPy computes exp of int8 (uint8, bool) in float16; PyTensor upgrades such
             # inputs to float32 (upgrade_to_float), and so does the graph, for every backend
@@ -395,6 +399,11 @@ class Elemwise(Op):
         out = TensorType(dtype, broadcast_static_shapes(self, inputs))
         return Apply(self, inputs, [out()])
 
+    def _cast_promoted(self, inputs, dtype):
+        promote = promoted(self)
+        return [x if i not in promote else _recast_weak(x, np.dtype(dtype)) if getattr(x, "weak", False)
+                else cast(x, dtype) for i, x in enumerate(inputs)]
+
     def _promote(self, inputs):
         """NumPy's output dtype; weak (Python-number) constants are cast to the promoted dtype."""
         if not any(getattr(i, "weak", False) for i in inputs):  # the common case: cached by dtypes
@@ -405,7 +414,7 @@ class Elemwise(Op):
         return self._promote_uncached(inputs)
 
     def _promote_uncached(self, inputs):
-        promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
+        promote = promoted(self)
         strong = [inputs[i].dtype for i in promote if not getattr(inputs[i], "weak", False)]
         weak = [inputs[i].data.item() for i in promote if getattr(inputs[i], "weak", False)]
         if not strong:  # Python numbers only: one that a partner already gave a dtype keeps it
