@@ -234,20 +234,20 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                               -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
                           numba="special.gammaincc({0}, {1})",
                           c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
-    # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
-    "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy
+    # the inverses in their second argument, by eqgraph's own form on NumPy and in Numba (Newton steps on
+    # its own P and Q); their VJPs: 1 / the derivative of P (or Q) at the result
+    "gammaincinv": ScalarOp(2, special.Own("gammaincinv", "gammaincinv", 2, "gammaincinv"), dtype=special.float_dtype,
                             vjp=lambda g, y, k, p: (
                                 special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
                                 g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
-                                     "P is not written"),
+                            numba="special.gammaincinv({0}, {1})",
                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
-    "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
+    "gammainccinv": ScalarOp(2, special.Own("gammainccinv", "gammainccinv", 2, "gammainccinv"),
+                             dtype=special.float_dtype,
                              vjp=lambda g, y, k, q: (
                                  special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
-                                      "Q is not written"),
+                             numba="special.gammainccinv({0}, {1})",
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
     # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)

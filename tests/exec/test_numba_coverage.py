@@ -90,7 +90,7 @@ _NO_FORM = "no Numba form of this special function (numba_kernels.NO_FORM)"
 #: graph -> (the op classes its program calls in Python, or that keep it from a whole function;
 #: why)
 EXPECTED = {
-    **{name: (["Elemwise"], _NO_FORM) for name in ("betainc", "gammaincinv", "gammainccinv", "ive")},
+    **{name: (["Elemwise"], _NO_FORM) for name in ("betainc", "ive")},
     "Reduce.prod": (["Reduce"], "a float product depends on the order NumPy's loop multiplies in, which no "
                                 "loop here reproduces"),
     "Cast": (["Composite"], "floats to integers: Numba's conversion of NaN, inf and values out of range is "

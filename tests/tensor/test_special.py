@@ -83,6 +83,15 @@ def test_two_argument_ones_agree_with_scipy(name):
     if name in ("gammainc", "gammaincc"):  # eqgraph's own form: within 5e-14 where SciPy is right
         bad = ~_same(got, _incomplete_gamma_where_scipy_is_right(name, a, want)) & ~np.isclose(
             got, want, rtol=5e-14, atol=1e-300)
+    elif name in ("gammaincinv", "gammainccinv"):  # eqgraph's own form: within test_special_gamma_inverse.py's
+        # bound of SciPy's; at a subnormal a, 0 (as at a = 1e-300), where SciPy gives NaN
+        bound = 1024 * np.finfo(float).eps / np.minimum(np.where(a > 0, a, 1.0), 1.0)
+        bad = ~_same(got, want) & ~(np.abs(got - want) <= bound * np.abs(want))
+        bad &= ~((a > 0) & (a < 2.3e-308) & np.isnan(want) & (got == 0))
+        # NaN where SciPy gives 0 outside the domain or at a = 0 inside; a subnormal p or q is no one
+        # root (P and Q round to it over a range of x): test_special_gamma_inverse.py checks those
+        bad &= ~(np.isnan(got) & (want == 0) & ((a == 0) | (b < 0) | (b > 1)))
+        bad &= ~((b > 0) & (b < 2.3e-308))
     elif name in ("beta", "betaln"):  # eqgraph's own form: where it differs from SciPy, mpmath decides
         bad = ~_same(got, want)
         bad[bad] = [not _beta_agrees_with_mpmath(name, x, y, g) for x, y, g in zip(a[bad], b[bad], got[bad])]
@@ -417,8 +426,7 @@ def test_polygamma_and_the_incomplete_gammas_need_no_scipy(no_scipy):
                                rtol=4e-15)
 
 
-@pytest.mark.parametrize("name", ["psi", "tri_gamma", "erfcx", "erfinv", "erfcinv", "i1", "ive", "gammaincinv",
-                                  "gammainccinv", "betainc"])
+@pytest.mark.parametrize("name", ["psi", "tri_gamma", "erfcx", "erfinv", "erfcinv", "i1", "ive", "betainc"])
 def test_without_scipy_an_op_with_no_fallback_says_what_to_install(no_scipy, name):
     with pytest.raises(ImportError, match=f"{name}.*pip install scipy"):
         SCALAR_OPS[name].impl(np)(*[np.array([0.5])] * SCALAR_OPS[name].nin)

@@ -1,16 +1,17 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
 tensor/elemwise.py's rows that libm lacks (digamma, trigamma, polygamma, erfcx, erfinv, erfcinv,
-i0, i1, beta and betaln (special_beta.py), the regularized incomplete gamma functions, the derivatives
-of the incomplete beta function).
+i0, i1, beta and betaln (special_beta.py), the regularized incomplete gamma functions and their
+inverses, the derivatives of the incomplete beta function).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
 points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the NumPy program
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
-each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  Where
-SciPy's answers are off over whole ranges (polygamma at large x, the incomplete gamma functions
-at small and large ``a``, beta and betaln where log-gammas cancel), the NumPy form runs these functions too (tensor/special_functions.py's
-``Own``), so that a fused group computes what the NumPy program does.
+each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py (and
+test_special_beta.py, test_special_gamma_inverse.py).  Where SciPy's answers are off over whole
+ranges (polygamma at large x, the incomplete gamma functions at small and large ``a`` and so their
+inverses, beta and betaln where log-gammas cancel), the NumPy form runs these functions too
+(tensor/special_functions.py's ``Own``), so that a fused group computes what the NumPy program does.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ IMPORT = ("from eqgraph.exec.numba import special as special  # "
           + hashlib.sha256(b"".join(Path(__file__).with_name(name).read_bytes()
                                     for name in ("special.py", "special_unary.py", "special_beta.py"))).hexdigest()[:16])
 
-__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1", "beta", "betaln"]
+__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1", "beta", "betaln",
+           "gammaincinv", "gammainccinv"]
 
 
 # -- the regularized incomplete gamma functions P(a, x) and Q(a, x) ---------------------------
@@ -189,6 +191,91 @@ def gammainc(a, x):
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x)."""
     return _gamma_p_q(a, x)[1]
+
+
+# -- their inverses in x: gammaincinv and gammainccinv ----------------------------------------
+#: the most Halley steps: from the starting guesses below they take 3 to 6
+_INVERSE_STEPS = 40
+
+
+@_njit
+def _gamma_inverse_start(a, p, q):
+    # a first x with P(a, x) = p, Q = q: below the bulk x^a / gamma(a + 1) = p (P's first term);
+    # for a > 1 Wilson and Hilferty's cube of a normal quantile, else Q's tail 1 - log(q / (1 - t))
+    # (Numerical Recipes' invgammp), each from the smaller of p and q
+    if p <= q:
+        small = math.exp((math.log(p) + math.lgamma(a + 1.0)) / a)
+        if small < 0.2 * (a + 1.0):
+            return small
+    if a > 1.0:
+        t = math.sqrt(-2.0 * math.log(min(p, q)))
+        z = (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t
+        z = -z if p < q else z
+        return max(1e-3 * a, a * math.pow(1.0 - 1.0 / (9.0 * a) - z / (3.0 * math.sqrt(a)), 3.0))
+    u = a * (0.253 + a * 0.12)  # 1 - t, which 1 - t would round to 0 for a tiny a
+    if p < 1.0 - u:
+        return math.pow(p / (1.0 - u), 1.0 / a)
+    x = 1.0 - math.log(q / u) if u > 0.0 else 0.0
+    # for a subnormal a, u is 0: Q is a E1(x) there, so x is about exp(-euler - q / a), 0 when q >> a
+    return x if x > 0.0 else math.exp(-_EULER - q / a)
+
+
+@_njit
+def _gamma_inverse(a, p, q):
+    """x with P(a, x) = p and Q(a, x) = q, p + q = 1: Newton steps on log(P / p) where p <= q, else
+    on log(Q / q), so that a tiny p or q keeps its digits and a far start is not an exponentially
+    flat function; d log P / dx = x^(a-1) e^-x / (gamma(a) P), d log Q / dx its negative over Q."""
+    x = _gamma_inverse_start(a, p, q)
+    lower_tail = p <= q
+    target = math.log(p if lower_tail else q)
+    for _ in range(_INVERSE_STEPS):
+        lower, upper = _gamma_p_q(a, x)
+        value = lower if lower_tail else upper
+        if value == 0.0:  # P underflowed: x is far too small (Q: far too large)
+            new = 2.0 * x if lower_tail else 0.5 * x
+        else:
+            slope = (_gamma_front(a, x) / value) / x  # in this order: x * value underflows
+            new = x - (math.log(value) - target) / (slope if lower_tail else -slope)
+            new = 0.5 * x if not new > 0.0 else new  # a step past 0 (or NaN): halve x instead
+        if abs(new - x) <= 2e-16 * new:
+            return new
+        x = new
+    return x
+
+
+@_njit
+def _gamma_inverse_ends(a, p):
+    # SciPy's gammaincinv where no root is sought: NaN outside a >= 0, 0 <= p <= 1 and at a = 0 or
+    # inf inside; 0 at p = 0, inf at p = 1; -1.0 elsewhere
+    if not (a >= 0.0 and p >= 0.0 and p <= 1.0):
+        return math.nan
+    if p == 0.0:
+        return 0.0
+    if p == 1.0:
+        return math.inf
+    if a == 0.0 or a == math.inf:
+        return math.nan
+    return -1.0
+
+
+@_njit
+def gammaincinv(a, p):
+    """The x where P(a, x) = p, SciPy's gammaincinv."""
+    end = _gamma_inverse_ends(a, p)
+    if end != -1.0:
+        return end
+    return _gamma_inverse(a, p, 1.0 - p)  # the smaller of p and 1 - p is exact
+
+
+@_njit
+def gammainccinv(a, q):
+    """The x where Q(a, x) = q, SciPy's gammainccinv."""
+    end = _gamma_inverse_ends(a, q)
+    if end == 0.0 or end == math.inf:  # Q is 1 at x = 0 and 0 at inf
+        return math.inf if end == 0.0 else 0.0
+    if end != -1.0:
+        return end
+    return _gamma_inverse(a, 1.0 - q, q)
 
 
 # -- polygamma -------------------------------------------------------------------------------
