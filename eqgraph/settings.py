@@ -25,9 +25,10 @@ are read when a function is compiled.
 
 ``cast_policy`` (default "custom", as PyTensor) is how PyTensor's names pick a dtype where the
 inputs do not fix one: "custom" is PyTensor's own upcast (``et.arange`` of int32 bounds is int64,
-of float32 bounds float32), "numpy+floatX" is NumPy's choice except that a result NumPy would make
-float64 from no float64 input stays floatX (``et.arange`` of int32 bounds is what ``np.arange``
-gives them; of float32 bounds, floatX). Python integers are weak constants under both: they take
+of float32 bounds float32) and NumPy's dtype for elementwise ops; "numpy+floatX" is NumPy's choice
+except that a result NumPy would make float64 from no float64 input stays floatX (``et.arange``
+of int32 bounds is what ``np.arange`` gives them; of float32 bounds, floatX; with floatX float32,
+int32 + float32 and int64 * 2.5 are float32, exp(int32) float64: tensor/cast_policy.py). Python integers are weak constants under both: they take
 the dtype of the tensor they meet, as in NumPy, rather than PyTensor's smallest integer type
 (int8 for 100), under which ``constant(100) + 100`` would wrap around to -56. It is read when a
 node is built.

@@ -139,6 +139,8 @@ def dtype_facts() -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # probing erf on complex numbers, say
         tables = {ctor: [_output_dtype(op, nin, d) for d in DTYPES] for ctor, op, nin in ops}
+        tables.update({f"{camel(name)}@{k}": [_typed_by_dtype(op, k, d) for d in DTYPES]
+                       for name, op, k in typed_by_one_input()})
     tables["promotion"] = list(DTYPES)                           # switch: its branches promoted
     tables["MatMul"] = ["" if d == "bool" else d for d in DTYPES]  # MatMul.make_node refuses bool
     tables["Convolve"] = tables["MatMul"]                          # and so does Convolve.make_node
@@ -148,6 +150,23 @@ def dtype_facts() -> str:
 
 def _quoted(strings) -> str:
     return " ".join(f'"{s}"' for s in strings)
+
+
+def typed_by_one_input():
+    """(name, op, k) for each binary elementwise op whose output dtype follows input ``k`` alone,
+    the other input being an integer order (polygamma's n): types.egg's ``typed-by`` reads the
+    table ``"<Constructor>@k"``, indexed by input k's dtype."""
+    return [(name, op, op.scalar.promote[0]) for name, op in et.ELEMWISE_OPS.items()
+            if op.nin == 2 and op.scalar.promote is not None and len(op.scalar.promote) == 1]
+
+
+def _typed_by_dtype(op, k, dtype) -> str:
+    dtypes = ["int64", "int64"]
+    dtypes[k] = dtype
+    try:
+        return op.output_dtype(dtypes)
+    except TypeError:  # no output dtype for such an input (a complex x); make_node refuses it too
+        return ""
 
 
 def _output_dtype(op, nin, dtype) -> str:
@@ -198,6 +217,8 @@ def type_rules() -> str:
     for name, op in et.ELEMWISE_OPS.items():
         args = " ".join(f"x{i}" for i in range(op.nin))
         rule(f"elemwise-{_kebab(name)}", camel(name), f'(elemwise{op.nin} e "{camel(name)}" {args})')
+    for name, op, k in typed_by_one_input():
+        rule(f"typed-by-{_kebab(name)}", camel(name), f'(typed-by e "{camel(name)}@{k}" x{k} x{1 - k})')
     for name in et.REDUCTIONS:
         rule(f"reduction-{_kebab(name)}", camel(name), f'(reduction e "{camel(name)}" x0 p-axis p-keepdims)')
     rule("join", "Join", "(join-of e (vec-length v) p-axis) (join-parts e v 0)")  # any number of inputs

@@ -20,6 +20,7 @@ import numpy as np
 
 from eqgraph.tensor import special_functions as special  # the rows name its array forms special.<name>
 from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value, int64_const
+from eqgraph.tensor.cast_policy import floatx_target, promoted
 from eqgraph.tensor.dimshuffle_op import dimshuffle
 # the rows' own facts and forms, by the names the rows use
 from eqgraph.tensor.scalar_ops import (_BOOLEAN, _C_INT_DIV, _C_LOG1MEXP, _C_LOGIT, _C_MAX, _C_MIN, _C_MOD,
@@ -192,15 +193,17 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "gamma":    ScalarOp(1, special.Special("gamma", "gamma"), dtype=special.float_dtype,  # without SciPy: math.gamma
                          vjp=lambda g, y, x: g * y * E["psi"](x),
                          numba="math.gamma({0})", c="tgamma({0})", libm_ns=1.0, domain=(0.0, math.inf)),
-    "betaln":   ScalarOp(2, special.Special("betaln", "betaln"), dtype=special.float_dtype,  # log|beta(a, b)|
+    # beta and log|beta| by eqgraph's own form on NumPy and in Numba: SciPy's betaln is 1e-10 off at
+    # a = 1e6, b = 0.5 (its log-gammas cancel) and inf at betaln(1e-320, 1) (736.8)
+    "betaln":   ScalarOp(2, special.Own("betaln", "betaln", 2, "betaln"), dtype=special.float_dtype,  # log|beta(a, b)|
                          vjp=lambda g, y, a, b: (g * (E["psi"](a) - E["psi"](a + b)), g * (E["psi"](b) - E["psi"](a + b))),
-                         numba=No("lgamma(a) + lgamma(b) - lgamma(a + b) cancels for large arguments; SciPy's form is not ported"),
+                         numba="special.betaln({0}, {1})",
                          c=No("lgamma(a) + lgamma(b) - lgamma(a + b) cancels for large arguments"),
                          libm_ns=1.0, domain=(0.0, math.inf)),
-    "beta":     ScalarOp(2, special.Special("beta", "beta"), dtype=special.float_dtype,  # needs SciPy
+    "beta":     ScalarOp(2, special.Own("beta", "beta", 2, "beta"), dtype=special.float_dtype,
                          vjp=lambda g, y, a, b: (g * y * (E["psi"](a) - E["psi"](a + b)),
                                                  g * y * (E["psi"](b) - E["psi"](a + b))),
-                         numba=No("no libm beta: a Numba scalar function of its own is not written yet"),
+                         numba="special.beta({0}, {1})",
                          c=No("CUDA's math library has no beta"), libm_ns=1.0, domain=(0.0, math.inf)),
     "i0":       ScalarOp(1, special.Special("i0", "i0", fix=special.i0_at_infinity), dtype=special.float_dtype,  # without SciPy: NumPy's i0
                          vjp=lambda g, y, x: g * E["i1"](x),
@@ -231,20 +234,20 @@ SCALAR_OPS: dict[str, ScalarOp] = {
                               -g * E["exp"](-x + (k - 1) * E["log"](x) - E["gammaln"](k))),
                           numba="special.gammaincc({0}, {1})",
                           c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, math.inf)),
-    # the inverses in their second argument: 1 / the derivative of P (or Q) at the result
-    "gammaincinv": ScalarOp(2, special.Special("gammaincinv", "gammaincinv"), dtype=special.float_dtype,  # SciPy
+    # the inverses in their second argument, by eqgraph's own form on NumPy and in Numba (Newton steps on
+    # its own P and Q); their VJPs: 1 / the derivative of P (or Q) at the result
+    "gammaincinv": ScalarOp(2, special.Own("gammaincinv", "gammaincinv", 2, "gammaincinv"), dtype=special.float_dtype,
                             vjp=lambda g, y, k, p: (
                                 special.not_implemented("gammaincinv", 0, k, "the derivative in k"),
                                 g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                            numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
-                                     "P is not written"),
+                            numba="special.gammaincinv({0}, {1})",
                             c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
-    "gammainccinv": ScalarOp(2, special.Special("gammainccinv", "gammainccinv"), dtype=special.float_dtype,  # SciPy
+    "gammainccinv": ScalarOp(2, special.Own("gammainccinv", "gammainccinv", 2, "gammainccinv"),
+                             dtype=special.float_dtype,
                              vjp=lambda g, y, k, q: (
                                  special.not_implemented("gammainccinv", 0, k, "the derivative in k"),
                                  -g * E["exp"](y - (k - 1) * E["log"](y) + E["gammaln"](k))),
-                             numba=No("SciPy's inverse is the NumPy form; an inverse of exec/numba/special.py's "
-                                      "Q is not written"),
+                             numba="special.gammainccinv({0}, {1})",
                              c=No("CUDA's math library has no incomplete gamma"), libm_ns=1.0, domain=(0.0, 1.0)),
     # polygamma(n, x), n an integer: eqgraph's own form on NumPy and in Numba (SciPy's zeta underflows at
     # large x: polygamma(2, 1e161) 9% off, polygamma(100, 1454) 5e-5)
@@ -392,6 +395,9 @@ class Elemwise(Op):
         except TypeError as err:  # no output dtype for these inputs (NumPy has no loop, or refused)
             described = ", ".join(f"{i} ({i.dtype})" for i in inputs)
             raise TypeError(f"{self} of {described}: {err}") from err
+        target = floatx_target(self, dtype, inputs)  # cast_policy "numpy+floatX"
+        if target is not None:
+            dtype, inputs = self._promote(self._cast_promoted(inputs, target))
         if dtype == "float16" and "float16" not in {i.dtype for i in inputs}:
             # NumPy computes exp of int8 (uint8, bool) in float16; PyTensor upgrades such
             # inputs to float32 (upgrade_to_float), and so does the graph, for every backend
@@ -403,6 +409,11 @@ class Elemwise(Op):
         out = TensorType(dtype, broadcast_static_shapes(self, inputs))
         return Apply(self, inputs, [out()])
 
+    def _cast_promoted(self, inputs, dtype):
+        promote = promoted(self)
+        return [x if i not in promote else _recast_weak(x, np.dtype(dtype)) if getattr(x, "weak", False)
+                else cast(x, dtype) for i, x in enumerate(inputs)]
+
     def _promote(self, inputs):
         """NumPy's output dtype; weak (Python-number) constants are cast to the promoted dtype."""
         if not any(getattr(i, "weak", False) for i in inputs):  # the common case: cached by dtypes
@@ -413,7 +424,7 @@ class Elemwise(Op):
         return self._promote_uncached(inputs)
 
     def _promote_uncached(self, inputs):
-        promote = range(self.nin) if self.scalar.promote is None else self.scalar.promote
+        promote = promoted(self)
         strong = [inputs[i].dtype for i in promote if not getattr(inputs[i], "weak", False)]
         weak = [inputs[i].data.item() for i in promote if getattr(inputs[i], "weak", False)]
         if not strong:  # Python numbers only: one that a partner already gave a dtype keeps it

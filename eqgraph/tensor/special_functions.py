@@ -5,7 +5,8 @@ SciPy is an optional extra: where ``scipy.special`` is installed it computes the
 it each function has a fallback of its own (``math``'s lgamma, gamma and erfc per element, NumPy
 arithmetic), or, where none is written, raises an error naming the op and ``pip install scipy``.
 On CuPy the same name of ``cupyx.scipy.special`` computes it. Where SciPy's answers are off over
-whole ranges (polygamma at large x, gammainc and gammaincc at small and large ``a``) or SciPy has
+whole ranges (polygamma at large x, gammainc and gammaincc at small and large ``a``, beta and betaln
+where log-gammas cancel) or SciPy has
 no such function (betainc's derivatives in a and b), the NumPy form is eqgraph's own scalar function
 (``Own``), the one fused Numba kernels run.
 
@@ -134,13 +135,8 @@ def erfcinv_smallest(y, out):
     return np.where(wrong, erfcinv_tail(np.where(wrong, y, 1e-300)), out)
 
 
-def _betaln(a: float, b: float) -> float:
-    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
-
-
 FALLBACKS = {
     "gammaln": _per_element(_lgamma),
-    "betaln": _per_element(_betaln, 2),  # cancels for large arguments, where SciPy's asymptotic form does not
     "i0": np.i0,
     "gamma": _per_element(_gamma),
     "erfc": _per_element(math.erfc),

@@ -114,8 +114,7 @@ _NO_FORM = "no Numba form of this special function (numba_kernels.NO_FORM)"
 #: graph -> (the op classes its program calls in Python, or that keep it from a whole function;
 #: why)
 EXPECTED = {
-    **{name: (["Elemwise"], _NO_FORM) for name in ("beta", "betaln", "betainc", "gammaincinv",
-                                                   "gammainccinv", "ive")},
+    **{name: (["Elemwise"], _NO_FORM) for name in ("betainc", "ive")},
     "Convolve": (["Convolve"], "no translation yet"),
     "IfElse": (["IfElse"], "a lazy branch: the program evaluates only the branch taken"),
     "Repeat": (["Repeat"], "no translation yet"),

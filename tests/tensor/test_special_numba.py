@@ -133,6 +133,27 @@ def test_poles_ends_and_outside_the_domain(fn, x, want):
     assert (math.isnan(got) and math.isnan(want)) or got == want
 
 
+#: digamma next to its positive zero and at the ends of its polynomial pieces, to 30 digits from mpmath
+DIGAMMA_REFERENCE = [
+    (1.4616321449683622, -9.24126552172942751679235140986e-17),  # the double nearest the zero
+    (1.4616321449683625, 1.22453746220040690313249748543e-16),
+    (1.46163214496, -8.09196109081621374460712263058e-12),
+    (0.4616321449683622, -2.16622696426076382532935926363),
+    (0.5000000000000001, -1.96351002602142293156787383144),
+    (1.25, -0.227453533376265408089530146097),
+    (1.9999999999999998, 0.422784335098466996189357833909),
+    (2.0, 0.422784335098467139393487909918),
+    (3.9999999999999996, 1.25611766843180034668410909265),
+    (11.999999999999998, 2.44266167997581186236962902234),
+    (12.0, 2.44266167997581201673836525479),
+]
+
+
+@pytest.mark.parametrize(("x", "want"), DIGAMMA_REFERENCE)
+def test_digamma_within_three_ulps_next_to_its_zero_and_at_its_pieces_ends(x, want):
+    assert abs(numba_special.digamma(x) - want) <= 3 * np.spacing(abs(want))
+
+
 def test_erfcinv_of_a_subnormal_is_the_asymptotic_inverse_in_numpy_too():
     # the NumPy form and the Numba form agree where SciPy's erfcinv is off
     y = np.array([1.5e-323, 1e-310, 5e-324])

@@ -1,15 +1,17 @@
 """Special functions as Numba scalar functions of float64, for the ``numba=`` forms of
 tensor/elemwise.py's rows that libm lacks (digamma, trigamma, polygamma, erfcx, erfinv, erfcinv,
-i0, i1, the regularized incomplete gamma functions, the derivatives of the incomplete beta function).
+i0, i1, beta and betaln (special_beta.py), the regularized incomplete gamma functions and their
+inverses, the derivatives of the incomplete beta function).
 
 Each is written from the mathematics (recurrences, asymptotic and power series, continued
 fractions, Halley steps on a function libm has), and gives SciPy's answers at the special
 points (poles, 0, +-inf, NaN), since a fused Numba kernel must compute what the NumPy program
 computes.  The generated kernels import this module as ``special`` (``IMPORT``); the accuracy
-each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py.  Where
-SciPy's answers are off over whole ranges (polygamma at large x, the incomplete gamma functions
-at small and large ``a``), the NumPy form runs these functions too (tensor/special_functions.py's
-``Own``), so that a fused group computes what the NumPy program does.
+each function reaches against SciPy is pinned by tests/tensor/test_special_numba.py (and
+test_special_beta.py, test_special_gamma_inverse.py).  Where SciPy's answers are off over whole
+ranges (polygamma at large x, the incomplete gamma functions at small and large ``a`` and so their
+inverses, beta and betaln where log-gammas cancel), the NumPy form runs these functions too
+(tensor/special_functions.py's ``Own``), so that a fused group computes what the NumPy program does.
 """
 
 from __future__ import annotations
@@ -24,16 +26,19 @@ if numba is None:   # these functions then run in Python, with Numba's error_mod
     from eqgraph.exec.numba import python_math as math
 else:
     import math
-from eqgraph.exec.numba.special_unary import digamma, erfcinv, erfcx, erfinv, i0, i1, trigamma, _PI, _njit
+from eqgraph.exec.numba.special_unary import (digamma, erfcinv, erfcx, erfinv, i0, i1, trigamma, _PI, _log1p_minus,
+                                              _njit, _stirling_rest)
+from eqgraph.exec.numba.special_beta import beta, betaln
 
 #: the line a generated kernel imports this module with.  A kernel cached by Numba keeps a
 #: compiled copy of the functions it calls, so the line names a hash of this file and of the
-#: one it imports them from: a change there is a new kernel, not a stale one
+#: ones it imports them from: a change there is a new kernel, not a stale one
 IMPORT = ("from eqgraph.exec.numba import special as special  # "
-          + hashlib.sha256(Path(__file__).read_bytes()
-                           + Path(__file__).with_name("special_unary.py").read_bytes()).hexdigest()[:16])
+          + hashlib.sha256(b"".join(Path(__file__).with_name(name).read_bytes()
+                                    for name in ("special.py", "special_unary.py", "special_beta.py"))).hexdigest()[:16])
 
-__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1"]
+__all__ = ["IMPORT", "numba", "digamma", "trigamma", "erfcx", "erfinv", "erfcinv", "i0", "i1", "beta", "betaln",
+           "gammaincinv", "gammainccinv"]
 
 
 # -- the regularized incomplete gamma functions P(a, x) and Q(a, x) ---------------------------
@@ -62,25 +67,6 @@ def _lgamma1p(a):
     for k in range(_ZETA.size - 1, -1, -1):  # -euler a + sum_k>=2 (-1)^k zeta(k) a^k / k
         total = total * -a + _ZETA[k] / (k + 2)
     return a * (a * total - _EULER)
-
-
-@_njit
-def _log1p_minus(d):
-    # log1p(d) - d, by its series where the two cancel
-    if abs(d) >= 0.25:
-        return math.log1p(d) - d
-    total = 0.0
-    for k in range(40, 1, -1):  # sum_k>=2 (-1)^(k+1) d^k / k
-        total = total * -d + 1.0 / k
-    return -d * d * total
-
-
-@_njit
-def _stirling_rest(a):
-    # log(gamma(a)) - ((a - 1/2) log(a) - a + log(2 pi) / 2), for a >= 10
-    r = 1.0 / (a * a)
-    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (
-        1.0 / 1188 - r * (691.0 / 360360 - r / 156.0)))))) / a
 
 
 @_njit
@@ -207,6 +193,91 @@ def gammaincc(a, x):
     return _gamma_p_q(a, x)[1]
 
 
+# -- their inverses in x: gammaincinv and gammainccinv ----------------------------------------
+#: the most Halley steps: from the starting guesses below they take 3 to 6
+_INVERSE_STEPS = 40
+
+
+@_njit
+def _gamma_inverse_start(a, p, q):
+    # a first x with P(a, x) = p, Q = q: below the bulk x^a / gamma(a + 1) = p (P's first term);
+    # for a > 1 Wilson and Hilferty's cube of a normal quantile, else Q's tail 1 - log(q / (1 - t))
+    # (Numerical Recipes' invgammp), each from the smaller of p and q
+    if p <= q:
+        small = math.exp((math.log(p) + math.lgamma(a + 1.0)) / a)
+        if small < 0.2 * (a + 1.0):
+            return small
+    if a > 1.0:
+        t = math.sqrt(-2.0 * math.log(min(p, q)))
+        z = (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t
+        z = -z if p < q else z
+        return max(1e-3 * a, a * math.pow(1.0 - 1.0 / (9.0 * a) - z / (3.0 * math.sqrt(a)), 3.0))
+    u = a * (0.253 + a * 0.12)  # 1 - t, which 1 - t would round to 0 for a tiny a
+    if p < 1.0 - u:
+        return math.pow(p / (1.0 - u), 1.0 / a)
+    x = 1.0 - math.log(q / u) if u > 0.0 else 0.0
+    # for a subnormal a, u is 0: Q is a E1(x) there, so x is about exp(-euler - q / a), 0 when q >> a
+    return x if x > 0.0 else math.exp(-_EULER - q / a)
+
+
+@_njit
+def _gamma_inverse(a, p, q):
+    """x with P(a, x) = p and Q(a, x) = q, p + q = 1: Newton steps on log(P / p) where p <= q, else
+    on log(Q / q), so that a tiny p or q keeps its digits and a far start is not an exponentially
+    flat function; d log P / dx = x^(a-1) e^-x / (gamma(a) P), d log Q / dx its negative over Q."""
+    x = _gamma_inverse_start(a, p, q)
+    lower_tail = p <= q
+    target = math.log(p if lower_tail else q)
+    for _ in range(_INVERSE_STEPS):
+        lower, upper = _gamma_p_q(a, x)
+        value = lower if lower_tail else upper
+        if value == 0.0:  # P underflowed: x is far too small (Q: far too large)
+            new = 2.0 * x if lower_tail else 0.5 * x
+        else:
+            slope = (_gamma_front(a, x) / value) / x  # in this order: x * value underflows
+            new = x - (math.log(value) - target) / (slope if lower_tail else -slope)
+            new = 0.5 * x if not new > 0.0 else new  # a step past 0 (or NaN): halve x instead
+        if abs(new - x) <= 2e-16 * new:
+            return new
+        x = new
+    return x
+
+
+@_njit
+def _gamma_inverse_ends(a, p):
+    # SciPy's gammaincinv where no root is sought: NaN outside a >= 0, 0 <= p <= 1 and at a = 0 or
+    # inf inside; 0 at p = 0, inf at p = 1; -1.0 elsewhere
+    if not (a >= 0.0 and p >= 0.0 and p <= 1.0):
+        return math.nan
+    if p == 0.0:
+        return 0.0
+    if p == 1.0:
+        return math.inf
+    if a == 0.0 or a == math.inf:
+        return math.nan
+    return -1.0
+
+
+@_njit
+def gammaincinv(a, p):
+    """The x where P(a, x) = p, SciPy's gammaincinv."""
+    end = _gamma_inverse_ends(a, p)
+    if end != -1.0:
+        return end
+    return _gamma_inverse(a, p, 1.0 - p)  # the smaller of p and 1 - p is exact
+
+
+@_njit
+def gammainccinv(a, q):
+    """The x where Q(a, x) = q, SciPy's gammainccinv."""
+    end = _gamma_inverse_ends(a, q)
+    if end == 0.0 or end == math.inf:  # Q is 1 at x = 0 and 0 at inf
+        return math.inf if end == 0.0 else 0.0
+    if end != -1.0:
+        return end
+    return _gamma_inverse(a, 1.0 - q, q)
+
+
 # -- polygamma -------------------------------------------------------------------------------
 #: Bernoulli numbers B_2k / (2k)!, k = 1 ... 12: the Euler-Maclaurin terms of the Hurwitz zeta
 _BERNOULLI_OVER_FACTORIAL = np.array([
@@ -284,72 +355,6 @@ def polygamma(n, x):
         return -math.inf if n % 2.0 == 0.0 else math.inf
     sign = -1.0 if n % 2.0 == 0.0 else 1.0
     return sign * _hurwitz_zeta(n + 1.0, x, math.gamma(n + 1.0))
-
-
-# -- log|beta|, as Cephes' lbeta computes it: the prefactor of betainc's derivatives ------------------
-# (no row's form: SciPy's betaln, the NumPy form, differs from it by up to 6e-11 where lgamma's cancel)
-#: above this, gamma overflows: log-gamma differences instead
-_MAX_GAMMA = 171.624376956302725
-#: above this, a > 1e6 |b|, log|beta| by its expansion in 1 / a (lgamma(a + b) - lgamma(a) would cancel)
-_ASYMPTOTIC_RATIO = 1e6
-
-
-@_njit
-def _lbeta_asymptotic(a, b):
-    # log|beta(a, b)| for a >> |b|: lgamma(b) - b log(a) + b(1 - b) / (2a) + ...
-    r = math.lgamma(b) - b * math.log(a)
-    r += b * (1.0 - b) / (2.0 * a)
-    r += b * (1.0 - b) * (1.0 - 2.0 * b) / (12.0 * a * a)
-    r += -b * (1.0 - b) * (1.0 - b) * b / (12.0 * a * a * a)
-    return r
-
-
-@_njit
-def _beta_large(a, b):
-    # log|beta(a, b)| by log-gamma, where gamma overflows
-    y = math.lgamma(b) - math.lgamma(a + b)
-    return math.lgamma(a) + y
-
-
-@_njit
-def _beta_by_gamma(a, b):
-    # gamma(a) gamma(b) / gamma(a + b), the quotient of the two nearer in size first
-    y, ga, gb = math.gamma(a + b), math.gamma(a), math.gamma(b)
-    if y == 0.0:
-        return math.inf
-    if abs(abs(ga) - abs(y)) > abs(abs(gb) - abs(y)):
-        return (gb / y) * ga
-    return (ga / y) * gb
-
-
-@_njit
-def _negative_integer(x):
-    return x <= 0.0 and x == np.floor(x)
-
-
-@_njit
-def betaln(a, b):
-    """log|beta(a, b)|, by Cephes' method: inf at the poles, the limit where 1 - a - b is a positive integer."""
-    if a != a or b != b:
-        return math.nan
-    if _negative_integer(a):
-        a, b = b, a
-    if _negative_integer(b):
-        if a == np.floor(a) and 1.0 - a - b > 0.0:
-            return _betaln_regular(1.0 - a - b, a)
-        return math.inf
-    return _betaln_regular(a, b)
-
-
-@_njit
-def _betaln_regular(a, b):
-    if abs(a) < abs(b):
-        a, b = b, a
-    if abs(a) > _ASYMPTOTIC_RATIO * abs(b) and a > _ASYMPTOTIC_RATIO:
-        return _lbeta_asymptotic(a, b)
-    if abs(a + b) > _MAX_GAMMA or abs(a) > _MAX_GAMMA or abs(b) > _MAX_GAMMA:
-        return _beta_large(a, b)
-    return math.log(abs(_beta_by_gamma(a, b)))
 
 
 # -- the regularized incomplete beta function I_x(a, b) and its derivatives in a and b --------------
