@@ -138,7 +138,7 @@ def kernel_source(op, node) -> str | None:
     value = names + [f"t{j}" for j in range(len(op.steps))]
     divisors = {j: value[op.steps[j][1][1]] for j in divisions}
     first = f"i{arrays[0]}"
-    lines = [f"@numba.njit(cache=True, error_model='numpy')",
+    lines = ["@numba.njit(cache=True, error_model='numpy')",
              f"def kernel({', '.join(f'i{k}' for k in kept)}):",
              f"    n = {first}.size",
              *[f"    f{k} = i{k}.reshape(n)" for k in arrays],

@@ -25,7 +25,7 @@ program that calls it once it is compiled:
 
 0-d values are Python scalars inside the function (0-d arrays again when returned).
 Every value must have a dtype the entries handle (float64, float32, bool and the integers:
-``numba_translate_basic.SCALAR_TYPES``), or be a random generator (the caller passes a copy of
+``scalar_steps.SCALAR_TYPES``), or be a random generator (the caller passes a copy of
 each: ``numba_translate_random``'s draws advance it in place); otherwise there is no whole
 function and the program runs alone.  A node without a translation (no entry, or one that
 declines its types or shapes) is called in Python, its op's ``perform``, between Numba segments
@@ -38,8 +38,8 @@ elements (the cost model's bound), and above it on the input sizes where its fir
 timed against the program's, were faster (``_measuring``); the arguments must be C-contiguous and
 of the types it was compiled for; on anything else, and where the function raises (bad shapes:
 it makes the checks the ops would), the program runs on the same arguments, so a bad input gets
-the program's error naming the node.  Functions that read or update shared variables call the
-program through its cells (``Function``) and keep it.
+the program's error naming the node.  Shared values are arguments like the others, and updates
+results (``Function`` reads and writes them around the call).
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ from eqgraph.tensor.assertion import CheckAndRaise
 from eqgraph.tensor.shape import MakeVector, SpecifyShape
 from eqgraph.tensor.sorting import Sort
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
-from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, SCALAR_TYPES, Writer
+from eqgraph.exec.numba import scalar_steps
+from eqgraph.exec.numba.scalar_steps import NUMPY_DTYPES, SCALAR_TYPES
+from eqgraph.exec.numba.translate_basic import Writer
 from eqgraph.tensor.rng_type import RandomGeneratorType, copy_generator
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant
@@ -117,7 +119,7 @@ TRANSLATIONS = {**basic.TRANSLATIONS, **random.TRANSLATIONS, **linalg2.TRANSLATI
 _HEADER = ["import math", "import numba", "import numpy as np", numba_special.IMPORT,
            "from eqgraph.exec.numba.reductions import KERNELS",
            f"# compiled against {numba_reductions.VERSION} "
-           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, layout.__file__, random.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
+           f"{' '.join(numba_kernels.files_version(path) for path in (__file__, basic.__file__, scalar_steps.__file__, layout.__file__, random.__file__, indexing.__file__, linalg.__file__, reductions.__file__, linalg2.__file__, sorting.__file__, products.__file__))}",
            "from eqgraph.exec.numba.program import broadcast_dim, sum_to_shape_1, sum_to_shape_2",
            f"from eqgraph.exec.numba.translate_indexing import {', '.join(indexing.HELPERS)}",
            f"from eqgraph.exec.numba.translate_linalg import {', '.join(linalg.HELPERS)}",

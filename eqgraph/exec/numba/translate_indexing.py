@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.exec.numba.kernels import numba
-from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, cast_form
+from eqgraph.exec.numba.scalar_steps import NUMPY_DTYPES, cast_form
 
 #: every dtype the whole function handles: indexing moves values, whatever their dtype
 _DTYPES = NUMPY_DTYPES

@@ -27,7 +27,7 @@ Left to the program, with the reason:
 
 from __future__ import annotations
 
-from eqgraph.exec.numba.translate_basic import NUMPY_DTYPES, cast_form
+from eqgraph.exec.numba.scalar_steps import NUMPY_DTYPES, cast_form
 from eqgraph.tensor.random import RandomVariable
 
 _POSITIVE = "{} > 0.0"

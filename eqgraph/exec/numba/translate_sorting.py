@@ -11,7 +11,7 @@ read through those indices.
 from __future__ import annotations
 
 from eqgraph.exec.numba.kernels import numba
-from eqgraph.exec.numba.translate_basic import SCALAR_TYPES
+from eqgraph.exec.numba.scalar_steps import SCALAR_TYPES
 
 
 def sort(w, node):
