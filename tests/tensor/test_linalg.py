@@ -425,7 +425,7 @@ def test_matrix_transpose_swaps_the_last_two_axes():
     np.testing.assert_array_equal(eg.function([x], et.matrix_transpose(x))(TALL_STACK),
                                   np.matrix_transpose(TALL_STACK))
     np.testing.assert_array_equal(eg.function([x], x.mT)(TALL_STACK), TALL_STACK.mT)  # NumPy's and PyTensor's name
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
         et.matrix_transpose(et.dvector("v"))
 
 
