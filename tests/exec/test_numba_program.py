@@ -20,14 +20,6 @@ from test_fusion_numba import assert_miss_then_hit
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
 
 
-@pytest.fixture
-def hot_at_once(monkeypatch):
-    """The whole function compiled by ``eg.function``, for any size and node count."""
-    monkeypatch.setattr(eg.config, "compile", "eager")
-    monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
-    monkeypatch.setattr(numba_program, "MIN_NODES", 1)
-
-
 def _whole_and_program(f, args):
     """``(results of the whole function, results of the hot program)`` for ``args``; the first
     call makes both hot."""

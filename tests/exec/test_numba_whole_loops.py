@@ -11,17 +11,8 @@ import pytest
 import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.numba import kernels as numba_kernels
-from eqgraph.exec.numba import program as numba_program
 
 needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed")
-
-
-@pytest.fixture
-def hot_at_once(monkeypatch):
-    """The whole function compiled by ``eg.function``, for any size and node count."""
-    monkeypatch.setattr(eg.config, "compile", "eager")
-    monkeypatch.setattr(numba_program, "SMALL_INPUTS", 10**9)
-    monkeypatch.setattr(numba_program, "MIN_NODES", 1)
 
 
 def _negbin(n: int):
