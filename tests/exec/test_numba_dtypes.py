@@ -16,7 +16,6 @@ from eqgraph.tensor.extra_ops import CumOp
 from eqgraph.tensor.math import Reduce
 from eqgraph.tensor.shape import MakeVector
 from eqgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
-from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _called_in_python, _same
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),

@@ -11,7 +11,7 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.numpy.kernels import BLOCKED_FROM
-from test_numba_program import _assert_same, _whole_and_program, hot_at_once  # noqa: F401  (a fixture)
+from test_numba_program import _assert_same, _whole_and_program
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),
               pytest.mark.usefixtures("hot_at_once")]

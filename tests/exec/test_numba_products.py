@@ -10,7 +10,6 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.products import Einsum
-from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _called_in_python, _same
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),

@@ -14,7 +14,6 @@ from eqgraph.tensor.elemwise import Elemwise
 from eqgraph.tensor.alloc import ARange, Alloc
 from eqgraph.tensor.linalg import Solve
 from eqgraph.tensor.math import MatMul, Reduce
-from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _compiled, _kernel_raises, _same
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),

@@ -13,7 +13,6 @@ from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.exec.numba.translate_random import DRAWS
 from eqgraph.tensor.random import RandomVariable
 from eqgraph.tensor.rng_type import copy_generator, random_generator_type
-from test_numba_program import hot_at_once  # noqa: F401  (a fixture)
 from test_numba_translations import _called_in_python, _kernel
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),

@@ -13,7 +13,7 @@ from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
 from eqgraph.tensor.sorting import Sort
 from test_numba_dtypes import dtypes, edge_values
-from test_numba_program import _whole_and_program, hot_at_once  # noqa: F401  (a fixture)
+from test_numba_program import _whole_and_program
 from test_numba_translations import _compiled, _kernel_raises, _same
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),

@@ -23,7 +23,7 @@ from eqgraph.tensor.products import ExtractDiag
 from eqgraph.tensor.shape import SpecifyShape
 from eqgraph.terms.basic import Constant
 from eqgraph.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
-from test_numba_program import _assert_same, _whole_and_program, hot_at_once  # noqa: F401  (a fixture)
+from test_numba_program import _assert_same, _whole_and_program
 
 pytestmark = [pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is not installed"),
               pytest.mark.usefixtures("hot_at_once")]
