@@ -12,7 +12,10 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.io import In, Out  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
+from eqgraph.exec.numba import kernels as numba_kernels  # noqa: E402
 from eqgraph.pytensor import mode  # noqa: E402
+
+needs_numba = pytest.mark.skipif(numba_kernels.numba is None, reason="Numba is off or not installed")
 
 
 def test_a_function_with_a_shared_variable_and_its_update():
@@ -59,6 +62,7 @@ def _eqgraph_function(f):
     return f.maker.linker.eqgraph_function
 
 
+@needs_numba
 def test_a_graph_whose_numba_forms_are_on_disk_runs_compiled_from_its_first_call(tmp_path, monkeypatch):
     """A sampler's first steps run the whole Numba function where a previous process compiled it:
     the mode loads it before returning instead of leaving the first calls to the NumPy program."""
@@ -77,6 +81,7 @@ def test_a_graph_whose_numba_forms_are_on_disk_runs_compiled_from_its_first_call
     assert _eqgraph_function(again).stages.tier == "numba-whole"
 
 
+@needs_numba
 def test_a_graph_not_on_disk_compiles_in_the_background(tmp_path, monkeypatch):
     pytest.importorskip("numba")
     monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
