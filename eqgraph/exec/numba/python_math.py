@@ -53,12 +53,15 @@ def _tgamma_at_error(x):
     return np.float64(nan)
 
 
+_LIBM_PATH = ctypes.util.find_library("m")   # looked up once: it may run a subprocess
+_LIBM = ctypes.CDLL(_LIBM_PATH) if _LIBM_PATH is not None else None
+
+
 def _c_library_function(name: str):
     """The C library's ``double name(double)``, or None where ctypes cannot find the library."""
-    path = ctypes.util.find_library("m")
-    if path is None:
+    if _LIBM is None:
         return None
-    function = getattr(ctypes.CDLL(path), name)
+    function = getattr(_LIBM, name)
     function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
     return lambda x: np.float64(function(x))
 
