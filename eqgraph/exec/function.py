@@ -118,9 +118,7 @@ class Function:
         if self._direct:  # the common case: arguments in, outputs out
             if not self.trust_input:
                 args = self._filtered(args)
-            outputs = storage.call(*args)
-            for i in self._copy_outputs:
-                outputs[i] = copy_array(outputs[i])
+            outputs = _copied(storage.call(*args), self._copy_outputs)
             return outputs[0] if self._single else outputs
         if self._direct_shared:
             return self._call_with_shared(storage, args if self.trust_input else self._filtered(args))
@@ -151,9 +149,7 @@ class Function:
         return storage
 
     def _call(self, storage: _Storage, args):
-        locks = self._locks
-        for lock in locks:
-            lock.acquire()
+        locks = self._lock_shared()
         try:
             if self._on_device:  # moved once: the device copy becomes the shared value
                 to_device = self._backend.to_device
@@ -161,10 +157,7 @@ class Function:
                     container[0] = to_device(container[0])
             for cell, container in storage.shared:
                 cell[0] = container[0]
-            if not self._lock_whole_call:  # the values are read: other calls may update them now
-                for lock in reversed(locks):
-                    lock.release()
-                locks = ()
+            locks = self._shared_read(locks)
             to_host = None
             if self._on_device:
                 backend = self._backend
@@ -178,10 +171,9 @@ class Function:
                 storage.run()
             outputs = self._outputs(storage, to_host)
             if storage.updates:
-                self._apply_updates(storage)
+                self._store_updates([cell[0] for cell in storage.updates])
         finally:
-            for lock in reversed(locks):
-                lock.release()
+            _release(locks)
         if self.profile is not None:
             self.profile.calls += 1
         return outputs[0] if self._single else outputs
@@ -189,44 +181,41 @@ class Function:
     def _call_with_shared(self, storage: _Storage, args):
         """``_call`` on the host without cells: the arguments and the shared values in, the
         outputs and the updates out."""
-        locks = self._locks
-        for lock in locks:
-            lock.acquire()
+        locks = self._lock_shared()
         try:
             shared = [container[0] for container in self._containers]
-            if not self._lock_whole_call:  # the values are read: other calls may update them now
-                for lock in reversed(locks):
-                    lock.release()
-                locks = ()
+            locks = self._shared_read(locks)
             results = storage.call(*args, *shared)
-            outputs = results[:self._n_outputs]
-            for i in self._copy_outputs:
-                outputs[i] = copy_array(outputs[i])
-            updates = results[self._n_outputs:]
-            for i in self._copy_updates:
-                updates[i] = copy_array(updates[i])
-            for container, value in zip(self._updated, updates):
-                container[0] = value
+            outputs = _copied(results[:self._n_outputs], self._copy_outputs)
+            self._store_updates(results[self._n_outputs:])
         finally:
-            for lock in reversed(locks):
-                lock.release()
+            _release(locks)
         return outputs[0] if self._single else outputs
+
+    def _lock_shared(self) -> list:
+        """Takes the locks of the shared values this function reads or updates."""
+        for lock in self._locks:
+            lock.acquire()
+        return self._locks
+
+    def _shared_read(self, locks):
+        """Called once the shared values are read: a call that updates none lets other calls
+        update them from here on; one that updates them keeps the locks to the end."""
+        if self._lock_whole_call:
+            return locks
+        _release(locks)
+        return ()
 
     def _outputs(self, storage: _Storage, to_host=None) -> list:
         """The call's outputs, copied where they would share memory (``_ResultCopies``)."""
-        outputs = [cell[0] for cell in storage.outputs]
-        for i in self._copy_outputs:
-            outputs[i] = copy_array(outputs[i])
+        outputs = _copied([cell[0] for cell in storage.outputs], self._copy_outputs)
         if to_host is not None:
             outputs = self._all_to_host(outputs) if self._all_to_host else [to_host(o) for o in outputs]
         return outputs
 
-    def _apply_updates(self, storage: _Storage):
-        # read every new value before writing any: an update may be another shared variable
-        values = [cell[0] for cell in storage.updates]
-        for i in self._copy_updates:
-            values[i] = copy_array(values[i])
-        for container, value in zip(self._updated, values):
+    def _store_updates(self, values: list):
+        # every new value is read before any is written: an update may be another shared variable
+        for container, value in zip(self._updated, _copied(values, self._copy_updates)):
             container[0] = value
 
     def wait_compiled(self, timeout: float | None = None) -> bool:
@@ -358,6 +347,22 @@ class Function:
             return _recompile_copy, (self.copied_from,)
         build, arguments = self.compiled_from
         return _recompile, (build, arguments)
+
+
+def _copied(values, positions) -> list:
+    """``values`` with those at ``positions`` copied (into a new list): they would share memory
+    with an input, a shared value or another result."""
+    if not positions:
+        return values
+    values = list(values)
+    for i in positions:
+        values[i] = copy_array(values[i])
+    return values
+
+
+def _release(locks) -> None:
+    for lock in reversed(locks):
+        lock.release()
 
 
 def _accepts(filt, value, downcast) -> bool:
