@@ -461,18 +461,21 @@ def _betainc_all(a, b, x):
 
 
 @_njit
-def betainc_da(a, b, x):
-    """d I_x(a, b) / da; 0 at x = 0 and 1, NaN where betainc is."""
+def _betainc_derivative(a, b, x, position):
+    # 0 at x = 0 and 1, NaN where betainc is
     end = _betainc_ends(a, b, x)
     if end != -1.0:
         return end if end != end else 0.0
-    return _betainc_all(a, b, x)[1]
+    return _betainc_all(a, b, x)[position]
+
+
+@_njit
+def betainc_da(a, b, x):
+    """d I_x(a, b) / da; 0 at x = 0 and 1, NaN where betainc is."""
+    return _betainc_derivative(a, b, x, 1)
 
 
 @_njit
 def betainc_db(a, b, x):
     """d I_x(a, b) / db; 0 at x = 0 and 1, NaN where betainc is."""
-    end = _betainc_ends(a, b, x)
-    if end != -1.0:
-        return end if end != end else 0.0
-    return _betainc_all(a, b, x)[2]
+    return _betainc_derivative(a, b, x, 2)
