@@ -16,7 +16,7 @@ from pytensor.scan.op import Scan
 from pytensor.tensor.blockwise import Blockwise
 
 import eqgraph.tensor as et
-from eqgraph.loops import scan
+from eqgraph.loops import scan, until
 from eqgraph.tensor.blockwise import format_signature
 from eqgraph.pytensor.ops import BLOCKWISE, UnsupportedOp
 
@@ -114,19 +114,20 @@ def _block(node, xs, translate, n: int, index: tuple) -> list:
 
 def _scan(node, xs, walk: Walk):
     """A ``Scan`` (sequences, states fed back at any taps, outputs not fed back, constants across
-    steps, and the gradient scans' multiple-input-multiple-output states) as ``eqgraph.scan`` of
-    its inner graph.
+    steps, while loops, and the gradient scans' multiple-input-multiple-output states) as
+    ``eqgraph.scan`` of its inner graph.
 
     PyTensor gives a fed-back state's outer input as a buffer whose first entries are the initial
     values at its taps and whose output is that buffer filled: the initial entries, then one per
     step. That is the initial entries followed by eqgraph's output, where the buffer has exactly
     one entry per step after them (a graph before PyTensor's memory-saving rewrites), which a
     check states. A multiple-input-multiple-output state (``_MitMot``), a buffer that each step
-    reads and writes at its taps, is carried whole by eqgraph's scan."""
+    reads and writes at its taps, is carried whole by eqgraph's scan. A while loop's last inner
+    output is its condition, ``eqgraph.until``'s: both stop after the first step where it holds,
+    and the outputs, buffers included, then hold the steps that ran."""
     info = node.op.info
-    if info.n_untraced_sit_sot or info.as_while:
-        raise UnsupportedOp(node.op, node, why="eqgraph converts scans without untraced states or "
-                                               "while loops")
+    if info.n_untraced_sit_sot:
+        raise UnsupportedOp(node.op, node, why="eqgraph converts scans without untraced states")
     n_steps, rest = xs[0], list(xs[1:])
     seqs, rest = rest[:info.n_seqs], rest[info.n_seqs:]
     mit_mots = [_MitMot(node, buffer, ins, outs, n_steps) for buffer, ins, outs in
@@ -140,7 +141,7 @@ def _scan(node, xs, walk: Walk):
     outputs_info = [initial[0] if tuple(taps) == (-1,) else {"initial": initial, "taps": list(taps)}
                     for initial, taps in zip(initials, state_taps)]
     sequences = [seq[:n_steps] for seq in seqs] + ([et.arange(n_steps, dtype="int64")] if mit_mots else [])
-    step = _step(node, walk, info.n_seqs, mit_mots)
+    step = _step(node, walk, info.n_seqs, mit_mots, info.as_while)
     outputs = scan(step, sequences=sequences, outputs_info=[m.buffer for m in mit_mots] + outputs_info
                    + [None] * info.n_nit_sot, non_sequences=non_seqs, n_steps=n_steps,
                    return_list=True, return_updates=False)
@@ -150,24 +151,25 @@ def _scan(node, xs, walk: Walk):
     return [*filled, *states, *outputs[len(states):]]
 
 
-def _step(node, walk: Walk, n_seqs: int, mit_mots: list) -> Callable:
+def _step(node, walk: Walk, n_seqs: int, mit_mots: list, as_while: bool) -> Callable:
     """The step function of ``_scan``: eqgraph's scan arguments (the sequences, then the step
     index when there are multiple-input-multiple-output states, the states, the non-sequences)
-    in PyTensor's inner order, the inner graph converted, and its outputs as eqgraph's states."""
+    in PyTensor's inner order, the inner graph converted, and its outputs as eqgraph's states
+    (then the stop condition of a while loop)."""
     def step(*args):
         args = list(args)
         seq_args, args = args[:n_seqs], args[n_seqs:]
-        if not mit_mots:
-            return walk.graph(node.op.inner_inputs, node.op.inner_outputs, [*seq_args, *args])
-        t, args = args[0], args[1:]
-        buffers, args = args[:len(mit_mots)], args[len(mit_mots):]
-        reads = [value for m, buffer in zip(mit_mots, buffers) for value in m.read(buffer, t)]
-        outs = walk.graph(node.op.inner_inputs, node.op.inner_outputs, [*seq_args, *reads, *args])
+        if mit_mots:
+            t, args = args[0], args[1:]
+            buffers, args = args[:len(mit_mots)], args[len(mit_mots):]
+            args = [value for m, buffer in zip(mit_mots, buffers) for value in m.read(buffer, t)] + args
+        outs = list(walk.graph(node.op.inner_inputs, node.op.inner_outputs, [*seq_args, *args]))
+        stop = [until(outs.pop())] if as_while else []
         written = []
-        for m, buffer in zip(mit_mots, buffers):
+        for m, buffer in zip(mit_mots, buffers if mit_mots else ()):
             written.append(m.write(buffer, t, outs[:len(m.out_taps)]))
             outs = outs[len(m.out_taps):]
-        return [*written, *outs]
+        return [*written, *outs, *stop]
     return step
 
 

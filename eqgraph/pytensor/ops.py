@@ -28,6 +28,7 @@ from pytensor.compile import ops as compile_ops
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.graph.basic import Constant
 from pytensor.raise_op import CheckAndRaise
+from pytensor.scalar.loop import ScalarLoop
 from pytensor.tensor import basic as ptb
 from pytensor.tensor import extra_ops as pte
 from pytensor.tensor import math as ptm
@@ -49,6 +50,7 @@ except ImportError:
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg as elinalg
 from eqgraph.tensor.elemwise import ELEMWISE_OPS
+from eqgraph.pytensor.scalar_loop import scalar_loop
 
 
 class UnsupportedOp(NotImplementedError):
@@ -126,6 +128,7 @@ SCALAR_OPS = {
     psm.TriGamma: _named("tri_gamma"), psm.Gamma: _named("gamma"), psm.I0: _named("i0"), psm.I1: _named("i1"),
     psm.Ive: _named("ive"), psm.GammaInc: _named("gammainc"), psm.GammaIncC: _named("gammaincc"),
     psm.GammaIncInv: _named("gammaincinv"), psm.GammaIncCInv: _named("gammainccinv"),
+    psm.PolyGamma: _named("polygamma"), psm.BetaInc: _named("betainc"),
     ps.Sin: _named("sin"), ps.Cos: _named("cos"), ps.Tan: _named("tan"),
     ps.ArcSin: _named("arcsin"), ps.ArcCos: _named("arccos"), ps.ArcTan: _named("arctan"),
     ps.Sinh: _named("sinh"), ps.Cosh: _named("cosh"), ps.Tanh: _named("tanh"),
@@ -156,10 +159,13 @@ def apply_scalar(scalar_op, out_dtype: str, xs):
     """``scalar_op`` on eqgraph inputs ``xs``, computed in PyTensor's output dtype: PyTensor casts
     integer inputs of a float op to the output dtype first (``log`` of an int8 is a float32 log),
     where NumPy's rules would compute in float16."""
+    if isinstance(scalar_op, ScalarLoop):   # its inner graph states its dtypes
+        return scalar_loop(scalar_op, xs, apply_scalar)
     if np.dtype(out_dtype).kind in "fc":
-        cond = 1 if isinstance(scalar_op, ps.Switch) else 0  # a switch's condition stays boolean
-        xs = [*xs[:cond], *[x if np.dtype(x.dtype).kind in "fc" else et.cast(x, out_dtype)
-                            for x in xs[cond:]]]
+        # a switch's condition stays boolean, polygamma's order an integer
+        kept = 1 if isinstance(scalar_op, (ps.Switch, psm.PolyGamma)) else 0
+        xs = [*xs[:kept], *[x if np.dtype(x.dtype).kind in "fc" else et.cast(x, out_dtype)
+                            for x in xs[kept:]]]
     return scalar_function(scalar_op)(*xs)
 
 

@@ -17,6 +17,7 @@ from pytensor.scan.op import Scan  # noqa: E402
 from pytensor.scan.utils import until  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
+from eqgraph.grad import NullTypeGradError  # noqa: E402
 from eqgraph.pytensor import UnsupportedOp, from_pytensor  # noqa: E402
 
 POINTS = 20
@@ -117,9 +118,28 @@ def test_a_multiple_input_multiple_output_buffer_too_short_is_an_error():
         eg.function(converted.inputs, converted.outputs)(0.1, 0.5, np.ones(5))
 
 
-def test_a_while_scan_is_refused_by_name():
+def test_a_while_scan_stops_where_pytensors_stops():
     x0 = pt.dscalar("x0")
     xs = pytensor.scan(lambda prev: (prev * 2, until(prev > 10)), outputs_info=[x0],
                        n_steps=20, return_updates=False)
-    with pytest.raises(UnsupportedOp, match=r"Scan.*while loops"):
-        from_pytensor([xs], inputs=[x0])
+    converted = from_pytensor([xs], inputs=[x0])
+    f = eg.function(converted.inputs, converted.outputs)
+    ref = pytensor.function([x0], xs, mode="FAST_COMPILE")
+    for start in (3.0, 100.0, 1e-30, -1.0):   # stops at step 3, at step 1, never (20 steps), never
+        np.testing.assert_array_equal(f(start)[0], ref(start))
+
+
+def test_a_while_scan_over_a_sequence_with_an_output_not_fed_back():
+    x0, seq = pt.dscalar("x0"), pt.dvector("seq")
+    sums, tens = pytensor.scan(lambda s, prev: ([prev + s, (prev + s) * 10], until(prev + s >= 5)),
+                               sequences=[seq], outputs_info=[x0, None], return_updates=False)
+    agrees_at_points([x0, seq], [sums, tens], lambda rng: (rng.normal(), rng.uniform(0, 3, size=6)))
+
+
+def test_the_gradient_of_a_while_scan_is_refused_as_pytensor_refuses_it():
+    x0 = pt.dscalar("x0")
+    xs = pytensor.scan(lambda prev: (prev * 2, until(prev > 10)), outputs_info=[x0],
+                       n_steps=20, return_updates=False)
+    converted = from_pytensor([xs.sum()], inputs=[x0])
+    with pytest.raises(NullTypeGradError, match="stops early"):
+        eg.grad(converted.outputs[0], converted.inputs[0])
