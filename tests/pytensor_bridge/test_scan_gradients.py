@@ -18,7 +18,7 @@ from pytensor.scan.utils import until  # noqa: E402
 
 import eqgraph as eg  # noqa: E402
 from eqgraph.grad import NullTypeGradError  # noqa: E402
-from eqgraph.pytensor import UnsupportedOp, from_pytensor  # noqa: E402
+from eqgraph.pytensor import from_pytensor  # noqa: E402
 
 POINTS = 20
 
