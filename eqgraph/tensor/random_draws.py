@@ -273,6 +273,18 @@ def wald(xp, gen, size, mean, scale, *, float_dtype):
     return xp.where(gen.random(size=shape) <= mean / (mean + x), x, mean * mean / x)
 
 
+def truncexpon(xp, gen, size, b, loc, scale, *, float_dtype):
+    _positive(xp, "truncexpon", b=b, scale=scale)
+    u = gen.random(size=_shape(size, (b, loc, scale)))
+    return loc - scale * xp.log1p(u * xp.expm1(-b))
+
+
+def gengamma(xp, gen, size, alpha, p, lambd, *, float_dtype):
+    _require(xp, p == 0, "gengamma", "p must be nonzero")
+    _positive(xp, "gengamma", **{"alpha / p": alpha / p, "lambd": lambd})
+    return _standard_gamma(xp, gen, alpha / p, _shape(size, (alpha, p, lambd))) ** (1.0 / p) * lambd
+
+
 def betabinom(xp, gen, size, n, a, b, *, float_dtype):
     _require(xp, n < 0, "betabinom", "n < 0")
     _positive(xp, "betabinom", a=a, b=b)
@@ -312,4 +324,4 @@ DRAWS = {f.__name__: f for f in (
     normal, uniform, bernoulli, integers, binomial, multinomial, choice, permutation, multivariate_normal,
     dirichlet, gamma, beta, exponential, poisson, negative_binomial, t, cauchy, laplace, lognormal, halfnormal,
     halfcauchy, categorical, geometric, invgamma, weibull, logistic, gumbel, pareto, triangular, chisquare, wald,
-    betabinom)}
+    betabinom, truncexpon, gengamma)}
