@@ -88,8 +88,15 @@ class In:
 
     name : the keyword the call takes it by (default the variable's name).
     value : its default, used when a call leaves it out.
-    update : an expression whose value, computed by each call, becomes the default for the next
-        one (the value is state kept by the function, ``f[name]`` reads it); it needs ``value``.
+    update : an expression of the input's type whose value, computed by each call, becomes the
+        default for the next one (the value is state kept by the function, ``f[name]`` reads it;
+        without ``value`` the first call must give the argument).
+    strict : the argument must already be an array of the input's type; nothing is converted.
+    allow_downcast : this argument's conversion, as ``function(allow_input_downcast=...)`` (None:
+        the function's).
+    implicit : False (or None): the input is an argument of the call, PyTensor's default for an
+        input with no shared value; an input whose value lives in the function alone is a shared
+        variable in eqgraph, so True is refused.
     mutable, borrow : PyTensor's permissions to overwrite the caller's array and to keep it.  A
         compiled function never overwrites its arguments and never returns an array that shares
         memory with one, so both are accepted and change nothing; ``mutable=True`` with
@@ -100,20 +107,62 @@ class In:
                  allow_downcast=None, autoname=True, implicit=None, borrow=None, shared=False):
         if not isinstance(variable, Variable):
             raise TypeError(f"In: variable must be a symbolic Variable, not {describe_value(variable)}")
-        if strict or allow_downcast is not None or implicit or shared:
-            raise TypeError("In: strict, allow_downcast, implicit and shared are not supported; use "
-                            "function(allow_input_downcast=...) for conversions")
+        if implicit or shared:
+            raise TypeError(f"In({variable}): implicit and shared inputs are not supported; a value kept by "
+                            "the function is a shared variable (eqgraph.shared) or In(value=..., update=...)")
+        if allow_downcast not in (None, True, False):
+            raise TypeError(f"In({variable}): allow_downcast must be None, True or False, not "
+                            f"{describe_value(allow_downcast)}")
         if mutable and borrow is False:
             raise ValueError(f"In({variable}): mutable=True implies borrow=True (the input may be aliased "
                              "and overwritten); borrow=False contradicts it")
-        if update is not None and value is None:
-            raise ValueError(f"In({variable}): an update needs an initial value")
-        self.variable, self.value, self.update = variable, value, update
+        self.variable, self.value, self.update = variable, value, _typed_update(variable, update)
         self.name = name if name is not None or not autoname else variable.name
         self.mutable, self.borrow = bool(mutable), bool(mutable if borrow is None else borrow)
+        self.strict, self.allow_downcast = bool(strict), allow_downcast
 
     def __repr__(self):
         return f"In({self.variable}, name={self.name!r})"
+
+
+def _typed_update(variable, update):
+    """``update`` as a variable of ``variable``'s type, or a TypeError naming both (PyTensor's check)."""
+    if update is None:
+        return None
+    try:
+        return variable.type.filter_variable(as_tensor_variable(update))
+    except TypeError as err:
+        raise TypeError(f"In({variable}): the update {update} does not fit the input's type {variable.type}: "
+                        f"{err}") from None
+
+
+class Out:
+    """PyTensor's ``Out``: an output of ``eqgraph.function`` with options.
+
+    borrow : True lets the call return an array the function keeps (a constant, or memory
+        reused by the next call), as PyTensor's ``borrow``: the caller must not modify it, and
+        it may change at the next call. False (the default) returns an array of the caller's own.
+    """
+
+    def __init__(self, variable, borrow=False):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"Out: variable must be a symbolic Variable, not {describe_value(variable)}")
+        if not isinstance(borrow, bool):
+            raise TypeError(f"Out({variable}): borrow must be True or False, not {describe_value(borrow)}")
+        self.variable, self.borrow = variable, borrow
+
+    def __repr__(self):
+        return f"Out({self.variable}, borrow={self.borrow})"
+
+
+def _unwrap_out(outputs):
+    """(the outputs with each ``Out`` replaced by its variable, the positions of those that borrow)."""
+    if isinstance(outputs, Out):
+        return outputs.variable, frozenset([0] if outputs.borrow else [])
+    if not isinstance(outputs, (list, tuple)):
+        return outputs, frozenset()
+    borrowed = frozenset(i for i, o in enumerate(outputs) if isinstance(o, Out) and o.borrow)
+    return [o.variable if isinstance(o, Out) else o for o in outputs], borrowed
 
 
 def _unwrap_in(inputs):
@@ -137,12 +186,8 @@ def _input_state(inputs, specs):
                 raise TypeError(f"In({var}): the value {describe_value(spec.value)} does not fit the input's "
                                 f"type {var.type}: {err}") from None
         if spec.update is not None:
-            try:
-                update = var.type.filter_variable(as_tensor_variable(spec.update))
-            except TypeError as err:
-                raise TypeError(f"In({var}): the update {spec.update} does not fit the input's type {var.type}: "
-                                f"{err}") from None
-            updates.append((defaults[i], update))
+            defaults.setdefault(i, Container(None))  # None: no value until the first call's update
+            updates.append((defaults[i], spec.update))
         if spec.name is not None:
             names[spec.name] = i
     return defaults, updates, names
@@ -192,11 +237,13 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     """
     arguments = dict(locals())   # what pickling keeps
     inputs, specs = _unwrap_in(inputs)
+    given_outputs, (outputs, borrowed) = outputs, _unwrap_out(outputs)
     inputs = _check_inputs(inputs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model, allow_input_downcast)
     assume_finite, debug, compile = _check_assume_finite(assume_finite), _check_mode(mode), _check_compile(compile)
-    arguments.update(outputs=outputs[0] if single else outputs, assume_finite=assume_finite, compile=compile)
+    arguments.update(outputs=given_outputs if borrowed else outputs[0] if single else outputs,
+                     assume_finite=assume_finite, compile=compile)
     input_defaults, input_updates, input_names = _input_state(inputs, specs)
     targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates)
     _check_defined(used)
@@ -215,6 +262,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     compiled.compiled_from = (function, arguments)
     if input_defaults or input_names:
         compiled.set_input_defaults(input_defaults, input_names)
+    conversions = {i: (s.strict, s.allow_downcast) for i, s in enumerate(specs)
+                   if s is not None and (s.strict or s.allow_downcast is not None)}
+    if conversions or borrowed:
+        compiled.set_conversions(conversions, borrowed)
     return compiled
 
 
@@ -308,12 +359,13 @@ def _check_inputs(inputs) -> list:
             raise TypeError(f"Input #{i} ({var}) is a Constant; constants are part of the graph "
                             "and cannot be inputs")
         if isinstance(var, SharedVariable):
-            raise TypeError(f"Input #{i} ({var}) is a shared variable; shared variables are implicit "
-                            "inputs. To substitute one, use givens={shared: other}")
+            raise TypeError(f"Cannot use a shared variable ({var}) as explicit input #{i}: shared variables "
+                            "are implicit inputs. To substitute one, use givens={shared: other}")
     seen = set()
     for i, var in enumerate(inputs):
         if var in seen:
-            raise ValueError(f"Input #{i} ({var}) is listed more than once")
+            raise UnusedInputError(f"Variable {var} is used twice in inputs to the function (input #{i} "
+                                   "repeats an earlier one)")
         seen.add(var)
     return inputs
 

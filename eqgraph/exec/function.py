@@ -16,6 +16,8 @@ call, or another result (``_ResultCopies``).
 
 from __future__ import annotations
 
+import functools
+
 import threading
 from dataclasses import dataclass
 
@@ -242,12 +244,23 @@ class Function:
     # -- inputs given with eqgraph.In ----------------------------------------------------
     #: {input position: Container of its default}; an In's update writes the container
     _defaults: dict = {}
+    _borrowed: frozenset = frozenset()
 
     def set_input_defaults(self, defaults: dict, names: dict):
         """Defaults for inputs a call may leave out, and the keywords (``In(name=...)``) naming
         inputs; ``eqgraph.function`` sets them for its ``In`` inputs."""
         self._defaults = dict(defaults)
         self._positions = {**self._positions, **names}
+
+    def set_conversions(self, conversions: dict, borrowed=frozenset()):
+        """``{input position: (strict, allow_downcast)}`` of the ``In`` inputs that convert their
+        arguments their own way (``allow_downcast=None``: the function's way), and the positions
+        of the outputs returned without the copy that keeps them the caller's own (``Out(borrow=True)``)."""
+        for i, (strict, downcast) in conversions.items():
+            self._filters[i] = functools.partial(_convert, self._filters[i], strict, downcast)
+        self._copy_outputs = [i for i in self._copy_outputs if i not in borrowed]
+        self._borrowed = frozenset(borrowed)
+        self._simple = self._plain and self._single and self._n_outputs == 1 and not self._copy_outputs
 
     def __getitem__(self, key):
         """The current default of the input named ``key`` (or that variable), as PyTensor's ``f[key]``."""
@@ -286,7 +299,7 @@ class Function:
                 raise TypeError(f"{self._title()} got input {key!r} twice (by position and by name)")
             merged[i] = value
         for i, cell in self._defaults.items():
-            if merged[i] is _MISSING:
+            if merged[i] is _MISSING and cell[0] is not None:  # None: an In's update before its first call
                 merged[i] = cell[0]
         missing = [self._arg_name(i) for i, v in enumerate(merged) if v is _MISSING]
         if missing:
@@ -337,6 +350,8 @@ class Function:
                          allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
                          shared_containers=containers)
         new._defaults, new._positions = self._defaults, self._positions  # an In's state, shared
+        new._filters = list(self._filters)
+        new.set_conversions({}, self._borrowed)
         if self.compiled_from is not None or self.copied_from is not None:  # it pickles
             new.copied_from = _CopiedFrom(self, dict(swap or {}), delete_updates, name)
         return new
@@ -358,6 +373,11 @@ class Function:
             return _recompile_copy, (self.copied_from,)
         build, arguments = self.compiled_from
         return _recompile, (build, arguments)
+
+
+def _convert(filt, strict, downcast, value, _strict, function_downcast):
+    """``filt`` with an ``In``'s own ``strict`` and ``allow_downcast`` (None: the function's)."""
+    return filt(value, strict, function_downcast if downcast is None else downcast)
 
 
 def _accepts(filt, value, downcast) -> bool:

@@ -72,6 +72,9 @@ DISTRIBUTIONS = {
         ("truncexpon", ("b", "loc", "scale")), ("gengamma", ("alpha", "p", "lambd")))},
 }
 
+#: the keyword arguments of a distribution's function that are options of its op (``options``)
+OPTIONS = {"choice": ("replace",), "multivariate_normal": ("method",)}
+
 #: the generalized-ufunc signatures of the distributions with core dimensions (PyTensor's)
 SIGNATURES = {
     "multinomial": "(),(p)->(p)",
@@ -162,7 +165,6 @@ class RandomVariable(Op):
             return _random_host.DRAWS[self.distribution](rng, size, *params, **options)
         if self.distribution == "permutation":
             return _permutation(rng, size, params[0])
-        method = getattr(rng, DISTRIBUTIONS[self.distribution][0])
         if self.distribution == "bernoulli":
             params = [1, *params]
         if self.distribution == "choice" and len(params) == 2:
@@ -172,7 +174,7 @@ class RandomVariable(Op):
             # NumPy would broadcast a batch of n or pvals against size; PyTensor requires size to cover it
             n, pvals = params
             params = [np.broadcast_to(n, size), np.broadcast_to(pvals, (*size, np.shape(pvals)[-1]))]
-        return method(*params, size=size, **options)
+        return getattr(rng, DISTRIBUTIONS[self.distribution][0])(*params, size=size, **options)
 
     def _draw_on_device(self, rng, inputs):
         """The draw made on the GPU by a CuPy generator whose seed the NumPy generator ``rng`` draws."""
@@ -204,6 +206,8 @@ class RandomVariable(Op):
         if params and isinstance(params[0], Variable) and isinstance(params[0].type, RandomGeneratorType):
             return super().__call__(*params, **kwargs)  # the node form, (rng, [size], *params)
         build = BUILDERS[self.distribution]
+        for option, value in self.options:
+            kwargs.setdefault(option, value)
         if "dtype" in inspect.signature(build).parameters and kwargs.get("dtype") is None:
             kwargs["dtype"] = config.floatX if self.dtype == "floatX" else self.dtype
         return build(*params, **kwargs)
@@ -642,8 +646,11 @@ def _op_of(build) -> RandomVariable:
     """The ``RandomVariable`` PyTensor names after the distribution that ``build`` draws, its dtype
     "floatX" where the draw's dtype follows ``config.floatX`` (or its parameter, for choice and
     permutation)."""
-    dtype = inspect.signature(build).parameters.get("dtype")
-    return RandomVariable(build.__name__, "floatX" if dtype is None or dtype.default is None else dtype.default)
+    parameters = inspect.signature(build).parameters
+    dtype = parameters.get("dtype")
+    options = tuple((name, parameters[name].default) for name in OPTIONS.get(build.__name__, ()))
+    return RandomVariable(build.__name__, "floatX" if dtype is None or dtype.default is None else dtype.default,
+                          options=options)
 
 
 # PyTensor's names are ops that build their draws when called (``normal(0, 1, size=3)``)

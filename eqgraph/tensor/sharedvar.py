@@ -35,6 +35,11 @@ class Container(list):
     def __reduce__(self):  # the value pickles; a lock cannot, and a new one is made on loading
         return (Container, (self[0],))
 
+    @property
+    def storage(self) -> list:
+        """PyTensor's ``container.storage``: the one-item list holding the value (this container itself)."""
+        return self
+
 
 class SharedVariable(Variable):
     """A variable with a value: every compiled function that uses it reads ``container[0]``,
