@@ -274,6 +274,10 @@ def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates
     the outputs and every update (explicit, attached to loops, default, of ``In`` inputs), with
     ``givens`` substituted."""
     update_pairs, given_pairs = _check_updates(updates), _check_givens(givens)
+    for var, _ in given_pairs:
+        if var in inputs:  # PyTensor's refusal: the replacement would have no effect on the argument
+            raise RuntimeError(f"givens cannot replace {var}: {var} is an input of the function. To compute with "
+                               f"g({var}) in its place, give a new input y and givens={{{var}: g(y)}}")
     suppressed = _check_no_default_updates(no_default_updates)
 
     def replaced(expressions):
@@ -364,8 +368,8 @@ def _check_inputs(inputs) -> list:
     seen = set()
     for i, var in enumerate(inputs):
         if var in seen:
-            raise UnusedInputError(f"Variable {var} is used twice in inputs to the function (input #{i} "
-                                   "repeats an earlier one)")
+            raise UnusedInputError(f"Variable {var} is used twice in inputs to the function (input #{i} is "
+                                   "listed more than once)")
         seen.add(var)
     return inputs
 

@@ -77,7 +77,10 @@ class Function:
         self._n_inputs = len(self.inputs)
         self._filters = [v.type.filter for v in self.inputs]
         self._downcast = allow_input_downcast
-        self._positions = {v.name: i for i, v in enumerate(self.inputs) if v.name}
+        named = [v.name for v in self.inputs]
+        # a name several inputs share names none of them: a keyword with it is refused, as in PyTensor
+        self._ambiguous = {n: [i for i, m in enumerate(named) if m == n] for n in named if n and named.count(n) > 1}
+        self._positions = {n: i for i, n in enumerate(named) if n and n not in self._ambiguous}
         # the shared variables read, in the program's input order (clones share the container);
         # ``copy(swap=...)`` passes other containers in the same order
         if shared_containers is None:
@@ -290,6 +293,10 @@ class Function:
             self._wrong_count(len(args))
         merged = list(args) + [_MISSING] * (len(self.inputs) - len(args))
         for key, value in kwargs.items():
+            if key in self._ambiguous and key not in self._positions:
+                positions = [f"#{i}" for i in self._ambiguous[key]]
+                raise TypeError(f"{self._title()}: the keyword {key!r} names inputs {', '.join(positions[:-1])} and "
+                                f"{positions[-1]}; pass them by position")
             if key not in self._positions:
                 names = ", ".join(repr(n) for n in self._positions) or "none"
                 raise TypeError(f"{self._title()} got an unknown keyword argument {key!r} "
