@@ -261,9 +261,19 @@ class Function:
         of the outputs returned without the copy that keeps them the caller's own (``Out(borrow=True)``)."""
         for i, (strict, downcast) in conversions.items():
             self._filters[i] = functools.partial(_convert, self._filters[i], strict, downcast)
-        self._copy_outputs = [i for i in self._copy_outputs if i not in borrowed]
+        kept = self._kept_memory()
+        self._copy_outputs = [i for i in self._copy_outputs if i not in borrowed or self._root(i) not in kept]
         self._borrowed = frozenset(borrowed)
         self._simple = self._plain and self._single and self._n_outputs == 1 and not self._copy_outputs
+
+    def _kept_memory(self) -> set:
+        """The memory a borrowed output may share: the constants' and folded values' (never an
+        argument's or a shared value's, which the caller owns)."""
+        roots, fgraph = self.program.roots, self.program.fgraph
+        return {roots[v] for v in fgraph.variables if isinstance(v, Constant)} | {roots[v] for v in self.program.folded}
+
+    def _root(self, output: int):
+        return self.program.roots[self.program.fgraph.outputs[output]]
 
     def __getitem__(self, key):
         """The current default of the input named ``key`` (or that variable), as PyTensor's ``f[key]``."""
@@ -379,7 +389,7 @@ class Function:
         if self.copied_from is not None:
             return _recompile_copy, (self.copied_from,)
         build, arguments = self.compiled_from
-        return _recompile, (build, arguments)
+        return _recompile, (build, {**arguments, "trust_input": self.trust_input})  # an attribute users set
 
 
 def _convert(filt, strict, downcast, value, _strict, function_downcast):

@@ -133,3 +133,22 @@ def test_a_pickled_function_keeps_its_borrowed_outputs():
     import pickle
     f = pickle.loads(pickle.dumps(eg.function([], eg.Out(et.constant([4.0]), borrow=True))))
     assert f() is f()
+
+
+def test_a_borrowed_output_never_aliases_the_argument():
+    a = et.dmatrix("a")
+    value = np.random.default_rng(0).random((3, 3))
+    for out in (a + 1, a[0, :], a):
+        f = eg.function([eg.In(a, borrow=False)], eg.Out(out, borrow=True))
+        assert not np.shares_memory(f(value), value)
+    s = eg.shared(np.ones(3))
+    g = eg.function([], eg.Out(s, borrow=True))
+    assert not np.shares_memory(g(), s.get_value(borrow=True))
+
+
+def test_a_copied_or_pickled_function_keeps_trust_input():
+    import copy
+    x = et.dscalar("x")
+    f = eg.function([x], x * 2)
+    f.trust_input = True
+    assert copy.deepcopy(f).trust_input is True
