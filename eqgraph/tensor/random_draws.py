@@ -118,9 +118,10 @@ def choice(xp, gen, size, a, *p, replace: bool, float_dtype):
 
 
 def permutation(xp, gen, size, x, *, float_dtype):
-    """``x`` shuffled along its first axis, or ``arange(x)`` shuffled for an int ``x``."""
+    """``x`` shuffled along its first axis, or ``arange(x)`` shuffled for an int ``x``; with
+    ``size``, one independent shuffle per entry of ``size``."""
     length = int(x) if x.ndim == 0 else x.shape[0]
-    order = xp.argsort(gen.random(size=(length,)))
+    order = xp.argsort(gen.random(size=(*(size or ()), length)), axis=-1)
     return order if x.ndim == 0 else x[order]
 
 

@@ -167,3 +167,13 @@ def test_random_stream_makes_its_generators_with_rng_ctor():
     assert len(made) == 1 and stream.rng_ctor is ctor
     with pytest.raises(TypeError, match="rng_ctor must make a NumPy Generator"):
         eg.RandomStream(SEED, rng_ctor=3)
+
+
+def test_the_gpu_algorithm_shuffles_each_entry_of_size():
+    from eqgraph.tensor import random_draws  # checked with NumPy standing in for CuPy
+    gen = np.random.default_rng(SEED)
+    rows = random_draws.permutation(np, gen, (2, 3), np.arange(4.0), float_dtype="float64")
+    assert rows.shape == (2, 3, 4)
+    np.testing.assert_array_equal(np.sort(rows, axis=-1), np.broadcast_to(np.arange(4.0), (2, 3, 4)))
+    ints = random_draws.permutation(np, gen, (2,), np.asarray(5), float_dtype="float64")
+    np.testing.assert_array_equal(np.sort(ints, axis=-1), [np.arange(5)] * 2)
