@@ -25,6 +25,7 @@ from eqgraph.exec.link import Program
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.printing import debugprint
 from eqgraph.terms.type import describe_value
 from eqgraph.xp import copy_array
 
@@ -274,6 +275,10 @@ class Function:
 
     def _root(self, output: int):
         return self.program.roots[self.program.fgraph.outputs[output]]
+
+    def dprint(self, **kwargs):
+        """PyTensor's ``f.dprint()``: ``eqgraph.debugprint`` of this function (the graph that runs)."""
+        return debugprint(self, **kwargs)
 
     def __getitem__(self, key):
         """The current default of the input named ``key`` (or that variable), as PyTensor's ``f[key]``."""

@@ -24,3 +24,9 @@ def test_givens_cannot_replace_an_explicit_input():
     x = et.dscalar("x")
     with pytest.raises(RuntimeError, match="x is an input of the function"):
         eg.function([x], x * 2, givens={x: x + 1})
+
+
+def test_dprint_is_debugprint_of_the_function():
+    x = et.dscalar("x")
+    f = eg.function([x], x + 1)
+    assert f.dprint(file="str") == eg.debugprint(f, file="str")
