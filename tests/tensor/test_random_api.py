@@ -177,3 +177,13 @@ def test_the_gpu_algorithm_shuffles_each_entry_of_size():
     np.testing.assert_array_equal(np.sort(rows, axis=-1), np.broadcast_to(np.arange(4.0), (2, 3, 4)))
     ints = random_draws.permutation(np, gen, (2,), np.asarray(5), float_dtype="float64")
     np.testing.assert_array_equal(np.sort(ints, axis=-1), [np.arange(5)] * 2)
+
+
+def test_eval_passes_functions_keyword_arguments_on():
+    draw = random.multivariate_normal(np.zeros(2), np.eye(2), size=(5,), method="svd",
+                                      rng=eg.shared(np.random.default_rng(SEED)))
+    assert draw.eval(mode=None).shape == (5, 2)
+    x = et.dscalar("x")
+    assert (x * 2).eval({x: 3.0}, mode="FAST_RUN") == 6.0
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
+        (x * 2).eval({x: 3.0}, nonsense=1)
