@@ -197,7 +197,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
              exact_extraction=False, no_default_updates=False, mode=None, fusion=True,
-             chunks=None, assume_finite=None, compile=None) -> Function:
+             chunks=None, assume_finite=None, compile=None, rebuild_strict=True) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -206,6 +206,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     outputs : a Variable or a list of them; the call returns the same structure.
     updates : ``{shared: new value expression}``, applied together after each call.
     givens : ``{variable: replacement}`` substituted before compiling.
+    rebuild_strict : each ``givens`` replacement must fit the type of the variable it replaces;
+        False lets it have another type (a matrix for a vector), and the graph is rebuilt with it.
     on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
     profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
@@ -245,7 +247,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     arguments.update(outputs=given_outputs if borrowed else outputs[0] if single else outputs,
                      assume_finite=assume_finite, compile=compile)
     input_defaults, input_updates, input_names = _input_state(inputs, specs)
-    targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates)
+    targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates,
+                                           rebuild_strict)
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     runtime = _runtime(backend, chunks)
@@ -269,11 +272,12 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     return compiled
 
 
-def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates) -> tuple[list, list, dict]:
+def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates,
+             rebuild_strict=True) -> tuple[list, list, dict]:
     """``(the variables to compute, (shared variable, new value) pairs, every variable they use)``:
     the outputs and every update (explicit, attached to loops, default, of ``In`` inputs), with
     ``givens`` substituted."""
-    update_pairs, given_pairs = _check_updates(updates), _check_givens(givens)
+    update_pairs, given_pairs = _check_updates(updates), _check_givens(givens, rebuild_strict)
     for var, _ in given_pairs:
         if var in inputs:  # PyTensor's refusal: the replacement would have no effect on the argument
             raise RuntimeError(f"givens cannot replace {var}: {var} is an input of the function. To compute with "
@@ -444,14 +448,15 @@ def _check_mode(mode) -> bool:
     return MODES[mode]
 
 
-def _check_givens(givens) -> list:
+def _check_givens(givens, rebuild_strict: bool = True) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
     accepts: the variable type's ``filter_variable`` narrows a compatible type (static shapes, checked
     at run time) and refuses another one; a value becomes a constant of the variable's type."""
     return _typed_pairs(givens, "givens", "variable: replacement", Variable,
                         not_a_key="givens keys must be symbolic Variables; {key} is not one",
                         twice="givens replaces {key} twice",
-                        refused="givens cannot replace {key} (type {type}) with {value}")
+                        refused="givens cannot replace {key} (type {type}) with {value}",
+                        typed=rebuild_strict)
 
 
 def _check_updates(updates) -> list:
@@ -485,9 +490,10 @@ def _check_static_ones(var, value) -> None:
 
 
 def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, twice: str,
-                 refused: str) -> list:
+                 refused: str, typed: bool = True) -> list:
     """``mapping``'s (key, value) pairs with each value passed through its key's
-    ``filter_variable``; the messages name what is wrong with a pair."""
+    ``filter_variable`` (with ``typed``; else only made a variable); the messages name what is
+    wrong with a pair."""
     out, seen = [], set()
     for key, value in _pairs(mapping, argument, form):
         if not isinstance(key, key_class):
@@ -496,7 +502,7 @@ def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, t
             raise ValueError(twice.format(key=key))
         seen.add(key)
         try:
-            narrowed = key.type.filter_variable(value)
+            narrowed = key.type.filter_variable(value) if typed else as_tensor_variable(value)
         except (TypeError, ValueError) as err:
             raise TypeError(f"{refused.format(key=key, type=key.type, value=_what(value))}: {err}") from err
         if isinstance(value, Variable) and narrowed is not value and narrowed.name is None:

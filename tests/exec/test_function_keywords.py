@@ -30,3 +30,21 @@ def test_dprint_is_debugprint_of_the_function():
     x = et.dscalar("x")
     f = eg.function([x], x + 1)
     assert f.dprint(file="str") == eg.debugprint(f, file="str")
+
+
+def test_rebuild_strict_false_lets_givens_change_a_type():
+    import numpy as np
+    w, (x, y) = et.imatrix("w"), et.ivectors("x", "y")
+    f = eg.function([w, y], x * y, givens=[(x, w)], rebuild_strict=False)
+    out = f(np.ones((3, 5), dtype="int32"), np.arange(5, dtype="int32"))
+    np.testing.assert_array_equal(out, np.ones((3, 5)) * np.arange(5))
+    with pytest.raises(TypeError, match="givens cannot replace x"):
+        eg.function([w, y], x * y, givens=[(x, w)])
+
+
+def test_clone_replace_rebuilds_with_the_replacements_types_unless_strict():
+    from eqgraph.terms.graph import clone_replace
+    x, wide = et.TensorType("float64", (50,))("x"), et.dvector("wide")
+    y = et.exp(x)
+    assert clone_replace(y, {x: et.TensorType("float64", (100,))("n")}, rebuild_strict=False).type.shape == (100,)
+    assert clone_replace(y, {x: wide}, rebuild_strict=True).type.shape == (50,)
