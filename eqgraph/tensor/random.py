@@ -24,6 +24,11 @@ them (``x - x -> 0`` does not apply to ``normal() - normal()``). A draw used twi
 one draw, as in any graph.
 
 ``size`` may be symbolic (a tuple with variables in it, or an int vector of known length).
+
+As in PyTensor, ``normal``, ``uniform``, ... are ``RandomVariable`` ops: calling one builds a
+draw (``normal(0, 1, size=3)``), and a draw's node is read through its op (``rng_fn``,
+``size_param``, ``dist_params``, ``signature``, ...). ``gamma``, ``standard_normal`` and
+``rayleigh`` are functions, as they are in PyTensor.
 """
 
 from __future__ import annotations
@@ -118,13 +123,27 @@ class RandomVariable(Op):
         self.distribution, self.dtype, self.sized, self.options = distribution, dtype, bool(sized), tuple(options)
 
     def make_node(self, rng, *inputs):
+        """``(rng, [size], *params)``; PyTensor's ``(rng, size, *params)``, whose ``size`` may be
+        None, is taken too (the node's op then says whether it has a size)."""
         if not (isinstance(rng, Variable) and isinstance(rng.type, RandomGeneratorType)):
             raise TypeError(f"{self}: the first input must be a random generator variable, not {rng!r}")
-        inputs = [as_tensor_variable(v) for v in inputs]
-        size, params = (inputs[0], inputs[1:]) if self.sized else (None, inputs)
-        shape = self._static_shape(size, params)
+        names = DISTRIBUTIONS[self.distribution][1]
+        if self.distribution != "choice" and len(inputs) == len(names) + 1:
+            size, params = inputs[0], inputs[1:]
+        elif self.sized:
+            size, params = inputs[0], inputs[1:]
+        else:
+            size, params = None, inputs
+        if self.distribution != "choice" and len(params) != len(names):
+            raise TypeError(f"{self}: takes (rng, size, {', '.join(names)}), not {len(inputs) + 1} inputs")
         dtype = config.floatX if self.dtype == "floatX" else self.dtype
-        return Apply(self, [rng, *inputs], [rng.type(), TensorType(dtype, shape)()])
+        op = self
+        if (size is not None) != self.sized or dtype != self.dtype:
+            op = RandomVariable(self.distribution, dtype, size is not None, self.options)
+        size = None if size is None else _size_vector(size)
+        params = [as_tensor_variable(v) for v in params]
+        draw = TensorType(dtype, op._static_shape(size, params))()
+        return Apply(op, [rng, *([] if size is None else [size]), *params], [rng.type(), draw])
 
     def _static_shape(self, size, params) -> tuple:
         """PyTensor's: ``size`` (or the parameters' broadcast batch shape) then the core dimension."""
@@ -281,7 +300,7 @@ class RandomVariable(Op):
             names = ", ".join(DISTRIBUTIONS[self.distribution][1])
             raise TypeError(f"{self}.rng_fn takes (rng, {names}, size), not {len(params)} parameters "
                             f"and the keywords {sorted(kwargs)}")
-        size = None if size is None else tuple(int(s) for s in np.atleast_1d(size)) if np.ndim(size) else (int(size),)
+        size = None if size is None else tuple(int(s) for s in np.atleast_1d(size))
         op = RandomVariable(self.distribution, self.dtype, self.sized, tuple({**dict(self.options), **kwargs}.items()))
         return op._draw_numpy(rng, size, [np.asarray(p) for p in params])
 

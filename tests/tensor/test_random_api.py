@@ -187,3 +187,15 @@ def test_eval_passes_functions_keyword_arguments_on():
     assert (x * 2).eval({x: 3.0}, mode="FAST_RUN") == 6.0
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         (x * 2).eval({x: 3.0}, nonsense=1)
+
+
+def test_make_node_takes_pytensors_size_first_form():
+    rng = eg.shared(np.random.default_rng(SEED))
+    unsized = random.normal.make_node(rng, None, 0.0, 1.0)
+    assert unsized.op.size_param(unsized) is None and unsized.outputs[1].type.shape == ()
+    assert unsized.outputs[1].dtype == eg.config.floatX and unsized.op.dtype == eg.config.floatX
+    sized = random.normal.make_node(rng, (2, 3), np.zeros(3), 1.0)
+    assert sized.outputs[1].type.shape == (2, 3)
+    assert random.poisson.make_node(rng, 4.0).outputs[1].type.shape == ()  # eqgraph's form, no size
+    with pytest.raises(TypeError, match=r"takes \(rng, size, loc, scale\)"):
+        random.normal.make_node(rng, None, 0.0, 1.0, 2.0)
