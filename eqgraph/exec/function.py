@@ -17,7 +17,6 @@ call, or another result (``_ResultCopies``).
 from __future__ import annotations
 
 import functools
-
 import threading
 from dataclasses import dataclass
 
