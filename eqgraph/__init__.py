@@ -20,7 +20,8 @@ from eqgraph.tensor.conditional import ifelse as ifelse
 from eqgraph.tensor.random import RandomStream as RandomStream
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
-from eqgraph.function import In as In, UnusedInputError as UnusedInputError, function as function
+from eqgraph.function import In as In, Out as Out, UnusedInputError as UnusedInputError, function as function
+from eqgraph.from_function import FromFunctionOp as FromFunctionOp, as_op as as_op, wrap_py as wrap_py
 from eqgraph import evaluate as _evaluate  # noqa: F401  (plugs the compiler into Variable.eval)
 from eqgraph.grad import blockwise as _blockwise  # noqa: F401  (plugs the core VJPs into Blockwise.L_op)
 from eqgraph.grad import (DisconnectedInputError as DisconnectedInputError, DisconnectedType as DisconnectedType,
@@ -42,9 +43,9 @@ __version__ = "0.1.0"
 __all__ = [
     "tensor", "terms",
     # compiling and running
-    "function", "In", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
+    "function", "In", "Out", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
     "ChunkedOpError", "DaskCostModel",
-    "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream",
+    "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream", "wrap_py", "as_op", "FromFunctionOp",
     # loops
     "scan", "scan_checkpoints", "until",
     # gradients

@@ -16,8 +16,9 @@ from eqgraph.terms.graph import graph_inputs
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def evaluate(var, inputs_to_values: dict):
-    """The value of ``var`` given ``{input variable or its name: value}``."""
+def evaluate(var, inputs_to_values: dict, **kwargs):
+    """The value of ``var`` given ``{input variable or its name: value}``, compiled with
+    ``eqgraph.function``'s keyword arguments ``kwargs``."""
     if any(isinstance(k, str) for k in inputs_to_values):
         by_name = {v.name: v for v in graph_inputs([var]) if v.name}
         try:
@@ -26,11 +27,19 @@ def evaluate(var, inputs_to_values: dict):
             raise KeyError(f"{var} has no input named {err.args[0]!r}") from None
     inputs = tuple(inputs_to_values)
     per_var = _CACHE.setdefault(var, {})
-    key = tuple(id(i) for i in inputs)
-    if key not in per_var:
-        per_var[key] = (inputs, function(list(inputs), var, on_unused_input="ignore"))
-    _, fn = per_var[key]
+    key = (tuple(id(i) for i in inputs), tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+    if key not in per_var:  # the entry keeps the arguments alive, so the ids in its key stay theirs
+        per_var[key] = (inputs, kwargs, function(list(inputs), var, **{"on_unused_input": "ignore", **kwargs}))
+    fn = per_var[key][-1]
     return fn(*[inputs_to_values[i] for i in inputs])
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
 
 
 Variable.evaluator = staticmethod(evaluate)

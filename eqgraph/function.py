@@ -88,8 +88,15 @@ class In:
 
     name : the keyword the call takes it by (default the variable's name).
     value : its default, used when a call leaves it out.
-    update : an expression whose value, computed by each call, becomes the default for the next
-        one (the value is state kept by the function, ``f[name]`` reads it); it needs ``value``.
+    update : an expression of the input's type whose value, computed by each call, becomes the
+        default for the next one (the value is state kept by the function, ``f[name]`` reads it;
+        without ``value`` the first call must give the argument).
+    strict : the argument must already be an array of the input's type; nothing is converted.
+    allow_downcast : this argument's conversion, as ``function(allow_input_downcast=...)`` (None:
+        the function's).
+    implicit : False (or None): the input is an argument of the call, PyTensor's default for an
+        input with no shared value; an input whose value lives in the function alone is a shared
+        variable in eqgraph, so True is refused.
     mutable, borrow : PyTensor's permissions to overwrite the caller's array and to keep it.  A
         compiled function never overwrites its arguments and never returns an array that shares
         memory with one, so both are accepted and change nothing; ``mutable=True`` with
@@ -100,20 +107,62 @@ class In:
                  allow_downcast=None, autoname=True, implicit=None, borrow=None, shared=False):
         if not isinstance(variable, Variable):
             raise TypeError(f"In: variable must be a symbolic Variable, not {describe_value(variable)}")
-        if strict or allow_downcast is not None or implicit or shared:
-            raise TypeError("In: strict, allow_downcast, implicit and shared are not supported; use "
-                            "function(allow_input_downcast=...) for conversions")
+        if implicit or shared:
+            raise TypeError(f"In({variable}): implicit and shared inputs are not supported; a value kept by "
+                            "the function is a shared variable (eqgraph.shared) or In(value=..., update=...)")
+        if allow_downcast not in (None, True, False):
+            raise TypeError(f"In({variable}): allow_downcast must be None, True or False, not "
+                            f"{describe_value(allow_downcast)}")
         if mutable and borrow is False:
             raise ValueError(f"In({variable}): mutable=True implies borrow=True (the input may be aliased "
                              "and overwritten); borrow=False contradicts it")
-        if update is not None and value is None:
-            raise ValueError(f"In({variable}): an update needs an initial value")
-        self.variable, self.value, self.update = variable, value, update
+        self.variable, self.value, self.update = variable, value, _typed_update(variable, update)
         self.name = name if name is not None or not autoname else variable.name
         self.mutable, self.borrow = bool(mutable), bool(mutable if borrow is None else borrow)
+        self.strict, self.allow_downcast = bool(strict), allow_downcast
 
     def __repr__(self):
         return f"In({self.variable}, name={self.name!r})"
+
+
+def _typed_update(variable, update):
+    """``update`` as a variable of ``variable``'s type, or a TypeError naming both (PyTensor's check)."""
+    if update is None:
+        return None
+    try:
+        return variable.type.filter_variable(as_tensor_variable(update))
+    except TypeError as err:
+        raise TypeError(f"In({variable}): the update {update} does not fit the input's type {variable.type}: "
+                        f"{err}") from None
+
+
+class Out:
+    """PyTensor's ``Out``: an output of ``eqgraph.function`` with options.
+
+    borrow : True lets the call return an array the function keeps (a constant, or memory
+        reused by the next call), as PyTensor's ``borrow``: the caller must not modify it, and
+        it may change at the next call. False (the default) returns an array of the caller's own.
+    """
+
+    def __init__(self, variable, borrow=False):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"Out: variable must be a symbolic Variable, not {describe_value(variable)}")
+        if not isinstance(borrow, bool):
+            raise TypeError(f"Out({variable}): borrow must be True or False, not {describe_value(borrow)}")
+        self.variable, self.borrow = variable, borrow
+
+    def __repr__(self):
+        return f"Out({self.variable}, borrow={self.borrow})"
+
+
+def _unwrap_out(outputs):
+    """(the outputs with each ``Out`` replaced by its variable, the positions of those that borrow)."""
+    if isinstance(outputs, Out):
+        return outputs.variable, frozenset([0] if outputs.borrow else [])
+    if not isinstance(outputs, (list, tuple)):
+        return outputs, frozenset()
+    borrowed = frozenset(i for i, o in enumerate(outputs) if isinstance(o, Out) and o.borrow)
+    return [o.variable if isinstance(o, Out) else o for o in outputs], borrowed
 
 
 def _unwrap_in(inputs):
@@ -137,12 +186,8 @@ def _input_state(inputs, specs):
                 raise TypeError(f"In({var}): the value {describe_value(spec.value)} does not fit the input's "
                                 f"type {var.type}: {err}") from None
         if spec.update is not None:
-            try:
-                update = var.type.filter_variable(as_tensor_variable(spec.update))
-            except TypeError as err:
-                raise TypeError(f"In({var}): the update {spec.update} does not fit the input's type {var.type}: "
-                                f"{err}") from None
-            updates.append((defaults[i], update))
+            defaults.setdefault(i, Container(None))  # None: no value until the first call's update
+            updates.append((defaults[i], spec.update))
         if spec.name is not None:
             names[spec.name] = i
     return defaults, updates, names
@@ -152,7 +197,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
              allow_input_downcast=None, profile=False, trust_input=False, backend="numpy",
              allow_gc=True, rulesets=DEFAULT_RULESETS, limits=Limits(), cost_model=None,
              exact_extraction=False, no_default_updates=False, mode=None, fusion=True,
-             chunks=None, assume_finite=None, compile=None) -> Function:
+             chunks=None, assume_finite=None, compile=None, rebuild_strict=True) -> Function:
     """Compile ``outputs`` as a function of ``inputs``.
 
     Parameters
@@ -161,6 +206,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     outputs : a Variable or a list of them; the call returns the same structure.
     updates : ``{shared: new value expression}``, applied together after each call.
     givens : ``{variable: replacement}`` substituted before compiling.
+    rebuild_strict : each ``givens`` replacement must fit the type of the variable it replaces;
+        False lets it have another type (a matrix for a vector), and the graph is rebuilt with it.
     on_unused_input : "raise", "warn" or "ignore" for inputs no output needs.
     trust_input : skip checking arguments (faster; wrong values give wrong answers).
     profile : time every node at run time (``f.profile``) and every rewrite rule while compiling.
@@ -192,13 +239,16 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     """
     arguments = dict(locals())   # what pickling keeps
     inputs, specs = _unwrap_in(inputs)
+    given_outputs, (outputs, borrowed) = outputs, _unwrap_out(outputs)
     inputs = _check_inputs(inputs)
     single, outputs = _check_outputs(outputs)
     _check_options(name, rulesets, limits, cost_model, allow_input_downcast)
     assume_finite, debug, compile = _check_assume_finite(assume_finite), _check_mode(mode), _check_compile(compile)
-    arguments.update(outputs=outputs[0] if single else outputs, assume_finite=assume_finite, compile=compile)
+    arguments.update(outputs=given_outputs if borrowed else outputs[0] if single else outputs,
+                     assume_finite=assume_finite, compile=compile)
     input_defaults, input_updates, input_names = _input_state(inputs, specs)
-    targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates)
+    targets, update_pairs, used = _targets(inputs, outputs, updates, givens, no_default_updates, input_updates,
+                                           rebuild_strict)
     _check_defined(used)
     _check_unused(inputs, used, on_unused_input)
     runtime = _runtime(backend, chunks)
@@ -215,14 +265,23 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, on_unus
     compiled.compiled_from = (function, arguments)
     if input_defaults or input_names:
         compiled.set_input_defaults(input_defaults, input_names)
+    conversions = {i: (s.strict, s.allow_downcast) for i, s in enumerate(specs)
+                   if s is not None and (s.strict or s.allow_downcast is not None)}
+    if conversions or borrowed:
+        compiled.set_conversions(conversions, borrowed)
     return compiled
 
 
-def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates) -> tuple[list, list, dict]:
+def _targets(inputs, outputs, updates, givens, no_default_updates, input_updates,
+             rebuild_strict=True) -> tuple[list, list, dict]:
     """``(the variables to compute, (shared variable, new value) pairs, every variable they use)``:
     the outputs and every update (explicit, attached to loops, default, of ``In`` inputs), with
     ``givens`` substituted."""
-    update_pairs, given_pairs = _check_updates(updates), _check_givens(givens)
+    update_pairs, given_pairs = _check_updates(updates), _check_givens(givens, rebuild_strict)
+    for var, _ in given_pairs:
+        if var in inputs:  # PyTensor's refusal: the replacement would have no effect on the argument
+            raise RuntimeError(f"givens cannot replace {var}: {var} is an input of the function. To compute with "
+                               f"g({var}) in its place, give a new input y and givens={{{var}: g(y)}}")
     suppressed = _check_no_default_updates(no_default_updates)
 
     def replaced(expressions):
@@ -308,12 +367,13 @@ def _check_inputs(inputs) -> list:
             raise TypeError(f"Input #{i} ({var}) is a Constant; constants are part of the graph "
                             "and cannot be inputs")
         if isinstance(var, SharedVariable):
-            raise TypeError(f"Input #{i} ({var}) is a shared variable; shared variables are implicit "
-                            "inputs. To substitute one, use givens={shared: other}")
+            raise TypeError(f"Cannot use a shared variable ({var}) as explicit input #{i}: shared variables "
+                            "are implicit inputs. To substitute one, use givens={shared: other}")
     seen = set()
     for i, var in enumerate(inputs):
         if var in seen:
-            raise ValueError(f"Input #{i} ({var}) is listed more than once")
+            raise UnusedInputError(f"Variable {var} is used twice in inputs to the function (input #{i} is "
+                                   "listed more than once)")
         seen.add(var)
     return inputs
 
@@ -388,14 +448,15 @@ def _check_mode(mode) -> bool:
     return MODES[mode]
 
 
-def _check_givens(givens) -> list:
+def _check_givens(givens, rebuild_strict: bool = True) -> list:
     """``givens`` as (variable, replacement) pairs, each replacement of a type the variable
     accepts: the variable type's ``filter_variable`` narrows a compatible type (static shapes, checked
     at run time) and refuses another one; a value becomes a constant of the variable's type."""
     return _typed_pairs(givens, "givens", "variable: replacement", Variable,
                         not_a_key="givens keys must be symbolic Variables; {key} is not one",
                         twice="givens replaces {key} twice",
-                        refused="givens cannot replace {key} (type {type}) with {value}")
+                        refused="givens cannot replace {key} (type {type}) with {value}",
+                        typed=rebuild_strict)
 
 
 def _check_updates(updates) -> list:
@@ -429,9 +490,10 @@ def _check_static_ones(var, value) -> None:
 
 
 def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, twice: str,
-                 refused: str) -> list:
+                 refused: str, typed: bool = True) -> list:
     """``mapping``'s (key, value) pairs with each value passed through its key's
-    ``filter_variable``; the messages name what is wrong with a pair."""
+    ``filter_variable`` (with ``typed``; else only made a variable); the messages name what is
+    wrong with a pair."""
     out, seen = [], set()
     for key, value in _pairs(mapping, argument, form):
         if not isinstance(key, key_class):
@@ -440,7 +502,7 @@ def _typed_pairs(mapping, argument: str, form: str, key_class, not_a_key: str, t
             raise ValueError(twice.format(key=key))
         seen.add(key)
         try:
-            narrowed = key.type.filter_variable(value)
+            narrowed = key.type.filter_variable(value) if typed else as_tensor_variable(value)
         except (TypeError, ValueError) as err:
             raise TypeError(f"{refused.format(key=key, type=key.type, value=_what(value))}: {err}") from err
         if isinstance(value, Variable) and narrowed is not value and narrowed.name is None:

@@ -16,6 +16,7 @@ call, or another result (``_ResultCopies``).
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from eqgraph.exec.link import Program
 from eqgraph.exec.profile import ProfileStats
 from eqgraph.terms.basic import Constant
 from eqgraph.terms.fgraph import FunctionGraph
+from eqgraph.terms.printing import debugprint
 from eqgraph.terms.type import describe_value
 from eqgraph.xp import copy_array
 
@@ -75,7 +77,10 @@ class Function:
         self._n_inputs = len(self.inputs)
         self._filters = [v.type.filter for v in self.inputs]
         self._downcast = allow_input_downcast
-        self._positions = {v.name: i for i, v in enumerate(self.inputs) if v.name}
+        named = [v.name for v in self.inputs]
+        # a name several inputs share names none of them: a keyword with it is refused, as in PyTensor
+        self._ambiguous = {n: [i for i, m in enumerate(named) if m == n] for n in named if n and named.count(n) > 1}
+        self._positions = {n: i for i, n in enumerate(named) if n and n not in self._ambiguous}
         # the shared variables read, in the program's input order (clones share the container);
         # ``copy(swap=...)`` passes other containers in the same order
         if shared_containers is None:
@@ -231,12 +236,37 @@ class Function:
     # -- inputs given with eqgraph.In ----------------------------------------------------
     #: {input position: Container of its default}; an In's update writes the container
     _defaults: dict = {}
+    _borrowed: frozenset = frozenset()
 
     def set_input_defaults(self, defaults: dict, names: dict):
         """Defaults for inputs a call may leave out, and the keywords (``In(name=...)``) naming
         inputs; ``eqgraph.function`` sets them for its ``In`` inputs."""
         self._defaults = dict(defaults)
         self._positions = {**self._positions, **names}
+
+    def set_conversions(self, conversions: dict, borrowed=frozenset()):
+        """``{input position: (strict, allow_downcast)}`` of the ``In`` inputs that convert their
+        arguments their own way (``allow_downcast=None``: the function's way), and the positions
+        of the outputs returned without the copy that keeps them the caller's own (``Out(borrow=True)``)."""
+        for i, (strict, downcast) in conversions.items():
+            self._filters[i] = functools.partial(_convert, self._filters[i], strict, downcast)
+        kept = self._kept_memory()
+        self._copy_outputs = [i for i in self._copy_outputs if i not in borrowed or self._root(i) not in kept]
+        self._borrowed = frozenset(borrowed)
+        self._simple = self._plain and self._single and self._n_outputs == 1 and not self._copy_outputs
+
+    def _kept_memory(self) -> set:
+        """The memory a borrowed output may share: the constants' and folded values' (never an
+        argument's or a shared value's, which the caller owns)."""
+        roots, fgraph = self.program.roots, self.program.fgraph
+        return {roots[v] for v in fgraph.variables if isinstance(v, Constant)} | {roots[v] for v in self.program.folded}
+
+    def _root(self, output: int):
+        return self.program.roots[self.program.fgraph.outputs[output]]
+
+    def dprint(self, **kwargs):
+        """PyTensor's ``f.dprint()``: ``eqgraph.debugprint`` of this function (the graph that runs)."""
+        return debugprint(self, **kwargs)
 
     def __getitem__(self, key):
         """The current default of the input named ``key`` (or that variable), as PyTensor's ``f[key]``."""
@@ -266,6 +296,10 @@ class Function:
             self._wrong_count(len(args))
         merged = list(args) + [_MISSING] * (len(self.inputs) - len(args))
         for key, value in kwargs.items():
+            if key in self._ambiguous and key not in self._positions:
+                positions = [f"#{i}" for i in self._ambiguous[key]]
+                raise TypeError(f"{self._title()}: the keyword {key!r} names inputs {', '.join(positions[:-1])} and "
+                                f"{positions[-1]}; pass them by position")
             if key not in self._positions:
                 names = ", ".join(repr(n) for n in self._positions) or "none"
                 raise TypeError(f"{self._title()} got an unknown keyword argument {key!r} "
@@ -275,7 +309,7 @@ class Function:
                 raise TypeError(f"{self._title()} got input {key!r} twice (by position and by name)")
             merged[i] = value
         for i, cell in self._defaults.items():
-            if merged[i] is _MISSING:
+            if merged[i] is _MISSING and cell[0] is not None:  # None: an In's update before its first call
                 merged[i] = cell[0]
         missing = [self._arg_name(i) for i, v in enumerate(merged) if v is _MISSING]
         if missing:
@@ -326,6 +360,8 @@ class Function:
                          allow_input_downcast=self._downcast, trust_input=self.trust_input, profile=profile,
                          shared_containers=containers)
         new._defaults, new._positions = self._defaults, self._positions  # an In's state, shared
+        new._filters = list(self._filters)
+        new.set_conversions({}, self._borrowed)
         if self.compiled_from is not None or self.copied_from is not None:  # it pickles
             new.copied_from = _CopiedFrom(self, dict(swap or {}), delete_updates, name)
         return new
@@ -346,7 +382,12 @@ class Function:
         if self.copied_from is not None:
             return _recompile_copy, (self.copied_from,)
         build, arguments = self.compiled_from
-        return _recompile, (build, arguments)
+        return _recompile, (build, {**arguments, "trust_input": self.trust_input})  # an attribute users set
+
+
+def _convert(filt, strict, downcast, value, _strict, function_downcast):
+    """``filt`` with an ``In``'s own ``strict`` and ``allow_downcast`` (None: the function's)."""
+    return filt(value, strict, function_downcast if downcast is None else downcast)
 
 
 def _copied(values, positions) -> list:

@@ -20,6 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:  # SciPy's own functions, so that truncexpon draws SciPy's numbers to the last bit
+    from scipy.special import expm1, log1p
+except ImportError:  # SciPy is optional; NumPy's agree with its to an ulp
+    from numpy import expm1, log1p
+
 
 def _shape(size, *params) -> tuple:
     return tuple(size) if size is not None else np.broadcast_shapes(*(np.shape(p) for p in params))
@@ -100,6 +105,23 @@ def pareto(rng, size, b, scale):
     return _scaled("pareto", pow(1 - u, -1.0 / b), 0.0, scale)
 
 
+def truncexpon(rng, size, b, loc, scale):
+    """SciPy's ``truncexpon``: its quantile function ``-log1p(u * expm1(-b))`` at a uniform draw."""
+    _require_positive("truncexpon", b=b)
+    u = rng.uniform(size=_shape(size, b, loc, scale))
+    return _scaled("truncexpon", -log1p(u * expm1(-b)), loc, scale)
+
+
+def gengamma(rng, size, alpha, p, lambd):
+    """SciPy's ``gengamma(alpha / p, p, scale=lambd)``: a standard gamma of ``alpha / p`` to the ``1 / p``."""
+    alpha, p = np.asarray(alpha, dtype="float64"), np.asarray(p, dtype="float64")
+    if not np.all(p != 0):
+        raise ValueError("gengamma: p must be nonzero")
+    _require_positive("gengamma", **{"alpha / p": alpha / p})
+    standard = rng.standard_gamma(alpha / p, size=_shape(size, alpha, p, lambd)) ** (1.0 / p)
+    return _scaled("gengamma", standard, 0.0, lambd)
+
+
 def betabinom(rng, size, n, a, b):
     _require_positive("betabinom", a=a, b=b)
     shape = _shape(size, n, a, b)
@@ -148,7 +170,8 @@ def categorical(rng, size, p):
     """The first category whose cumulative probability reaches a uniform draw."""
     batch = _shape(size, p[..., 0])
     if np.broadcast_shapes(batch, p.shape[:-1]) != batch:
-        raise ValueError(f"categorical: size {batch} does not cover the batch shape of p {p.shape[:-1]}")
+        raise ValueError(f"categorical: `size` is incompatible with the shape of `p`: size {batch} does not "
+                         f"cover p's batch shape {p.shape[:-1]}")
     u = rng.uniform(size=batch)
     cumulative = np.cumsum(p, axis=-1)
     index = np.sum(cumulative < u[..., None], axis=-1)
@@ -157,6 +180,6 @@ def categorical(rng, size, p):
 
 DRAWS = {f.__name__: f for f in (
     gamma, beta, exponential, poisson, negative_binomial, t, cauchy, halfnormal, halfcauchy, invgamma,
-    gumbel, pareto, betabinom, multivariate_normal, dirichlet, categorical,
+    gumbel, pareto, betabinom, truncexpon, gengamma, multivariate_normal, dirichlet, categorical,
     *(_numpy_method(name) for name in ("laplace", "lognormal", "geometric", "hypergeometric", "vonmises",
                                        "weibull", "logistic", "triangular", "chisquare", "wald")))}

@@ -118,9 +118,10 @@ def choice(xp, gen, size, a, *p, replace: bool, float_dtype):
 
 
 def permutation(xp, gen, size, x, *, float_dtype):
-    """``x`` shuffled along its first axis, or ``arange(x)`` shuffled for an int ``x``."""
+    """``x`` shuffled along its first axis, or ``arange(x)`` shuffled for an int ``x``; with
+    ``size``, one independent shuffle per entry of ``size``."""
     length = int(x) if x.ndim == 0 else x.shape[0]
-    order = xp.argsort(gen.random(size=(length,)))
+    order = xp.argsort(gen.random(size=(*(size or ()), length)), axis=-1)
     return order if x.ndim == 0 else x[order]
 
 
@@ -273,6 +274,18 @@ def wald(xp, gen, size, mean, scale, *, float_dtype):
     return xp.where(gen.random(size=shape) <= mean / (mean + x), x, mean * mean / x)
 
 
+def truncexpon(xp, gen, size, b, loc, scale, *, float_dtype):
+    _positive(xp, "truncexpon", b=b, scale=scale)
+    u = gen.random(size=_shape(size, (b, loc, scale)))
+    return loc - scale * xp.log1p(u * xp.expm1(-b))
+
+
+def gengamma(xp, gen, size, alpha, p, lambd, *, float_dtype):
+    _require(xp, p == 0, "gengamma", "p must be nonzero")
+    _positive(xp, "gengamma", **{"alpha / p": alpha / p, "lambd": lambd})
+    return _standard_gamma(xp, gen, alpha / p, _shape(size, (alpha, p, lambd))) ** (1.0 / p) * lambd
+
+
 def betabinom(xp, gen, size, n, a, b, *, float_dtype):
     _require(xp, n < 0, "betabinom", "n < 0")
     _positive(xp, "betabinom", a=a, b=b)
@@ -312,4 +325,4 @@ DRAWS = {f.__name__: f for f in (
     normal, uniform, bernoulli, integers, binomial, multinomial, choice, permutation, multivariate_normal,
     dirichlet, gamma, beta, exponential, poisson, negative_binomial, t, cauchy, laplace, lognormal, halfnormal,
     halfcauchy, categorical, geometric, invgamma, weibull, logistic, gumbel, pareto, triangular, chisquare, wald,
-    betabinom)}
+    betabinom, truncexpon, gengamma)}

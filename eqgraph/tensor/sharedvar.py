@@ -35,6 +35,11 @@ class Container(list):
     def __reduce__(self):  # the value pickles; a lock cannot, and a new one is made on loading
         return (Container, (self[0],))
 
+    @property
+    def storage(self) -> list:
+        """PyTensor's ``container.storage``: the one-item list holding the value (this container itself)."""
+        return self
+
 
 class SharedVariable(Variable):
     """A variable with a value: every compiled function that uses it reads ``container[0]``,
@@ -48,12 +53,13 @@ class SharedVariable(Variable):
     generator).
     """
 
-    __slots__ = ("container", "default_update")
+    __slots__ = ("container", "default_update", "allow_downcast")
 
     def __init__(self, type, value, name=None, strict=False, allow_downcast=None):
         super().__init__(type, None, None, name)
         self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
         self.default_update = None
+        self.allow_downcast = allow_downcast  # as PyTensor's: set_value converts under it too
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False):
         """A copy of the value; with ``borrow=True`` the value itself (a device array comes
@@ -68,7 +74,7 @@ class SharedVariable(Variable):
 
     def set_value(self, value, borrow: bool = False):
         """Store ``value`` (converted to the variable's type); a copy of it unless ``borrow=True``."""
-        new = self.type.filter(value)
+        new = self.type.filter(value, False, self.allow_downcast)
         if not borrow and _is_callers(new, value):
             new = copy_array(new)
         with self.container.lock:  # not in the middle of a call that updates this variable
@@ -77,7 +83,7 @@ class SharedVariable(Variable):
     def clone(self, name=None):
         cp = type(self)(self.type, self.container[0], self.name if name is None else name)
         cp.container = self.container  # a clone shares the value
-        cp.default_update = self.default_update
+        cp.default_update, cp.allow_downcast = self.default_update, self.allow_downcast
         return cp
 
 

@@ -39,9 +39,10 @@ class Variable:
     #: being imported here.
     evaluator = None
 
-    def eval(self, inputs_to_values=None):
-        """Compile (cached) and evaluate this variable given ``{input: value}``."""
-        return Variable.evaluator(self, inputs_to_values or {})
+    def eval(self, inputs_to_values=None, **kwargs):
+        """Compile (cached) and evaluate this variable given ``{input: value}``; ``kwargs`` are
+        ``eqgraph.function``'s (``mode=...``), as PyTensor's ``eval`` passes them on."""
+        return Variable.evaluator(self, inputs_to_values or {}, **kwargs)
 
     def __str__(self):
         if self.name is not None:

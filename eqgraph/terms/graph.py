@@ -53,10 +53,12 @@ def clone(inputs, outputs, copy_inputs: bool = True, copy_orphans: bool = True):
     return [memo[v] for v in _as_list(inputs)], [memo[v] for v in _as_list(outputs)]
 
 
-def clone_replace(outputs, replace=None):
+def clone_replace(outputs, replace=None, rebuild_strict: bool = False):
     """Copy ``outputs``' graph with each key of ``replace`` substituted by its value.
 
-    Returns a single variable when given one, else a list.
+    Each node is rebuilt by its op, so types follow the replacements; with ``rebuild_strict``
+    (PyTensor's default) each replacement must fit the type it replaces and the nodes keep
+    their output types. Returns a single variable when given one, else a list.
     """
     pairs = list((replace or {}).items()) if not isinstance(replace, list) else list(replace)
     single = isinstance(outputs, Variable)
@@ -65,7 +67,7 @@ def clone_replace(outputs, replace=None):
         new_inputs = [memo.get(v, v) for v in node.inputs]
         if all(new is old for new, old in zip(new_inputs, node.inputs)):
             continue
-        new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+        new_node = node.clone_with_new_inputs(new_inputs, strict=rebuild_strict)
         for old, new in zip(node.outputs, new_node.outputs):
             new.name = old.name
             memo[old] = new

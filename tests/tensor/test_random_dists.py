@@ -56,12 +56,18 @@ SAME_NUMBERS = [
     ("chisquare", (3.0,), dict(size=(4,)), lambda g: g.chisquare(3.0, (4,))),
     ("wald", (1.5, 2.0), dict(size=(4,)), lambda g: g.wald(1.5, 2.0, (4,))),
     ("betabinom", (10, 2.0, 3.0), dict(size=(4,)), lambda g: stats.betabinom.rvs(10, 2.0, 3.0, size=(4,), random_state=g)),
+    ("truncexpon", (5.0, 1.0, 2.0), dict(size=(4,)),
+     lambda g: stats.truncexpon.rvs(5.0, 1.0, 2.0, size=(4,), random_state=g)),
+    ("gengamma", (2.0, 3.0, 1.5), dict(size=(4,)),
+     lambda g: stats.gengamma.rvs(2.0 / 3.0, 3.0, scale=1.5, size=(4,), random_state=g)),
+    ("rayleigh", (2.0,), dict(size=(4,)), lambda g: stats.rayleigh.rvs(scale=2.0, size=(4,), random_state=g)),
     ("integers", (np.array([0, 10]), np.array([[15], [20]])), {},
      lambda g: g.integers(np.array([0, 10]), np.array([[15], [20]]))),
 ]
 
 
 @pytest.mark.parametrize("method, args, kwargs, numpy_call", SAME_NUMBERS, ids=[c[0] for c in SAME_NUMBERS])
+@pytest.mark.filterwarnings("ignore:Gamma rate argument is deprecated:FutureWarning")  # PyTensor's warning
 def test_each_draw_gives_the_numbers_pytensors_numpy_or_scipy_call_gives(method, args, kwargs, numpy_call):
     draw, (first, second), state = draws(method, *args, calls=2, **kwargs)
     expected = numpy_call(state)
@@ -142,6 +148,8 @@ LAWS = [
     ("chisquare", (3.0,), stats.chi2(3.0)),
     ("wald", (1.5, 2.0), stats.invgauss(1.5 / 2.0, scale=2.0)),
     ("betabinom", (10, 2.0, 3.0), stats.betabinom(10, 2.0, 3.0)),
+    ("truncexpon", (2.0, 1.0, 3.0), stats.truncexpon(2.0, 1.0, 3.0)),
+    ("gengamma", (2.0, 3.0, 1.5), stats.gengamma(2.0 / 3.0, 3.0, scale=1.5)),
 ]
 
 
@@ -212,11 +220,14 @@ def test_core_dimensions_are_checked_when_the_node_is_made():
         random.dirichlet(1.0)
 
 
-def test_gamma_takes_exactly_one_of_rate_and_scale():
-    with pytest.raises(ValueError, match="exactly one of rate and scale"):
+def test_gamma_takes_scale_or_pytensors_deprecated_rate_never_both():
+    with pytest.raises(ValueError, match="Must specify scale"):
         random.gamma(1.0)
-    with pytest.raises(ValueError, match="exactly one of rate and scale"):
+    with pytest.raises(ValueError, match="Cannot specify both rate and scale"):
         random.gamma(1.0, rate=1.0, scale=1.0)
+    with pytest.warns(FutureWarning, match="Gamma rate argument is deprecated"):
+        draw = random.gamma([5.0, 10.0], 2.0)
+    assert draw.owner.inputs[-1].eval() == 0.5 and draw.type.shape == (2,)
 
 
 BAD = [
@@ -277,7 +288,7 @@ def test_a_draw_without_a_generator_moves_on_by_itself():
 def test_every_new_draw_is_a_stream_method_with_pytensors_parameter_names():
     import inspect
     for name, (_, params) in random.DISTRIBUTIONS.items():
-        function = getattr(random, name)
+        function = random.gamma if name == "gamma" else random.BUILDERS[name]
         assert getattr(eg.RandomStream, name).__wrapped__ is function
         names = list(inspect.signature(function).parameters)
         assert set(p for p in params if not (name == "choice" and p == "p")) <= set(names), name

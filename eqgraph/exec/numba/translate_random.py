@@ -17,9 +17,9 @@ Left to the program, with the reason:
 
 - ``weibull`` and ``wald``: Numba's algorithms draw other numbers than NumPy's;
 - ``vonmises``, ``hypergeometric``: Numba's generator has no such method;
-- ``cauchy``, ``halfcauchy``, ``gumbel``, ``pareto``: ``_random_host`` applies NumPy's ``tan``,
-  ``log`` or ``power`` to uniform draws, whose float64 loops may be NumPy's own SIMD forms rather
-  than the C library's that Numba calls;
+- ``cauchy``, ``halfcauchy``, ``gumbel``, ``pareto``, ``truncexpon``, ``gengamma``: ``_random_host``
+  applies NumPy's ``tan``, ``log``, ``log1p``, ``expm1`` or ``power`` to the draws, whose float64
+  loops may be NumPy's own SIMD forms rather than the C library's that Numba calls;
 - ``multinomial``, ``choice``, ``permutation``, ``multivariate_normal``, ``dirichlet``,
   ``betabinom``: draws with core dimensions or several passes over the shape (``categorical``,
   one uniform per element and a sum along the core axis, has its loop here).
