@@ -162,7 +162,8 @@ def sample_worker(name, mode_name, tune, draws):
             "wall": end - start, "first_draw_cpu": cpu[0] - start_cpu, "wall_cpu": end_cpu - start_cpu,
             "sampling": marks[-1] - marks[0], "gradients": sum(steps[1:]),
             "whole": whole[0] - start if whole else None,
-            "server": [(kind, a - start, b - start) for kind, a, b in batches], "posterior": posterior}
+            "server": [(what, a - start, None if b is None else b - start) for what, a, b in batches],
+            "posterior": posterior}
 
 
 def _watch_eqgraph():
@@ -179,14 +180,14 @@ def _watch_eqgraph():
         return compiled[-1]
 
     def compile_in_server(self, sources):
-        started = time.perf_counter()
+        wholes = {b.source for f in compiled for b in f.program.compiles.builds if b.whole}
+        kernels = sum(source not in wholes for source in sources)
+        what = f"{'whole function + ' if kernels < len(sources) else ''}{kernels} kernels"
+        batches.append([what, time.perf_counter(), None])   # None: still compiling at the end
         try:
             return send(self, sources)
         finally:
-            wholes = {b.source for f in compiled for b in f.program.compiles.builds if b.whole}
-            kernels = sum(source not in wholes for source in sources)
-            what = f"{'whole function + ' if kernels < len(sources) else ''}{kernels} kernels"
-            batches.append((what, started, time.perf_counter()))
+            batches[-1][2] = time.perf_counter()
 
     EqgraphLinker.fgraph_convert, background._Worker._compile_in_server = fgraph_convert, compile_in_server
     return compiled, batches
@@ -249,7 +250,8 @@ def sample_model(name, args, scratch: Path) -> dict:
                   f"{r['first_draw_cpu']:>12.2f}{r['wall_cpu']:>10.2f}", flush=True)
             if mode_name.startswith("eqgraph"):
                 print(f"{'':<28}whole function from {_seconds(r['whole'])}; compile server: "
-                      + ("; ".join(f"{what} {a:.1f}-{b:.1f} s" for what, a, b in r["server"]) or "idle"), flush=True)
+                      + ("; ".join(f"{what} {a:.1f} s to {_seconds(b)}" for what, a, b in r["server"]) or "idle"),
+                      flush=True)
     return runs
 
 

@@ -195,6 +195,7 @@ class _Worker:
         self.server = None
         self.server_cache = None     # the cache folder the server compiles into
         self.server_failed = False
+        self._server_lock = threading.Lock()   # the worker thread and ``prestart`` may both start it
         threading.Thread(target=self._loop, name="eqgraph-numba-compiles", daemon=True).start()
         atexit.register(self.detach)
 
@@ -244,6 +245,10 @@ class _Worker:
         """The server compiling into the cache folder ``cache`` (None: the default one).  A server
         serves one folder: a process loads a kernel once (``numba_kernels.load_kernel``), so one
         that had loaded it from another folder would not compile it into this one."""
+        with self._server_lock:
+            return self._started_server(cache)
+
+    def _started_server(self, cache: str | None):
         if self.server is not None and self.server_cache != cache:
             self.stop()
         if self.server is None and not self.server_failed:
@@ -277,6 +282,13 @@ class _Worker:
             server.wait()
 
 
+def prestart() -> None:
+    """Start this process's compile server now, for the current cache folder, so that its start
+    (a Python process importing Numba and eqgraph) overlaps the e-graph compile that comes before
+    the first build is handed to it."""
+    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"))
+
+
 _the_worker: _Worker | None = None
 _worker_lock = threading.Lock()
 
@@ -290,4 +302,4 @@ def _worker() -> _Worker:
         return _the_worker
 
 
-__all__ = ["Build", "Compiles", "FAILED", "collecting", "collector"]
+__all__ = ["Build", "Compiles", "FAILED", "collecting", "collector", "prestart"]
