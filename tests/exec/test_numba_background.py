@@ -77,3 +77,17 @@ def test_a_process_that_exits_leaves_the_whole_function_it_started_in_the_cache(
         "print(f.stages.whole_function)", "f.wait_compiled(600)\nprint(f.stages.whole_function)")],
         env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0 and second.stdout.strip() == "loaded from cache", second.stderr[-800:]
+
+
+@needs_numba
+def test_a_prestarted_server_is_the_one_the_builds_use(tmp_path, monkeypatch):
+    import eqgraph.tensor as et
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path))
+    background.prestart()
+    server = background._worker().server
+    assert server is not None and server.poll() is None
+    x, w = et.dmatrix("x"), et.dvector("w")
+    loss = (et.tanh(x @ w) * 3).mean()
+    f = eg.function([x, w], [loss, eg.grad(loss, w)], compile="background")
+    assert f.wait_compiled(timeout=600)
+    assert background._worker().server is server and f.stages.whole_function == "compiled"
