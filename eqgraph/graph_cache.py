@@ -80,17 +80,17 @@ def key(graph: FunctionGraph, rulesets, limits, cost_model, exact_extraction: bo
     or something has no canonical form."""
     if cache_dir() is None:
         return None
-    digest = hashlib.sha256()
+    canon = _Canon()
     try:
-        _Canon(digest).feed(("format", FORMAT, "eqgraph", _source_digest(),
-                             "python", sys.version_info[:2], "numpy", np.__version__,
-                             "settings", config.floatX, config.cast_policy, config.numba, impl,
-                             "rulesets", [_ruleset_form(r) for r in rulesets],
-                             "limits", limits, "cost", cost_model, "exact", exact_extraction))
-        _feed_graph(digest, graph)
+        canon.feed(("format", FORMAT, "eqgraph", _source_digest(),
+                    "python", sys.version_info[:2], "numpy", np.__version__,
+                    "settings", config.floatX, config.cast_policy, config.numba, impl,
+                    "rulesets", [_ruleset_form(r) for r in rulesets],
+                    "limits", limits, "cost", cost_model, "exact", exact_extraction))
+        _feed_graph(canon, graph)
     except Uncacheable:
         return None
-    return digest.hexdigest()
+    return canon.hexdigest()
 
 
 def _ruleset_form(ruleset) -> tuple:
@@ -101,15 +101,14 @@ def _ruleset_form(ruleset) -> tuple:
 
 def graph_digest(graph: FunctionGraph) -> str:
     """The canonical form of ``graph`` alone, hashed (raises Uncacheable)."""
-    digest = hashlib.sha256()
-    _feed_graph(digest, graph)
-    return digest.hexdigest()
+    canon = _Canon()
+    _feed_graph(canon, graph)
+    return canon.hexdigest()
 
 
-def _feed_graph(digest, graph: FunctionGraph) -> None:
-    """Feed ``graph`` to ``digest``: inputs by position, nodes in topological order, each
+def _feed_graph(canon: _Canon, graph: FunctionGraph) -> None:
+    """Feed ``graph`` to ``canon``: inputs by position, nodes in topological order, each
     variable by its number in that walk (constants by value)."""
-    canon = _Canon(digest)
     number = {var: i for i, var in enumerate(graph.inputs)}
     canon.feed(("inputs", [(type(v), v.type, v.name) for v in graph.inputs]))
 
@@ -131,15 +130,22 @@ def _feed_graph(digest, graph: FunctionGraph) -> None:
 
 
 class _Canon:
-    """Writes values into a hash in a form that two equal values share in any process."""
+    """Collects values in a form that two equal values share in any process, then hashes it.
 
-    def __init__(self, digest):
-        self.digest = digest
+    An op or a type met again (the same object) is written as the hash of its form, computed
+    once: a graph's nodes share a few op and type objects many times over."""
+
+    def __init__(self, memo: dict | None = None):
+        self.parts: list[str] = []
+        self.memo = {} if memo is None else memo   # id -> (the object, kept alive; its hash)
+
+    def hexdigest(self) -> str:
+        return hashlib.sha256("".join(self.parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def put(self, *parts) -> None:
-        for part in parts:
-            self.digest.update(part if isinstance(part, bytes) else str(part).encode())
-            self.digest.update(b"\x00")
+        for part in parts:   # each part prefixed by its length: no two sequences join alike
+            text = part.hex() if isinstance(part, bytes) else str(part)
+            self.parts.append(f"{len(text)}:{text}")
 
     def feed(self, value, depth: int = 0) -> None:
         if depth > MAX_DEPTH:
@@ -149,6 +155,10 @@ class _Canon:
             self.put(type(value).__name__, value)
         elif isinstance(value, float):
             self.put("float", value.hex())
+        elif isinstance(value, (tuple, list)):
+            self.put(type(value).__name__, len(value))
+            for item in value:
+                self.feed(item, deeper)
         elif isinstance(value, complex):
             self.put("complex", value.real.hex(), value.imag.hex())
         elif isinstance(value, enum.Enum):
@@ -157,12 +167,10 @@ class _Canon:
             self.put("class", _class_name(value), _class_source(value))
         elif isinstance(value, np.ndarray):
             self._array(value)
-        elif isinstance(value, (np.generic, np.dtype)):
-            self.put("numpy", type(value).__name__, repr(value))
-        elif isinstance(value, (tuple, list)):
-            self.put(type(value).__name__, len(value))
-            for item in value:
-                self.feed(item, deeper)
+        elif isinstance(value, np.dtype):
+            self.put("dtype", value.str)
+        elif isinstance(value, np.generic):
+            self.put("numpy", value.dtype.str, value.tobytes())
         elif isinstance(value, dict):
             self._items("dict", value.items(), deeper)
         elif isinstance(value, (set, frozenset)):
@@ -190,26 +198,31 @@ class _Canon:
         """A dict's items or a set's members in the order of their own canonical forms."""
         forms = []
         for k, v in items:
-            one = hashlib.sha256()
-            _Canon(one).feed((k, v), depth)
+            one = _Canon(self.memo)
+            one.feed((k, v), depth)
             forms.append(one.hexdigest())
         self.put(kind, len(forms), *sorted(forms))
 
     def _object(self, value, depth: int) -> None:
         """An op, a type, a cost model: its class and what defines it (``__props__``, a
-        dataclass's fields, else its attributes)."""
-        cls = type(value)
-        props = getattr(cls, "__props__", None)
-        if props is not None:
-            state = [(p, getattr(value, p)) for p in props]
-        elif dataclasses.is_dataclass(value):
-            state = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
-        elif hasattr(value, "__dict__"):
-            state = sorted(vars(value).items())
-        else:
-            raise Uncacheable(f"no canonical form for {cls.__name__} {value!r}")
-        self.put("object", _class_name(cls), _class_source(cls))
-        self.feed(state, depth)
+        dataclass's fields, else its attributes), hashed once per object."""
+        known = self.memo.get(id(value))
+        if known is None:
+            cls = type(value)
+            props = getattr(cls, "__props__", None)
+            if props is not None:
+                state = [(p, getattr(value, p)) for p in props]
+            elif dataclasses.is_dataclass(value):
+                state = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
+            elif hasattr(value, "__dict__"):
+                state = sorted(vars(value).items())
+            else:
+                raise Uncacheable(f"no canonical form for {cls.__name__} {value!r}")
+            one = _Canon(self.memo)
+            one.put("object", _class_name(cls), _class_source(cls))
+            one.feed(state, depth)
+            known = self.memo[id(value)] = (value, one.hexdigest())
+        self.put("object", known[1])
 
 
 def _class_name(cls) -> str:
