@@ -138,11 +138,15 @@ def sample_worker(name, mode_name, tune, draws):
 
     model = MODELS[name][0]()
     marks, steps, cpu = [], [], []
+    compiled, batches = _watch_eqgraph()
+    whole = []   # when the whole Numba function first ran a step
 
     def callback(trace, draw):
         marks.append(time.perf_counter())
         cpu.append(_cpu_seconds())
         steps.append(sum(s.get("tree_size", s.get("n_steps", 0)) for s in draw.stats))
+        if not whole and any(f.stages.tier == "numba-whole" for f in compiled):
+            whole.append(marks[-1])
 
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -155,8 +159,38 @@ def sample_worker(name, mode_name, tune, draws):
     posterior = {v: (idata.posterior[v].mean(("chain", "draw")).values.ravel().tolist(),
                      mcse[v].values.ravel().tolist()) for v in idata.posterior.data_vars}
     return {"first_draw": marks[0] - start, "tuned": marks[tune - 1] - start if tune else 0.0,
-            "wall": end - start, "first_draw_cpu": cpu[0] - start_cpu, "wall_cpu": end_cpu - start_cpu, "sampling": marks[-1] - marks[0], "gradients": sum(steps[1:]),
+            "wall": end - start, "first_draw_cpu": cpu[0] - start_cpu, "wall_cpu": end_cpu - start_cpu,
+            "sampling": marks[-1] - marks[0], "gradients": sum(steps[1:]),
+            "whole": whole[0] - start if whole else None,
+            "server": [(what, a - start, None if b is None else b - start) for what, a, b in batches],
             "posterior": posterior}
+
+
+def _watch_eqgraph():
+    """(the eqgraph functions the mode compiles, the compile server's batches as (what, start,
+    end) on the ``time.perf_counter`` clock), filled in as ``pm.sample`` runs."""
+    from eqgraph.exec.numba import background
+    from eqgraph.pytensor.linker import EqgraphLinker
+
+    compiled, batches = [], []
+    convert, send = EqgraphLinker.fgraph_convert, background._Worker._compile_in_server
+
+    def fgraph_convert(self, *args, **kwargs):
+        compiled.append(convert(self, *args, **kwargs))
+        return compiled[-1]
+
+    def compile_in_server(self, sources):
+        wholes = {b.source for f in compiled for b in f.program.compiles.builds if b.whole}
+        kernels = sum(source not in wholes for source in sources)
+        what = f"{'whole function + ' if kernels < len(sources) else ''}{kernels} kernels"
+        batches.append([what, time.perf_counter(), None])   # None: still compiling at the end
+        try:
+            return send(self, sources)
+        finally:
+            batches[-1][2] = time.perf_counter()
+
+    EqgraphLinker.fgraph_convert, background._Worker._compile_in_server = fgraph_convert, compile_in_server
+    return compiled, batches
 
 
 def _cpu_seconds() -> float:
@@ -170,7 +204,8 @@ def fresh_cache_env(root: Path, mode_name: str) -> dict:
     (its C modules and its Numba mode's cache), Numba's cache and eqgraph's kernel and
     whole-function cache. An empty ``root`` is a machine that has compiled nothing."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               NUMBA_CACHE_DIR=str(root / "numba"), EQGRAPH_KERNEL_CACHE=str(root / "eqgraph"))
+               NUMBA_CACHE_DIR=str(root / "numba"), EQGRAPH_KERNEL_CACHE=str(root / "eqgraph"),
+               EQGRAPH_GRAPH_CACHE=str(root / "graphs"))
     flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")]
     flags.append(f"compiledir={root / 'pytensor'}")
     if mode_name.endswith("no C"):
@@ -204,7 +239,7 @@ def worst_disagreement(runs: dict) -> float:
 def sample_model(name, args, scratch: Path) -> dict:
     """Every mode, cold (empty caches) then warm (the caches the cold run left), for one model."""
     runs = {}
-    for mode_name in SAMPLE_MODES:
+    for mode_name in [m for m in SAMPLE_MODES if not args.modes or any(s in m for s in args.modes)]:
         root = scratch / f"{len(list(scratch.iterdir()))}"
         root.mkdir()
         for state in ("cold", "warm"):
@@ -213,7 +248,15 @@ def sample_model(name, args, scratch: Path) -> dict:
             print(f"  {mode_name:<20}{state:<6}{r['first_draw']:>12.2f}{r['wall']:>10.2f}"
                   f"{r['sampling'] / max(r['gradients'], 1) * 1e6:>12.1f}{r['gradients']:>9}"
                   f"{r['first_draw_cpu']:>12.2f}{r['wall_cpu']:>10.2f}", flush=True)
+            if mode_name.startswith("eqgraph"):
+                print(f"{'':<28}whole function from {_seconds(r['whole'])}; compile server: "
+                      + ("; ".join(f"{what} {a:.1f} s to {_seconds(b)}" for what, a, b in r["server"]) or "idle"),
+                      flush=True)
     return runs
+
+
+def _seconds(t) -> str:
+    return "never" if t is None else f"{t:.1f} s"
 
 
 def print_sample_table(results: dict):
@@ -254,9 +297,11 @@ def sample_main(names, args):
             model_dir = Path(scratch) / f"m{len(results)}"
             model_dir.mkdir()
             results[name] = sample_model(name, args, model_dir)
-            print(f"  posterior means agree with PyTensor C's within "
-                  f"{worst_disagreement(results[name]):.1f} combined MCSE", flush=True)
-    print_sample_table(results)
+            if ("PyTensor C", "cold") in results[name]:
+                print(f"  posterior means agree with PyTensor C's within "
+                      f"{worst_disagreement(results[name]):.1f} combined MCSE", flush=True)
+    if not args.modes:
+        print_sample_table(results)
 
 
 def main():
@@ -270,6 +315,7 @@ def main():
                         help="time pm.sample per mode with empty and warm caches instead")
     parser.add_argument("--tune", type=int, default=1000, help="--sample: tuning steps")
     parser.add_argument("--draws", type=int, default=1000, help="--sample: draws")
+    parser.add_argument("--modes", nargs="*", help="--sample: the modes to run (substrings), default all")
     parser.add_argument("--sample-worker", nargs=2, metavar=("MODEL", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sample_worker:

@@ -39,6 +39,7 @@ LAYERS = [
     ("grad", "egraph"),
     ("extract",),
     ("exec",),
+    ("graph_cache",),   # what function's pipeline saved on disk: extracted graphs, keyed by their inputs
     ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
     # testing compiles (verify_grad), loops its inner graph, soundness both sides of a rule: beside inspect
     ("inspect", "testing", "loops", "explore", "soundness"),

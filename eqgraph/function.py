@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from eqgraph import egraph
+from eqgraph import egraph, graph_cache
 from eqgraph.egraph import DEFAULT_RULESETS, EncodedGraph, Limits, Report
 from eqgraph.egraph.saturate import load_rulesets
 from eqgraph.exec.backends import get_backend
@@ -49,7 +49,7 @@ class Stages:
     """What each compiler stage produced, for inspection."""
 
     graph: FunctionGraph            # the user's graph, cloned
-    encoded: EncodedGraph           # the e-graph
+    encoded: EncodedGraph | None    # the e-graph; None where the graph cache had the result
     report: Report                  # why saturation stopped, which rules fired
     extraction: Extraction          # the chosen e-node per e-class, with costs
     optimized: FunctionGraph        # what extraction chose
@@ -72,6 +72,9 @@ class Stages:
     @property
     def egraph(self) -> EGraphView:
         """Open the e-graph: e-classes, members, costs, the rules behind them, DOT/HTML."""
+        if self.encoded is None:
+            raise RuntimeError("this function's optimized graph was loaded from the graph cache, so there is "
+                               "no e-graph to open; compile with eqgraph.config.graph_cache = '' to see it")
         return EGraphView(self.extraction, self.report)
 
     def __str__(self):
@@ -314,12 +317,21 @@ def _optimize_and_link(graph, rulesets, limits, cost_model, exact_extraction, as
     with _no_garbage_collection():  # compiling allocates many small objects that live on
         # read once: each stage finds its rules among these
         rulesets = [r.granting(("finite",) if assume_finite else ()) for r in load_rulesets(rulesets)]
-        # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
-        encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits,
-                                                             time_rules=link_options["profile"])
-        deadline = started + limits.seconds  # saturation and extraction share the time limit
-        # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
-        extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
+        # what another process chose for this graph and these settings (graph_cache.py); not
+        # when profiling or debugging, which look into the e-graph
+        key = None if link_options["profile"] or link_options["impl"] == "debug" else graph_cache.key(
+            graph, rulesets, limits, cost_model, exact_extraction, link_options["impl"])
+        cached = graph_cache.load(key, graph)
+        if cached is not None:
+            encoded, report, extraction = None, cached.report, cached.extraction
+        else:
+            # encode, saturate, snapshot (egraph/sessions.py); profiling also times each rule
+            encoded, report, snapshot, started = egraph.optimize(graph, rulesets, limits,
+                                                                 time_rules=link_options["profile"])
+            deadline = started + limits.seconds  # saturation and extraction share the time limit
+            # extract/extraction.py, avoiding what the rule files declare unstable (extract/unstable.py)
+            extraction = extract(snapshot, cost_model, exact_extraction, deadline, unstable_patterns(rulesets))
+            graph_cache.store(key, graph, report, extraction)
         optimized = extraction.fgraph
         # exec/fusion.py, then fused nodes that overwrite dead inputs (exec/inplace.py)
         fused = destroy_dead_inputs(fuse(optimized)) if fusion else optimized

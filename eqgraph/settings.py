@@ -33,6 +33,11 @@ the dtype of the tensor they meet, as in NumPy, rather than PyTensor's smallest 
 (int8 for 100), under which ``constant(100) + 100`` would wrap around to -56. It is read when a
 node is built.
 
+``graph_cache`` (default None) is the directory of the on-disk cache of optimized graphs
+(eqgraph/graph_cache.py): a compile whose graph and settings another process already compiled
+loads what saturation and extraction chose. None reads ``EQGRAPH_GRAPH_CACHE`` when a function is
+compiled, else ``~/.cache/eqgraph/graphs``; "" (or ``EQGRAPH_GRAPH_CACHE=""``) turns it off.
+
 This module imports nothing from eqgraph, so every layer may read it.
 """
 
@@ -52,7 +57,7 @@ class Config:
     """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
 
     _defaults = {"floatX": "float64", "assume_finite": False, "numba": os.environ.get("EQGRAPH_NUMBA", "1") != "0",
-                 "compile": "background", "cast_policy": "custom"}
+                 "compile": "background", "cast_policy": "custom", "graph_cache": None}
     _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False), "numba": (True, False),
                 "compile": COMPILE_CHOICES, "cast_policy": CAST_POLICIES}
 
@@ -75,6 +80,9 @@ class Config:
     def _checked(self, name, value):
         if name not in self._defaults:
             raise AttributeError(f"eqgraph.config has no setting {name!r}; the settings are {sorted(self._defaults)}")
+        if name == "graph_cache" and not (value is None or isinstance(value, (str, os.PathLike))):
+            raise TypeError(f"eqgraph.config.graph_cache must be a directory, \"\" (off) or None "
+                            f"(read EQGRAPH_GRAPH_CACHE), not {value!r}")
         choices = self._choices.get(name)
         if choices is not None and (value not in choices or type(value) is not type(choices[0])):
             raise ValueError(f"eqgraph.config.{name} must be one of {', '.join(map(str, choices))}, not {value!r}")

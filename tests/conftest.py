@@ -13,3 +13,7 @@ settings.load_profile("eqgraph")
 import eqgraph as eg  # noqa: E402
 
 eg.config.compile = "deferred"
+
+# every compile runs the whole pipeline, so that its stages (the e-graph, the report) are there to
+# inspect; tests/test_graph_cache.py turns the on-disk cache of optimized graphs on where it tests it
+eg.config.graph_cache = ""

@@ -94,3 +94,21 @@ def test_a_graph_not_on_disk_compiles_in_the_background(tmp_path, monkeypatch):
     assert compiled.wait_compiled(timeout=300)
     xv, mv = np.array([0.25, 1.5]), np.array([[1.0, -2.0], [0.5, 3.0]])
     np.testing.assert_allclose(f(xv, mv), np.sin(mv @ xv).sum() * np.expm1(xv).sum(), rtol=1e-13)
+
+
+def test_a_graph_compiled_before_is_loaded_from_the_graph_cache(tmp_path, monkeypatch):
+    """The mode's compiles go through eqgraph.function, so a graph that PyTensor hands it again
+    (a sampler's next process) skips the e-graph."""
+    monkeypatch.setattr(eg.config, "graph_cache", str(tmp_path))   # off in the tests' conftest
+
+    def compiled():
+        x, m = pt.dvector("x"), pt.dmatrix("m")
+        y = pt.log1p(pt.exp(pt.dot(m, x))).sum() + (x * x).sum()
+        return pytensor.function([x, m], [y, pt.grad(y, x)], mode=mode())
+
+    first, again = compiled(), compiled()
+    assert _eqgraph_function(first).stages.encoded is not None
+    assert _eqgraph_function(again).stages.encoded is None
+    values = np.array([0.5, -1.0, 2.0]), np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    for got, want in zip(again(*values), first(*values)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)

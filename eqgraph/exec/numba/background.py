@@ -13,8 +13,9 @@ Numba's typing holds the GIL: compiled on a thread of the calling process, it wo
 process's calls for a switch interval at a time.  So the worker sends each module source to a
 compile server, a child process that compiles it into the disk cache
 (``numba_kernels.load_kernel``), and then loads it from there.  The server is started on the
-first background build and ends with its parent: it reads requests from a pipe that the parent's
-exit closes, and ``atexit`` ends it too.  Builds with no source to send (Numba functions of
+first background build and ends after its parent: it reads requests from a pipe that the parent's
+exit closes, finishing the batch it is compiling first, so that what a short process started
+compiling is in the disk cache for the next one.  Builds with no source to send (Numba functions of
 eqgraph's own modules, compiled on first use) run on the worker thread.
 """
 
@@ -91,16 +92,34 @@ class Compiles:
     def run(self, compiled: dict | None = None) -> None:
         """Build and install every form, unless another thread has begun to.  ``compiled``:
         {source: whether the compile server compiled it (False: it was on disk)}."""
+        if self.begin():
+            try:
+                self.install(self.builds, compiled or {})
+            finally:
+                self.finish()
+
+    def begin(self) -> bool:
+        """Claim the builds for this thread; False where another thread has them."""
         with self._lock:
             if self._state != "pending":
-                return
+                return False
             self._state = "running"
-        try:
-            for build in self.builds:
-                self._install(build, (compiled or {}).get(build.source))
-        finally:
-            self._state = "done"
-            self.done.set()
+            return True
+
+    def batches(self) -> list[list[Build]]:
+        """The builds in the order the compile server takes them: the whole function alone first,
+        as it runs every step once it is in; then the node kernels, which serve the calls the
+        whole function leaves to the program (inputs it was measured slower on)."""
+        whole = [b for b in self.builds if b.whole]
+        return [batch for batch in (whole, [b for b in self.builds if not b.whole]) if batch]
+
+    def install(self, builds: list[Build], compiled: dict) -> None:
+        for build in builds:
+            self._install(build, compiled.get(build.source))
+
+    def finish(self) -> None:
+        self._state = "done"
+        self.done.set()
 
     def _install(self, build: Build, compiled_by_server) -> None:
         try:
@@ -176,8 +195,9 @@ class _Worker:
         self.server = None
         self.server_cache = None     # the cache folder the server compiles into
         self.server_failed = False
+        self._server_lock = threading.Lock()   # the worker thread and ``prestart`` may both start it
         threading.Thread(target=self._loop, name="eqgraph-numba-compiles", daemon=True).start()
-        atexit.register(self.stop)
+        atexit.register(self.detach)
 
     def submit(self, compiles: Compiles) -> None:
         self.queue.put(weakref.ref(compiles))
@@ -185,17 +205,25 @@ class _Worker:
     def _loop(self) -> None:
         while True:
             compiles = self.queue.get()()
-            if compiles is None:
+            if compiles is None or not compiles.begin():
                 continue
-            sources = [b.source for b in compiles.builds if b.source is not None]
             try:
-                compiled = self._compile_in_server(sources) if sources else {}
-            except Exception:  # noqa: BLE001  (no server, or it died: the builds compile on this thread)
-                self.stop()
-                self.server_failed = True
-                compiled = {}
-            compiles.run(compiled)
+                for batch in compiles.batches():
+                    compiles.install(batch, self._compiled(batch))
+            finally:
+                compiles.finish()
             del compiles
+
+    def _compiled(self, builds: list[Build]) -> dict:
+        """{source: whether the server compiled it} for ``builds``, compiled into the disk cache
+        by the server; {} where there is no server (the builds then compile on this thread)."""
+        sources = [b.source for b in builds if b.source is not None]
+        try:
+            return self._compile_in_server(sources) if sources else {}
+        except Exception:  # noqa: BLE001  (no server, or it died)
+            self.stop()
+            self.server_failed = True
+            return {}
 
     def _compile_in_server(self, sources: list) -> dict:
         """{source: whether the server compiled it}; a source it could not compile goes to ``FAILED``."""
@@ -217,6 +245,10 @@ class _Worker:
         """The server compiling into the cache folder ``cache`` (None: the default one).  A server
         serves one folder: a process loads a kernel once (``numba_kernels.load_kernel``), so one
         that had loaded it from another folder would not compile it into this one."""
+        with self._server_lock:
+            return self._started_server(cache)
+
+    def _started_server(self, cache: str | None):
         if self.server is not None and self.server_cache != cache:
             self.stop()
         if self.server is None and not self.server_failed:
@@ -232,6 +264,15 @@ class _Worker:
                 self.server_failed = True
         return self.server
 
+    def detach(self) -> None:
+        """At this process's exit: close the server's pipe and leave it to finish the batch it is
+        compiling into the disk cache (then it reads the end of its input and exits), so that the
+        next process loads what this one paid for; a server with nothing to do exits at once."""
+        server, self.server = self.server, None
+        if server is not None:
+            with contextlib.suppress(OSError, ValueError):
+                server.stdin.close()
+
     def stop(self) -> None:
         server, self.server = self.server, None
         if server is not None:
@@ -239,6 +280,13 @@ class _Worker:
                 server.stdin.close()
             server.kill()
             server.wait()
+
+
+def prestart() -> None:
+    """Start this process's compile server now, for the current cache folder, so that its start
+    (a Python process importing Numba and eqgraph) overlaps the e-graph compile that comes before
+    the first build is handed to it."""
+    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"))
 
 
 _the_worker: _Worker | None = None
@@ -254,4 +302,4 @@ def _worker() -> _Worker:
         return _the_worker
 
 
-__all__ = ["Build", "Compiles", "FAILED", "collecting", "collector"]
+__all__ = ["Build", "Compiles", "FAILED", "collecting", "collector", "prestart"]
