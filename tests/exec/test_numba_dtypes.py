@@ -63,6 +63,16 @@ def test_integer_arithmetic_wraps_and_divides_as_numpys(dtype):
     _same([x, y], outs, ELEMENTWISE, [values, divisors], [values, np.flip(values).copy()], [values[:0], values[:0]])
 
 
+def test_int64_results_that_wrap_around_are_read_as_wrapped():
+    # LLVM may assume that signed arithmetic never overflows: the sign of 2**40 * 2**40 (0, wrapped)
+    # then reads as 1, and x + 1 > x as true at the largest int64
+    x = _vector("int64")
+    big = np.array([2**40, np.iinfo(np.int64).max, np.iinfo(np.int64).min, 3, -5], dtype="int64")
+    outs = [et.sign(x * x), et.sign(et.sqr(x)), (x + 1) > x, (x - 1) < x, et.sign(-x), abs(x) >= 0,
+            et.sign(x // -1)]
+    _same([x], outs, ELEMENTWISE, [big])
+
+
 @pytest.mark.parametrize("dtype", dtypes("float32", "uint16", slow=["int8", "int32", "uint64"]))
 def test_comparisons_switches_and_casts(dtype):
     x, y, c = _vector(dtype), _vector(dtype, "y"), _vector("bool", "c")

@@ -32,6 +32,17 @@ _FORMS = {**FORMS, "cast_int64": "np.int64({0})"}
 _INTEGER_FORMS = {"int_div": "(0 if {1} == 0 else ((0 - {0}) if {1} == -1 else {0} // {1}))",
                   "mod": "(0 if {1} == 0 or {1} == -1 else {0} % {1})"}
 _INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
+#: int64 arithmetic done in uint64 and converted back, which wraps around as NumPy's int64 does:
+#: Numba's signed arithmetic lets LLVM assume it never overflows (``sign(x * x)`` of 2**40 gave 1)
+_INT64_WRAPPING = {
+    "add": "np.int64(np.uint64({0}) + np.uint64({1}))",
+    "sub": "np.int64(np.uint64({0}) - np.uint64({1}))",
+    "mul": "np.int64(np.uint64({0}) * np.uint64({1}))",
+    "sqr": "np.int64(np.uint64({0}) * np.uint64({0}))",
+    "neg": "np.int64(np.uint64(0) - np.uint64({0}))",
+    "abs": "({0} if {0} >= 0 else np.int64(np.uint64(0) - np.uint64({0})))",
+    "int_div": "(0 if {1} == 0 else (np.int64(np.uint64(0) - np.uint64({0})) if {1} == -1 else {0} // {1}))",
+}
 _NUMBERS = ("float64", "int64", "bool")
 
 
@@ -171,6 +182,8 @@ def _wide_form(key: str, compute: str) -> str | None:
         return _FORMS[key] if compute == "float64" or key in _FLOAT32_STEPS or key in _COMPARISONS else None
     if key not in _WRAPPING_STEPS and key not in _COMPARISONS:
         return None
+    if compute == "int64" and key in _INT64_WRAPPING:
+        return _INT64_WRAPPING[key]
     if compute.startswith("uint") and key in ("int_div", "mod"):   # no negative divisor; and 0 of the
         # same type: Numba unifies int64 and uint64 as float64, which loses bits
         return f"({NUMPY_DTYPES[compute]}(0) if {{1}} == 0 else {{0}} {'//' if key == 'int_div' else '%'} {{1}})"
@@ -182,6 +195,7 @@ def step_form(step_op, args: list, ins: list, out: str) -> str | None:
     in dtype ``out``, or None where the whole function has no such form."""
     key = step_name(step_op)
     if _step_types_ok(key, ins, out):
-        form = _INTEGER_FORMS[key] if out == "int64" and key in _INTEGER_FORMS else _FORMS[key]
-        return form.format(*args)
+        if out == "int64":
+            return (_INT64_WRAPPING.get(key) or _INTEGER_FORMS.get(key) or _FORMS[key]).format(*args)
+        return _FORMS[key].format(*args)
     return _wide_step(step_op, args, ins, out)
