@@ -155,21 +155,39 @@ def _qr(gs, outs, a, mode):
     q, r = (None, outs[0]) if mode == "r" else outs
     g_q, g_r = (None, gs[0]) if mode == "r" else gs
     m, n = a.type.shape[-2:]
-    if m is None or n is None or (mode == "complete" and m > n):
-        why = ("the last m - n columns of Q are not unique; use mode='reduced'" if m is not None and n is not None
-               else "its static shape does not say whether it is square, tall or wide; give its last two "
-                    "axes static sizes (a TensorType with a shape, or et.specify_shape)")
-        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix of static shape "
-                                     f"{a.type.shape}: {why}")]
+    if mode == "complete" and g_q is not None and m is not None and n is not None and m > n:
+        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode='complete') of a matrix of static shape "
+                                     f"{a.type.shape}: the last m - n columns of Q are not unique; use mode='reduced'")]
     if q is None:  # mode "r": Q is needed by the formula
         q = qr(a)[0]
     g_q, g_r = _or_zeros(g_q, q), _or_zeros(g_r, r)
-    if m >= n:
+    if m is not None and n is not None and m >= n and mode != "complete":
         return [_qr_tall(q, r, g_q, g_r)]
-    # wide: A = [X | Y] with X square, R = [U | V], X = Q U and V = Q^T Y
-    y, g_u, g_v = a[..., m:], g_r[..., :m], g_r[..., m:]
-    g_x = _qr_tall(q, r[..., :m], g_q + y @ _T(g_v), g_u)
-    return [et.concatenate([g_x, q @ g_v], axis=-1)]
+    rows, cols = et.shape_of(a)[-2:]
+    k = min(m, n) if m is not None and n is not None else E["minimum"](rows, cols)
+    if mode == "complete":  # the reduced factors: Q's first K columns, R's first K rows
+        q, r, g_q, g_r = q[..., :k], r[..., :k, :], g_q[..., :k], g_r[..., :k, :]
+        if gs[0] is not None and (m is None or n is None):  # Q's gradient: only where M <= N
+            g_q = _checked_square_or_wide(g_q, rows, cols)
+    return [_qr_general(a, q, r, g_q, g_r, k)]
+
+
+def _checked_square_or_wide(g_q, rows, cols):
+    """``g_q``, checked at run time to belong to a matrix with no more rows than columns: the last
+    M - N columns of a tall matrix's complete Q are not unique, so no gradient flows through them."""
+    why = ("the gradient of qr(mode='complete')'s Q is not defined for a matrix with more rows than columns: "
+           "its last M - N columns are not unique; use mode='reduced'")
+    return et.check_and_raise(g_q, E["le"](rows, cols), exc_type=ValueError, msg=why)
+
+
+def _qr_general(a, q, r, g_q, g_r, k):
+    """The cotangent of ``A = Q R`` for any full-rank ``A`` (M x N) from those of its reduced factors
+    ``Q`` (M x K) and ``R`` (K x N), K = min(M, N). ``A = [X | Y]`` with ``X`` its first K columns:
+    ``X = Q U`` is a square or tall QR (``R = [U | V]``) and ``V = Q^T Y``; for a square or tall
+    ``A``, ``Y`` and ``V`` have no columns and this is the tall formula."""
+    y, g_u, g_v = a[..., k:], g_r[..., :k], g_r[..., k:]
+    g_x = _qr_tall(q, r[..., :k], g_q + y @ _T(g_v), g_u)
+    return et.concatenate([g_x, q @ g_v], axis=-1)
 
 
 def _qr_tall(q, r, g_q, g_r):
