@@ -272,7 +272,8 @@ def _pivoted_qr(gs, outs, a, mode, pivoting):
 
 @entry("SolveLyapunov", 2)
 def _solve_lyapunov(g, out, a, q, discrete):
-    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T
+    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T (real
+    # matrices: L holds A's conjugate, so the driver refuses complex values here)
     g_q = SolveLyapunov(discrete)(_T(a), g)
     if discrete:  # L(X) = X - A X A^T
         g_a = g_q @ a @ _T(out) + _T(g_q) @ a @ out

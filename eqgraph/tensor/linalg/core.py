@@ -96,8 +96,6 @@ class LinalgOp(Op):
 
     __props__ = ()
     square = True
-    #: complex matrices are taken (every op of this file; lapack.py's SciPy ops are real only)
-    complex_inputs = True
 
     def output_kinds(self) -> tuple[str, ...]:
         """Per output, how its dtype follows the input's (``OUTPUT_DTYPES``): "same" (the dtype
@@ -140,7 +138,7 @@ class LinalgOp(Op):
                 for kind, axes in zip(self.output_kinds(), self.core_axes())]
 
     def make_node(self, a):
-        a = _matrix(self, a, self.square, complex_ok=self.complex_inputs)
+        a = _matrix(self, a, self.square, complex_ok=True)
         return Apply(self, [a], [t() for t in self.output_types(a)])
 
     def perform(self, node, inputs, output_storage):
