@@ -4,7 +4,9 @@ Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetri
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
 folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011
 (LU), Townsend 2016 (SVD), Seeger et al. 2017 (QR; wide matrices split as Liao et al. 2019),
-Golub & Pereyra 1973 (pseudo-inverse); a Lyapunov solve's is the solve of its adjoint equation.
+Golub & Pereyra 1973 (pseudo-inverse, and least squares through it), Mathias 1996 (the matrix
+exponential), Kao & Hennequin 2020 (the discrete Riccati equation); a Lyapunov or Sylvester
+solve's is the solve of its adjoint equation.
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
 last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
@@ -15,10 +17,13 @@ from __future__ import annotations
 
 import eqgraph.tensor as et
 from eqgraph.grad.vjps import entry
-from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
+from eqgraph.tensor.linalg import QR, SVD, Pinv, Solve, inv, qr, solve, solve_triangular
+from eqgraph.tensor.linalg.control import SolveSylvester
+from eqgraph.tensor.linalg.lstsq import Lstsq
 from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
                                           permutation_matrix)
-from eqgraph.terms.null_type import grad_not_implemented
+from eqgraph.tensor.linalg.matrix_functions import Expm
+from eqgraph.terms.null_type import disconnected, grad_not_implemented
 
 E = et.ELEMWISE_OPS
 
@@ -206,6 +211,19 @@ def _pinv(g, out, a):
     return [-(_T(p) @ g @ _T(p)) + left @ _T(g) @ p @ _T(p) + _T(p) @ p @ _T(g) @ right]
 
 
+@entry("Lstsq", 3, all_outputs=True)
+def _lstsq(gs, outs, a, b, rcond):
+    g_x, g_residuals, _, g_s = gs  # the rank is piecewise constant
+    if g_residuals is not None or g_s is not None:
+        why = "only x, the solution, has a gradient here (of the residuals and singular values: not implemented)"
+        return [grad_not_implemented(Lstsq(), 0, a, why), grad_not_implemented(Lstsq(), 1, b, why), disconnected()]
+    # x = pinv(a) @ b where a's rank does not change: the gradient of the pseudo-inverse's product
+    p = Pinv()(a)
+    columns = (_column(g_x), _column(b)) if b.ndim == 1 else (g_x, b)
+    g_a = _pinv(columns[0] @ _T(columns[1]), p, a)[0]
+    return [g_a, _T(p) @ g_x, disconnected()]
+
+
 @entry("Solve", 2)
 def _solve(g, out, a, b, assume_a, lower, triangular, trans, unit_diagonal):
     # with a vector b, x and its cotangent are a vector per matrix of A: solve them as columns
@@ -280,6 +298,38 @@ def _solve_lyapunov(g, out, a, q, discrete):
     else:  # L(X) = A X + X A^T
         g_a = -(g_q @ _T(out) + _T(g_q) @ out)
     return [_sum_to(g_a, a), _sum_to(g_q, q)]
+
+
+@entry("SolveSylvester", 3)
+def _solve_sylvester(g, out, a, b, q):
+    # X = L^-1(Q) for L(X) = A X + X B; the adjoint map is L*(S) = A^T S + S B^T
+    s = SolveSylvester()(_T(a), _T(b), g)
+    return [_sum_to(-(s @ _T(out)), a), _sum_to(-(_T(out) @ s), b), _sum_to(s, q)]
+
+
+@entry("SolveDiscreteARE", 4)
+def _solve_discrete_are(g, out, a, b, q, r):
+    # X = A~^T X A~ + K^T R K + Q with the gain K = (R + B^T X B)^-1 B^T X A and A~ = A - B K: a
+    # change of X solves the Lyapunov map Y - A~^T Y A~, so the cotangent S solves its adjoint,
+    # S - A~ S A~^T = sym(g) (X is symmetric: only g's symmetric part reaches it)
+    x = out
+    gain = solve(r + _T(b) @ x @ b, _T(b) @ x @ a)
+    closed = a - b @ gain
+    s = SolveLyapunov(discrete=True)(closed, 0.5 * (g + _T(g)))
+    x_closed_s = x @ closed @ s
+    return [_sum_to(2 * x_closed_s, a), _sum_to(-2 * x_closed_s @ _T(gain), b), _sum_to(s, q),
+            _sum_to(gain @ s @ _T(gain), r)]
+
+
+@entry("Expm", 1)
+def _expm(g, out, a):
+    # the Frechet derivative L(A, E) of exp is the top right block of exp([[A, E], [0, A]]), and
+    # the adjoint of E -> L(A, E) is E -> L(A^T, E) (Mathias 1996)
+    a_t = _T(a)
+    top = et.concatenate([a_t, g], axis=-1)
+    bottom = et.concatenate([et.zeros_like(a_t), a_t], axis=-1)
+    n = et.shape_of(a)[-1]
+    return [Expm()(et.concatenate([top, bottom], axis=-2))[..., :n, n:]]
 
 
 @entry("Schur", 1, all_outputs=True)
