@@ -74,8 +74,8 @@ def _operand(x, wanted: bool):
 #: matrices (cholesky, eigh, svd, qr, pinv...) need conjugate transposes and are not here
 HOLOMORPHIC = frozenset({
     "AdvancedSubtensor", "AdvancedIncSubtensor", "Alloc", "CheckAndRaise", "Convolve", "CumOp", "Det",
-    "DimShuffle", "Einsum", "ExtractDiag", "GradBlocker", "IncSubtensor", "Join", "MakeVector", "MatMul",
-    "MatrixInverse", "Repeat", "Reshape", "Solve", "SpecifyShape", "Subtensor", "SumToShape", "sum", "mean",
+    "DimShuffle", "Einsum", "Expm", "ExtractDiag", "GradBlocker", "IncSubtensor", "Join", "MakeVector", "MatMul",
+    "MatrixInverse", "Repeat", "Reshape", "Solve", "SolveSylvester", "SpecifyShape", "Subtensor", "SumToShape", "sum", "mean",
     "prod"})
 
 

@@ -4,7 +4,9 @@ Ops that read one triangle of their matrix (``cholesky``, ``eigh``, the symmetri
 solves) give the gradient of what they read: the cotangent of the matrix they really used,
 folded onto that triangle.  Formulas: Murray 2016 (Cholesky), de Hoog, Anderssen & Lukas 2011
 (LU), Townsend 2016 (SVD), Seeger et al. 2017 (QR; wide matrices split as Liao et al. 2019),
-Golub & Pereyra 1973 (pseudo-inverse); a Lyapunov solve's is the solve of its adjoint equation.
+Golub & Pereyra 1973 (pseudo-inverse, and least squares through it), Mathias 1996 (the matrix
+exponential), Kao & Hennequin 2020 (the discrete Riccati equation); a Lyapunov or Sylvester
+solve's is the solve of its adjoint equation.
 
 Every formula works on stacks of matrices ``(..., M, N)`` as on one matrix: transposes swap the
 last two axes only, products are batched matmuls, diagonal matrices are built per matrix, and a
@@ -15,10 +17,13 @@ from __future__ import annotations
 
 import eqgraph.tensor as et
 from eqgraph.grad.vjps import entry
-from eqgraph.tensor.linalg import QR, SVD, Solve, inv, qr, solve_triangular
+from eqgraph.tensor.linalg import QR, SVD, Pinv, Solve, inv, qr, solve, solve_triangular
+from eqgraph.tensor.linalg.control import SolveSylvester
+from eqgraph.tensor.linalg.lstsq import Lstsq
 from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
                                           permutation_matrix)
-from eqgraph.terms.null_type import grad_not_implemented
+from eqgraph.tensor.linalg.matrix_functions import Expm
+from eqgraph.terms.null_type import disconnected, grad_not_implemented
 
 E = et.ELEMWISE_OPS
 
@@ -155,21 +160,39 @@ def _qr(gs, outs, a, mode):
     q, r = (None, outs[0]) if mode == "r" else outs
     g_q, g_r = (None, gs[0]) if mode == "r" else gs
     m, n = a.type.shape[-2:]
-    if m is None or n is None or (mode == "complete" and m > n):
-        why = ("the last m - n columns of Q are not unique; use mode='reduced'" if m is not None and n is not None
-               else "its static shape does not say whether it is square, tall or wide; give its last two "
-                    "axes static sizes (a TensorType with a shape, or et.specify_shape)")
-        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode={mode!r}) of a matrix of static shape "
-                                     f"{a.type.shape}: {why}")]
+    if mode == "complete" and g_q is not None and m is not None and n is not None and m > n:
+        return [grad_not_implemented(QR(mode), 0, a, f"qr(mode='complete') of a matrix of static shape "
+                                     f"{a.type.shape}: the last m - n columns of Q are not unique; use mode='reduced'")]
     if q is None:  # mode "r": Q is needed by the formula
         q = qr(a)[0]
     g_q, g_r = _or_zeros(g_q, q), _or_zeros(g_r, r)
-    if m >= n:
+    if m is not None and n is not None and m >= n and mode != "complete":
         return [_qr_tall(q, r, g_q, g_r)]
-    # wide: A = [X | Y] with X square, R = [U | V], X = Q U and V = Q^T Y
-    y, g_u, g_v = a[..., m:], g_r[..., :m], g_r[..., m:]
-    g_x = _qr_tall(q, r[..., :m], g_q + y @ _T(g_v), g_u)
-    return [et.concatenate([g_x, q @ g_v], axis=-1)]
+    rows, cols = et.shape_of(a)[-2:]
+    k = min(m, n) if m is not None and n is not None else E["minimum"](rows, cols)
+    if mode == "complete":  # the reduced factors: Q's first K columns, R's first K rows
+        q, r, g_q, g_r = q[..., :k], r[..., :k, :], g_q[..., :k], g_r[..., :k, :]
+        if gs[0] is not None and (m is None or n is None):  # Q's gradient: only where M <= N
+            g_q = _checked_square_or_wide(g_q, rows, cols)
+    return [_qr_general(a, q, r, g_q, g_r, k)]
+
+
+def _checked_square_or_wide(g_q, rows, cols):
+    """``g_q``, checked at run time to belong to a matrix with no more rows than columns: the last
+    M - N columns of a tall matrix's complete Q are not unique, so no gradient flows through them."""
+    why = ("the gradient of qr(mode='complete')'s Q is not defined for a matrix with more rows than columns: "
+           "its last M - N columns are not unique; use mode='reduced'")
+    return et.check_and_raise(g_q, E["le"](rows, cols), exc_type=ValueError, msg=why)
+
+
+def _qr_general(a, q, r, g_q, g_r, k):
+    """The cotangent of ``A = Q R`` for any full-rank ``A`` (M x N) from those of its reduced factors
+    ``Q`` (M x K) and ``R`` (K x N), K = min(M, N). ``A = [X | Y]`` with ``X`` its first K columns:
+    ``X = Q U`` is a square or tall QR (``R = [U | V]``) and ``V = Q^T Y``; for a square or tall
+    ``A``, ``Y`` and ``V`` have no columns and this is the tall formula."""
+    y, g_u, g_v = a[..., k:], g_r[..., :k], g_r[..., k:]
+    g_x = _qr_tall(q, r[..., :k], g_q + y @ _T(g_v), g_u)
+    return et.concatenate([g_x, q @ g_v], axis=-1)
 
 
 def _qr_tall(q, r, g_q, g_r):
@@ -186,6 +209,19 @@ def _pinv(g, out, a):
     left = _eye_like(a @ p) - a @ p     # I - A A+
     right = _eye_like(p @ a) - p @ a    # I - A+ A
     return [-(_T(p) @ g @ _T(p)) + left @ _T(g) @ p @ _T(p) + _T(p) @ p @ _T(g) @ right]
+
+
+@entry("Lstsq", 3, all_outputs=True)
+def _lstsq(gs, outs, a, b, rcond):
+    g_x, g_residuals, _, g_s = gs  # the rank is piecewise constant
+    if g_residuals is not None or g_s is not None:
+        why = "only x, the solution, has a gradient here (of the residuals and singular values: not implemented)"
+        return [grad_not_implemented(Lstsq(), 0, a, why), grad_not_implemented(Lstsq(), 1, b, why), disconnected()]
+    # x = pinv(a) @ b where a's rank does not change: the gradient of the pseudo-inverse's product
+    p = Pinv()(a)
+    columns = (_column(g_x), _column(b)) if b.ndim == 1 else (g_x, b)
+    g_a = _pinv(columns[0] @ _T(columns[1]), p, a)[0]
+    return [g_a, _T(p) @ g_x, disconnected()]
 
 
 @entry("Solve", 2)
@@ -254,13 +290,46 @@ def _pivoted_qr(gs, outs, a, mode, pivoting):
 
 @entry("SolveLyapunov", 2)
 def _solve_lyapunov(g, out, a, q, discrete):
-    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T
+    # X = L^-1(Q) for the linear map L; Q's cotangent is the adjoint map's solve, with A^T (real
+    # matrices: L holds A's conjugate, so the driver refuses complex values here)
     g_q = SolveLyapunov(discrete)(_T(a), g)
     if discrete:  # L(X) = X - A X A^T
         g_a = g_q @ a @ _T(out) + _T(g_q) @ a @ out
     else:  # L(X) = A X + X A^T
         g_a = -(g_q @ _T(out) + _T(g_q) @ out)
     return [_sum_to(g_a, a), _sum_to(g_q, q)]
+
+
+@entry("SolveSylvester", 3)
+def _solve_sylvester(g, out, a, b, q):
+    # X = L^-1(Q) for L(X) = A X + X B; the adjoint map is L*(S) = A^T S + S B^T
+    s = SolveSylvester()(_T(a), _T(b), g)
+    return [_sum_to(-(s @ _T(out)), a), _sum_to(-(_T(out) @ s), b), _sum_to(s, q)]
+
+
+@entry("SolveDiscreteARE", 4)
+def _solve_discrete_are(g, out, a, b, q, r):
+    # X = A~^T X A~ + K^T R K + Q with the gain K = (R + B^T X B)^-1 B^T X A and A~ = A - B K: a
+    # change of X solves the Lyapunov map Y - A~^T Y A~, so the cotangent S solves its adjoint,
+    # S - A~ S A~^T = sym(g) (X is symmetric: only g's symmetric part reaches it)
+    x = out
+    gain = solve(r + _T(b) @ x @ b, _T(b) @ x @ a)
+    closed = a - b @ gain
+    s = SolveLyapunov(discrete=True)(closed, 0.5 * (g + _T(g)))
+    x_closed_s = x @ closed @ s
+    return [_sum_to(2 * x_closed_s, a), _sum_to(-2 * x_closed_s @ _T(gain), b), _sum_to(s, q),
+            _sum_to(gain @ s @ _T(gain), r)]
+
+
+@entry("Expm", 1)
+def _expm(g, out, a):
+    # the Frechet derivative L(A, E) of exp is the top right block of exp([[A, E], [0, A]]), and
+    # the adjoint of E -> L(A, E) is E -> L(A^T, E) (Mathias 1996)
+    a_t = _T(a)
+    top = et.concatenate([a_t, g], axis=-1)
+    bottom = et.concatenate([et.zeros_like(a_t), a_t], axis=-1)
+    n = et.shape_of(a)[-1]
+    return [Expm()(et.concatenate([top, bottom], axis=-2))[..., :n, n:]]
 
 
 @entry("Schur", 1, all_outputs=True)

@@ -142,6 +142,7 @@ class _TensorOperators:
     def exp(self): return et.exp(self)
     def log(self): return et.log(self)
     def sqrt(self): return et.sqrt(self)
+    def conj(self): return et.conj(self)
     def round(self): return et.round(self)
     def take(self, indices, axis=None, mode="raise"): return et.take(self, indices, axis, mode)
     def zeros_like(self, dtype=None): return et.zeros_like(self, dtype)

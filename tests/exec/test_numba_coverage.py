@@ -68,6 +68,12 @@ def _structured() -> dict:
     for name in LINALG:
         made = getattr(et.linalg, name)(m)
         graphs[f"linalg.{name}"] = ([m], [out * 2.0 for out in (made if isinstance(made, (list, tuple)) else [made])])
+    graphs.update({
+        "linalg.expm": ([m], [et.linalg.expm(m) * 2.0]),
+        "linalg.lstsq": ([m, x], [out * 2 for out in et.linalg.lstsq(m, x)]),
+        "linalg.solve_sylvester": ([m, n], [et.linalg.solve_sylvester(m, n, m) * 2.0]),
+        "linalg.solve_discrete_are": ([m, n], [et.linalg.solve_discrete_are(m, n, m, n) * 2.0]),
+    })
     return graphs
 
 
@@ -126,6 +132,10 @@ EXPECTED = {
        for name in ("complex", "complex_from_polar")},
     "linalg.qr": (["QR"], "no translation yet"),
     "linalg.pinv": (["Pinv"], "no translation yet"),
+    "linalg.expm": (["Expm"], "Numba's np.linalg has no matrix exponential (SciPy's expm)"),
+    "linalg.solve_sylvester": (["SolveSylvester"], "Numba's np.linalg has no Schur decomposition (SciPy's "
+                                                   "Bartels-Stewart solver)"),
+    "linalg.solve_discrete_are": (["SolveDiscreteARE"], "Numba's np.linalg has no QZ decomposition (SciPy's solver)"),
     **{f"random.{name}": (["RandomVariable"], "Numba's Generator draws other numbers (its algorithm differs)")
        for name in ("weibull", "wald")},
     **{f"random.{name}": (["RandomVariable"], "Numba's Generator has no such method")

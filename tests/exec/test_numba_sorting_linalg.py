@@ -1,5 +1,5 @@
 """The whole Numba function's forms of ``Sort`` (values and indices, stable, along any axis, every
-dtype) and of ``Det``, ``SlogDet``, ``MatrixInverse`` and ``Eigh`` (eqgraph/exec/
+dtype) and of ``Det``, ``SlogDet``, ``MatrixInverse``, ``Eigh`` and ``Lstsq`` (eqgraph/exec/
 numba/translate_sorting.py, numba/translate_linalg2.py): the program's values, sorts bit for bit,
 LAPACK's results to rounding; where Numba's LAPACK refuses (a singular matrix to invert, a NaN) the
 compiled function raises and the function gives the program's answer.  Tests that compile skip
@@ -11,6 +11,7 @@ import pytest
 import eqgraph.tensor as et
 from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
+from eqgraph.tensor.linalg.lstsq import Lstsq
 from eqgraph.tensor.sorting import Sort
 from test_numba_dtypes import dtypes, edge_values
 from test_numba_program import _whole_and_program
@@ -68,3 +69,18 @@ def test_eigh_reads_the_other_triangle_as_the_op_does():
         got = f(value)[0]
         want = f.program.call.program(value)[0]
     np.testing.assert_array_equal(got, want)
+
+
+def test_least_squares_agree_with_numpy_to_rounding():
+    a, b, m = et.dmatrix("a"), et.dvector("b"), et.dmatrix("m")
+    outs = [out * 2 for out in et.linalg.lstsq(a, b)] + [et.linalg.lstsq(a, m, 1e-3)[0] + 1.0]
+    rng = np.random.default_rng(4)
+    tall, wide, rank_one = rng.normal(size=(6, 3)), rng.normal(size=(3, 5)), np.outer(np.ones(4), np.arange(3.0))
+    f = _compiled([a, b, m], outs, Lstsq, [np.ascontiguousarray(v) for v in (tall, tall[:, 0], tall[:, :2])])
+    for value in (tall, wide, rank_one):
+        args = [np.ascontiguousarray(v) for v in (value, value[:, 0] + 1.0, value[:, :2])]
+        whole, program = _whole_and_program(f, args)
+        for got, want in zip(whole, program, strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    _kernel_raises(f, ValueError, [np.ascontiguousarray(v) for v in (tall, tall[:4, 0], tall[:, :2])])

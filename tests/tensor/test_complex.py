@@ -325,10 +325,7 @@ def test_eig_of_a_rotation_has_complex_eigenvalues():
     np.testing.assert_allclose(sorted(got, key=lambda c: c.imag), [-1j, 1j])
 
 
-@pytest.mark.parametrize("build, op", [
-    (lambda z: linalg.lu(z), "LU"), (lambda z: linalg.qr(z, pivoting=True), "PivotedQR"),
-    (lambda z: linalg.schur(z), "Schur"),
-    (lambda z: linalg.solve(z, z[0], assume_a="pos"), "Solve")])
+@pytest.mark.parametrize("build, op", [(lambda z: linalg.solve(z, z[0], assume_a="pos"), "Solve")])
 def test_the_linalg_that_refuses_complex_matrices_names_the_op(build, op):
     with pytest.raises(TypeError, match=rf"{op}.*complex.*complex128"):
         build(et.zmatrix("z"))

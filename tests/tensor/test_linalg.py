@@ -160,12 +160,48 @@ def test_gradient_matches_finite_differences(name):
     verify_grad(fn, pt, n_tests=1, rng=np.random.default_rng(2))
 
 
-@pytest.mark.parametrize("shape, mode, why", [((None, None), "reduced", "static shape"),
-                                               ((3, 2), "complete", "not unique")])
-def test_qr_gradients_that_do_not_exist_or_cannot_be_chosen_say_why(shape, mode, why):
-    a = et.TensorType("float64", shape)("a")
-    with pytest.raises(NullTypeGradError, match=why):
-        eg.grad(linalg.qr(a, mode=mode)[0].sum(), a)
+def _qr_sums(mode):
+    """A cost of both of ``qr(a, mode)``'s factors, weighted apart."""
+    return lambda a: sum(o.sum() * k for k, o in enumerate(linalg.qr(a, mode=mode), 1))
+
+
+#: a matrix of unknown static shape: the gradient's formula is chosen from its sizes at run time
+@pytest.mark.parametrize("value", [TALL3, TALL3.T, S, np.stack([TALL3.T, 2 * TALL3.T])], ids=["tall", "wide", "square", "stack"])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_gradient_of_a_matrix_of_unknown_shape_matches_finite_differences(value, mode):
+    if mode == "complete" and value.shape[-2] > value.shape[-1]:
+        pytest.skip("a tall matrix's complete Q has no gradient (the next test)")
+    fn = (lambda a: linalg.qr(a, mode="r")) if mode == "r" else _qr_sums(mode)
+    verify_grad(fn, [value], n_tests=1, rng=np.random.default_rng(2))
+
+
+def test_qr_complete_gradient_of_r_alone_of_a_tall_matrix_of_unknown_shape():
+    verify_grad(lambda a: linalg.qr(a, mode="complete")[1], [TALL3], n_tests=1, rng=np.random.default_rng(2))
+
+
+def test_qr_complete_gradient_of_q_of_a_tall_matrix_of_unknown_shape_raises_when_run():
+    a = et.dmatrix("a")
+    f = eg.function([a], eg.grad(linalg.qr(a, mode="complete")[0].sum(), a))
+    np.testing.assert_allclose(f(TALL3.T), _finite_difference(lambda v: np.linalg.qr(v, "complete")[0].sum(), TALL3.T),
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="more rows than columns"):
+        f(TALL3)
+
+
+def _finite_difference(fn, x, eps=1e-6):
+    """Central differences of the scalar ``fn`` at ``x``, entry by entry."""
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = eps
+        grad[i] = (fn(x + step) - fn(x - step)) / (2 * eps)
+    return grad
+
+
+def test_qr_gradient_that_does_not_exist_says_why():
+    a = et.TensorType("float64", (3, 2))("a")
+    with pytest.raises(NullTypeGradError, match="not unique"):
+        eg.grad(linalg.qr(a, mode="complete")[0].sum(), a)
 
 
 def test_svd_vectors_of_a_maybe_rectangular_matrix_have_no_gradient_yet():

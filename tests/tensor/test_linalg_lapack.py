@@ -74,6 +74,30 @@ CASES.update({
         lambda a, c: (scipy.linalg.solve_discrete_lyapunov(a, c).astype("float32"),),
         [SMALL.astype("float32"), Q.astype("float32")]),
 })
+ZC = A + 1j * RNG.random((5, 5))   # complex matrices: SciPy's results, in the input's precision
+ZQ = Q + 1j * RNG.random((4, 4))
+for _dtype in ("complex128", "complex64"):
+    _z, _zq, _zs = ZC.astype(_dtype), ZQ.astype(_dtype), (0.4 * ZC[:4, :4]).astype(_dtype)
+    CASES.update({
+        f"lu-{_dtype}": (linalg.lu, scipy.linalg.lu, [_z]),
+        f"lu-p_indices-{_dtype}": (lambda a: linalg.lu(a, p_indices=True),
+                                   lambda a: scipy.linalg.lu(a, p_indices=True), [_z]),
+        f"lu_factor-{_dtype}": (linalg.lu_factor, scipy.linalg.lu_factor, [_z]),
+        f"qr-pivoting-{_dtype}": (lambda a: linalg.qr(a, pivoting=True),
+                                  lambda a: scipy.linalg.qr(a, mode="economic", pivoting=True), [_z]),
+        f"schur-{_dtype}": (linalg.schur, scipy.linalg.schur, [_z]),
+        f"schur-complex-{_dtype}": (lambda a: linalg.schur(a, "complex"),
+                                    lambda a: scipy.linalg.schur(a, "complex"), [_z]),
+        f"qz-{_dtype}": (linalg.qz, scipy.linalg.qz, [_z[:4, :4], _zq]),
+        f"ordqz-{_dtype}": (lambda a, c: linalg.ordqz(a, c, "iuc"), lambda a, c: scipy.linalg.ordqz(a, c, "iuc"),
+                            [_z[:4, :4], _zq]),
+        f"solve_continuous_lyapunov-{_dtype}": (
+            lambda a, c: (linalg.solve_continuous_lyapunov(a, c),),
+            lambda a, c: (scipy.linalg.solve_continuous_lyapunov(a, c),), [_zs, _zq]),
+        f"solve_discrete_lyapunov-{_dtype}": (
+            lambda a, c: (linalg.solve_discrete_lyapunov(a, c),),
+            lambda a, c: (scipy.linalg.solve_discrete_lyapunov(a, c).astype(a.dtype),), [_zs, _zq]),
+    })
 TALL, WIDE = RNG.random((5, 3)), RNG.random((3, 5))
 for _mode, _scipy_mode in [("economic", "economic"), ("full", "full"), ("raw", "raw"), ("r", "r")]:
     for _pivoting in (False, True):
@@ -106,7 +130,7 @@ def test_matches_scipy(name):
     got = eg.function(inputs, list(outs))(*args)
     for out, g, e in zip(outs, got, expected):
         assert g.dtype == e.dtype and g.shape == e.shape == out.type.shape, (g.dtype, e.dtype, g.shape, out.type)
-        tol = 1e-4 if g.dtype == np.float32 else 1e-9
+        tol = 1e-4 if g.dtype in (np.float32, np.complex64) else 1e-9
         np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
 
 
@@ -274,6 +298,33 @@ def test_without_scipy_the_lyapunov_solves_are_numpys(monkeypatch):
     np.testing.assert_allclose(discrete, _each(scipy.linalg.solve_discrete_lyapunov, 0.3 * STACK, q))
 
 
+def test_without_scipy_the_lyapunov_solves_of_complex_matrices_are_numpys(monkeypatch):
+    a, c = et.zmatrix("a"), et.zmatrix("c")
+    f = eg.function([a, c], [linalg.solve_continuous_lyapunov(a, c), linalg.solve_discrete_lyapunov(a, c)])
+    monkeypatch.setattr(lapack, "optional_module", lambda name: None)
+    small = 0.4 * ZC[:4, :4]
+    continuous, discrete = f(small, ZQ)
+    np.testing.assert_allclose(continuous, scipy.linalg.solve_continuous_lyapunov(small, ZQ))
+    np.testing.assert_allclose(discrete, scipy.linalg.solve_discrete_lyapunov(small, ZQ))
+
+
+def test_complex_matrices_have_no_gradient_through_the_lapack_ops():
+    z = et.zmatrix("z")
+    for name, out in [("LU", linalg.lu(z)[1]), ("SolveLyapunov", linalg.solve_discrete_lyapunov(z, z))]:
+        with pytest.raises(NotImplementedError, match=f"{name}.*no gradient through complex"):
+            eg.grad(et.real(out).sum(), z)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_pivot_to_permutation_gives_scipys_rows(inverse):
+    _, piv = scipy.linalg.lu_factor(A)
+    rows = scipy.linalg.lu(A, p_indices=True)[0]
+    stack = np.stack([piv, scipy.linalg.lu_factor(A.T)[1]])
+    expected = np.stack([rows, scipy.linalg.lu(A.T, p_indices=True)[0]])
+    got = eg.function([], linalg.pivot_to_permutation(et.constant(stack), inverse=inverse))()
+    np.testing.assert_array_equal(got, np.argsort(expected, axis=-1) if inverse else expected)
+
+
 def test_run_time_errors_name_the_op():
     a, c = et.dmatrix("a"), et.dmatrix("c")
     with pytest.raises(ValueError, match=r"LU.*square.*\(2, 3\)"):
@@ -295,13 +346,8 @@ def test_without_scipy_the_op_says_it_needs_it(monkeypatch):
 # -- complex input: NumPy's result, or a refusal when the graph is built that names the op and dtype -----
 Z, ZV, D, DV = et.zmatrix("z"), et.zvector("zv"), et.dmatrix("d"), et.dvector("dv")
 REFUSED = {  # name: (build, the op or function the error names); the others: tests/tensor/test_complex.py
-    "qr-pivoting": (lambda: linalg.qr(Z, pivoting=True), "PivotedQR"),
     "solve-pos": (lambda: linalg.solve(Z, DV, assume_a="pos"), "Solve"),
-    "lu": (lambda: linalg.lu(Z), "LU"), "lu_factor": (lambda: linalg.lu_factor(Z), "LUFactor"),
     "lu_solve": (lambda: linalg.lu_solve(linalg.lu_factor(D), ZV), "lu_solve"),
-    "schur": (lambda: linalg.schur(Z, "complex"), "Schur"), "qz": (lambda: linalg.qz(D, Z), "QZ"),
-    "solve_continuous_lyapunov": (lambda: linalg.solve_continuous_lyapunov(D, Z), "SolveLyapunov"),
-    "solve_discrete_lyapunov": (lambda: linalg.solve_discrete_lyapunov(Z, D), "SolveLyapunov"),
 }
 
 

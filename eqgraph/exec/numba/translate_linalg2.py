@@ -1,6 +1,6 @@
-"""The whole Numba function's forms of ``Det``, ``SlogDet``, ``MatrixInverse`` and ``Eigh`` of a
-float64 matrix (``numba_program``'s ``TRANSLATIONS`` lists them): Numba's ``np.linalg`` functions,
-which call SciPy's LAPACK.
+"""The whole Numba function's forms of ``Det``, ``SlogDet``, ``MatrixInverse``, ``Eigh`` and
+``Lstsq`` of a float64 matrix (``numba_program``'s ``TRANSLATIONS`` lists them): Numba's
+``np.linalg`` functions, which call SciPy's LAPACK.
 
 NumPy's and Numba's LAPACK calls are not the same routines (NumPy inverts by ``gesv`` against the
 identity, Numba by ``getrf`` and ``getri``; the two libraries' BLAS builds may block their sums
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from eqgraph.exec.numba.kernels import numba
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
+from eqgraph.tensor.linalg.lstsq import Lstsq
 
 #: op class -> Numba's call on the square matrix ``{0}`` (``{lower}``: whether ``Eigh`` reads the
 #: lower triangle), whose results are the node's outputs in order
@@ -31,7 +32,21 @@ def decomposition(w, node):
     return [f"{', '.join(w.define(out) for out in node.outputs)} = {call}"]
 
 
-TRANSLATIONS = {op_class: decomposition for op_class in CALLS}
+def lstsq(w, node):
+    """``Lstsq`` of a float64 matrix and vector or matrix: Numba's ``np.linalg.lstsq`` (``gelsd``, as
+    NumPy's), its rank made the op's int32; a ``b`` whose rows do not match raises, and the caller
+    runs the program, whose node raises the op's error."""
+    (a, b, rcond), outs = node.inputs, node.outputs
+    if a.ndim != 2 or a.dtype != "float64" or b.dtype != "float64" or outs[0].dtype != "float64":
+        return None
+    x, residuals, rank, s = (w.define(out) for out in outs)
+    found = w.fresh("rank")
+    return [f"{x}, {residuals}, {found}, {s} = np.linalg.lstsq(np.ascontiguousarray({w.value(a)}), "
+            f"np.ascontiguousarray({w.value(b)}), rcond=float({w.value(rcond)}))",
+            f"{rank} = np.int32({found})"]
+
+
+TRANSLATIONS = {**{op_class: decomposition for op_class in CALLS}, Lstsq: lstsq}
 
 
 HELPERS = ("square", "symmetric")

@@ -19,7 +19,11 @@ from eqgraph.tensor.linalg.norms import norm
 from eqgraph.tensor.linalg.constructors import block_diag, matrix_dot
 from eqgraph.tensor.linalg.tensor_solve import tensorinv, tensorsolve
 from eqgraph.tensor.linalg.lapack import (  # qr: NumPy's modes, and SciPy's pivoting and "raw"
-    lu, lu_factor, lu_solve, ordqz, qr, qz, schur, solve_continuous_lyapunov, solve_discrete_lyapunov)
+    lu, lu_factor, lu_solve, ordqz, pivot_to_permutation, qr, qz, schur, solve_continuous_lyapunov,
+    solve_discrete_lyapunov)
+from eqgraph.tensor.linalg.matrix_functions import expm
+from eqgraph.tensor.linalg.control import solve_discrete_are, solve_sylvester
+from eqgraph.tensor.linalg.lstsq import lstsq
 from eqgraph.tensor.products import kron
 
 matrix_inverse = inv  # PyTensor's other name of inv
@@ -29,6 +33,6 @@ __all__ = [
     "Cholesky", "Det", "Eig", "Eigh", "LinalgOp", "MatrixInverse", "Pinv", "QR", "SVD", "SlogDet", "Solve",
     "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "kron", "matrix_inverse", "matrix_power", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "tril", "triu",
-    "lu", "lu_factor", "lu_solve", "ordqz", "qz", "schur", "solve_continuous_lyapunov",
-    "solve_discrete_lyapunov",
+    "lu", "lu_factor", "lu_solve", "ordqz", "pivot_to_permutation", "qz", "schur", "solve_continuous_lyapunov",
+    "solve_discrete_lyapunov", "solve_discrete_are", "solve_sylvester", "expm", "lstsq",
 ]

@@ -96,8 +96,6 @@ class LinalgOp(Op):
 
     __props__ = ()
     square = True
-    #: complex matrices are taken (every op of this file; lapack.py's SciPy ops are real only)
-    complex_inputs = True
 
     def output_kinds(self) -> tuple[str, ...]:
         """Per output, how its dtype follows the input's (``OUTPUT_DTYPES``): "same" (the dtype
@@ -140,7 +138,7 @@ class LinalgOp(Op):
                 for kind, axes in zip(self.output_kinds(), self.core_axes())]
 
     def make_node(self, a):
-        a = _matrix(self, a, self.square, complex_ok=self.complex_inputs)
+        a = _matrix(self, a, self.square, complex_ok=True)
         return Apply(self, [a], [t() for t in self.output_types(a)])
 
     def perform(self, node, inputs, output_storage):
@@ -470,14 +468,44 @@ def _triangle(UPLO, lower) -> str:
     return "L" if lower else "U"
 
 
-def eigh(a, UPLO=None, *, lower=None):
-    """``[eigenvalues, eigenvectors]`` of the symmetric matrix ``a``, read from its lower
-    triangle unless ``UPLO="U"`` (NumPy) or ``lower=False`` (PyTensor)."""
-    return Eigh(_triangle(UPLO, lower) or "L")(a)
+def eigh(a, b=None, UPLO=None, *, lower=None):
+    """``[eigenvalues, eigenvectors]`` of the symmetric (complex: Hermitian) matrix ``a``, read from
+    its lower triangle unless ``UPLO="U"`` (NumPy's, also as the second argument) or ``lower=False``
+    (SciPy's and PyTensor's).  With ``b``, a positive definite matrix read from the same triangle,
+    the generalized problem ``a v = w b v`` as SciPy's ``eigh(a, b)``: eigenvectors normalized so
+    that ``v^H b v = I``."""
+    if isinstance(b, str):  # NumPy's eigh(a, UPLO)
+        b, UPLO = None, b
+    uplo = _triangle(UPLO, lower) or "L"
+    if b is None:
+        return Eigh(uplo)(a)
+    return _generalized_eigh(_matrix("eigh", a, complex_ok=True), _matrix("eigh", b, arg="b", complex_ok=True),
+                             uplo == "L")
 
 
-def eigvalsh(a, UPLO=None, *, lower=None):
-    return eigh(a, UPLO, lower=lower)[0]
+def _generalized_eigh(a, b, lower: bool):
+    """``a v = w b v`` reduced to a standard problem by ``b``'s Cholesky factor ``L``: the
+    eigenvalues of ``C = L^-1 a L^-H``, and ``v = L^-H y`` from ``C``'s eigenvectors ``y``.
+    Written with ops that have gradients, so the generalized problem has them too."""
+    a, b = (symmetric_from(_GraphNamespace, m, lower, hermitian=m.dtype in COMPLEX_DTYPES) for m in (a, b))
+    factor = cholesky(b)
+    half = solve_triangular(factor, a, lower=True)            # L^-1 a
+    half_h = E["conj"](matrix_transpose(half)) if half.dtype in COMPLEX_DTYPES else matrix_transpose(half)
+    reduced = solve_triangular(factor, half_h, lower=True)    # L^-1 a L^-H
+    w, y = Eigh("L")(reduced)
+    return [w, solve_triangular(factor, y, lower=True, trans="C")]
+
+
+class _GraphNamespace:
+    """The array functions ``symmetric_from`` calls, on tensors of a graph."""
+    tril = staticmethod(tril)
+    triu = staticmethod(triu)
+    matrix_transpose = staticmethod(matrix_transpose)
+    conj = staticmethod(E["conj"])
+
+
+def eigvalsh(a, b=None, UPLO=None, *, lower=None):
+    return eigh(a, b, UPLO, lower=lower)[0]
 
 
 def eig(a):

@@ -21,6 +21,7 @@ from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
 from eqgraph.tensor.linalg.core import (LinalgOp, QR, _batch_count, _broadcast_batches, _check_square, _matrix,
                                         _square_size, float_dtype, solve_triangular)
 from eqgraph.tensor.shape import expand_dims, matrix_transpose, shape_of, squeeze
+from eqgraph.tensor.sorting import argsort
 from eqgraph.tensor.type import TensorType
 from eqgraph.tensor.variable import TensorVariable
 from eqgraph.terms.basic import Apply
@@ -60,8 +61,6 @@ class ScipyLinalgOp(LinalgOp):
     ``compute_one(scipy_linalg, a)`` (a tuple of arrays) and, for integer outputs,
     ``dtypes()`` (per output, a dtype or None: the input's float dtype)."""
 
-    complex_inputs = False
-
     def dtypes(self) -> tuple:
         return (None,) * len(self.core_axes())
 
@@ -98,6 +97,10 @@ class LU(ScipyLinalgOp):
 
     def dtypes(self):
         return ("int32", None, None) if self.p_indices else super().dtypes()
+
+    def output_kinds(self):
+        # P holds zeros and ones: real (as SciPy's) for a complex matrix too
+        return ("same", "same") if self.permute_l else ("real", "same", "same")
 
     def compute_one(self, module, a):
         return module.lu(a, permute_l=self.permute_l, p_indices=self.p_indices, check_finite=False)
@@ -164,7 +167,7 @@ SORTS = ("", "lhp", "rhp", "iuc", "ouc")
 
 
 def _complex_dtype(dtype: str) -> str:
-    return "complex64" if dtype == "float32" else "complex128"
+    return "complex64" if dtype in ("float32", "complex64") else "complex128"
 
 
 def _check_schur_options(op, output, sort):
@@ -208,7 +211,7 @@ class QZ(Op):
         self.output, self.sort, self.return_eigenvalues = output, sort, bool(return_eigenvalues)
 
     def make_node(self, a, b):
-        a, b = _matrix(self, a, arg="a"), _matrix(self, b, arg="b")
+        a, b = _matrix(self, a, arg="a", complex_ok=True), _matrix(self, b, arg="b", complex_ok=True)
         n = _square_size(a) if _square_size(a) is not None else _square_size(b)
         if None not in (_square_size(a), _square_size(b)) and _square_size(a) != _square_size(b):
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and B {b} of shape {b.type.shape} must be "
@@ -272,10 +275,11 @@ class QZ(Op):
 
 
 class SolveLyapunov(Op):
-    """SciPy's ``solve_continuous_lyapunov`` (``A X + X A^T = Q``) or, ``discrete``,
-    ``solve_discrete_lyapunov`` (``X - A X A^T = Q``) for square ``A`` and ``Q`` of one size, or
-    stacks whose batch axes broadcast.  Without SciPy NumPy solves the same equation written
-    as one system of ``N^2`` unknowns (``kron``), which costs ``N^6``, not ``N^3``."""
+    """SciPy's ``solve_continuous_lyapunov`` (``A X + X A^H = Q``) or, ``discrete``,
+    ``solve_discrete_lyapunov`` (``X - A X A^H = Q``) for square ``A`` and ``Q`` of one size, or
+    stacks whose batch axes broadcast; ``A^H`` is the conjugate transpose (``A^T`` of a real ``A``).
+    Without SciPy NumPy solves the same equation written as one system of ``N^2`` unknowns
+    (``kron``), which costs ``N^6``, not ``N^3``."""
 
     __props__ = ("discrete",)
 
@@ -286,7 +290,7 @@ class SolveLyapunov(Op):
         return f"SolveLyapunov{{{'discrete' if self.discrete else 'continuous'}}}"
 
     def make_node(self, a, q):
-        a, q = _matrix(self, a, arg="a"), _matrix(self, q, arg="q")
+        a, q = _matrix(self, a, arg="a", complex_ok=True), _matrix(self, q, arg="q", complex_ok=True)
         n, m = _square_size(a), _square_size(q)
         if n is not None and m is not None and n != m:
             raise ValueError(f"{self}: A {a} of shape {a.type.shape} and Q {q} of shape {q.type.shape} must be "
@@ -319,11 +323,11 @@ class SolveLyapunov(Op):
         (A kron B^T) vec(X)``)."""
         n = a.shape[-1]
         eye = np.eye(n, dtype=a.dtype)
-        if self.discrete:  # X - A X A^T
-            k = -np.einsum("...ik,...jl->...ijkl", a, a).reshape(a.shape[:-2] + (n * n,) * 2)
+        if self.discrete:  # X - A X A^H
+            k = -np.einsum("...ik,...jl->...ijkl", a, a.conj()).reshape(a.shape[:-2] + (n * n,) * 2)
             k += np.eye(n * n, dtype=a.dtype)
-        else:  # A X + X A^T
-            k = np.einsum("...ik,jl->...ijkl", a, eye) + np.einsum("ik,...jl->...ijkl", eye, a)
+        else:  # A X + X A^H
+            k = np.einsum("...ik,jl->...ijkl", a, eye) + np.einsum("ik,...jl->...ijkl", eye, a.conj())
             k = k.reshape(a.shape[:-2] + (n * n,) * 2)
         return np.linalg.solve(k, q.reshape(q.shape[:-2] + (n * n, 1))).reshape(q.shape)
 
@@ -370,6 +374,14 @@ class PivotsToPermutation(Op):
         return [shapes[0]]
 
 
+def pivot_to_permutation(piv, inverse=False):
+    """PyTensor's ``pivot_to_permutation``: from ``lu_factor``'s pivots, the rows ``p`` (int64) with
+    ``A = L[p] @ U``, as ``scipy.linalg.lu(A, p_indices=True)`` gives them, or with ``inverse``
+    the rows ``perm`` with ``A[perm] = L @ U``."""
+    perm = PivotsToPermutation()(piv)
+    return perm if inverse else argsort(perm, axis=-1)
+
+
 def permutation_matrix(rows, dtype):
     """The matrix ``P`` (of ``dtype``) with ``P @ x = x[rows]`` (per vector of a stack of ``rows``)."""
     n = shape_of(rows)[-1]
@@ -412,12 +424,13 @@ def ordqz(a, b, sort=None, output="real"):
 
 
 def solve_continuous_lyapunov(a, q):
-    """``X`` with ``a @ X + X @ a.T = q`` (SciPy's ``solve_continuous_lyapunov``)."""
+    """``X`` with ``a @ X + X @ a^H = q`` (SciPy's ``solve_continuous_lyapunov``; ``a^H`` is the
+    conjugate transpose, ``a.T`` of a real ``a``)."""
     return SolveLyapunov(discrete=False)(a, q)
 
 
 def solve_discrete_lyapunov(a, q, method="bilinear"):
-    """``X`` with ``X - a @ X @ a.T = q`` (SciPy's ``solve_discrete_lyapunov``).  ``method``,
+    """``X`` with ``X - a @ X @ a^H = q`` (SciPy's ``solve_discrete_lyapunov``).  ``method``,
     PyTensor's "direct" or "bilinear", picks how it is computed there: here SciPy's solver (or
     without SciPy NumPy's ``solve`` of the ``N^2`` system) gives the result for both."""
     if method not in ("direct", "bilinear"):
@@ -457,5 +470,5 @@ def lu_solve(lu_and_piv, b, trans=0, b_ndim=None, check_finite=True, overwrite_b
 
 
 __all__ = ["LU", "LUFactor", "PivotedQR", "PivotsToPermutation", "QR_MODES", "QZ", "Schur", "ScipyLinalgOp",
-           "SolveLyapunov", "lu", "lu_factor", "lu_solve", "ordqz", "permutation_matrix", "qr", "qz", "schur",
+           "SolveLyapunov", "lu", "lu_factor", "lu_solve", "ordqz", "permutation_matrix", "pivot_to_permutation", "qr", "qz", "schur",
            "scipy_linalg", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
