@@ -26,7 +26,8 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 ``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
 modules whose path ends so (a larger one for a long module); the tests left are counted as not
 run. ``--timeout SECONDS`` (300 unless given) stops a single test that runs longer (a hang) and
-counts it as raising ``TestTimeout``. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
+counts it as raising ``TestTimeout``. Functions run eqgraph's NumPy program
+(``eqgraph.config.compile = "deferred"``), so no test waits on or races a Numba compile. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
 writes one report of runs made side by side (their seconds and adapter counts added; a test's
 outcome in a later run replaces an earlier run's, unless the later one did not reach it). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
@@ -188,6 +189,10 @@ def run(src: Path, modules: list[str], budget: dict, timeout: float):
     import fake_pytensor
     fake_pytensor.install(json.loads(facts_path.read_text()))
     sys.path.insert(0, str(src))
+    import eqgraph
+    # every function answers with its NumPy program: a background Numba compile per function would
+    # take most of the CPU, and which program answered a call would depend on timing
+    eqgraph.config.compile = "deferred"
     import pytest
     plugin = Classifier(fake_pytensor, budget, timeout)
     pytest.main([*(str(src / m) for m in modules), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
