@@ -73,11 +73,15 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", known_g
 
 
 def _backward(outputs, starts, wrt_list, blocked) -> dict:
+    """The summed cotangent of each variable on the way from ``starts`` to ``wrt_list``.
+
+    A ``blocked`` (consider_constant) variable stops the walk into its owner, as in PyTensor:
+    gradients do not flow through it, but it has its own where ``wrt`` asks for it."""
     order = toposort(outputs)
     depends = set(wrt_list)  # variables that depend on some wrt, through unblocked paths
     for node in order:
-        if any(i in depends and i not in blocked for i in node.inputs):
-            depends.update(node.outputs)
+        if any(i in depends for i in node.inputs):
+            depends.update(o for o in node.outputs if o not in blocked)
     contributions: dict = {v: list(gs) for v, gs in starts.items()}
     totals: dict = {}
 
@@ -97,12 +101,12 @@ def _backward(outputs, starts, wrt_list, blocked) -> dict:
         return totals[var]
 
     for node in reversed(order):
-        if not any(o in contributions for o in node.outputs):
+        if not any(o in contributions and o not in blocked for o in node.outputs):
             continue
-        if not any(i in depends and i not in blocked for i in node.inputs):
+        if not any(i in depends for i in node.inputs):
             continue
-        output_grads = [total(o) for o in node.outputs]
-        wanted = [inp in depends and inp not in blocked for inp in node.inputs]
+        output_grads = [None if o in blocked else total(o) for o in node.outputs]
+        wanted = [inp in depends for inp in node.inputs]
         for inp, want, g in zip(node.inputs, wanted, node_vjp(node, output_grads, wanted)):
             if want and g is not None and not _is(g, DisconnectedType):
                 contributions.setdefault(inp, []).append(g)

@@ -186,3 +186,26 @@ def test_cumprod_gradient_at_zeros_along_the_second_axis():
     weights = np.array([1.0, 2.0, 3.0])
     got = _grad_fn([x], et.sum(et.cumprod(x, axis=1) * et.constant(weights)), x, {"rulesets": []})(values)
     np.testing.assert_allclose(got, [_cumprod_grad_by_hand(row, weights) for row in values])
+
+
+# -- consider_constant stops the walk at a variable, not the variable's own gradient ---------------
+def test_consider_constant_variable_still_gets_its_own_gradient():
+    # PyTensor: gradients do not flow *through* a constant-considered variable into its owner,
+    # but the variable itself, asked for in wrt, has one
+    x = et.dvector("x")
+    y = et.exp(x)
+    cost = (y * 3.0).sum()
+    gy, gx = eg.grad(cost, [y, x], consider_constant=[y], disconnected_inputs="ignore",
+                     return_disconnected="none")
+    assert gx is None
+    np.testing.assert_allclose(eg.function([x], gy, on_unused_input="ignore")(np.zeros(2)), [3.0, 3.0])
+    gx_alone = eg.grad(cost, x, consider_constant=[x])  # an input has no owner to stop at
+    np.testing.assert_allclose(eg.function([x], gx_alone)(np.array([0.0, 1.0])), 3.0 * np.exp([0.0, 1.0]))
+
+
+def test_known_grads_with_wrt_considered_constant():
+    # the form PyTensor's own tests use: grad(None, known_grads={out: g}, wrt=inputs, consider_constant=inputs)
+    x = et.dvector("x")
+    out = et.sin(x)
+    (gx,) = eg.grad(None, [x], known_grads={out: et.ones_like(out)}, consider_constant=[x])
+    np.testing.assert_allclose(eg.function([x], gx)(np.array([0.0, 1.0])), np.cos([0.0, 1.0]))
