@@ -73,6 +73,17 @@ TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._a
                 # NumPy's own function, which PyTensor's random module imports
                 "pytensor.tensor.random.basic.broadcast_shapes": np.broadcast_shapes}
 
+def _round_half_away_from_zero_vec(a):
+    """PyTensor's NumPy-level reference for ``round_half_away_from_zero`` (the expected values of
+    its test; no graph): halves round away from zero, float32 stays float32."""
+    a = np.asarray(a)
+    out = np.where(a > 0, np.floor(a + 0.5), np.ceil(a - 0.5))
+    return out.astype(np.float32) if a.dtype == np.float32 else out.astype(np.float64)
+
+
+TEST_HELPERS.update({"pytensor.scalar.round_half_away_from_zero_vec": _round_half_away_from_zero_vec,
+                     "pytensor.scalar.basic.round_half_away_from_zero_vec": _round_half_away_from_zero_vec})
+
 #: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
 ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
              "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast",
