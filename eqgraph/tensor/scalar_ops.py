@@ -356,4 +356,5 @@ COMPLEX_SUPPORT = {
 _NO_COMPLEX_REASON = {
     **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
     **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
+    "polygamma": "complex argument not supported: it is defined on real numbers only",
 }
