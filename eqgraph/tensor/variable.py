@@ -6,6 +6,8 @@ use ``et.eq``/``et.neq`` for elementwise comparison, as in Aesara.
 
 from __future__ import annotations
 
+import math
+
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.printing import debugprint
 
@@ -139,6 +141,24 @@ class _TensorOperators:
         return et.transpose(self, axes or None)
 
     def squeeze(self, axis=None): return et.squeeze(self, axis)
+    def sort(self, axis=-1, kind=None, order=None): return et.sort(self, axis, kind, order)
+    def argsort(self, axis=-1, kind=None, order=None): return et.argsort(self, axis, kind, order)
+    def cumsum(self, axis=None): return et.cumsum(self, axis)
+    def cumprod(self, axis=None): return et.cumprod(self, axis)
+    def conj(self): return et.conj(self)
+    conjugate = conj
+
+    @property
+    def real(self): return et.real(self)
+
+    @property
+    def imag(self): return et.imag(self)
+
+    def norm(self, L, axis=None, keepdims=False):
+        """PyTensor's ``x.norm(L)``: ``sum(|x|**L) ** (1/L)`` over ``axis`` (all axes when None)."""
+        if L == 0 or math.isinf(float(L)):
+            raise NotImplementedError(f"{self}.norm(L={L}): L must be a finite nonzero order")
+        return et.sum(et.abs(self) ** L, axis=axis, keepdims=keepdims) ** (1.0 / L)
     def exp(self): return et.exp(self)
     def log(self): return et.log(self)
     def sqrt(self): return et.sqrt(self)
