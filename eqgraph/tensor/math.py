@@ -352,19 +352,23 @@ def _count(x, axis) -> object:
     return n
 
 
-def var(x, axis=None, ddof=0, keepdims=False):
-    """Variance, ``np.var``: the mean squared deviation from the mean, divided by ``n - ddof``."""
+def var(x, axis=None, ddof=0, keepdims=False, corrected=False):
+    """Variance, ``np.var``: the mean squared deviation from the mean, divided by ``n - ddof``.
+    ``corrected`` subtracts the squared mean deviation (PyTensor's corrected two-pass form), which
+    is zero but for the rounding error of the computed mean."""
     x = as_tensor_variable(x)
     deviation = x - mean(x, axis, keepdims=True)
     v = mean(deviation * deviation, axis, keepdims)
+    if corrected:
+        v = v - E["sqr"](mean(deviation, axis, keepdims))
     if ddof:
         n = cast(_count(x, axis), v.dtype)
         v = v * n / (n - ddof)
     return v
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
-    return E["sqrt"](var(x, axis, ddof, keepdims))
+def std(x, axis=None, ddof=0, keepdims=False, corrected=False):
+    return E["sqrt"](var(x, axis, ddof, keepdims, corrected))
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -436,8 +440,10 @@ class MatMul(Op):
 matmul_op = MatMul()
 
 
-def matmul(a, b):
-    return matmul_op(a, b)
+def matmul(a, b, dtype=None):
+    """``np.matmul``; ``dtype`` casts the product (PyTensor's argument)."""
+    out = matmul_op(a, b)
+    return out if dtype is None else cast(out, dtype)
 
 
 def dot(a, b):

@@ -59,3 +59,22 @@ def test_smallest_and_largest():
     np.testing.assert_array_equal(small, [a, np.minimum(a, b), np.minimum(np.minimum(a, b), c)])
     np.testing.assert_array_equal(large, [a, np.maximum(a, b), np.maximum(np.maximum(a, b), c)])
 
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+@pytest.mark.parametrize("axis", [None, 0, (1, 2)])
+def test_var_and_std_corrected_match_numpy(ddof, axis):
+    x = et.dtensor3("x")
+    value = RNG.standard_normal((2, 3, 4)) * 1e3 + 1e6  # a large mean: where the correction acts
+    got = eg.function([x], [et.var(x, axis, ddof, corrected=True), et.std(x, axis, ddof, corrected=True)])(value)
+    np.testing.assert_allclose(got[0], np.var(value, axis=axis, ddof=ddof), rtol=1e-9)
+    np.testing.assert_allclose(got[1], np.std(value, axis=axis, ddof=ddof), rtol=1e-9)
+    eg.verify_grad(lambda t: et.var(t, axis, ddof, corrected=True), [RNG.standard_normal((2, 3, 4))],
+                   rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_matmul_casts_to_the_dtype_asked(dtype):
+    a, b = et.dvector("a"), et.dvector("b")
+    got = eg.function([a, b], et.matmul(a, b, dtype=dtype))(np.array([1.0, 2, 3]), np.array([3.0, 2, 1]))
+    assert got.dtype == dtype and got == 10
