@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eqgraph.tensor.alloc import zeros_like
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast
 from eqgraph.tensor.dimshuffle_op import dimshuffle
@@ -309,7 +310,15 @@ def argmin(x, axis=None, keepdims=False):
 
 
 def _arg_reduce(name, x, axis, keepdims):
+    """The index of the largest (smallest) element along ``axis``: one axis, several (the index
+    into them flattened in C order, as PyTensor), none (every element is its own: zeros), or all."""
     if not isinstance(axis, Variable):
+        x = as_tensor_variable(x)
+        axes = normalize_axis(axis, x.ndim)
+        if not axes and x.ndim:
+            return zeros_like(x, dtype="int64")
+        if 1 < len(axes) < x.ndim:
+            return _arg_over(name, x, axes, keepdims)
         return _reduce(name, x, axis, keepdims)
     if keepdims:  # which axis to keep is not known when the graph is built
         raise ValueError(f"{name}(x, axis={axis}, keepdims=True): keepdims needs an axis known when the graph "
@@ -323,18 +332,15 @@ def max_and_argmax(x, axis=None, keepdims=False):
     over every axis it indexes ``x`` flattened."""
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim)
-    if not axes and x.ndim:
-        raise ValueError(f"max_and_argmax({x}, axis={axis!r}): argmax needs at least one axis")
-    return [max(x, axes, keepdims), _argmax_over(x, axes, keepdims)]
+    return [max(x, axes, keepdims), argmax(x, axes, keepdims)]
 
 
-def _argmax_over(x, axes, keepdims):
-    if len(axes) in (1, x.ndim) or x.ndim == 0:
-        return argmax(x, axes, keepdims)
+def _arg_over(name, x, axes, keepdims):
+    """argmax/argmin over several axes but not all: the reduced axes moved last and merged."""
     kept = [a for a in range(x.ndim) if a not in axes]
     moved = dimshuffle(x, (*kept, *axes))  # the reduced axes last, then merged into one
     flat = reshape(moved, [*(shape_of(x)[a] for a in kept), -1], ndim=len(kept) + 1)
-    index = argmax(flat, len(kept))
+    index = _reduce(name, flat, len(kept))
     if not keepdims:
         return index
     pattern, k = [], 0

@@ -78,3 +78,19 @@ def test_matmul_casts_to_the_dtype_asked(dtype):
     a, b = et.dvector("a"), et.dvector("b")
     got = eg.function([a, b], et.matmul(a, b, dtype=dtype))(np.array([1.0, 2, 3]), np.array([3.0, 2, 1]))
     assert got.dtype == dtype and got == 10
+
+
+@pytest.mark.parametrize("axes", [(), (1, 3), (0, 2, 3), (-1, 0)])
+def test_argmax_argmin_over_several_or_no_axes_index_them_flattened(axes):
+    x = et.dtensor4("x")
+    value = RNG.standard_normal((2, 3, 5, 7))
+    normal = tuple(a % 4 for a in axes)
+    kept = [a for a in range(4) if a not in normal]
+    merged = value.transpose(*kept, *sorted(normal)).reshape(*(value.shape[a] for a in kept), -1)
+    high, low, top, top_index = eg.function([x], [et.argmax(x, axes), et.argmin(x, axes),
+                                                  *et.max_and_argmax(x, axes)])(value)
+    assert high.dtype == low.dtype == top_index.dtype == np.int64
+    np.testing.assert_array_equal(high, merged.argmax(-1))
+    np.testing.assert_array_equal(low, merged.argmin(-1))
+    np.testing.assert_array_equal(top, value.max(axis=axes))
+    np.testing.assert_array_equal(top_index, high)
