@@ -27,9 +27,11 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 modules whose path ends so (a larger one for a long module); the tests left are counted as not
 run. ``--timeout SECONDS`` (300 unless given) stops a single test that runs longer (a hang) and
 counts it as raising ``TestTimeout``. Functions run eqgraph's NumPy program
-(``eqgraph.config.compile = "deferred"``), so no test waits on or races a Numba compile. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
+(``eqgraph.config.compile = "deferred"``), so no test waits on or races a Numba compile. An
+interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
 writes one report of runs made side by side (their seconds and adapter counts added; a test's
-outcome in a later run replaces an earlier run's, unless the later one did not reach it). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+outcome in a later run replaces an earlier run's, unless the later one did not reach it).
+Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
