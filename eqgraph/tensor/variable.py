@@ -145,7 +145,10 @@ class _TensorOperators:
     def argsort(self, axis=-1, kind=None, order=None): return et.argsort(self, axis, kind, order)
     def cumsum(self, axis=None): return et.cumsum(self, axis)
     def cumprod(self, axis=None): return et.cumprod(self, axis)
-    def conj(self): return et.conj(self)
+    def conj(self):
+        """The complex conjugate; a real tensor is its own (PyTensor's method adds no node)."""
+        return et.conj(self) if self.dtype.startswith("complex") else self
+
     conjugate = conj
 
     @property

@@ -52,3 +52,9 @@ def test_norm_by_axis_and_refused_orders():
     for order in (0, np.inf):
         with pytest.raises(NotImplementedError, match=f"norm\\(L={order}\\)"):
             x.norm(order)
+
+
+def test_conj_of_a_real_tensor_is_the_tensor_itself():
+    # PyTensor's method: no conjugate node where the dtype is not complex
+    x = et.dmatrix("x")
+    assert x.conj() is x and x.conjugate() is x
