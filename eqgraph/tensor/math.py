@@ -393,8 +393,8 @@ class MatMul(Op):
     def make_node(self, a, b):
         a, b = as_tensor_variable(a), as_tensor_variable(b)
         if a.ndim == 0 or b.ndim == 0:
-            raise TypeError(f"matmul needs tensors of at least 1 dimension, got {a} ({a.ndim}-d) and "
-                            f"{b} ({b.ndim}-d); use * for scalars")
+            raise ValueError(f"matmul: its operands cannot be scalar, got {a} ({a.ndim}-d) and "
+                             f"{b} ({b.ndim}-d); use * for scalars")
         k_a = a.type.shape[-1]
         k_b = b.type.shape[0] if b.ndim == 1 else b.type.shape[-2]
         if k_a is not None and k_b is not None and k_a != k_b:
