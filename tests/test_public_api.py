@@ -11,6 +11,7 @@ import eqgraph
 
 # eqgraph.tensor's public names (``dir``) before it had ``__all__``; a change here is an API change.
 TENSOR_NAMES = """
+isneginf isposinf largest math_compositions median power ptp smallest
 Assert CheckAndRaise assert_op assertion check_and_raise
 ARange AdvancedIncSubtensor AdvancedSubtensor Alloc Cast DimShuffle ELEMWISE_OPS Elemwise FLOATX
 IncSubtensor Join MakeVector MatMul NotScalarConstantError REDUCTIONS Reduce Reshape SCALAR_OPS
@@ -79,7 +80,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
                           "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special",
-                          "blockwise", "scalar_ops", "special_functions", "dimshuffle_op", "numpy_compositions", "index_shapes",
+                          "blockwise", "scalar_ops", "special_functions", "dimshuffle_op", "numpy_compositions", "math_compositions", "index_shapes",
                           "extra_ops_pytensor", "cast_policy"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules
 

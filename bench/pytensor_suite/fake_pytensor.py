@@ -73,6 +73,47 @@ TEST_HELPERS = {"pytensor.tensor.math._allclose": _allclose, "pytensor.tensor._a
                 # NumPy's own function, which PyTensor's random module imports
                 "pytensor.tensor.random.basic.broadcast_shapes": np.broadcast_shapes}
 
+def _round_half_away_from_zero_vec(a):
+    """PyTensor's NumPy-level reference for ``round_half_away_from_zero`` (the expected values of
+    its test; no graph): halves round away from zero, float32 stays float32."""
+    a = np.asarray(a)
+    out = np.where(a > 0, np.floor(a + 0.5), np.ceil(a - 0.5))
+    return out.astype(np.float32) if a.dtype == np.float32 else out.astype(np.float64)
+
+
+TEST_HELPERS.update({"pytensor.scalar.round_half_away_from_zero_vec": _round_half_away_from_zero_vec,
+                     "pytensor.scalar.basic.round_half_away_from_zero_vec": _round_half_away_from_zero_vec})
+
+class _ScalarType:
+    """PyTensor's ``ScalarType(dtype)`` (and its instances ``pytensor.scalar.float64``, ...), as
+    eqgraph's ``TensorType(dtype, ())``: eqgraph's scalars are 0-d tensors, with the same dtype
+    rules. An adapter: each variable made through it is recorded in ``ADAPTED``."""
+
+    def __init__(self, dtype):
+        self.dtype = str(dtype)
+
+    @property
+    def tensor_type(self):
+        from eqgraph.tensor import TensorType
+        return TensorType(self.dtype, ())
+
+    def __call__(self, name=None):
+        ADAPTED.append("ScalarType(dtype) as TensorType(dtype, ())")
+        return self.tensor_type(name)
+
+    def __eq__(self, other):
+        return other == self.tensor_type
+
+    __hash__ = None
+
+
+#: PyTensor names, by dotted name, that the harness stands in for (see their docstrings).
+DOTTED_ADAPTERS = {f"{module}.{name}": adapter for module in ("pytensor.scalar", "pytensor.scalar.basic")
+                   for name, adapter in [("ScalarType", _ScalarType)]
+                   + [(d, _ScalarType(d)) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                                    "uint32", "uint64", "float16", "float32", "float64",
+                                                    "complex64", "complex128")]}
+
 #: PyTensor names whose eqgraph counterpart lives outside the namespaces LOOKUP searches.
 ELSEWHERE = {"pytensor.scalar.upcast": "eqgraph.tensor.basic.upcast",
              "pytensor.scalar.basic.upcast": "eqgraph.tensor.basic.upcast",
@@ -311,6 +352,8 @@ class _FakeModule(types.ModuleType):
             raise AttributeError(name)
         if name in ADAPTERS:
             return ADAPTERS[name]
+        if f"{self.__name__}.{name}" in DOTTED_ADAPTERS:
+            return DOTTED_ADAPTERS[f"{self.__name__}.{name}"]
         if f"{self.__name__}.{name}" in TEST_HELPERS:
             return TEST_HELPERS[f"{self.__name__}.{name}"]
         if f"{self.__name__}.{name}" in ELSEWHERE:

@@ -25,9 +25,13 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 
 ``--budget SECONDS`` bounds the time spent in each module, ``--budget-for PATH=SECONDS`` in the
 modules whose path ends so (a larger one for a long module); the tests left are counted as not
-run. An interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
+run. ``--timeout SECONDS`` (300 unless given) stops a single test that runs longer (a hang) and
+counts it as raising ``TestTimeout``. Functions run eqgraph's NumPy program
+(``eqgraph.config.compile = "deferred"``), so no test waits on or races a Numba compile. An
+interrupt (Ctrl-C) ends the run early and still writes what ran. ``--merge A.md B.md ...``
 writes one report of runs made side by side (their seconds and adapter counts added; a test's
-outcome in a later run replaces an earlier run's, unless the later one did not reach it). Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
+outcome in a later run replaces an earlier run's, unless the later one did not reach it).
+Writes ``RESULTS.md`` next to this script (``--out`` to change), with the command line, and
 the raw outcomes beside it as JSON. Each different answer is shown with its diagnosis from
 ``diagnoses.toml`` (kept by hand, keyed by test id or a prefix of one: eqgraph bug, harness
 artifact, or a convention that docs/conventions.md documents).
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import tomllib
 import subprocess
 import sys
@@ -51,6 +56,8 @@ CATEGORIES = ("passed", "skipped", "not applicable", "missing name or argument",
               "different answer", "raises where PyTensor works")
 ARGUMENT_ERROR = re.compile(r"unexpected keyword argument|positional argument|required (keyword|positional)"
                             r"|has no attribute|has no setting|cannot import name|No module named")
+#: seconds one test may run before it is stopped and counted as raising (``--timeout`` changes it)
+DEFAULT_TIMEOUT = 300.0
 #: config settings that choose PyTensor's compiler (its mode, linker, rewriter, C toolchain).
 COMPILER_SETTING = re.compile(r"has no setting '(mode|linker|optimizer\w*|cxx|vm__\w+|cmodule__\w+"
                               r"|compute_test_value\w*|on_opt_error|optdb__\w+|tensor__\w+|unittests__\w+)'")
@@ -106,12 +113,17 @@ def node_classes_checked(excinfo) -> list[str]:
     return [n for n in names if isinstance(scope.get(n), type) and issubclass(scope[n], Op)]
 
 
+class TestTimeout(Exception):
+    """A test ran past the per-test limit (a hang becomes an outcome, not a stuck run)."""
+
+
 class Classifier:
     """pytest plugin: records each test's category, and each module that failed to collect."""
 
-    def __init__(self, fake, budget: dict):
+    def __init__(self, fake, budget: dict, timeout: float = DEFAULT_TIMEOUT):
         self.fake = fake
         self.budget = budget
+        self.timeout = timeout
         self.deadlines: dict[str, float] = {}
         self.adapted: Counter = Counter()
         self.results: list[tuple[str, str, str]] = []   # (nodeid, category, detail)
@@ -132,11 +144,28 @@ class Classifier:
         self.fake.IN_TEST[0] = False
 
     @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        # SIGALRM interrupts Python-level waits (a lock, a queue, a sleep); a hang inside native
+        # code ends when that code returns to Python
+        def stop(signum, frame):
+            raise TestTimeout(f"timeout: the test ran past {self.timeout:g} s")
+
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    @_pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
         if call.excinfo is not None:
             report.excinfo_value = call.excinfo.value
+        if report.failed and isinstance(getattr(report, "excinfo_value", None), AssertionError):
+            # reading the failing statement parses its source file: only where it can matter
             report.node_classes_checked = node_classes_checked(call.excinfo)
         if item.nodeid in self.seen or (report.when == "setup" and report.passed):
             return
@@ -154,7 +183,7 @@ class Classifier:
             self.results.append((report.nodeid, "collection error", str(report.longrepr)[-300:]))
 
 
-def run(src: Path, modules: list[str], budget: dict):
+def run(src: Path, modules: list[str], budget: dict, timeout: float):
     facts_path = Path("/tmp") / "eqgraph-pytensor-facts.json"
     subprocess.run([sys.executable, str(HERE / "facts.py"), str(facts_path)], check=True,
                    env={"PATH": "/usr/bin:/bin"})
@@ -162,8 +191,12 @@ def run(src: Path, modules: list[str], budget: dict):
     import fake_pytensor
     fake_pytensor.install(json.loads(facts_path.read_text()))
     sys.path.insert(0, str(src))
+    import eqgraph
+    # every function answers with its NumPy program: a background Numba compile per function would
+    # take most of the CPU, and which program answered a call would depend on timing
+    eqgraph.config.compile = "deferred"
     import pytest
-    plugin = Classifier(fake_pytensor, budget)
+    plugin = Classifier(fake_pytensor, budget, timeout)
     pytest.main([*(str(src / m) for m in modules), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                  "--rootdir", str(src), "-c", str(HERE / "suite.ini"),
                  "-W", "ignore", "--tb=no", "--no-header", "--continue-on-collection-errors"], plugins=[plugin])
@@ -251,9 +284,15 @@ def main(argv: list[str]) -> int:
             module, seconds = argv[at + 1].rsplit("=", 1)
             budget[module] = float(seconds)
         argv = argv[:at] + argv[at + 2:]
+    timeout = DEFAULT_TIMEOUT
+    if "--timeout" in argv:
+        at = argv.index("--timeout")
+        timeout = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     start = time.monotonic()
-    results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget)
+    results, adapted = run(Path(argv[0]).resolve(), argv[1:], budget, timeout)
     options = [f"--budget {budget['']:g}"] * (budget[""] < 1e9) + [f"--budget-for {m}={b:g}" for m, b in budget.items() if m]
+    options += [f"--timeout {timeout:g}"] * (timeout != DEFAULT_TIMEOUT)
     command = "PYTHONPATH=$PWD python bench/pytensor_suite/run.py " + " ".join([*options, *argv])
     out.write_text(report(results, adapted, command, time.monotonic() - start))
     (out.with_suffix(".json")).write_text(json.dumps(results, indent=0))

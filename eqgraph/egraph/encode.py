@@ -51,6 +51,7 @@ from eqgraph.terms.graph import toposort
 
 MULTI_OUTPUT_BASE = 10**12  # ids of whole multi-output nodes never clash with variables' ids
 MAX_INTS = 8  # integer vectors up to this length are terms matchable by value (shapes)
+I64_MAX = np.iinfo(np.int64).max
 #: union rules a pooled base keeps between compiles; beyond, a compile declares its own after
 #: the push (gone at the pop). Each kept rule adds a little to every compile's push and pop.
 MAX_PERSISTED = 256
@@ -364,7 +365,8 @@ class _Encoder:
         row = scalar_row(data) if data is not None else None
         if row is not None:
             self.tables.rows["enc_scalar"].append((k, *row))
-        elif data is not None and data.ndim == 1 and 0 < data.size <= MAX_INTS and data.dtype.kind in "iu":
+        elif data is not None and data.ndim == 1 and 0 < data.size <= MAX_INTS and data.dtype.kind in "iu" \
+                and int(data.max()) <= I64_MAX:  # egglog's literals are i64: a larger uint64 is an Array
             values = " ".join(str(int(v)) for v in data)  # one rule per value: it is a literal
             self.tables.term(f'(Ints (vec-of {values}) "{data.dtype.name}")', 0).append((k,))
         else:

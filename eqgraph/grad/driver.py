@@ -30,11 +30,13 @@ def _float_dtype(var) -> str:
     return var.dtype if var.dtype in ("float16", "float32", "float64", "complex64", "complex128") else "float64"
 
 
-def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", known_grads=None,
+def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_names=True, known_grads=None,
          return_disconnected="zero", null_gradients="raise"):
     """Symbolic gradient of the scalar ``cost`` with respect to ``wrt`` (a variable or a list).
 
-    ``known_grads`` ({variable: its cotangent}) starts the walk elsewhere (``cost`` may be None);
+    ``add_names``: name each gradient ``(d<cost>/d<wrt>)`` where both are named (PyTensor's names);
+    ``known_grads`` ({variable: its cotangent}) starts the walk elsewhere (``cost`` may be None); a
+    cotangent given for ``cost`` replaces its ones, and a DisconnectedType one means none;
     ``consider_constant`` lists variables gradients do not flow through;
     ``disconnected_inputs``: "raise", "warn" or "ignore" when ``cost`` does not depend on an input;
     ``return_disconnected``: "zero", "none" or "disconnected" for such inputs;
@@ -62,22 +64,30 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", known_g
                             "(sum it, or give known_grads)")
         starts[cost] = [et.ones_like(cost, dtype=_float_dtype(cost))]
     for var, g in (known_grads or {}).items():
-        starts.setdefault(var, []).append(g if isinstance(g, Variable) else et.as_tensor_variable(g))
+        starts[var] = [] if _is(g, DisconnectedType) else [g if isinstance(g, Variable) else et.as_tensor_variable(g)]
     if not starts:
         raise ValueError("grad needs a cost or known_grads")
 
     totals = _backward(list(starts), starts, wrt_list, set(consider_constant or ()))
     results = [_result(w, totals.get(w), disconnected_inputs, return_disconnected, null_gradients)
                for w in wrt_list]
+    if add_names and cost is not None and cost.name is not None:
+        for w, g in zip(wrt_list, results):
+            if isinstance(g, Variable) and g.name is None and w.name is not None and not _is(g, DisconnectedType):
+                g.name = f"(d{cost.name}/d{w.name})"
     return results[0] if single else results
 
 
 def _backward(outputs, starts, wrt_list, blocked) -> dict:
+    """The summed cotangent of each variable on the way from ``starts`` to ``wrt_list``.
+
+    A ``blocked`` (consider_constant) variable stops the walk into its owner, as in PyTensor:
+    gradients do not flow through it, but it has its own where ``wrt`` asks for it."""
     order = toposort(outputs)
     depends = set(wrt_list)  # variables that depend on some wrt, through unblocked paths
     for node in order:
-        if any(i in depends and i not in blocked for i in node.inputs):
-            depends.update(node.outputs)
+        if any(i in depends for i in node.inputs):
+            depends.update(o for o in node.outputs if o not in blocked)
     contributions: dict = {v: list(gs) for v, gs in starts.items()}
     totals: dict = {}
 
@@ -97,12 +107,12 @@ def _backward(outputs, starts, wrt_list, blocked) -> dict:
         return totals[var]
 
     for node in reversed(order):
-        if not any(o in contributions for o in node.outputs):
+        if not any(o in contributions and o not in blocked for o in node.outputs):
             continue
-        if not any(i in depends and i not in blocked for i in node.inputs):
+        if not any(i in depends for i in node.inputs):
             continue
-        output_grads = [total(o) for o in node.outputs]
-        wanted = [inp in depends and inp not in blocked for inp in node.inputs]
+        output_grads = [None if o in blocked else total(o) for o in node.outputs]
+        wanted = [inp in depends for inp in node.inputs]
         for inp, want, g in zip(node.inputs, wanted, node_vjp(node, output_grads, wanted)):
             if want and g is not None and not _is(g, DisconnectedType):
                 contributions.setdefault(inp, []).append(g)
@@ -123,9 +133,8 @@ def node_vjp(node, output_grads, wanted=None) -> list:
     connected = [any(c and l for c, l in zip(row, live)) for row in pattern]
     if not any(live):
         return [None] * len(inputs)
-    nulls = [g for g in output_grads if _is(g, NullType)]
-    if nulls:
-        return [nulls[0] if c else None for c in connected]
+    if any(_is(g, NullType) for g in output_grads):
+        return _null_vjp(node, output_grads, wanted, pattern)
     discrete_outputs = all(getattr(o.type, "dtype", None) in DISCRETE_DTYPES for o in node.outputs)
     key = vjps.table_key(op)
     if discrete_outputs or key in vjps.NONDIFFERENTIABLE:
@@ -135,6 +144,17 @@ def node_vjp(node, output_grads, wanted=None) -> list:
     if any(_is_complex(v) for v in (*inputs, *node.outputs)):
         return _complex_vjp(node, output_grads, wanted, connected)
     return _matched_vjp(node, output_grads, wanted, connected)
+
+
+def _null_vjp(node, output_grads, wanted, pattern) -> list:
+    """An input connected (by the op's connection pattern) to an output whose gradient is
+    undefined has an undefined gradient; the other inputs get theirs from the defined ones."""
+    nulls = [next((g for g, c in zip(output_grads, row) if c and _is(g, NullType)), None) for row in pattern]
+    defined = [disconnected() if _is(g, NullType) else g for g in output_grads]
+    if all(n is not None or not any(row) for n, row in zip(nulls, pattern)):
+        return nulls
+    rest = node_vjp(node, defined, [w and n is None for w, n in zip(wanted or [True] * len(nulls), nulls)])
+    return [n if n is not None else r for n, r in zip(nulls, rest)]
 
 
 def _is_complex(var) -> bool:

@@ -76,6 +76,9 @@ from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
     ravel_multi_index,
 )
+from eqgraph.tensor.math_compositions import (  # noqa: E402
+    isneginf, isposinf, largest, median, power, ptp, smallest,
+)
 from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
     Einsum, ExtractDiag, diag, diagonal, einsum, kron, tensordot, trace,
@@ -142,6 +145,7 @@ __all__ = [
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",
     "permute_row_elements", "ravel_multi_index",
+    "isneginf", "isposinf", "largest", "median", "power", "ptp", "smallest",
     "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eqgraph.tensor.alloc import zeros_like
 from eqgraph.tensor.basic import as_tensor_variable
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, broadcast_static_shapes, cast
 from eqgraph.tensor.dimshuffle_op import dimshuffle
@@ -309,7 +310,15 @@ def argmin(x, axis=None, keepdims=False):
 
 
 def _arg_reduce(name, x, axis, keepdims):
+    """The index of the largest (smallest) element along ``axis``: one axis, several (the index
+    into them flattened in C order, as PyTensor), none (every element is its own: zeros), or all."""
     if not isinstance(axis, Variable):
+        x = as_tensor_variable(x)
+        axes = normalize_axis(axis, x.ndim)
+        if not axes and x.ndim:
+            return zeros_like(x, dtype="int64")
+        if 1 < len(axes) < x.ndim:
+            return _arg_over(name, x, axes, keepdims)
         return _reduce(name, x, axis, keepdims)
     if keepdims:  # which axis to keep is not known when the graph is built
         raise ValueError(f"{name}(x, axis={axis}, keepdims=True): keepdims needs an axis known when the graph "
@@ -323,18 +332,15 @@ def max_and_argmax(x, axis=None, keepdims=False):
     over every axis it indexes ``x`` flattened."""
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim)
-    if not axes and x.ndim:
-        raise ValueError(f"max_and_argmax({x}, axis={axis!r}): argmax needs at least one axis")
-    return [max(x, axes, keepdims), _argmax_over(x, axes, keepdims)]
+    return [max(x, axes, keepdims), argmax(x, axes, keepdims)]
 
 
-def _argmax_over(x, axes, keepdims):
-    if len(axes) in (1, x.ndim) or x.ndim == 0:
-        return argmax(x, axes, keepdims)
+def _arg_over(name, x, axes, keepdims):
+    """argmax/argmin over several axes but not all: the reduced axes moved last and merged."""
     kept = [a for a in range(x.ndim) if a not in axes]
     moved = dimshuffle(x, (*kept, *axes))  # the reduced axes last, then merged into one
     flat = reshape(moved, [*(shape_of(x)[a] for a in kept), -1], ndim=len(kept) + 1)
-    index = argmax(flat, len(kept))
+    index = _reduce(name, flat, len(kept))
     if not keepdims:
         return index
     pattern, k = [], 0
@@ -352,19 +358,23 @@ def _count(x, axis) -> object:
     return n
 
 
-def var(x, axis=None, ddof=0, keepdims=False):
-    """Variance, ``np.var``: the mean squared deviation from the mean, divided by ``n - ddof``."""
+def var(x, axis=None, ddof=0, keepdims=False, corrected=False):
+    """Variance, ``np.var``: the mean squared deviation from the mean, divided by ``n - ddof``.
+    ``corrected`` subtracts the squared mean deviation (PyTensor's corrected two-pass form), which
+    is zero but for the rounding error of the computed mean."""
     x = as_tensor_variable(x)
     deviation = x - mean(x, axis, keepdims=True)
     v = mean(deviation * deviation, axis, keepdims)
+    if corrected:
+        v = v - E["sqr"](mean(deviation, axis, keepdims))
     if ddof:
         n = cast(_count(x, axis), v.dtype)
         v = v * n / (n - ddof)
     return v
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
-    return E["sqrt"](var(x, axis, ddof, keepdims))
+def std(x, axis=None, ddof=0, keepdims=False, corrected=False):
+    return E["sqrt"](var(x, axis, ddof, keepdims, corrected))
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -383,8 +393,8 @@ class MatMul(Op):
     def make_node(self, a, b):
         a, b = as_tensor_variable(a), as_tensor_variable(b)
         if a.ndim == 0 or b.ndim == 0:
-            raise TypeError(f"matmul needs tensors of at least 1 dimension, got {a} ({a.ndim}-d) and "
-                            f"{b} ({b.ndim}-d); use * for scalars")
+            raise ValueError(f"matmul: its operands cannot be scalar, got {a} ({a.ndim}-d) and "
+                             f"{b} ({b.ndim}-d); use * for scalars")
         k_a = a.type.shape[-1]
         k_b = b.type.shape[0] if b.ndim == 1 else b.type.shape[-2]
         if k_a is not None and k_b is not None and k_a != k_b:
@@ -436,8 +446,10 @@ class MatMul(Op):
 matmul_op = MatMul()
 
 
-def matmul(a, b):
-    return matmul_op(a, b)
+def matmul(a, b, dtype=None):
+    """``np.matmul``; ``dtype`` casts the product (PyTensor's argument)."""
+    out = matmul_op(a, b)
+    return out if dtype is None else cast(out, dtype)
 
 
 def dot(a, b):

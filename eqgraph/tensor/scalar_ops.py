@@ -350,10 +350,11 @@ COMPLEX_SUPPORT = {
                      "tanh", "arcsinh", "arccosh", "arctanh"), "holomorphic"),
     **dict.fromkeys(("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar", "switch", "second"),
                     "own"),
-    **dict.fromkeys(("eq", "neq", "isnan", "isinf"), "values"),
+    **dict.fromkeys(("eq", "neq", "isnan", "isinf", "lt", "le", "gt", "ge"), "values"),
 }
 #: why the rows that NumPy computes on complex numbers refuse them (the others have no NumPy loop)
 _NO_COMPLEX_REASON = {
     **dict.fromkeys(("maximum", "minimum", "clip", "lt", "le", "gt", "ge", "sign"), "complex numbers have no order"),
     **dict.fromkeys(("floor", "ceil", "round", "int_div", "mod"), "it rounds real numbers"),
+    "polygamma": "complex argument not supported: it is defined on real numbers only",
 }

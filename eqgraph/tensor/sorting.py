@@ -15,7 +15,7 @@ from eqgraph.tensor.basic import NotScalarConstantError, as_tensor_variable, get
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
 from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.shape import flatten, shape_of
-from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
 from eqgraph.terms.basic import Apply, Variable
 from eqgraph.terms.op import Op
 from eqgraph.terms.type import describe_value
@@ -111,6 +111,8 @@ def _sorted(x, axis, arg: bool, kind: str = "quicksort"):
     x = as_tensor_variable(x)
     if axis is None:
         return Sort(0, arg, kind)(flatten(x))
+    if isinstance(axis, Variable) and getattr(axis, "dtype", "int64") not in INT_DTYPES:
+        raise ValueError(f"sort: Sort axis must have an integer dtype, got {axis.dtype} ({axis})")
     static = _static_axis(axis)
     if static is None:
         return _sorted_along_symbolic_axis(x, axis, arg, kind)
@@ -157,10 +159,10 @@ def _kind(kind, order, stable) -> str:
     """PyTensor's ``kind`` for its ``kind``, ``order`` and ``stable`` arguments (``stable=True``
     means "stable")."""
     if order is not None:
-        raise ValueError("sort: order (sorting by the fields of a structured array) is not supported: "
-                         "eqgraph's tensors have no fields")
+        raise ValueError("sort: the order argument is not applicable: it names the fields of a structured "
+                         "array, and eqgraph's tensors have no fields")
     if stable and kind not in (None, "stable"):
-        raise ValueError(f"sort: stable=True and kind={kind!r} contradict each other")
+        raise ValueError(f"sort: kind and stable cannot be set at the same time (kind={kind!r}, stable=True)")
     return _checked_kind("stable" if stable else (kind or "quicksort"))
 
 

@@ -179,7 +179,7 @@ class Special:
 def polygamma_dtype(n_dtype, x_dtype) -> str:
     """PyTensor's polygamma: the order n is an integer, the output the float of ``x``'s dtype."""
     if np.dtype(n_dtype).kind not in "biu":
-        raise TypeError(f"polygamma(n, x): the order n must be of an integer dtype, got {np.dtype(n_dtype).name}")
+        raise TypeError(f"polygamma(n, x): the order n must be discrete (an integer dtype), got {np.dtype(n_dtype).name}")
     return float_dtype(x_dtype)
 
 

@@ -6,6 +6,8 @@ use ``et.eq``/``et.neq`` for elementwise comparison, as in Aesara.
 
 from __future__ import annotations
 
+import math
+
 from eqgraph.terms.basic import Constant, Variable
 from eqgraph.terms.printing import debugprint
 
@@ -104,8 +106,8 @@ class _TensorOperators:
     def sum(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.sum(self, axis, keepdims, dtype, acc_dtype)
     def prod(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.prod(self, axis, keepdims, dtype, acc_dtype)
     def mean(self, axis=None, keepdims=False, dtype=None, acc_dtype=None): return et.mean(self, axis, keepdims, dtype, acc_dtype)
-    def var(self, axis=None, ddof=0, keepdims=False): return et.var(self, axis, ddof, keepdims)
-    def std(self, axis=None, ddof=0, keepdims=False): return et.std(self, axis, ddof, keepdims)
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False): return et.var(self, axis, ddof, keepdims, corrected)
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False): return et.std(self, axis, ddof, keepdims, corrected)
     def max(self, axis=None, keepdims=False): return et.max(self, axis, keepdims)
     def min(self, axis=None, keepdims=False): return et.min(self, axis, keepdims)
     def all(self, axis=None, keepdims=False): return et.all(self, axis, keepdims)
@@ -139,10 +141,30 @@ class _TensorOperators:
         return et.transpose(self, axes or None)
 
     def squeeze(self, axis=None): return et.squeeze(self, axis)
+    def sort(self, axis=-1, kind=None, order=None): return et.sort(self, axis, kind, order)
+    def argsort(self, axis=-1, kind=None, order=None): return et.argsort(self, axis, kind, order)
+    def cumsum(self, axis=None): return et.cumsum(self, axis)
+    def cumprod(self, axis=None): return et.cumprod(self, axis)
+    def conj(self):
+        """The complex conjugate; a real tensor is its own (PyTensor's method adds no node)."""
+        return et.conj(self) if self.dtype.startswith("complex") else self
+
+    conjugate = conj
+
+    @property
+    def real(self): return et.real(self)
+
+    @property
+    def imag(self): return et.imag(self)
+
+    def norm(self, L, axis=None, keepdims=False):
+        """PyTensor's ``x.norm(L)``: ``sum(|x|**L) ** (1/L)`` over ``axis`` (all axes when None)."""
+        if L == 0 or math.isinf(float(L)):
+            raise NotImplementedError(f"{self}.norm(L={L}): L must be a finite nonzero order")
+        return et.sum(et.abs(self) ** L, axis=axis, keepdims=keepdims) ** (1.0 / L)
     def exp(self): return et.exp(self)
     def log(self): return et.log(self)
     def sqrt(self): return et.sqrt(self)
-    def conj(self): return et.conj(self)
     def round(self): return et.round(self)
     def take(self, indices, axis=None, mode="raise"): return et.take(self, indices, axis, mode)
     def zeros_like(self, dtype=None): return et.zeros_like(self, dtype)

@@ -7,6 +7,8 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.terms import Apply, Op
+from eqgraph.terms.null_type import disconnected
 
 RULES = [pytest.param({}, id="default-rules"), pytest.param({"rulesets": []}, id="no-rules")]
 
@@ -186,3 +188,89 @@ def test_cumprod_gradient_at_zeros_along_the_second_axis():
     weights = np.array([1.0, 2.0, 3.0])
     got = _grad_fn([x], et.sum(et.cumprod(x, axis=1) * et.constant(weights)), x, {"rulesets": []})(values)
     np.testing.assert_allclose(got, [_cumprod_grad_by_hand(row, weights) for row in values])
+
+
+# -- consider_constant stops the walk at a variable, not the variable's own gradient ---------------
+def test_consider_constant_variable_still_gets_its_own_gradient():
+    # PyTensor: gradients do not flow *through* a constant-considered variable into its owner,
+    # but the variable itself, asked for in wrt, has one
+    x = et.dvector("x")
+    y = et.exp(x)
+    cost = (y * 3.0).sum()
+    gy, gx = eg.grad(cost, [y, x], consider_constant=[y], disconnected_inputs="ignore",
+                     return_disconnected="none")
+    assert gx is None
+    np.testing.assert_allclose(eg.function([x], gy, on_unused_input="ignore")(np.zeros(2)), [3.0, 3.0])
+    gx_alone = eg.grad(cost, x, consider_constant=[x])  # an input has no owner to stop at
+    np.testing.assert_allclose(eg.function([x], gx_alone)(np.array([0.0, 1.0])), 3.0 * np.exp([0.0, 1.0]))
+
+
+def test_known_grads_with_wrt_considered_constant():
+    # the form PyTensor's own tests use: grad(None, known_grads={out: g}, wrt=inputs, consider_constant=inputs)
+    x = et.dvector("x")
+    out = et.sin(x)
+    (gx,) = eg.grad(None, [x], known_grads={out: et.ones_like(out)}, consider_constant=[x])
+    np.testing.assert_allclose(eg.function([x], gx)(np.array([0.0, 1.0])), np.cos([0.0, 1.0]))
+
+
+# -- known_grads: a given cotangent replaces the cost's, and a disconnected one means none ---------
+def test_known_grad_of_the_cost_replaces_its_ones():
+    x = et.dvector("x")
+    cost = (x * x).sum()
+    g = eg.grad(cost, x, known_grads={cost: et.constant(2.0)})
+    np.testing.assert_allclose(eg.function([x], g)(np.array([1.0, 3.0])), [4.0, 12.0])
+
+
+def test_known_grad_disconnected_makes_the_inputs_disconnected():
+    x, y = et.iscalar("x"), et.iscalar("y")
+    cost = x + y
+    with pytest.raises(eg.DisconnectedInputError):
+        eg.grad(cost, [x, y], known_grads={cost: disconnected()}, disconnected_inputs="raise")
+
+
+# -- an undefined (NullType) gradient reaches only the inputs connected to its output --------------
+class _TwoOutputs(Op):
+    """x -> (x, a scalar that does not depend on x): its connection pattern says so."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type(), et.dscalar()])
+
+    def connection_pattern(self, node):
+        return [[True, False]]
+
+    def grad(self, inputs, output_grads):
+        return [output_grads[0]]
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0], outputs[1][0] = inputs[0].copy(), np.float64(0.0)
+
+
+class _UndefinedForSecond(Op):
+    __props__ = ()
+
+    def make_node(self, f, g):
+        return Apply(self, [f, g], [et.dscalar()])
+
+    def grad(self, inputs, output_grads):
+        return [output_grads[0] * et.ones_like(inputs[0]), eg.NullType("no gradient for g")()]
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = np.float64(inputs[0].sum() + inputs[1])
+
+
+def test_null_gradient_follows_the_connection_pattern():
+    x = et.dvector("x")
+    f, g = _TwoOutputs()(x)
+    gx = eg.grad(_UndefinedForSecond()(f, g), x)
+    np.testing.assert_allclose(eg.function([x], gx)(np.array([1.0, 2.0])), [1.0, 1.0])
+
+
+# -- gradients are named (d<cost>/d<wrt>) when both are named --------------------------------------
+def test_gradient_names_follow_pytensor():
+    x = et.dvector("x")
+    f = (x * x).sum()
+    f.name = "f"
+    assert eg.grad(f, x).name == "(df/dx)"
+    assert eg.grad(f, x, add_names=False).name is None

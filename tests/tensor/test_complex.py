@@ -57,6 +57,8 @@ REFERENCES = {  # every row that takes complex numbers: NumPy's function of them
     "abs": np.abs, "real": np.real, "imag": np.imag, "conj": np.conj, "angle": np.angle,
     "switch": np.where, "second": lambda a, b: np.broadcast_to(b, np.broadcast_shapes(a.shape, b.shape)),
     "eq": np.equal, "neq": np.not_equal, "isnan": np.isnan, "isinf": np.isinf,
+    # NumPy (and PyTensor) order complex numbers by real part, then imaginary part
+    "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
 }
 #: rows whose complex form PyTensor also gives: the result dtypes
 REAL_RESULTS = {"abs", "real", "imag", "angle"}
@@ -79,12 +81,12 @@ def test_complex_values_and_dtypes_are_numpys(name, dtype):
     expected = np.asarray(REFERENCES[name](*values))
     got = eg.function(inputs, et.ELEMWISE_OPS[name](*inputs))(*values)
     assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert (got.dtype.kind != "c") == (name in REAL_RESULTS | {"eq", "neq", "isnan", "isinf"})
+    assert (got.dtype.kind != "c") == (name in REAL_RESULTS | {"eq", "neq", "isnan", "isinf", "lt", "le", "gt", "ge"})
     np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == "complex64" else 1e-12)
 
 
 @pytest.mark.parametrize("name, reason", [
-    ("maximum", "no order"), ("minimum", "no order"), ("lt", "no order"), ("ge", "no order"), ("sign", "no order"),
+    ("maximum", "no order"), ("minimum", "no order"), ("sign", "no order"),
     ("floor", "rounds"), ("ceil", "rounds"), ("round", "rounds"), ("int_div", "rounds"),
     ("sigmoid", "real numbers only"), ("erf", "real numbers only"), ("gammaln", "real numbers only"),
     ("softplus", "real numbers only"), ("log1mexp", "real numbers only")])
@@ -92,6 +94,16 @@ def test_a_row_without_a_complex_meaning_refuses_naming_op_and_dtype(name, reaso
     args = [et.cvector("c")] + [et.fvector("f")] * (SCALAR_OPS[name].nin - 1)
     with pytest.raises(TypeError, match=rf"Elemwise{{{name}}} does not take complex numbers \(complex64 input\).*{reason}"):
         et.ELEMWISE_OPS[name](*args)
+
+
+def test_complex_comparisons_order_by_real_then_imaginary_part():
+    z, w = et.zvector("z"), et.zvector("w")
+    a = np.array([1 + 2j, 1 - 1j, 2 + 0j, 1 + 1j])
+    b = np.array([1 + 1j, 1 + 0j, 1 + 5j, 1 + 1j])
+    got = eg.function([z, w], [z < w, z <= w, z > w, z >= w])(a, b)
+    for g, want in zip(got, [[False, True, False, False], [False, True, False, True],
+                             [True, False, True, False], [True, False, True, True]]):
+        np.testing.assert_array_equal(g, want)
 
 
 def test_clip_of_complex_refuses():

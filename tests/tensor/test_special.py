@@ -319,8 +319,13 @@ def test_polygammas_dtype_is_pytensors(x_dtype, out):
 
 def test_polygammas_order_must_be_an_integer():
     x = et.dvector("x")
-    with pytest.raises(TypeError, match="polygamma.*order n must be of an integer dtype, got float64"):
+    with pytest.raises(TypeError, match="polygamma.*order n must be discrete.*integer dtype.*got float64"):
         et.polygamma(x, x)
+
+
+def test_polygamma_of_a_complex_x_is_refused_in_pytensor_words():
+    with pytest.raises(TypeError, match="polygamma.*complex128.*complex argument not supported"):
+        et.polygamma(0, et.zscalar("x"))
 
 
 def test_polygammas_gradient_is_the_next_order_and_undefined_in_the_order():
