@@ -247,7 +247,10 @@ def flatten(x, ndim: int = 1):
     if not 1 <= ndim <= max(x.ndim, 1):
         raise ValueError(f"flatten({x}, ndim={ndim}): ndim must be between 1 and {x.ndim}")
     dims = shape_of(x)[: ndim - 1]
-    return reshape(x, [*dims, -1], ndim=ndim)
+    collapsed = x.type.shape[ndim - 1:]
+    # the collapsed axes' size, static where theirs are (whatever the leading axes' sizes)
+    last = int(np.prod(collapsed)) if None not in collapsed else -1
+    return reshape(x, [*dims, last], ndim=ndim)
 
 
 def transpose(x, axes=None):

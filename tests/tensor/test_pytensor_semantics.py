@@ -178,6 +178,9 @@ def test_flatten_keeps_the_static_sizes_it_can_and_refuses_ndim_out_of_bounds():
     assert et.flatten(t, 1).type.shape == (24,)
     assert et.flatten(t, 3).type.shape == (2, 3, 4)
     assert et.flatten(et.TensorType("float64", (2, None, 4))("p"), 2).type.shape == (2, None)
+    # the collapsed axes' sizes are known, the leading one is not
+    assert et.flatten(et.TensorType("float64", (None, 1, 1, 1))("q"), 2).type.shape == (None, 1)
+    assert et.flatten(et.TensorType("float64", (None, 2, 3))("r"), 2).type.shape == (None, 6)
     assert et.flatten(et.dscalar("s")).type.shape == (1,)   # any tensor flattens to a vector
     for ndim in (0, 4):
         with pytest.raises(ValueError, match=rf"flatten\(t, ndim={ndim}\): ndim must be between 1 and 3"):
