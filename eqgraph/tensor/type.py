@@ -32,7 +32,14 @@ _TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "complex64": (1
 _DEFAULT_TOLERANCE = (1e-5, 1e-8)
 
 
+#: the most dimensions a NumPy array has (64 from NumPy 2 on, 32 before)
+MAX_DIMS = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+
+
 def _normalize_shape(shape) -> tuple:
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"TensorType: a tensor has at most {MAX_DIMS} dimensions (NumPy's limit), "
+                         f"got a shape of {len(shape)}")
     out = []
     for s in shape:
         if s is None or s is False:

@@ -187,3 +187,11 @@ def test_flatten_keeps_the_static_sizes_it_can_and_refuses_ndim_out_of_bounds():
             et.flatten(t, ndim)
     np.testing.assert_array_equal(eqgraph.function([t], et.flatten(t, 2))(np.arange(24.0).reshape(2, 3, 4)),
                                   np.arange(24.0).reshape(2, 12))
+
+
+def test_a_tensor_of_more_dimensions_than_numpy_allows_is_refused_when_built():
+    from eqgraph.tensor.type import MAX_DIMS
+
+    x = et.TensorType("float64", (None,) * MAX_DIMS)("x")   # NumPy's limit is fine
+    with pytest.raises(ValueError, match=f"at most {MAX_DIMS} dimensions"):
+        et.shape_padleft(x)
