@@ -249,19 +249,25 @@ def _columns_kept(x, mean):
 def _softmax_rows(x, log):
     """``Softmax.perform`` (or its log) along the rows of a float64 matrix: the row's maximum
     (NaN if any is), subtracted; the exponentials summed in NumPy's order.  ``math.exp`` and
-    ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal."""
+    ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal.
+    One flat view and one plan serve every row: a view or a plan made per row costs more than
+    a short row's sum."""
     out = np.empty(x.shape)
+    flat, n = out.reshape(-1), x.shape[1]
+    leafy = is_leaf(n)
+    plan = pairwise_plan(1 if leafy else n)
+    sums = np.empty(plan.shape[0])
     for i in range(x.shape[0]):
         top = row_max(x, i)
-        for j in range(x.shape[1]):
+        for j in range(n):
             out[i, j] = math.exp(x[i, j] - top)
-        total = pairwise(out.reshape(-1), i * x.shape[1], x.shape[1])
+        total = 0.0 + leaf(flat, i * n, n) if leafy else planned(flat, i * n, plan, sums)
         if log:
             shift = math.log(total)
-            for j in range(x.shape[1]):
+            for j in range(n):
                 out[i, j] = (x[i, j] - top) - shift
         else:
-            for j in range(x.shape[1]):
+            for j in range(n):
                 out[i, j] = out[i, j] / total
     return out
 
