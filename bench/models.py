@@ -366,7 +366,8 @@ def main():
             funcs[names[0]](*values)
         rows.append((model, per_call_medians(funcs, values, args.calls, args.rounds)))
         # at once too: on a loaded machine a run may be stopped before its table
-        print(f"{'':<26}per call, us: " + ", ".join(f"{n} {t * 1e6:.1f}" for n, t in rows[-1][1].items()), flush=True)
+        print(f"{'':<26}per call, us: " + ", ".join(f"{n} {t * 1e6:.1f}" for n, t in rows[-1][1].items())
+              + f" (eqgraph's last call: {funcs[names[0]].stages.tier})", flush=True)
     print(f"\n{'per call, us':<26}" + "".join(f"{n:>16}" for n in names)
           + "".join(f"{'eq/' + n.split()[-1]:>10}" for n in names[1:]))
     for model, med in rows:

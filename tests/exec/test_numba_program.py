@@ -330,3 +330,23 @@ def test_the_whole_functions_source_names_the_summing_loops_it_is_compiled_again
     assert numba_reductions.VERSION == numba_kernels.files_version(*numba_reductions.COMPILED_FROM)
     assert numba_reductions.VERSION in source and numba_kernels.files_version(numba_program.__file__) in source
     assert {p.name for p in numba_reductions.COMPILED_FROM} == {"reductions.py", "simd.py"}
+
+
+@needs_numba
+def test_zero_d_outputs_of_every_dtype_are_fresh_0d_arrays_of_their_dtype(monkeypatch):
+    """The whole function returns a float64 0-d output as a float (cheaper to box than a 0-d array)
+    and its caller makes it a 0-d array again, on the sizes the cost model sends to it and on the
+    calls that measure it against the program; 0-d outputs of other dtypes stay 0-d arrays."""
+    monkeypatch.setattr(eg.config, "compile", "eager")
+    monkeypatch.setattr(numba_program, "MIN_NODES", 1)
+    x, n = et.dvector("x"), et.lvector("n")
+    outs = [(x * 2.0).sum(), (n * 3).sum(), (x > 0).any(), et.cast(x, "float32").max(), x.mean(), x * 2.0]
+    f = eg.function([x, n], outs)
+    assert f.program.call.whole_source.count("np.float64(") == 2   # the float64 sum and mean
+    for size in (3, 10**6):   # under whole_below, and above it (measured against the program)
+        xs, ns = np.linspace(-1.0, 2.0, size), np.arange(size, dtype=np.int64)
+        for _ in range(2 * numba_program.TRIALS + 2):
+            got = f(xs, ns)
+            _assert_same(got, f.program.call.program(xs, ns))
+            assert not any(np.shares_memory(a, b) for a in got for b in got if a is not b)
+        assert size > 3 or f.stages.tier == "numba-whole"

@@ -129,6 +129,29 @@ def test_hot_softmaxes_agree_with_perform_to_an_ulp_and_keep_its_nans(monkeypatc
 
 
 @needs_numba
+def test_softmax_rows_sum_each_row_in_numpys_pairwise_order_bit_for_bit():
+    """The Numba softmax's row sums are NumPy's pairwise sums of the row's exponentials (as Numba's
+    ``math.exp`` gives them) for rows that are one leaf of the pairwise plan and rows that are not,
+    one after the other in one matrix: then its values are a division (or a subtraction of the
+    log) away from that sum."""
+    numba = numba_kernels.numba
+    exps = numba.njit(lambda x, top: np.exp(x - top))
+    softmax = numba_reductions.KERNELS[("softmax", 2)]
+    rng = np.random.default_rng(7)
+    for shape in [(500, 3), (4, 7), (3, 8), (5, 129), (3, 256), (3, 257), (2, 1000), (1, 4096)]:
+        x = _values(rng, shape)
+        x = np.where(np.isfinite(x), x, 1.0) * 1e-8   # finite exponentials of varied size
+        for log in (False, True):
+            got = softmax(x, log)
+            for i, row in enumerate(x):
+                top = row.max()
+                e = np.array([exps(np.array([v]), top)[0] for v in row])
+                total = np.add.reduce(e)
+                want = (row - top) - np.log(total) if log else e / total
+                np.testing.assert_array_equal(got[i], want, err_msg=f"{shape}, row {i}, log={log}")
+
+
+@needs_numba
 def test_softmaxes_of_many_short_rows_are_performs_bit_for_bit(monkeypatch):
     """Above the small sizes, rows of at most SHORT_ROWS take short_rows_softmax (NumPy's exp and
     log, Numba for the rest): perform's values to the last bit, NaN and inf included; longer rows

@@ -211,7 +211,11 @@ def whole_source(fgraph, order, constants: dict):
         name = w.value(var)
         pieces[-1] += w.pending
         w.pending = []
-        if not _generator(var) and var.ndim == 0:   # a 0-d array, as the program returns
+        if _returns_float(var):   # a float, which the caller makes a 0-d array (``_caller``)
+            boxed = w.fresh("r")
+            pieces[-1] += [f"{boxed} = np.float64({name})"]
+            name = boxed
+        elif not _generator(var) and var.ndim == 0:   # a 0-d array, as the program returns
             boxed = w.fresh("r")
             pieces[-1] += [f"{boxed} = np.empty((), dtype={NUMPY_DTYPES[var.dtype]})", f"{boxed}[()] = {name}"]
             name = boxed
@@ -228,6 +232,12 @@ def whole_source(fgraph, order, constants: dict):
         body = _segmented(pieces, names, [f"c{k + 1}" for k in range(len(calls))], results)
     source = "\n".join([*_HEADER, *body, ""])
     return source, [value for _, value in w.passed] + calls
+
+
+def _returns_float(var) -> bool:
+    """Whether the whole function returns output ``var`` as a float, made a 0-d array by its
+    caller: Numba boxes a 0-d array at about twice the cost of a float and ``np.asarray`` of it."""
+    return not _generator(var) and var.ndim == 0 and var.dtype == "float64"
 
 
 #: nodes never called in Python: a fused node's ``perform`` steps through its scalar ops one NumPy
@@ -362,20 +372,25 @@ def whole_program(fgraph, order, constants: dict, program):
     namespace["chosen"], namespace["measure"] = _measuring(namespace)
     compiles.add(lambda: _compile(source), install, source, whole=True)
     compiles.whole_globals = namespace
-    define(_caller(fgraph.inputs, len(passed), whole_below(order)), "<eqgraph whole-program caller>", namespace)
+    floats = [k for k, var in enumerate(fgraph.outputs) if _returns_float(var)]
+    namespace["asarray"] = np.asarray
+    define(_caller(fgraph.inputs, len(passed), whole_below(order), len(fgraph.outputs), floats),
+           "<eqgraph whole-program caller>", namespace)
     run = namespace["run"]
     run.whole_source, run.program = source, program
     return run
 
 
-def _caller(inputs, passed: int, below: float) -> str:
+def _caller(inputs, passed: int, below: float, outputs: int, floats: list) -> str:
     """The source of ``run``: the whole function on inputs of at most ``below`` elements, and
     above that on the sizes where it was measured faster; ``measure`` times the first calls on
-    sizes not measured yet."""
+    sizes not measured yet.  ``outputs`` results, those at ``floats`` returned as floats and
+    given back as 0-d arrays; ``results`` does that for ``measure``."""
     params = [f"v{k}" for k in range(len(inputs))]
     args = ", ".join([_argument(p, v) for p, v in zip(params, inputs)] + [f"passed[{k}]" for k in range(passed)])
     arrays = [p for p, v in zip(params, inputs) if not _generator(v) and v.ndim]
-    lines = [f"def run({', '.join(params)}):",
+    results = f"[{', '.join(f'asarray(out[{k}])' if k in floats else f'out[{k}]' for k in range(outputs))}]"
+    lines = ["def results(out):", f"    return {results}", "", f"def run({', '.join(params)}):",
              "    global last",
              "    if warm is not None:",
              f"        warm({args})",
@@ -394,7 +409,7 @@ def _caller(inputs, passed: int, below: float) -> str:
               "            missed()",
               "        else:",
               "            last = True",
-              "            return [*out]",
+              f"            return {results}",
               "    last = False",
               f"    return program({', '.join(params)})"]
     return "\n".join(lines) + "\n"
@@ -428,7 +443,7 @@ def _measuring(namespace: dict):
         start = _clock()
         if len(whole) <= len(alone):
             try:
-                out = [*namespace["hot"](*args)]
+                out = namespace["results"](namespace["hot"](*args))
             except Exception:  # noqa: BLE001  (bad shapes: the program says what is wrong)
                 namespace["missed"]()
                 namespace["last"] = False

@@ -44,19 +44,13 @@ SIMD_VERSION = "d1ba34a67336f6f9"
 VERSION = numba_kernels.files_version(*COMPILED_FROM)
 
 #: at most this many elements go to each kind of loop: above it NumPy's vectorized sums are as
-#: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters.
-#: Measured (one run, best of 7, us, NumPy vs Numba, this 2-core machine): over all axes 0.73 vs
-#: 0.27 at 10 elements, 0.99 vs 0.57 at 1,000, 23.7 vs 16.3 at 1e5, 65.3 vs 48.6 at 262,144,
-#: 114 vs 112 at 4e5, 170 vs 177 at 6e5, 284 vs 293 at 1e6; rows 3.32 vs 1.61 at (128, 8),
-#: 9.3 vs 9.6 at (100, 300), 39.7 vs 13.8 at (1000, 100), 302 vs 274 at (1000, 1000).  Columns
-#: (Numba vs NumPy, 8 columns): 2.82 vs 3.18 at 1,000, 9.50 vs 9.90 at 4,096, 58 vs 48 at 16,384.
-#: Softmax: Numba's scalar ``math.exp``, not the sum, loses to NumPy's past 512 (7.75 vs 9.44
-#: at (2, 512), 11.8 vs 17.2 at (8, 256)); above, rows of at most ``SHORT_ROWS`` take
+#: fast (the sum waits on memory past 2 MiB) and the fixed cost of its call no longer matters;
+#: sums over the first axis are running sums that NumPy vectorizes across the columns, so they
+#: stay Numba's on smaller arrays only.  Softmax: Numba's scalar ``math.exp``, not the sum, loses
+#: to NumPy's SIMD exp on long rows; above its bound, rows of at most ``SHORT_ROWS`` take
 #: ``short_rows_softmax`` at any size
 SMALL = {"whole": 262_144, "rows": 262_144, "columns": 1024, "softmax": 512, "short rows softmax": 2 ** 62}
-#: longer rows keep NumPy's softmax: its reductions along a long row are SIMD loops (one run, us,
-#: log-softmax, ``short_rows_softmax`` vs NumPy: 955 vs 1309 at (12500, 10), 308 vs 390 at
-#: (1000, 100), 342 vs 328 at (100, 1000), 357 vs 193 at (10, 10000))
+#: longer rows keep NumPy's softmax: its reductions along a long row are SIMD loops
 SHORT_ROWS = 256
 
 
@@ -64,7 +58,7 @@ def _block(a, start, n):
     """NumPy's ``pairwise_sum`` of ``a[start:start + n]`` for ``n <= 128``: fewer than 8
     elements one after the other, else 8 running sums (one ``Vec8``, ``simd.py``) added
     in a tree, then the rest.  Indexed by unsigned integers, which Numba does not test for
-    wrapping around as it tests signed ones (2.2x slower that way)."""
+    wrapping around as it tests signed ones (a test per load keeps the loop from vectorizing)."""
     s = np.uint64(start)
     if n < 8:
         res = 0.0
@@ -176,7 +170,7 @@ def _leaf_sums(buffer, plan, first, last, sums, count):
     """The sums of the leaves of ``plan[first:last]``, laid one after the other in ``buffer``,
     written into ``sums`` from ``count`` on."""
     at = 0
-    for e in range(first, last):   # not a slice of plan: its iterator was 20% slower in all
+    for e in range(first, last):   # not a slice of plan: Numba's slice iterator is the slower loop
         if plan[e] > 0:
             sums[count] = leaf(buffer, at, plan[e])
             at += plan[e]
@@ -249,19 +243,25 @@ def _columns_kept(x, mean):
 def _softmax_rows(x, log):
     """``Softmax.perform`` (or its log) along the rows of a float64 matrix: the row's maximum
     (NaN if any is), subtracted; the exponentials summed in NumPy's order.  ``math.exp`` and
-    ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal."""
+    ``math.log`` are the C library's, within an ulp of NumPy's SIMD loops, not always equal.
+    One flat view and one plan serve every row: a view or a plan made per row costs more than
+    a short row's sum."""
     out = np.empty(x.shape)
+    flat, n = out.reshape(-1), x.shape[1]
+    leafy = is_leaf(n)
+    plan = pairwise_plan(1 if leafy else n)
+    sums = np.empty(plan.shape[0])
     for i in range(x.shape[0]):
         top = row_max(x, i)
-        for j in range(x.shape[1]):
+        for j in range(n):
             out[i, j] = math.exp(x[i, j] - top)
-        total = pairwise(out.reshape(-1), i * x.shape[1], x.shape[1])
+        total = 0.0 + leaf(flat, i * n, n) if leafy else planned(flat, i * n, plan, sums)
         if log:
             shift = math.log(total)
-            for j in range(x.shape[1]):
+            for j in range(n):
                 out[i, j] = (x[i, j] - top) - shift
         else:
-            for j in range(x.shape[1]):
+            for j in range(n):
                 out[i, j] = out[i, j] / total
     return out
 
