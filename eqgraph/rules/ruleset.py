@@ -111,7 +111,7 @@ class Rule:
     @property
     def max_new_nodes(self) -> int:
         """At most how many e-nodes one match of each of its directions adds, together."""
-        return sum(self.new_nodes_per_match().values())
+        return _max_new_nodes(self)
 
     def may_match(self, empty) -> bool:
         """False only where no match can exist: each direction's query names a constructor
@@ -147,6 +147,11 @@ def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
     if rule.kind == "birewrite":
         return {f"{rule.name}=>": built, f"{rule.name}<=": _constructor_terms(rule.lhs or "")}
     return {rule.name: built}
+
+
+@functools.cache  # schedulers ask before every step, for every rule of the step
+def _max_new_nodes(rule: Rule) -> int:
+    return sum(_new_nodes_per_match(rule).values())
 
 
 @functools.cache
@@ -234,8 +239,21 @@ class Ruleset:
 
     @property
     def max_new_nodes(self) -> int:
-        """At most how many e-nodes one step of this ruleset adds per match its rules may apply."""
-        return sum(rule.max_new_nodes for rule in self.rules)
+        """At most how many e-nodes one step of this ruleset adds per match its rules may apply
+        (summed once per list of rules: the runner asks before every analysis)."""
+        held = self.__dict__.get("_max_new_nodes")
+        if held is None or held[0] is not self.rules or held[1] != len(self.rules):
+            held = self.__dict__["_max_new_nodes"] = (self.rules, len(self.rules),
+                                                      sum(rule.max_new_nodes for rule in self.rules))
+        return held[2]
+
+    @property
+    def split(self) -> bool:
+        """Whether ``egglog_program`` sends each rule in a ruleset of its own (``split_program``):
+        a rewrite ruleset's, and an analysis's that builds no e-node. A run of either can then
+        leave out the rules that cannot match; an analysis that builds e-nodes (fold's scalars)
+        runs whole, in steps bounded by its worst case."""
+        return self.mode == "step" or self.max_new_nodes == 0
 
     def egglog_program(self) -> str:
         """What ``egraph.sending.send_rules`` sends (``split_program`` or ``program_with_orders``),
@@ -243,7 +261,7 @@ class Ruleset:
         made = self.__dict__.get("_egglog_program")
         if made is None or made[0] != self.mode:
             made = self.__dict__["_egglog_program"] = (
-                self.mode, self.split_program() if self.mode == "step" else self.program_with_orders())
+                self.mode, self.split_program() if self.split else self.program_with_orders())
         return made[1]
 
     def deferred(self) -> list[Rule]:
@@ -273,9 +291,10 @@ class Ruleset:
         each rule with its ``operand_orders`` beside it, in its ruleset; the ``deferred`` rules
         left out (their lines kept), their rulesets declared.
 
-        Why: a back-off step searches the whole e-graph for every rule it runs, also for
-        rules that cannot match (their constructors have no e-node yet). Split, a step runs the union of only the rules that may
-        match, plainly or not (egraph/saturate.py), and profiling times one rule at a time."""
+        Why: egglog's run costs something for every rule it holds, and a back-off step searches
+        the whole e-graph for every rule it runs, also for rules that cannot match (their
+        constructors have no e-node yet). Split, a step or an analysis runs the union of only
+        the rules that may match (egraph/runner.py), and profiling times one rule at a time."""
         if not self.rules:
             return self.program
         swapped, deferred = self.swapped_ops(), set(self.deferred())
@@ -283,12 +302,16 @@ class Ruleset:
         if not self.program.startswith(declaration):
             raise ValueError(f"{self.source}: the program does not start by declaring its ruleset")
         program = " ".join(f"(ruleset {name})" for name in self.rule_rulesets()) + self.program[len(declaration):]
+        pieces, position = [], 0   # the rules come in the program's order: one pass over it
         for k, rule in enumerate(self.rules):
-            if rule.text not in program:
+            start = program.find(rule.text, position)
+            if start < 0:
                 raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
             sent = "\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
-            program = program.replace(rule.text, sent, 1)
-        return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+            pieces += [program[position:start], sent]
+            position = start + len(rule.text)
+        pieces.append(program[position:])
+        return "".join(pieces) + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
 
     def _in_own_ruleset(self, k: int, rule: Rule, swapped: tuple) -> str:
         """``rule`` (the ``k``-th) in its one-rule ruleset, with its operand orders."""
