@@ -82,6 +82,24 @@ class Prepared:
     def name(self) -> str:
         return self.ruleset.name
 
+    def may_fire(self, empty: frozenset) -> list:
+        """The pairs that may match while they run to a fixed point, the tables ``empty`` holding
+        no row at the start and no e-node being built: those that ``may_match`` whose query's
+        every table has rows, or gets them from the actions of another such rule."""
+        key = ("fire", empty)
+        if key not in self.alive:
+            pairs, written, grew = self.may_match(empty), set(), True
+            firing = set()
+            while grew:
+                grew = False
+                for k, (_, rule) in enumerate(pairs):
+                    if k not in firing and not (rule.reads() & empty) - written:
+                        firing.add(k)
+                        written |= rule.writes()
+                        grew = True
+            self.alive[key] = [pair for k, pair in enumerate(pairs) if k in firing]
+        return self.alive[key]
+
     def may_match(self, empty: frozenset) -> list:
         """The pairs whose query may match with the tables ``empty`` holding no row
         (``Rule.may_match``): compiles meet the same few sets of empty tables again."""

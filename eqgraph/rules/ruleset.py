@@ -119,6 +119,17 @@ class Rule:
         it to match (egglog looks terms up in a query; it never builds them)."""
         return any(not (needed & empty) for needed in _query_constructors(self))
 
+    def reads(self) -> frozenset:
+        """The tables (constructors, functions, relations) that must all have rows for this
+        rule to match: those its query names, for a general rule; none for a (bi)rewrite,
+        which is left to ``may_match``. A name that is no table (a primitive) is harmless."""
+        return _read_tables(self)
+
+    def writes(self) -> frozenset:
+        """The tables its actions may add rows to: every name they apply, and a rewrite's
+        sides (at most: a name that is no table is harmless)."""
+        return _written_tables(self)
+
     def directions(self) -> tuple[tuple[frozenset, frozenset], ...]:
         """Per direction, (the constructors its query names, those its actions build): a
         direction builds its terms only where every constructor of its query has an e-node."""
@@ -181,6 +192,25 @@ def _built_constructors(rule: Rule) -> tuple[frozenset, ...]:
     else:
         built = [rule.rhs or ""] + ([rule.lhs or ""] if rule.kind == "birewrite" else [])
     return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", text)) for text in built)
+
+
+_APPLIED = re.compile(r"\(([^\s()]+)")   # the name each parenthesis applies
+
+
+@functools.cache
+def _read_tables(rule: Rule) -> frozenset:
+    if rule.kind != "rule":
+        return frozenset()
+    parts = _parts(rule)
+    return frozenset(_APPLIED.findall(parts[1])) if len(parts) > 1 else frozenset()
+
+
+@functools.cache
+def _written_tables(rule: Rule) -> frozenset:
+    if rule.kind != "rule":
+        return frozenset(_APPLIED.findall(f"{rule.lhs or ''} {rule.rhs or ''}"))
+    parts = _parts(rule)
+    return frozenset(_APPLIED.findall(parts[2])) if len(parts) > 2 else frozenset()
 
 
 def reachable_constructors(rulesets, present) -> frozenset:

@@ -7,8 +7,8 @@ import eqgraph as eg
 import eqgraph.tensor as et
 from eqgraph import egraph
 from eqgraph.egraph.runner import Runner
-from eqgraph.egraph.schedule import Outcome
-from eqgraph.rules.ruleset import parse_rules
+from eqgraph.egraph.schedule import Outcome, prepared
+from eqgraph.rules.ruleset import Ruleset, parse_rules
 from eqgraph.terms.fgraph import FunctionGraph
 
 
@@ -94,3 +94,26 @@ def test_an_analysis_right_after_a_step_types_the_constructors_the_step_built(tm
     partial = _saturated(FunctionGraph([x], [-(-x)]), rulesets)
     _whole_analyses(monkeypatch)
     assert partial == _saturated(FunctionGraph([x], [-(-x)]), rulesets)
+
+
+def test_an_analysis_runs_a_rule_on_a_relation_that_another_of_its_rules_fills():
+    rules = _rules('(relation seen (T))\n(relation twice (T))\n(relation never (T))\n'
+                   '(rule ((= e (Exp x))) ((seen e)) :name "fill")\n'
+                   '(rule ((seen e)) ((twice e)) :name "read")\n'
+                   '(rule ((never e) (seen e)) ((twice e)) :name "blocked")\n')
+    held = prepared(Ruleset("mine", list(rules.values())))
+    firing = [rule.name.split("/")[1] for _, rule in held.may_fire(frozenset({"seen", "twice", "never"}))]
+    assert firing == ["fill", "read"]
+    assert held.may_fire(frozenset({"Exp", "seen", "twice", "never"})) == []
+
+
+def test_an_analysis_reads_what_an_analysis_before_it_wrote(tmp_path, monkeypatch):
+    # "after" reads real-valued, which has no row until types runs in the same round
+    (tmp_path / "after.egg").write_text('(relation real-seen (T))\n'
+                                        '(rule ((real-valued e)) ((real-seen e)) :name "after")\n')
+    x = et.dvector("x")
+    rulesets = ["types", (str(tmp_path / "after.egg"), "saturate")]
+    partial = _saturated(FunctionGraph([x], [et.exp(x)]), rulesets)
+    assert partial[0]["real-seen"] > 0
+    _whole_analyses(monkeypatch)
+    assert partial == _saturated(FunctionGraph([x], [et.exp(x)]), rulesets)
