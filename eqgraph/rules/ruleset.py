@@ -297,7 +297,7 @@ class Ruleset:
     def deferred(self) -> list[Rule]:
         """The family copies that ``egglog_program`` leaves out, each sent by its own
         ``deferred_program`` once its op may have an e-node (egraph/sending.py). Only a rewrite
-        ruleset's: a step runs just the rules that may match, while an analysis runs whole."""
+        ruleset's: an analysis is sent whole, its runs leave out the rules that cannot match."""
         return [rule for rule in self.rules if rule.family_op] if self.mode == "step" else []
 
     def deferred_program(self, rule: Rule) -> str:
