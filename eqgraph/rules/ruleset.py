@@ -332,16 +332,18 @@ class Ruleset:
         if not self.program.startswith(declaration):
             raise ValueError(f"{self.source}: the program does not start by declaring its ruleset")
         program = " ".join(f"(ruleset {name})" for name in self.rule_rulesets()) + self.program[len(declaration):]
-        pieces, position = [], 0   # the rules come in the program's order: one pass over it
-        for k, rule in enumerate(self.rules):
-            start = program.find(rule.text, position)
-            if start < 0:
+        sent = ["\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
+                for k, rule in enumerate(self.rules)]
+        program = _replaced_in_order(program, self.rules, sent) or self._replaced(program, sent)
+        return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+
+    def _replaced(self, program: str, sent: list[str]) -> str:
+        """``program`` with each rule's first occurrence replaced by its ``sent`` text, one at a time."""
+        for rule, text in zip(self.rules, sent):
+            if rule.text not in program:
                 raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
-            sent = "\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
-            pieces += [program[position:start], sent]
-            position = start + len(rule.text)
-        pieces.append(program[position:])
-        return "".join(pieces) + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+            program = program.replace(rule.text, text, 1)
+        return program
 
     def _in_own_ruleset(self, k: int, rule: Rule, swapped: tuple) -> str:
         """``rule`` (the ``k``-th) in its one-rule ruleset, with its operand orders."""
@@ -364,6 +366,22 @@ class Ruleset:
         commuted = {_subforms(rule.lhs)[0] for rule in self.rules
                     if rule.kind != "rule" and rule.lhs and rule.rhs and _swapped(rule.lhs) == rule.rhs}
         return tuple(op for op in COMMUTATIVE if op not in commuted)
+
+
+def _replaced_in_order(program: str, rules: list[Rule], sent: list[str]) -> str | None:
+    """``Ruleset._replaced`` in one pass over ``program``, where the rules come in its order (a
+    rule file's do); None where they do not (the soundness checker's rulesets). A rule's text
+    names it (``:name``), so it occurs once, and the first occurrence after the rule before
+    it is the first of all."""
+    pieces, position = [], 0
+    for rule, text in zip(rules, sent):
+        start = program.find(rule.text, position)
+        if start < 0:
+            return None
+        pieces += [program[position:start], text]
+        position = start + len(rule.text)
+    pieces.append(program[position:])
+    return "".join(pieces)
 
 
 def _forbidden_action(form: str) -> str | None:
