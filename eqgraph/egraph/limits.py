@@ -14,7 +14,7 @@ from eqgraph.egraph.schema import BASE_CONSTRUCTORS
 
 #: what snapshotting an e-graph and extraction's cheapest-first pass (which always runs)
 #: cost per e-node, reserved out of Limits.seconds; set from the largest e-graphs of the
-#: explosive test ruleset on a shared 2-core machine, so that it errs long
+#: explosive test ruleset on a slow, loaded machine, so that it errs long
 EXTRACTION_SECONDS_PER_ENODE = 45e-6
 
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from eqgraph.egraph.adapter import EgglogPanic
 from eqgraph.egraph.encode import EncodedGraph
 from eqgraph.egraph.limits import EXTRACTION_SECONDS_PER_ENODE, Limits, Report, StopReason, enode_count
-from eqgraph.egraph.schedule import BackoffScheduler, BoundScheduler, Outcome, Prepared, Room, prepared
+from eqgraph.egraph.schedule import BackoffScheduler, BoundScheduler, Outcome, Prepared, Room, prepared, ruleset_of
 from eqgraph.egraph.sending import send_deferred
 from eqgraph.egraph.snapshot import EGraphData
 from eqgraph.rules import ruleset as rs
@@ -74,14 +74,17 @@ class Runner:
         self.match_limit = 0                   # set by ``run``, from the encoded graph's size
         self.sizes, self.size = {}, 0          # the e-graph as last checked
         self._empty_in, self._empty = None, frozenset()   # tables with no row, and the sizes read
+        self.built: frozenset = frozenset()    # tables the steps since then may have added rows to
 
     def run(self) -> Report:
         """Saturate within the limits; the report says why it stopped."""
         self.start = time.perf_counter()
-        self.match_limit = self.limits.default_match_limit(self.measure()[1])   # for the first analyses
+        self.sizes, size = self.measure()
+        self.match_limit = self.limits.default_match_limit(size)   # for the first analyses
         # an analysis held back already stops the first iteration that changes nothing
         carried = self.analyse()._replace(changed=False)
         self.sizes, self.size = self.checked("the encoded graph")
+        self.built = frozenset()
         self.report.sizes.append(self.size)
         self.match_limit = self.limits.default_match_limit(self.size)
         self.report.stop_reason = self._iterate_until_stopped(carried)
@@ -129,7 +132,8 @@ class Runner:
         alive = step.pairs if step.timed else step.ruleset.may_match(self._empty_tables())
         if not alive:
             return Outcome()
-        send_deferred(self.session, step.ruleset.ruleset, [rule for _, rule in alive if rule in step.ruleset.deferred])
+        if step.ruleset.deferred:   # most rulesets have no family copies
+            send_deferred(self.session, step.ruleset.ruleset, [rule for _, rule in alive if rule in step.ruleset.deferred])
         label = step.pairs[0][1].name if step.timed else step.ruleset.name
         room = Room(self.sizes, self.size, *self.capacity())
         outcome = Outcome()
@@ -137,16 +141,18 @@ class Runner:
             done = self.scheduler.run(self, part, room._replace(sizes=self.sizes, size=self.size))
             outcome = outcome.then(done)
             if done.changed:
+                self.built = self.built.union(*(rule.writes() for rule in part.rules))
                 outcome = outcome.then(self.analyse())
                 self.sizes, self.size = self.checked(label)
+                self.built = frozenset()
         return outcome
 
     def _empty_tables(self) -> frozenset:
-        """The tables with no row, read off the sizes last checked."""
+        """The tables that have no row: none in the sizes last read, and none written since."""
         if self.sizes is not self._empty_in:
             self._empty_in = self.sizes
             self._empty = frozenset(name for name, rows in self.sizes.items() if not rows)
-        return self._empty
+        return self._empty - self.built if self.built else self._empty
 
     def analyse(self) -> Outcome:
         """Each analysis to its fixed point. One that builds no e-node only fills tables keyed
@@ -155,11 +161,29 @@ class Runner:
         outcome = Outcome()
         for analysis in self.analyses:
             if analysis.max_new_nodes:
-                outcome = outcome.then(self._bounded_fixpoint(analysis))
+                done = self._bounded_fixpoint(analysis)
+                if done.changed:   # an analysis after it may meet the e-nodes it built
+                    self.built = self.built.union(*(rule.writes() for rule in analysis.rules))
+                outcome = outcome.then(done)
             else:
-                changed = self.run_schedule(f"(saturate (run {analysis.name}))", analysis.name).updated
-                outcome = outcome.then(Outcome(changed))
+                outcome = outcome.then(self._fixpoint(analysis))
         return outcome
+
+    def _fixpoint(self, analysis: rs.Ruleset) -> Outcome:
+        """Run ``analysis``, which builds no e-node, to egglog's fixed point: only its rules whose
+        query may match. Every iteration of a run costs something for each rule it holds, and
+        most of a type analysis's rules are about ops the graph does not have; an analysis
+        builds no e-node, so the constructors with none now have none throughout the run, and
+        a table with no row gets rows only from the actions of its rules that may match."""
+        held = prepared(analysis)
+        alive = held.may_fire(self._empty_tables())
+        if not alive:
+            return Outcome()
+        name = ruleset_of(self.session, held, alive)
+        changed = self.run_schedule(f"(saturate (run {name}))", analysis.name).updated
+        if changed:   # an analysis after it may read what it wrote
+            self.built = self.built.union(*(rule.writes() for _, rule in alive))
+        return Outcome(changed)
 
     def _bounded_fixpoint(self, analysis: rs.Ruleset) -> Outcome:
         """Run ``analysis`` one step at a time until a step changes nothing, each step kept

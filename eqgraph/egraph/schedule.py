@@ -68,8 +68,9 @@ class Part(NamedTuple):
 
 @dataclass
 class Prepared:
-    """What a scheduler reads off a rewrite ruleset: the same for every compile, so it is read
-    once per ruleset, not once per compile for each of its hundreds of rules."""
+    """What a scheduler reads off a split ruleset (``Ruleset.split``: a rewrite ruleset, or an
+    analysis that builds no e-node): the same for every compile, so it is read once per
+    ruleset, not once per compile for each of its hundreds of rules."""
 
     ruleset: rs.Ruleset    # kept, so that its id (the key of ``_PREPARED``) is not reused
     pairs: list            # [(its one-rule ruleset, the rule)]
@@ -80,6 +81,24 @@ class Prepared:
     @property
     def name(self) -> str:
         return self.ruleset.name
+
+    def may_fire(self, empty: frozenset) -> list:
+        """The pairs that may match while they run to a fixed point, the tables ``empty`` holding
+        no row at the start and no e-node being built: those that ``may_match`` whose query's
+        every table has rows, or gets them from the actions of another such rule."""
+        key = ("fire", empty)
+        if key not in self.alive:
+            pairs, written, grew = self.may_match(empty), set(), True
+            firing = set()
+            while grew:
+                grew = False
+                for k, (_, rule) in enumerate(pairs):
+                    if k not in firing and not (rule.reads() & empty) - written:
+                        firing.add(k)
+                        written |= rule.writes()
+                        grew = True
+            self.alive[key] = [pair for k, pair in enumerate(pairs) if k in firing]
+        return self.alive[key]
 
     def may_match(self, empty: frozenset) -> list:
         """The pairs whose query may match with the tables ``empty`` holding no row
@@ -179,10 +198,10 @@ class BoundScheduler(BackoffScheduler):
 
 
 def _part(session, ruleset: Prepared, pairs: list, plain: bool) -> Part:
-    return Part(_ruleset_of(session, ruleset, pairs), ruleset.name, [rule for _, rule in pairs], plain)
+    return Part(ruleset_of(session, ruleset, pairs), ruleset.name, [rule for _, rule in pairs], plain)
 
 
-def _ruleset_of(session, ruleset: Prepared, pairs: list) -> str:
+def ruleset_of(session, ruleset: Prepared, pairs: list) -> str:
     """The egglog ruleset that runs just the rules ``pairs`` ((one-rule ruleset, rule) pairs
     of ``ruleset``): the ruleset itself when all are, one rule's own ruleset, or their union,
     declared once per session (a pooled session forgets it when the compile's snapshot is

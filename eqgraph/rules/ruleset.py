@@ -111,13 +111,24 @@ class Rule:
     @property
     def max_new_nodes(self) -> int:
         """At most how many e-nodes one match of each of its directions adds, together."""
-        return sum(self.new_nodes_per_match().values())
+        return _max_new_nodes(self)
 
     def may_match(self, empty) -> bool:
         """False only where no match can exist: each direction's query names a constructor
         of ``empty`` (those with no e-node). A query's every constructor term must exist for
         it to match (egglog looks terms up in a query; it never builds them)."""
         return any(not (needed & empty) for needed in _query_constructors(self))
+
+    def reads(self) -> frozenset:
+        """The tables (constructors, functions, relations) that must all have rows for this
+        rule to match: those its query names, for a general rule; none for a (bi)rewrite,
+        which is left to ``may_match``. A name that is no table (a primitive) is harmless."""
+        return _read_tables(self)
+
+    def writes(self) -> frozenset:
+        """The tables its actions may add rows to: every name they apply, and a rewrite's
+        sides (at most: a name that is no table is harmless)."""
+        return _written_tables(self)
 
     def directions(self) -> tuple[tuple[frozenset, frozenset], ...]:
         """Per direction, (the constructors its query names, those its actions build): a
@@ -149,6 +160,11 @@ def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
     return {rule.name: built}
 
 
+@functools.cache  # schedulers ask before every step, for every rule of the step
+def _max_new_nodes(rule: Rule) -> int:
+    return sum(_new_nodes_per_match(rule).values())
+
+
 @functools.cache
 def _parts(rule: Rule) -> list[str]:
     """A general rule's command in its parts: ``rule``, the query, the actions, the options."""
@@ -176,6 +192,25 @@ def _built_constructors(rule: Rule) -> tuple[frozenset, ...]:
     else:
         built = [rule.rhs or ""] + ([rule.lhs or ""] if rule.kind == "birewrite" else [])
     return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", text)) for text in built)
+
+
+_APPLIED = re.compile(r"\(([^\s()]+)")   # the name each parenthesis applies
+
+
+@functools.cache
+def _read_tables(rule: Rule) -> frozenset:
+    if rule.kind != "rule":
+        return frozenset()
+    parts = _parts(rule)
+    return frozenset(_APPLIED.findall(parts[1])) if len(parts) > 1 else frozenset()
+
+
+@functools.cache
+def _written_tables(rule: Rule) -> frozenset:
+    if rule.kind != "rule":
+        return frozenset(_APPLIED.findall(f"{rule.lhs or ''} {rule.rhs or ''}"))
+    parts = _parts(rule)
+    return frozenset(_APPLIED.findall(parts[2])) if len(parts) > 2 else frozenset()
 
 
 def reachable_constructors(rulesets, present) -> frozenset:
@@ -234,8 +269,21 @@ class Ruleset:
 
     @property
     def max_new_nodes(self) -> int:
-        """At most how many e-nodes one step of this ruleset adds per match its rules may apply."""
-        return sum(rule.max_new_nodes for rule in self.rules)
+        """At most how many e-nodes one step of this ruleset adds per match its rules may apply
+        (summed once per list of rules: the runner asks before every analysis)."""
+        held = self.__dict__.get("_max_new_nodes")
+        if held is None or held[0] is not self.rules or held[1] != len(self.rules):
+            held = self.__dict__["_max_new_nodes"] = (self.rules, len(self.rules),
+                                                      sum(rule.max_new_nodes for rule in self.rules))
+        return held[2]
+
+    @property
+    def split(self) -> bool:
+        """Whether ``egglog_program`` sends each rule in a ruleset of its own (``split_program``):
+        a rewrite ruleset's, and an analysis's that builds no e-node. A run of either can then
+        leave out the rules that cannot match; an analysis that builds e-nodes (fold's scalars)
+        runs whole, in steps bounded by its worst case."""
+        return self.mode == "step" or self.max_new_nodes == 0
 
     def egglog_program(self) -> str:
         """What ``egraph.sending.send_rules`` sends (``split_program`` or ``program_with_orders``),
@@ -243,13 +291,13 @@ class Ruleset:
         made = self.__dict__.get("_egglog_program")
         if made is None or made[0] != self.mode:
             made = self.__dict__["_egglog_program"] = (
-                self.mode, self.split_program() if self.mode == "step" else self.program_with_orders())
+                self.mode, self.split_program() if self.split else self.program_with_orders())
         return made[1]
 
     def deferred(self) -> list[Rule]:
         """The family copies that ``egglog_program`` leaves out, each sent by its own
         ``deferred_program`` once its op may have an e-node (egraph/sending.py). Only a rewrite
-        ruleset's: a step runs just the rules that may match, while an analysis runs whole."""
+        ruleset's: an analysis is sent whole, its runs leave out the rules that cannot match."""
         return [rule for rule in self.rules if rule.family_op] if self.mode == "step" else []
 
     def deferred_program(self, rule: Rule) -> str:
@@ -273,9 +321,10 @@ class Ruleset:
         each rule with its ``operand_orders`` beside it, in its ruleset; the ``deferred`` rules
         left out (their lines kept), their rulesets declared.
 
-        Why: a back-off step searches the whole e-graph for every rule it runs, also for
-        rules that cannot match (their constructors have no e-node yet). Split, a step runs the union of only the rules that may
-        match, plainly or not (egraph/saturate.py), and profiling times one rule at a time."""
+        Why: egglog's run costs something for every rule it holds, and a back-off step searches
+        the whole e-graph for every rule it runs, also for rules that cannot match (their
+        constructors have no e-node yet). Split, a step or an analysis runs the union of only
+        the rules that may match (egraph/runner.py), and profiling times one rule at a time."""
         if not self.rules:
             return self.program
         swapped, deferred = self.swapped_ops(), set(self.deferred())
@@ -283,12 +332,18 @@ class Ruleset:
         if not self.program.startswith(declaration):
             raise ValueError(f"{self.source}: the program does not start by declaring its ruleset")
         program = " ".join(f"(ruleset {name})" for name in self.rule_rulesets()) + self.program[len(declaration):]
-        for k, rule in enumerate(self.rules):
+        sent = ["\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
+                for k, rule in enumerate(self.rules)]
+        program = _replaced_in_order(program, self.rules, sent) or self._replaced(program, sent)
+        return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+
+    def _replaced(self, program: str, sent: list[str]) -> str:
+        """``program`` with each rule's first occurrence replaced by its ``sent`` text, one at a time."""
+        for rule, text in zip(self.rules, sent):
             if rule.text not in program:
                 raise ValueError(f"{rule.source[0]}:{rule.source[1]}: {rule.name} is not in ruleset {self.name}")
-            sent = "\n" * rule.text.count("\n") if rule in deferred else self._in_own_ruleset(k, rule, swapped)
-            program = program.replace(rule.text, sent, 1)
-        return program + f"\n(unstable-combined-ruleset {self.name} {' '.join(self.rule_rulesets())})"
+            program = program.replace(rule.text, text, 1)
+        return program
 
     def _in_own_ruleset(self, k: int, rule: Rule, swapped: tuple) -> str:
         """``rule`` (the ``k``-th) in its one-rule ruleset, with its operand orders."""
@@ -311,6 +366,22 @@ class Ruleset:
         commuted = {_subforms(rule.lhs)[0] for rule in self.rules
                     if rule.kind != "rule" and rule.lhs and rule.rhs and _swapped(rule.lhs) == rule.rhs}
         return tuple(op for op in COMMUTATIVE if op not in commuted)
+
+
+def _replaced_in_order(program: str, rules: list[Rule], sent: list[str]) -> str | None:
+    """``Ruleset._replaced`` in one pass over ``program``, where the rules come in its order (a
+    rule file's do); None where they do not (the soundness checker's rulesets). A rule's text
+    names it (``:name``), so it occurs once, and the first occurrence after the rule before
+    it is the first of all."""
+    pieces, position = [], 0
+    for rule, text in zip(rules, sent):
+        start = program.find(rule.text, position)
+        if start < 0:
+            return None
+        pieces += [program[position:start], text]
+        position = start + len(rule.text)
+    pieces.append(program[position:])
+    return "".join(pieces)
 
 
 def _forbidden_action(form: str) -> str | None:
