@@ -14,7 +14,8 @@ the classic identities (``inv(A) @ b -> solve(A, b)``, ...) are rules in ``rules
 from eqgraph.tensor.extra_ops import tril, triu
 from eqgraph.tensor.linalg.core import (
     Cholesky, Det, Eig, Eigh, LinalgOp, MatrixInverse, Pinv, QR, SVD, SlogDet, Solve, cho_solve, cholesky, det,
-    eig, eigh, eigvals, eigvalsh, inv, matrix_power, pinv, slogdet, solve, solve_triangular, svd)
+    eig, eigvals, inv, matrix_power, pinv, slogdet, solve, solve_triangular, svd)
+from eqgraph.tensor.linalg.eigh import eigh, eigvalsh
 from eqgraph.tensor.linalg.norms import norm
 from eqgraph.tensor.linalg.constructors import block_diag, matrix_dot
 from eqgraph.tensor.linalg.tensor_solve import tensorinv, tensorsolve
