@@ -20,7 +20,8 @@ from eqgraph.tensor.conditional import ifelse as ifelse
 from eqgraph.tensor.random import RandomStream as RandomStream
 from eqgraph.tensor.sharedvar import SharedVariable as SharedVariable, shared as shared
 from eqgraph.extract import CostModel as CostModel
-from eqgraph.function import In as In, Out as Out, UnusedInputError as UnusedInputError, function as function
+from eqgraph.compile_io import In as In, Out as Out
+from eqgraph.function import UnusedInputError as UnusedInputError, function as function
 from eqgraph.from_function import FromFunctionOp as FromFunctionOp, as_op as as_op, wrap_py as wrap_py
 from eqgraph import evaluate as _evaluate  # noqa: F401  (plugs the compiler into Variable.eval)
 from eqgraph.grad import blockwise as _blockwise  # noqa: F401  (plugs the core VJPs into Blockwise.L_op)
