@@ -42,7 +42,6 @@ egglog adds later is refused until someone decides it is harmless).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections import Counter
@@ -52,6 +51,8 @@ from pathlib import Path
 from eqgraph.rules.families import copies, family_named, one_line
 from eqgraph.rules.forms import _TOKEN, RuleFileError, _subforms, split_forms
 from eqgraph.rules.orders import COMMUTATIVE, _swapped, operand_orders
+from eqgraph.rules.rule_text import (_built_constructors, _max_new_nodes, _new_nodes_per_match,
+                                     _query_constructors, _read_tables, _written_tables)
 
 RULESETS_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 RULE_HEADS = ("rewrite", "birewrite", "rule")
@@ -149,70 +150,6 @@ def _withholding(written: Ruleset, granted: frozenset) -> Ruleset:
                    written)
 
 
-@functools.cache  # saturate asks on every compile: each rule's text is read once
-def _new_nodes_per_match(rule: Rule) -> dict[str, int]:
-    if rule.kind == "rule":
-        parts = _parts(rule)
-        return {rule.name: _constructor_terms(parts[2]) if len(parts) > 2 else 0}
-    built = _constructor_terms(rule.rhs or "")
-    if rule.kind == "birewrite":
-        return {f"{rule.name}=>": built, f"{rule.name}<=": _constructor_terms(rule.lhs or "")}
-    return {rule.name: built}
-
-
-@functools.cache  # schedulers ask before every step, for every rule of the step
-def _max_new_nodes(rule: Rule) -> int:
-    return sum(_new_nodes_per_match(rule).values())
-
-
-@functools.cache
-def _parts(rule: Rule) -> list[str]:
-    """A general rule's command in its parts: ``rule``, the query, the actions, the options."""
-    return _subforms(rule.text)
-
-
-@functools.cache
-def _query_constructors(rule: Rule) -> tuple[frozenset, ...]:
-    """Per direction of ``rule`` (a birewrite has two), the constructors its query names."""
-    if rule.kind == "rule":
-        parts = _parts(rule)
-        queries = [parts[1] if len(parts) > 1 else ""]
-    else:
-        sides = [rule.lhs] + ([rule.rhs] if rule.kind == "birewrite" else [])
-        queries = [f"{side or ''} {rule.when or ''}" for side in sides]
-    return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", query)) for query in queries)
-
-
-@functools.cache
-def _built_constructors(rule: Rule) -> tuple[frozenset, ...]:
-    """Per direction of ``rule``, in ``_query_constructors``' order, the constructors it builds."""
-    if rule.kind == "rule":
-        parts = _parts(rule)
-        built = [parts[2] if len(parts) > 2 else ""]
-    else:
-        built = [rule.rhs or ""] + ([rule.lhs or ""] if rule.kind == "birewrite" else [])
-    return tuple(frozenset(re.findall(r"\((?=[A-Z])([^\s()]+)", text)) for text in built)
-
-
-_APPLIED = re.compile(r"\(([^\s()]+)")   # the name each parenthesis applies
-
-
-@functools.cache
-def _read_tables(rule: Rule) -> frozenset:
-    if rule.kind != "rule":
-        return frozenset()
-    parts = _parts(rule)
-    return frozenset(_APPLIED.findall(parts[1])) if len(parts) > 1 else frozenset()
-
-
-@functools.cache
-def _written_tables(rule: Rule) -> frozenset:
-    if rule.kind != "rule":
-        return frozenset(_APPLIED.findall(f"{rule.lhs or ''} {rule.rhs or ''}"))
-    parts = _parts(rule)
-    return frozenset(_APPLIED.findall(parts[2])) if len(parts) > 2 else frozenset()
-
-
 def reachable_constructors(rulesets, present) -> frozenset:
     """The constructors that may have e-nodes while ``rulesets`` run on an e-graph whose terms
     name ``present``: those, and what every rule builds where all its query needs is reachable."""
@@ -226,11 +163,6 @@ def reachable_constructors(rulesets, present) -> frozenset:
                 reached |= built
                 grew = True
     return frozenset(reached)
-
-
-def _constructor_terms(text: str) -> int:
-    """How many constructor applications ``text`` writes: at most one new e-node each."""
-    return len(re.findall(r"\((?=[A-Z])", text))
 
 
 @dataclass
