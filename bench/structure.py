@@ -34,13 +34,13 @@ MAX_UPWARD = 1
 #: ``inspect`` is a leaf above everything; the package's ``__init__``/``__main__`` are the top.
 LAYERS = [
     ("terms", "xp", "settings"),
-    ("tensor",),
+    ("tensor", "from_function"),   # from_function: ops made from Python functions (as_op, wrap_py)
     ("rules",),   # rule text parsed, named and located; egraph loads and runs it
     ("grad", "egraph"),
     ("extract",),
     ("exec",),
     ("graph_cache",),   # what function's pipeline saved on disk: extracted graphs, keyed by their inputs
-    ("function", "evaluate"),   # evaluate: Variable.eval, plugged in from above
+    ("function", "evaluate", "compile_io"),   # evaluate: Variable.eval, plugged in from above; compile_io: In, Out
     # testing compiles (verify_grad), loops its inner graph, soundness both sides of a rule: beside inspect
     ("inspect", "testing", "loops", "explore", "soundness"),
     ("pytensor",),   # the PyTensor bridge: converts onto everything below
