@@ -15,16 +15,6 @@ def test_a_blank_rule_string_is_refused_naming_the_argument(text):
         eg.function([x], x * 2, rulesets=[*eg.DEFAULT_RULESETS, text])
 
 
-def test_qr_gradient_of_an_unknown_shape_asks_for_a_static_shape_not_the_mode_in_use():
-    a = et.dmatrix("A")
-    r = et.linalg.qr(a)[1]
-    with pytest.raises(eg.NullTypeGradError) as info:
-        eg.function([a], eg.grad(r.sum(), a))
-    message = str(info.value)
-    assert "static shape" in message and "specify_shape" in message
-    assert "use mode='reduced'" not in message
-
-
 def test_qr_gradient_of_complete_mode_of_a_tall_matrix_suggests_reduced_mode():
     a = et.TensorType("float64", (4, 2))("A")
     q = et.linalg.qr(a, mode="complete")[0]

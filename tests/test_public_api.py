@@ -34,7 +34,7 @@ atleast_2d atleast_3d binary_crossentropy broadcast_to categorical_crossentropy 
 conv1d conv2d cumprod cumsum diag diagonal diff dstack einsum extra_ops eye flatnonzero
 horizontal_stack hstack identity_like atleast_Nd is_flat mgrid ogrid nonzero_values stacklists tril_indices tril_indices_from triu_indices triu_indices_from extra_ops_pytensor isclose isfinite kron linalg nan_to_num nnet nonzero pad
 products repeat roll sigmoid_binary_crossentropy sort sorting split take_along_axis tensordot tile
-trace tri tril triu vertical_stack vstack random_draws special digamma dimshuffle_op numpy_compositions
+trace tri tril triu vertical_stack vstack random_draws random_op special digamma dimshuffle_op numpy_compositions
 bincount fill_diagonal fill_diagonal_offset geomspace linspace logspace spacing PLURALS plurals duplicates scalar_ops special_functions
 Blockwise blockwise vectorize vectorize_graph
 get_underlying_scalar_constant_value upcast moveaxis swapaxes dense_dot ceil_intdiv deg2rad rad2deg reciprocal
@@ -79,7 +79,7 @@ def test_tensor_all_lists_every_public_name_but_its_submodules():
     submodules = {n for n in TENSOR_NAMES if isinstance(getattr(et, n), types.ModuleType)}
     assert submodules == {"assertion", "basic", "conditional", "elemwise", "grad_blocker", "join", "math", "random", "rng_type",
                           "sharedvar", "subtensor", "type", "variable", "conv", "extra_ops", "linalg", "nnet",
-                          "products", "sorting", "random_draws", "spacing", "plurals", "duplicates", "special",
+                          "products", "sorting", "random_draws", "random_op", "spacing", "plurals", "duplicates", "special",
                           "blockwise", "scalar_ops", "special_functions", "dimshuffle_op", "numpy_compositions", "math_compositions", "index_shapes",
                           "extra_ops_pytensor", "cast_policy"}
     assert set(et.__all__) == (set(TENSOR_NAMES) | set(et.ELEMWISE_OPS) | set(et.PLURALS)) - submodules

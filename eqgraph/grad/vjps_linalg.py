@@ -19,7 +19,7 @@ import eqgraph.tensor as et
 from eqgraph.grad.vjps import entry
 from eqgraph.tensor.linalg import QR, SVD, Pinv, Solve, inv, qr, solve, solve_triangular
 from eqgraph.tensor.linalg.control import SolveSylvester
-from eqgraph.tensor.linalg.lstsq import Lstsq
+from eqgraph.tensor.linalg.least_squares import Lstsq
 from eqgraph.tensor.linalg.lapack import (LU, QZ, PivotedQR, PivotsToPermutation, Schur, SolveLyapunov,
                                           permutation_matrix)
 from eqgraph.tensor.linalg.matrix_functions import Expm

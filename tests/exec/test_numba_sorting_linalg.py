@@ -11,7 +11,7 @@ import pytest
 import eqgraph.tensor as et
 from eqgraph.exec.numba import kernels as numba_kernels
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
-from eqgraph.tensor.linalg.lstsq import Lstsq
+from eqgraph.tensor.linalg.least_squares import Lstsq
 from eqgraph.tensor.sorting import Sort
 from test_numba_dtypes import dtypes, edge_values
 from test_numba_program import _whole_and_program

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from eqgraph.exec.numba.kernels import numba
 from eqgraph.tensor.linalg import Det, Eigh, MatrixInverse, SlogDet
-from eqgraph.tensor.linalg.lstsq import Lstsq
+from eqgraph.tensor.linalg.least_squares import Lstsq
 
 #: op class -> Numba's call on the square matrix ``{0}`` (``{lower}``: whether ``Eigh`` reads the
 #: lower triangle), whose results are the node's outputs in order

@@ -15,7 +15,7 @@ from eqgraph.tensor.extra_ops import tril, triu
 from eqgraph.tensor.linalg.core import (
     Cholesky, Det, Eig, Eigh, LinalgOp, MatrixInverse, Pinv, QR, SVD, SlogDet, Solve, cho_solve, cholesky, det,
     eig, eigvals, inv, matrix_power, pinv, slogdet, solve, solve_triangular, svd)
-from eqgraph.tensor.linalg.eigh import eigh, eigvalsh
+from eqgraph.tensor.linalg.eigen import eigh, eigvalsh
 from eqgraph.tensor.linalg.norms import norm
 from eqgraph.tensor.linalg.constructors import block_diag, matrix_dot
 from eqgraph.tensor.linalg.tensor_solve import tensorinv, tensorsolve
@@ -24,7 +24,7 @@ from eqgraph.tensor.linalg.lapack import (  # qr: NumPy's modes, and SciPy's piv
     solve_discrete_lyapunov)
 from eqgraph.tensor.linalg.matrix_functions import expm
 from eqgraph.tensor.linalg.control import solve_discrete_are, solve_sylvester
-from eqgraph.tensor.linalg.lstsq import lstsq
+from eqgraph.tensor.linalg.least_squares import lstsq
 from eqgraph.tensor.products import kron
 
 matrix_inverse = inv  # PyTensor's other name of inv
