@@ -50,7 +50,7 @@ except ImportError:
 import eqgraph.tensor as et
 from eqgraph.tensor import linalg as elinalg
 from eqgraph.tensor.elemwise import ELEMWISE_OPS
-from eqgraph.pytensor.scalar_loop import scalar_loop
+from eqgraph.pytensor.scalar_loop import inline_scalar_graph, scalar_loop
 
 
 class UnsupportedOp(NotImplementedError):
@@ -99,16 +99,7 @@ def _named(name: str):
 
 def _composite(scalar_op, *xs):
     """A fused ``Composite``: its inner scalar graph, inlined op by op."""
-    fg = scalar_op.fgraph
-    memo = dict(zip(fg.inputs, xs))
-    for node in fg.toposort():
-        args = [memo[i] if i in memo else _scalar_constant(i) for i in node.inputs]
-        memo[node.outputs[0]] = apply_scalar(node.op, node.outputs[0].type.dtype, args)
-    return [memo[o] if o in memo else _scalar_constant(o) for o in fg.outputs]
-
-
-def _scalar_constant(c):
-    return et.constant(np.asarray(c.data, dtype=c.type.dtype))
+    return inline_scalar_graph(scalar_op.fgraph, xs, apply_scalar)
 
 
 # scalar-op class -> fn(*eqgraph inputs); Elemwise applies it with broadcasting

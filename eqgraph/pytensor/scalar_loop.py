@@ -40,7 +40,7 @@ def scalar_loop(loop, xs, apply_scalar) -> list:
     def step(i, *args):
         states, (held, counts, *constants) = args[:n_states], args[n_states:]
         running = et.and_(et.invert(held), et.lt(i, counts))
-        new = _inner_outputs(inner, [*states, *constants], apply_scalar)
+        new = inline_scalar_graph(inner, [*states, *constants], apply_scalar)
         states = [et.switch(running, n, s) for n, s in zip(new[:n_states], states)]
         if not loop.is_while:
             return [*states, held]
@@ -58,14 +58,19 @@ def scalar_loop(loop, xs, apply_scalar) -> list:
     return [*finals[:n_states], et.or_(finals[n_states], et.le(counts, 0))]
 
 
-def _inner_outputs(inner, args, apply_scalar) -> list:
-    """The inner scalar graph ``inner`` on whole arrays ``args``, node by node."""
+def inline_scalar_graph(inner, args, apply_scalar) -> list:
+    """The outputs of the scalar graph ``inner`` (a ``Composite``'s or a ``ScalarLoop``'s) on whole
+    arrays ``args``, node by node."""
     memo = dict(zip(inner.inputs, args))
     for node in inner.toposort():
-        ins = [memo[i] if i in memo else et.constant(np.asarray(i.data, dtype=i.type.dtype)) for i in node.inputs]
+        ins = [memo[i] if i in memo else _constant(i) for i in node.inputs]
         outs = apply_scalar(node.op, node.outputs[0].type.dtype, ins)
         memo.update(zip(node.outputs, outs if isinstance(outs, (list, tuple)) else [outs]))
-    return [memo[o] if o in memo else et.constant(np.asarray(o.data, dtype=o.type.dtype)) for o in inner.outputs]
+    return [memo[o] if o in memo else _constant(o) for o in inner.outputs]
+
+
+def _constant(c):
+    return et.constant(np.asarray(c.data, dtype=c.type.dtype))
 
 
 def _largest(counts):
