@@ -27,9 +27,9 @@ _LOGICAL = frozenset({"and_", "or_", "xor", "invert"})
 
 #: the scalar steps' forms, with the casts between the dtypes the whole function handles
 _FORMS = {**FORMS, "cast_int64": "np.int64({0})"}
-#: int64 division and remainder as NumPy's: 0 for a zero divisor, and the minimum integer divided
-#: by -1 wraps (Numba's ``//`` would trap there)
-_INTEGER_FORMS = {"int_div": "(0 if {1} == 0 else ((0 - {0}) if {1} == -1 else {0} // {1}))",
+#: integer division and remainder as NumPy's: 0 for a zero divisor, and the minimum integer divided
+#: by -1 wraps (Numba's ``//`` would trap there; the negation is done in uint64, see _INT64_WRAPPING)
+_INTEGER_FORMS = {"int_div": "(0 if {1} == 0 else (np.int64(np.uint64(0) - np.uint64({0})) if {1} == -1 else {0} // {1}))",
                   "mod": "(0 if {1} == 0 or {1} == -1 else {0} % {1})"}
 _INTEGER_STEPS = frozenset({"add", "sub", "mul", "neg", "maximum", "minimum"})
 #: int64 arithmetic done in uint64 and converted back, which wraps around as NumPy's int64 does:
@@ -41,7 +41,6 @@ _INT64_WRAPPING = {
     "sqr": "np.int64(np.uint64({0}) * np.uint64({0}))",
     "neg": "np.int64(np.uint64(0) - np.uint64({0}))",
     "abs": "({0} if {0} >= 0 else np.int64(np.uint64(0) - np.uint64({0})))",
-    "int_div": "(0 if {1} == 0 else (np.int64(np.uint64(0) - np.uint64({0})) if {1} == -1 else {0} // {1}))",
 }
 _NUMBERS = ("float64", "int64", "bool")
 
@@ -182,7 +181,7 @@ def _wide_form(key: str, compute: str) -> str | None:
         return _FORMS[key] if compute == "float64" or key in _FLOAT32_STEPS or key in _COMPARISONS else None
     if key not in _WRAPPING_STEPS and key not in _COMPARISONS:
         return None
-    if compute == "int64" and key in _INT64_WRAPPING:
+    if compute == "int64" and key in _INT64_WRAPPING:   # (int_div: _INTEGER_FORMS wraps for every width)
         return _INT64_WRAPPING[key]
     if compute.startswith("uint") and key in ("int_div", "mod"):   # no negative divisor; and 0 of the
         # same type: Numba unifies int64 and uint64 as float64, which loses bits
