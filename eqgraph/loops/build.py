@@ -238,7 +238,8 @@ class until:
     """``return outputs, eg.until(condition)`` from a scan's ``fn`` (also after the updates):
     the loop stops after the first step whose ``condition``, a scalar, is true, as Aesara's
     ``until``. The outputs then have one entry per step that ran; ``n_steps`` or the sequences
-    bound the loop. Gradients through such a loop are not implemented (as in PyTensor)."""
+    bound the loop. Gradients run back through the steps that ran (as in PyTensor); second
+    derivatives through such a loop are not implemented."""
 
     def __init__(self, condition):
         self.condition = condition

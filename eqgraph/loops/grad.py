@@ -12,7 +12,8 @@ holds what later steps sent back to the values they read, so a step's output cot
 complete (its own cotangent plus what every later step that read it sent back) when the
 walk reaches it; the walk holds h values per output, not one per step.
 
-``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano.
+``truncate_gradient=k`` (k > 0) walks back through the last k steps only, as in Theano. A loop
+that ``until`` stopped early is walked back from the last step that ran.
 Second derivatives: this op's own gradient differentiates the same backward pass written as
 a scan (``backward.py``); for loops that update shared variables or truncate their gradient
 it is not implemented (a NullType gradient says why).
@@ -62,12 +63,14 @@ class ScanGrad(Op):
         """Second derivatives: the gradient of the same backward pass written as a scan
         (``backward.py``), whose outputs stand in for this op's."""
         lay = self.scan.layout
-        if lay.n_shared or lay.truncate_gradient != -1:
+        if lay.n_shared or lay.truncate_gradient != -1 or self.scan.until is not None:
             # shared values between steps are no outputs, so backward.py cannot read them; a truncated
             # gradient is no derivative, and differentiating it would truncate the walk through the
-            # forward loop again: a number that matches nothing
-            why = ("second derivatives through a scan that updates shared variables or truncates its gradient "
-                   "(its backward pass is a numeric walk only; eqgraph/loops/backward.py writes the others as a scan)")
+            # forward loop again: a number that matches nothing; backward.py walks n_steps, where
+            # until may have stopped the loop earlier
+            why = ("second derivatives through a scan that updates shared variables, truncates its gradient "
+                   "or stops early (until) (its backward pass is a numeric walk only; "
+                   "eqgraph/loops/backward.py writes the others as a scan)")
             return [grad_not_implemented(self, i, x, why) for i, x in enumerate(inputs)]
         # stand-ins for the inputs: partial derivatives, as if the forward outputs did not
         # depend on the forward inputs (the caller's walk adds that path through Scan.L_op)
@@ -117,11 +120,11 @@ class ScanGrad(Op):
         cotangents = [np.broadcast_to(ct, np.shape(out)) if isinstance(out, np.ndarray) else None
                       for ct, out in zip(cotangents, outputs)]
         _, seqs, inits, shared, invariants = lay.split(outer)
-        step_inputs = self._step_inputs(outer, outputs, seqs, inits, invariants)
+        step_inputs, recorded = self._step_inputs(outer, outputs, seqs, inits, invariants)
         grads = [[np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in group]
                  for group in (seqs, inits, shared, invariants)]
         seq_g, init_g, shared_g, inv_g = grads
-        n = scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
+        n = self._steps_run(outer, outputs, seqs, recorded)
         float_out = [is_float(o.type) for o in scan.inner_outputs]
         # per fed-back output with taps down to -h, the cotangents that later steps sent back
         # to the values at history positions t+1 .. t+h (initial entries are positions 0 .. h-1,
@@ -162,18 +165,28 @@ class ScanGrad(Op):
         for cell, value in zip(output_storage, results):
             cell[0] = value
 
+    def _steps_run(self, outer, outputs, seqs, recorded: int | None) -> int:
+        """How many steps the forward loop ran: ``n_steps`` or what the sequences allow, or,
+        where ``until`` stopped it, the steps recorded or the length of its outputs."""
+        scan, lay = self.scan, self.scan.layout
+        if scan.until is None:
+            return scan.n_steps(outer[0] if lay.has_n_steps else None, seqs)
+        return recorded if recorded is not None else len(outputs[0])
+
     def _step_inputs(self, outer, outputs, seqs, inits, invariants):
-        """t -> step t's inner arguments. They are read from the forward outputs (the
-        history of each fed-back output), except when the loop updates shared variables,
-        whose values between steps are not outputs: then the loop runs again, recording."""
+        """(t -> step t's inner arguments, the number of steps recorded or None). They are read
+        from the forward outputs (the history of each fed-back output), except when the loop
+        updates shared variables, whose values between steps are not outputs: then the loop
+        runs again, recording."""
         scan, lay = self.scan, self.scan.layout
         if lay.n_shared:
-            return scan.run(outer, record=True)[1].__getitem__
+            records = scan.run(outer, record=True)[1]
+            return records.__getitem__, len(records)
         recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
         histories = [None] * lay.n_outputs
         for o, init in zip(recurrent, inits):
             histories[o] = _History(init[:lay.history(o)], outputs[o])
-        return lambda t: scan.step_inputs(t, seqs, histories, (), invariants)
+        return (lambda t: scan.step_inputs(t, seqs, histories, (), invariants)), None
 
 
 class _History:

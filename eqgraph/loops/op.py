@@ -42,7 +42,7 @@ from eqgraph.loops.layout import Layout
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.graph import toposort
-from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_not_implemented
+from eqgraph.terms.null_type import DisconnectedType, disconnected
 from eqgraph.terms.op import Op
 from eqgraph.xp import is_array
 
@@ -295,9 +295,9 @@ class Scan(Op):
         return rows
 
     def L_op(self, inputs, outputs, output_grads):
-        if self.until is not None:  # how many steps ran depends on the values: as PyTensor, refused
-            return [grad_not_implemented(self, i, x, "gradients through a scan that stops early (until)")
-                    for i, x in enumerate(inputs)]
+        """Reverse mode through the steps that ran (``ScanGrad``). With ``until``, as in
+        PyTensor, the number of steps is a fixed count for the derivative: the stop condition
+        moves no value by an infinitesimal change."""
         from_outputs = [et.cast(g, o.dtype) if g is not None and isinstance(g.type, TensorType)
                         and isinstance(o.type, TensorType) and g.dtype != o.dtype else g
                         for g, o in zip(output_grads, outputs)]
