@@ -22,6 +22,7 @@ from eqgraph.loops.op import Scan
 from eqgraph.tensor.sharedvar import SharedVariable
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Constant, Variable
+from eqgraph.terms.fgraph import MissingInputError
 from eqgraph.terms.graph import clone_replace, graph_inputs, toposort
 from eqgraph.terms.type import describe_value
 
@@ -50,7 +51,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         ``eqgraph.function`` with its defaults.
 
     Returns the outputs (one variable, or a list when ``fn`` has several outputs or
-    ``return_list``), each with ``n_steps`` entries along a new first axis, and an
+    ``return_list``; None when it has none), each with ``n_steps`` entries along a new first axis, and an
     ``OrderedDict`` ``{shared variable: its value after the last step}`` to pass to
     ``eqgraph.function(..., updates=...)``.  With ``return_updates=False`` (PyTensor 3's
     signature) only the outputs are returned; the updates stay attached to the loop's node
@@ -79,7 +80,8 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     results = op(*outer, return_list=True)
     outs = results[:len(outputs)]
     new_values = OrderedDict(zip(shared, results[len(outputs):]))
-    outs = outs[0] if len(outs) == 1 and not return_list else outs
+    # as PyTensor and Aesara: a loop of updates only has None for outputs
+    outs = None if not outs else outs[0] if len(outs) == 1 and not return_list else outs
     if not return_updates:
         results[0].owner.tag["updates"] = new_values
         return outs
@@ -148,6 +150,12 @@ def _as_variable(value, what: str):
         return et.as_tensor_variable(value)
     except TypeError as err:
         raise TypeError(f"scan: {what} must be a tensor or a value, not {describe_value(value)}: {err}") from err
+
+
+def _as_output(value, what: str):
+    """A value fn returned, as a variable: a variable of any type (a random generator, say)
+    as it is, anything else as a tensor."""
+    return value if isinstance(value, Variable) else _as_variable(value, what)
 
 
 def _tap_name(x, tap: int) -> str | None:
@@ -247,32 +255,50 @@ class until:
 
 def _split_result(returned) -> tuple[list, OrderedDict, Variable | None]:
     """fn's outputs, updates and stop condition (None without ``until``), from any of the
-    forms Aesara accepts."""
+    forms PyTensor and Aesara accept: outputs, updates (a dict or a list of pairs), or both in
+    that order (or updates first), in a list or a tuple, optionally followed by an ``until``."""
     condition = None
     if isinstance(returned, (tuple, list)) and returned and isinstance(returned[-1], until):
         condition = _as_variable(returned[-1].condition, "the condition of until")
         if condition.ndim != 0:
             raise TypeError(f"scan: until takes a scalar condition, got {condition} of type {condition.type}")
         returned = returned[0] if len(returned) == 2 else tuple(returned[:-1])
-    updates = {}
-    if isinstance(returned, dict):
-        outputs, updates = [], returned
-    elif isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], dict):
-        outputs, updates = returned
-    elif isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[0], dict):
-        updates, outputs = returned
-    else:
-        outputs = returned
-    outputs = [_as_variable(v, f"output {o} of fn") for o, v in enumerate(as_list(outputs))]
+    outputs, updates = _outputs_and_updates(returned)
+    outputs = [_as_output(v, f"output {o} of fn") for o, v in enumerate(as_list(outputs))]
     checked = OrderedDict()
-    for key, value in updates.items():
+    for key, value in updates:
         if not isinstance(key, SharedVariable):
             raise TypeError(f"scan: fn's updates must update shared variables; {key} is not one")
         try:
-            checked[key] = key.type.filter_variable(_as_variable(value, f"the update of {key}"))
+            checked[key] = key.type.filter_variable(_as_output(value, f"the update of {key}"))
         except (TypeError, ValueError) as err:
             raise TypeError(f"scan: fn's update of {key} (type {key.type}) has the wrong type: {err}") from err
     return outputs, checked, condition
+
+
+def _outputs_and_updates(returned) -> tuple:
+    """(fn's outputs, its updates as (shared variable, new value) pairs)."""
+    if _is_updates(returned):
+        return [], _pairs(returned)
+    if isinstance(returned, (tuple, list)) and len(returned) == 2:
+        first, second = returned
+        if _is_updates(second):
+            return first, _pairs(second)
+        if isinstance(first, dict):
+            return second, _pairs(first)
+    return returned, []
+
+
+def _is_updates(value) -> bool:
+    """A dict, or a non-empty list or tuple of (variable, new value) pairs."""
+    if isinstance(value, dict):
+        return True
+    return (isinstance(value, (tuple, list)) and bool(value)
+            and all(isinstance(p, (tuple, list)) and len(p) == 2 and isinstance(p[0], Variable) for p in value))
+
+
+def _pairs(updates) -> list:
+    return list(updates.items()) if isinstance(updates, dict) else [tuple(p) for p in updates]
 
 
 def _check_fed_back(o: int, out, init) -> None:
@@ -337,8 +363,8 @@ def _check_strict(invariants, non_seqs) -> None:
     passed = set(non_seqs)
     unlisted = [v for v in graph_inputs(invariants, passed) if v not in passed and not isinstance(v, Constant)]
     if unlisted:
-        raise ValueError(f"scan(strict=True): fn reads {', '.join(map(str, unlisted))}, which is not in "
-                         "non_sequences; pass it there, or use strict=False")
+        raise MissingInputError(f"scan(strict=True): fn reads {', '.join(map(str, unlisted))}, which is not in "
+                                "non_sequences; pass it there, or use strict=False")
 
 
 def _loop_invariants(outputs, step_args) -> list:
