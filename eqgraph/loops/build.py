@@ -66,20 +66,26 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         n_steps = n_steps_variable(n_steps)
     if not isinstance(truncate_gradient, int) or not (truncate_gradient == -1 or truncate_gradient > 0):
         raise ValueError(f"scan: truncate_gradient must be -1 or a positive int, got {truncate_gradient!r}")
-    non_seqs = [_as_variable(v, f"non_sequences[{i}]") for i, v in enumerate(as_list(non_sequences))]
+    non_seqs = [_as_any_variable(v, f"non_sequences[{i}]") for i, v in enumerate(as_list(non_sequences))]
     step_args, states, outputs, updates, condition = _trace_step(fn, seqs, outputs_info, non_seqs)
+    untraced = [o for o, (init, _) in enumerate(states) if _is_untraced(init)]
+    traced = [o for o in range(len(states)) if o not in untraced]
     shared, invariants, inner_inputs, inner_outputs, condition = _inner_graph(
-        step_args, outputs, updates, condition, non_seqs if strict else None)
+        step_args, [outputs[o] for o in traced], [outputs[o] for o in untraced], updates, condition,
+        non_seqs if strict else None)
 
-    layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(taps for _, taps in states),
-                    n_shared=len(shared), n_invariant=len(invariants), has_n_steps=n_steps is not None,
-                    go_backwards=bool(go_backwards), truncate_gradient=truncate_gradient)
+    layout = Layout(seq_taps=tuple(taps for _, taps in seqs), out_taps=tuple(states[o][1] for o in traced),
+                    n_shared=len(untraced) + len(shared), n_invariant=len(invariants),
+                    has_n_steps=n_steps is not None, go_backwards=bool(go_backwards),
+                    truncate_gradient=truncate_gradient)
     op = Scan(inner_inputs, inner_outputs, layout, name=name, until=condition)
     outer = ([n_steps] if n_steps is not None else []) + [x for x, _ in seqs]
-    outer += [init for init, taps in states if taps] + shared + invariants
-    results = op(*outer, return_list=True)
-    outs = results[:len(outputs)]
-    new_values = OrderedDict(zip(shared, results[len(outputs):]))
+    outer += [states[o][0] for o in traced if states[o][1]] + [states[o][0] for o in untraced]
+    results = op(*outer, *shared, *invariants, return_list=True)
+    # the outputs in fn's order: each untraced state's value after the last step in its place
+    by_output = dict(zip(traced + untraced, results))
+    outs = [by_output[o] for o in range(len(states))]
+    new_values = OrderedDict(zip(shared, results[len(states):]))
     # as PyTensor and Aesara: a loop of updates only has None for outputs
     outs = None if not outs else outs[0] if len(outs) == 1 and not return_list else outs
     if not return_updates:
@@ -94,8 +100,7 @@ def _trace_step(fn, seqs: list, outputs_info, non_seqs: list) -> tuple:
     with the shared variables it updates by default, its stop condition or None)``."""
     seq_args = [TensorType(x.dtype, x.type.shape[1:])(_tap_name(x, tap)) for x, taps in seqs for tap in taps]
     states = _outputs_info(outputs_info)
-    state_args = [TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
-                  for init, taps in states if taps for tap in taps]
+    state_args = [_state_arg(init, tap) for init, taps in states for tap in taps]
     _check_arity(fn, seqs, states, non_seqs)
     made_before = _creation_mark()
     returned = fn(*seq_args, *state_args, *non_seqs)
@@ -109,24 +114,30 @@ def _trace_step(fn, seqs: list, outputs_info, non_seqs: list) -> tuple:
         raise ValueError(f"scan: fn returned {len(outputs)} outputs but outputs_info describes {len(states)}; "
                          "give one entry per output (None for an output that is not fed back)")
     for o, (out, (init, taps)) in enumerate(zip(outputs, states)):
-        if taps:
-            _check_fed_back(o, out, init)
+        _check_output(o, out, init)
     # shared variables the loop updates are states: each step reads what the previous one wrote
     updates.update(_default_updates(outputs + list(updates.values()), updates, made_before))
-    return seq_args + state_args, states, outputs, updates, condition
+    # fn's arguments in its order; an untraced state's goes with the shared variables' in the loop
+    arg_states = [init for init, taps in states for _ in taps]
+    untraced_args = [a for a, init in zip(state_args, arg_states) if _is_untraced(init)]
+    step_args = seq_args + [a for a, init in zip(state_args, arg_states) if not _is_untraced(init)]
+    return (step_args, untraced_args), states, outputs, updates, condition
 
 
-def _inner_graph(step_args: list, outputs: list, updates: OrderedDict, condition, strict_non_seqs) -> tuple:
-    """The loop's inner graph, with an input of its own per shared variable it updates and per loop
-    invariant: ``(the shared variables, the invariants, the inner inputs, the inner outputs, the
-    inner stop condition or None)``. ``strict_non_seqs``: the non-sequences, where ``strict``
-    refuses any other invariant; None otherwise."""
+def _inner_graph(step_args: tuple, outputs: list, untraced: list, updates: OrderedDict, condition,
+                 strict_non_seqs) -> tuple:
+    """The loop's inner graph, with an input of its own per untraced state, per shared variable it
+    updates and per loop invariant: ``(the shared variables, the invariants, the inner inputs, the
+    inner outputs, the inner stop condition or None)``. ``step_args``: (the arguments of the
+    sequences and traced states, those of the untraced states); ``outputs``: the traced ones;
+    ``untraced``: the untraced states' new values. ``strict_non_seqs``: the non-sequences, where
+    ``strict`` refuses any other invariant; None otherwise."""
     shared = list(updates)
     shared_args = [s.type(s.name) for s in shared]
     # the stop condition travels with the outputs through the substitutions below, last
-    inner_outputs = outputs + list(updates.values()) + ([condition] if condition is not None else [])
+    inner_outputs = outputs + untraced + list(updates.values()) + ([condition] if condition is not None else [])
     inner_outputs = clone_replace(inner_outputs, dict(zip(shared, shared_args)))
-    step_args = step_args + shared_args
+    step_args = step_args[0] + step_args[1] + shared_args
     invariants = _loop_invariants(inner_outputs, step_args)
     if strict_non_seqs is not None:
         _check_strict(invariants, strict_non_seqs)
@@ -152,7 +163,7 @@ def _as_variable(value, what: str):
         raise TypeError(f"scan: {what} must be a tensor or a value, not {describe_value(value)}: {err}") from err
 
 
-def _as_output(value, what: str):
+def _as_any_variable(value, what: str):
     """A value fn returned, as a variable: a variable of any type (a random generator, say)
     as it is, anything else as a tensor."""
     return value if isinstance(value, Variable) else _as_variable(value, what)
@@ -204,7 +215,10 @@ def _outputs_info(outputs_info) -> list:
             if info.get("initial") is None:
                 out.append((None, ()))
                 continue
-            init, taps = _as_variable(info["initial"], what), _taps(info.get("taps", [-1]), what, negative=True)
+            init, taps = _as_any_variable(info["initial"], what), _taps(info.get("taps", [-1]), what, negative=True)
+            if _is_untraced(init):
+                out.append(_untraced_state(init, taps, what))
+                continue
             if taps == (-1,):  # as in Aesara, the initial value is then the state itself
                 init = et.expand_dims(init, 0)
             elif init.ndim < 1:
@@ -213,9 +227,32 @@ def _outputs_info(outputs_info) -> list:
             out.append((init, taps))
         elif info is None:
             out.append((None, ()))
+        elif _is_untraced(info):
+            out.append(_untraced_state(info, (-1,), what))
         else:
             out.append((et.expand_dims(_as_variable(info, what), 0), (-1,)))
     return out
+
+
+def _is_untraced(init) -> bool:
+    """Whether a state's initial value is of a type that cannot be stacked over steps (a random
+    generator): PyTensor's untraced state, whose value after the last step alone is returned."""
+    return isinstance(init, Variable) and not isinstance(init.type, TensorType)
+
+
+def _untraced_state(init, taps: tuple, what: str) -> tuple:
+    if taps != (-1,):
+        raise ValueError(f"scan: {what} ({init}, type {init.type}) is a state of a type that is not stacked "
+                         f"over steps, so each step reads the previous value only (taps [-1]), not {list(taps)}")
+    return init, taps
+
+
+def _state_arg(init, tap: int):
+    """fn's argument for a state at ``tap``: of the state's type, without the leading axis of a
+    traced state's initial entries."""
+    if _is_untraced(init):
+        return init.type(f"{init.name}[t-1]" if init.name else None)
+    return TensorType(init.dtype, init.type.shape[1:])(_tap_name(init, tap))
 
 
 def n_steps_variable(n_steps):
@@ -264,13 +301,13 @@ def _split_result(returned) -> tuple[list, OrderedDict, Variable | None]:
             raise TypeError(f"scan: until takes a scalar condition, got {condition} of type {condition.type}")
         returned = returned[0] if len(returned) == 2 else tuple(returned[:-1])
     outputs, updates = _outputs_and_updates(returned)
-    outputs = [_as_output(v, f"output {o} of fn") for o, v in enumerate(as_list(outputs))]
+    outputs = [_as_any_variable(v, f"output {o} of fn") for o, v in enumerate(as_list(outputs))]
     checked = OrderedDict()
     for key, value in updates:
         if not isinstance(key, SharedVariable):
             raise TypeError(f"scan: fn's updates must update shared variables; {key} is not one")
         try:
-            checked[key] = key.type.filter_variable(_as_output(value, f"the update of {key}"))
+            checked[key] = key.type.filter_variable(_as_any_variable(value, f"the update of {key}"))
         except (TypeError, ValueError) as err:
             raise TypeError(f"scan: fn's update of {key} (type {key.type}) has the wrong type: {err}") from err
     return outputs, checked, condition
@@ -301,8 +338,28 @@ def _pairs(updates) -> list:
     return list(updates.items()) if isinstance(updates, dict) else [tuple(p) for p in updates]
 
 
+def _check_output(o: int, out, init) -> None:
+    """An output fed back must have its state's type (a traced one: its dtype and number of
+    dimensions); an output not fed back is stacked over steps, so it must be a tensor."""
+    if _is_untraced(init) or not isinstance(out.type, TensorType):
+        _check_untraced(o, out, init)
+    elif init is not None:
+        _check_fed_back(o, out, init)
+
+
+def _check_untraced(o: int, out, init) -> None:
+    if init is None:
+        raise TypeError(f"scan: output {o} of fn ({out}) is a {out.type}, which cannot be stacked over steps; "
+                        f"give its initial value in outputs_info[{o}] to carry it from step to step "
+                        "(its value after the last step is then returned)")
+    state = _state_arg(init, -1).type
+    if out.type != state:
+        raise TypeError(f"scan: output {o} of fn ({out}) has type {out.type}, but it is fed back as a state of "
+                        f"type {state} (from outputs_info[{o}]); they must be of the same type")
+
+
 def _check_fed_back(o: int, out, init) -> None:
-    """An output fed back must have its state's dtype and number of dimensions."""
+    """A traced output fed back must have its state's dtype and number of dimensions."""
     state = TensorType(init.dtype, init.type.shape[1:])
     if out.dtype != state.dtype or out.ndim != state.ndim:
         raise TypeError(f"scan: output {o} of fn ({out}) has type {out.type}, but it is fed back as a state of "
