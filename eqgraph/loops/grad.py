@@ -97,8 +97,10 @@ class ScanGrad(Op):
         scan = self.scan
         return [(slot, var) for slot, var in zip(scan.inner_slots(), scan.inner_inputs) if is_float(var.type)]
 
-    def vjp(self):
-        """inner inputs + a cotangent per floating-point inner output -> a gradient per float_slots."""
+    def vjp_graph(self) -> tuple[list, list]:
+        """(inner inputs + a cotangent per floating-point inner output, a gradient per float_slots):
+        built when the scan is differentiated, so that a step without a gradient is an error of
+        ``grad``, not of the gradient's first call."""
         def build():
             scan = self.scan
             outs = [o for o in scan.inner_outputs if is_float(o.type)]
@@ -107,9 +109,14 @@ class ScanGrad(Op):
             for out, ct in zip(outs[1:], cts[1:]):
                 cost = cost + et.sum(out * ct)
             wrt = [var for _, var in self.float_slots()]
-            grads = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero")
-            return function(scan.inner_inputs + cts, grads, on_unused_input="ignore",
-                            name=f"{scan.name or 'scan'} step's gradient")
+            return scan.inner_inputs + cts, grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero")
+        return self.scan.compiled("vjp_graph", build)
+
+    def vjp(self):
+        """The compiled ``vjp_graph``."""
+        def build():
+            inputs, grads = self.vjp_graph()
+            return function(inputs, grads, on_unused_input="ignore", name=f"{self.scan.name or 'scan'} step's gradient")
         return self.scan.compiled("vjp", build)
 
     # -- the backward walk ---------------------------------------------------------------------

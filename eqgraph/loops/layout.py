@@ -51,3 +51,64 @@ class Layout:
         inits, outer = outer[:n_rec], outer[n_rec:]
         shared, invariants = outer[:self.n_shared], outer[self.n_shared:]
         return n_steps, seqs, inits, shared, invariants
+
+
+@dataclass(frozen=True)
+class ScanInfo:
+    """A scan node's layout in PyTensor's words (``Scan.info``).
+
+    Sequences, then the outputs by how they are fed back: mit-sot (taps other than ``[-1]``),
+    sit-sot (tap ``-1``), nit-sot (not fed back), and untraced states (a state whose value
+    after the last step alone is returned: a random generator in ``outputs_info``, or a shared
+    variable the loop updates); then the non-sequences (everything loop-invariant the step
+    reads). Unlike PyTensor's node, eqgraph's takes ``n_steps`` only where it was given
+    (``has_n_steps``), one outer input per sequence whatever its taps (``seq_in_slices``), none
+    for a nit-sot output, and keeps an ``until`` condition beside its inner outputs
+    (``Scan.until``), not among them; the totals count eqgraph's node and op.
+    """
+
+    n_seqs: int
+    seq_in_slices: tuple
+    mit_sot_in_slices: tuple
+    sit_sot_in_slices: tuple
+    n_nit_sot: int
+    n_untraced_sit_sot: int
+    n_non_seqs: int
+    as_while: bool
+    has_n_steps: bool
+
+    @classmethod
+    def of(cls, layout: Layout, as_while: bool) -> ScanInfo:
+        fed_back = [taps for taps in layout.out_taps if taps]
+        return cls(n_seqs=len(layout.seq_taps), seq_in_slices=tuple(layout.seq_taps),
+                   mit_sot_in_slices=tuple(t for t in fed_back if t != (-1,)),
+                   sit_sot_in_slices=tuple(t for t in fed_back if t == (-1,)),
+                   n_nit_sot=sum(1 for taps in layout.out_taps if not taps),
+                   n_untraced_sit_sot=layout.n_shared, n_non_seqs=layout.n_invariant,
+                   as_while=as_while, has_n_steps=layout.has_n_steps)
+
+    @property
+    def n_mit_sot(self) -> int:
+        return len(self.mit_sot_in_slices)
+
+    @property
+    def n_sit_sot(self) -> int:
+        return len(self.sit_sot_in_slices)
+
+    @property
+    def n_outer_inputs(self) -> int:
+        return (int(self.has_n_steps) + self.n_seqs + self.n_mit_sot + self.n_sit_sot
+                + self.n_untraced_sit_sot + self.n_non_seqs)
+
+    @property
+    def n_outer_outputs(self) -> int:
+        return self.n_mit_sot + self.n_sit_sot + self.n_nit_sot + self.n_untraced_sit_sot
+
+    @property
+    def n_inner_inputs(self) -> int:
+        taps = sum(map(len, self.seq_in_slices)) + sum(map(len, self.mit_sot_in_slices))
+        return taps + self.n_sit_sot + self.n_untraced_sit_sot + self.n_non_seqs
+
+    @property
+    def n_inner_outputs(self) -> int:
+        return self.n_outer_outputs

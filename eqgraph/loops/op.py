@@ -38,11 +38,13 @@ import numpy as np
 import eqgraph.tensor as et
 from eqgraph.function import function
 from eqgraph.loops.grad import ScanGrad
-from eqgraph.loops.layout import Layout
+from eqgraph.loops.layout import Layout, ScanInfo
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
 from eqgraph.terms.graph import toposort
-from eqgraph.terms.null_type import DisconnectedType, disconnected
+from eqgraph.grad.types import NullTypeGradError
+from eqgraph.loops.backward import is_float
+from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_undefined
 from eqgraph.terms.op import Op
 from eqgraph.xp import is_array
 
@@ -99,7 +101,7 @@ class Scan(Op):
         self.until = until  # the inner stop condition (eg.until), or None: a loop of fixed length
         self.signature = self._sign()
         self._slots = self._layout_slots()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._compiled: dict = {}
 
     def __str__(self):
@@ -111,12 +113,17 @@ class Scan(Op):
         return state
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _lock=threading.Lock(), _compiled={})
+        self.__dict__.update(state, _lock=threading.RLock(), _compiled={})
         # ops compared by identity have new identities in this process: sign the graph again
         self.signature = self._sign()
 
     def _sign(self) -> str:
         return f"{self.name or 'scan'}-{graph_signature(self.inner_inputs, self._step_outputs(), self.layout)}"
+
+    @property
+    def info(self) -> ScanInfo:
+        """The loop's layout in PyTensor's words (``layout.ScanInfo``)."""
+        return ScanInfo.of(self.layout, as_while=self.until is not None)
 
     def _step_outputs(self) -> list:
         """What one step computes: the inner outputs, then the stop condition if there is one."""
@@ -124,7 +131,8 @@ class Scan(Op):
 
     # -- the inner graph, by role --------------------------------------------------------------
     def compiled(self, key: str, build):
-        """The inner function ``key``, compiled by ``build()`` on first use (once per op)."""
+        """The inner function ``key``, compiled by ``build()`` on first use (once per op); a build
+        may ask for another (the compiled gradient for its graph): the lock is reentrant."""
         with self._lock:
             if key not in self._compiled:
                 self._compiled[key] = build()
@@ -307,6 +315,21 @@ class Scan(Op):
                       et.zeros_like(o) if g is None or isinstance(g.type, DisconnectedType) else g
                       for g, o in zip(from_outputs, outputs)]
         grad_op = ScanGrad(self)
+        undefined = self._step_without_gradient(grad_op)
+        if undefined is not None:
+            return [grad_undefined(self, i, x, undefined) if grad_op.differentiable(i, x) else disconnected()
+                    for i, x in enumerate(inputs)]
         grads = iter(grad_op(*inputs, *outputs, *cotangents, return_list=True))
         return [next(grads) if grad_op.differentiable(i, x) else disconnected() for i, x in enumerate(inputs)]
+
+    @staticmethod
+    def _step_without_gradient(grad_op) -> str | None:
+        """Why the step has no gradient (an op in it has none, or an undefined one), or None."""
+        if not grad_op.float_slots() or not any(is_float(o.type) for o in grad_op.scan.inner_outputs):
+            return None
+        try:
+            grad_op.vjp_graph()
+        except (NotImplementedError, NullTypeGradError) as err:
+            return f"the gradient of its step is undefined: {err}"
+        return None
 

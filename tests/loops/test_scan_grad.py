@@ -7,6 +7,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
+from eqgraph.grad import NullTypeGradError
 
 RNG = np.random.default_rng(1)
 
@@ -133,3 +134,13 @@ def test_grad_inside_the_step_gives_a_jacobian_of_unknown_length():
     v = np.array([0.1, 0.2, 0.3, -0.5])
     expected = np.diag(np.exp(v)) * v.sum() + np.exp(v)[:, None]
     np.testing.assert_allclose(eg.function([x], rows)(v), expected)
+
+
+def test_a_step_without_a_gradient_is_refused_when_the_gradient_is_built():
+    # a draw's parameters have no gradient: grad says so at once, naming the step, rather
+    # than the compiled gradient failing on its first call
+    x = et.dvector("x")
+    rng = eg.shared(np.random.default_rng(0), "rng")
+    out, _ = eg.scan(lambda v: v + et.random.normal(v, rng=rng), sequences=[x])
+    with pytest.raises(NullTypeGradError, match="step"):
+        eg.grad(out.sum(), x)
