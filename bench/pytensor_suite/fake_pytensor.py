@@ -48,6 +48,7 @@ LOOKUP = {
     "pytensor.configdefaults": ["eqgraph"],
     "pytensor.printing": ["eqgraph"],
     "pytensor.ifelse": ["eqgraph"],
+    "pytensor.raise_op": ["eqgraph.tensor"],
 }
 
 #: PyTensor names whose eqgraph counterpart is spelled differently.

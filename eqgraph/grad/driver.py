@@ -299,20 +299,26 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
                 disconnected_inputs=disconnected_inputs)
 
 
-def Rop(f, wrt, eval_points):
+def Rop(f, wrt, eval_points, use_op_pushforward=None):
     """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
 
     When every op between ``wrt`` and ``f`` defines ``R_op``, those are
     chained forward.  Otherwise it is built as a double L-op: with ``u`` like
     ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
-    is then replaced by zeros.
+    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's ``pushforward``
+    argument) chooses: True the ops' ``R_op`` only (an op without one is an error
+    naming it), False the double L-op only.
     """
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     points = [eval_points] if single else list(eval_points)
-    forward = _forward_rop(f, wrt_list, points)
+    forward = None if use_op_pushforward is False else _forward_rop(f, wrt_list, points)
     if forward is not None:
         return forward
+    lacking = next((node.op for node in applys_between(wrt_list, [f]) if type(node.op).R_op is Op.R_op), None)
+    if use_op_pushforward and lacking is not None:
+        raise NotImplementedError(f"Rop(use_op_pushforward=True): {lacking} has no R_op; "
+                                  "use_op_pushforward=False builds the product from two L-ops")
     u = TensorType(_float_dtype(f), f.type.shape)("u")
     jt_u = Lop(f, wrt_list, u, disconnected_inputs="ignore")
     terms = [Lop(g, u, v, disconnected_inputs="ignore") for g, v in zip(jt_u, points) if g is not None]

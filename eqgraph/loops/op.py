@@ -41,7 +41,7 @@ from eqgraph.loops.grad import ScanGrad
 from eqgraph.loops.layout import Layout, ScanInfo
 from eqgraph.tensor.type import TensorType
 from eqgraph.terms.basic import Apply, Constant, Variable
-from eqgraph.terms.graph import toposort
+from eqgraph.terms.graph import graph_inputs, toposort
 from eqgraph.grad.types import NullTypeGradError
 from eqgraph.loops.backward import is_float
 from eqgraph.terms.null_type import DisconnectedType, disconnected, grad_undefined
@@ -88,6 +88,12 @@ def _check_numpy(op, values) -> None:
 
 def _merge_shapes(a: tuple, b: tuple) -> tuple:
     return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+def _outputs_reading(inputs, outputs) -> list[set[int]]:
+    """Per variable of ``inputs``, the positions of the ``outputs`` that depend on it."""
+    leaves = [set(graph_inputs([out])) for out in outputs]
+    return [{k for k, read in enumerate(leaves) if var in read} for var in inputs]
 
 
 class Scan(Op):
@@ -296,11 +302,33 @@ class Scan(Op):
 
     # -- differentiating ------------------------------------------------------------------------
     def connection_pattern(self, node):
-        """n_steps changes how many values there are, not what they are: not connected."""
-        rows = [[True] * len(node.outputs) for _ in node.inputs]
-        if self.layout.has_n_steps:
-            rows[0] = [False] * len(node.outputs)
+        """Per outer input, the outer outputs it reaches: through the inner graph, and through
+        every state it feeds on later steps (to a fixed point). n_steps changes how many
+        values there are, not what they are: not connected."""
+        slots = self.inner_slots()
+        reads = _outputs_reading(self.inner_inputs, self.inner_outputs)
+        # the inner inputs that inner output k is fed back into on the next step
+        feeds = {k: [s for s, slot in enumerate(slots) if slot[0] == "out" and slot[1] == k]
+                 for k in range(self.layout.n_outputs)}
+        feeds.update({self.layout.n_outputs + j: [slots.index(("shared", j, None))] for j in range(self.layout.n_shared)})
+        rows = []
+        for outer_slots in self._outer_input_slots():
+            reached, todo = set(), list(outer_slots)
+            while todo:
+                for k in reads[todo.pop()] - reached:
+                    reached.add(k)
+                    todo += feeds.get(k, [])
+            rows.append([k in reached for k in range(len(node.outputs))])
         return rows
+
+    def _outer_input_slots(self) -> list[list[int]]:
+        """Per outer input, the inner inputs (by position) it supplies."""
+        lay, slots = self.layout, self.inner_slots()
+        recurrent = [o for o, taps in enumerate(lay.out_taps) if taps]
+        groups = ([[]] if lay.has_n_steps else []) + [("seq", i) for i in range(len(lay.seq_taps))]
+        groups += [("out", o) for o in recurrent] + [("shared", j) for j in range(lay.n_shared)]
+        groups += [("invariant", j) for j in range(lay.n_invariant)]
+        return [g if isinstance(g, list) else [s for s, slot in enumerate(slots) if slot[:2] == g] for g in groups]
 
     def L_op(self, inputs, outputs, output_grads):
         """Reverse mode through the steps that ran (``ScanGrad``). With ``until``, as in

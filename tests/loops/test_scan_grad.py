@@ -7,7 +7,7 @@ import pytest
 
 import eqgraph as eg
 import eqgraph.tensor as et
-from eqgraph.grad import NullTypeGradError
+from eqgraph.grad import DisconnectedInputError, NullTypeGradError
 
 RNG = np.random.default_rng(1)
 
@@ -144,3 +144,56 @@ def test_a_step_without_a_gradient_is_refused_when_the_gradient_is_built():
     out, _ = eg.scan(lambda v: v + et.random.normal(v, rng=rng), sequences=[x])
     with pytest.raises(NullTypeGradError, match="step"):
         eg.grad(out.sum(), x)
+
+
+def test_the_connection_pattern_follows_the_recurrence():
+    # PyTensor's example: x feeds x and z, y only y, and nothing reads z back
+    x0, y0, z0 = et.dvector("x0"), et.dvector("y0"), et.dvector("z0")
+    x, y, z = eg.scan(lambda x, y, z: (x ** 2, y, x + 1), outputs_info=[x0, y0, z0], n_steps=10,
+                      return_updates=False)
+    node = x.owner
+    assert node.op.connection_pattern(node) == [[False] * 3,                 # n_steps
+                                                [True, False, True],         # x0
+                                                [False, True, False],        # y0
+                                                [False, False, False]]       # z0
+    cost = (x + y + z).sum()
+    eg.grad(cost, [x0, y0])
+    with pytest.raises(DisconnectedInputError):
+        eg.grad(cost, z0)
+    with pytest.raises(DisconnectedInputError):
+        eg.grad(x.sum(), y0)
+
+
+def test_a_state_read_through_a_later_step_is_connected():
+    # b reads a's previous value, a reads its own: a0 reaches b through one step
+    a0, b0, w = et.dscalar("a0"), et.dscalar("b0"), et.dscalar("w")
+    a, b = eg.scan(lambda a, b, w: (a * w, a + 0.0 * b), outputs_info=[a0, b0], non_sequences=[w], n_steps=4,
+                   return_updates=False)
+    node = a.owner
+    assert node.op.connection_pattern(node) == [[False, False], [True, True], [False, True], [True, True]]
+    g = eg.function([a0, b0, w], eg.grad(b[-1], a0))(2.0, 1.0, 3.0)
+    assert g == 27.0                                    # b[3] = a[2] = a0 * w ** 3
+
+
+@pytest.mark.parametrize("use_op_pushforward", [None, False])
+def test_rop_through_a_scan_against_finite_differences(use_op_pushforward):
+    # the Jacobian-vector product of the last state of a small RNN, by two L-ops
+    u, h0, w = et.dmatrix("u"), et.dvector("h0"), et.dmatrix("w")
+    hs, _ = eg.scan(lambda ut, h, w: et.tanh(w @ (ut + h)), sequences=u, outputs_info=h0, non_sequences=[w])
+    eu, eh0, ew = et.dmatrix("eu"), et.dvector("eh0"), et.dmatrix("ew")
+    jvp = eg.Rop(hs[-1], [u, h0, w], [eu, eh0, ew], use_op_pushforward=use_op_pushforward)
+    f = eg.function([u, h0, w, eu, eh0, ew], jvp)
+    last = eg.function([u, h0, w], hs[-1])
+    values = [RNG.standard_normal(s) * 0.5 for s in [(4, 3), (3,), (3, 3)]]
+    tangents = [RNG.standard_normal(v.shape) for v in values]
+    eps = 1e-6
+    numeric = (last(*[v + eps * t for v, t in zip(values, tangents)])
+               - last(*[v - eps * t for v, t in zip(values, tangents)])) / (2 * eps)
+    np.testing.assert_allclose(f(*values, *tangents), numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_rop_with_use_op_pushforward_names_the_scan_without_r_op():
+    x = et.dvector("x")
+    out, _ = eg.scan(lambda v: v * 2, sequences=x)
+    with pytest.raises(NotImplementedError, match="Scan.*R_op"):
+        eg.Rop(out, x, et.dvector("t"), use_op_pushforward=True)
