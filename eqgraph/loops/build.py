@@ -37,8 +37,10 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     outputs_info : per output of ``fn``, its initial state (fed back as tap -1), a dict
         ``{"initial": x, "taps": [-2, -1]}`` (``x[0]`` is the value at the lowest tap, ``x[1]`` the
         one after it...; the first ``-min(taps)`` entries are used; with taps ``[-1]``, ``x`` is
-        the state itself), or None for an output that is not fed back.
-    non_sequences : values passed to every step unchanged.
+        the state itself), or None for an output that is not fed back. An initial state that
+        is not a tensor (a random generator) is untraced, as in PyTensor: each step reads the
+        previous value, and only the value after the last step is returned, in its place.
+    non_sequences : values passed to every step unchanged (tensors, or random generators).
     n_steps : the number of steps (a Python int or an integer scalar variable); without it,
         the shortest sequence decides.
     truncate_gradient : -1 for the full gradient, k > 0 to backpropagate through the last k steps.

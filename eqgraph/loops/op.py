@@ -19,12 +19,14 @@ inner expression that depends on no per-step input becomes an outer input, compu
 the outer graph (where the outer e-graph optimizes it with everything else).
 
 Outer inputs, in order: ``n_steps`` (when given), the sequences, the initial states of the
-outputs fed back (each with a leading axis over its taps), the current values of the shared
-variables the loop updates, then the loop-invariant values. Outer outputs: one array per
-output (``n_steps`` entries, in the order computed), then the final value of each updated
-shared variable. Inner inputs: each sequence at each of its taps, each fed-back output at
-each of its taps, each updated shared variable, each loop-invariant value. Inner outputs:
-the step's outputs, then the shared variables' new values.
+outputs fed back (each with a leading axis over its taps), the current values of the
+untraced states (a random generator in ``outputs_info``) and of the shared variables the loop
+updates (the layout's ``n_shared``), then the loop-invariant values. Outer outputs: one array
+per traced output (``n_steps`` entries, in the order computed), then the final value of each
+untraced state and updated shared variable. Inner inputs: each sequence at each of its taps,
+each fed-back output at each of its taps, each untraced state and updated shared variable,
+each loop-invariant value. Inner outputs: the traced outputs, then the untraced states' and
+shared variables' new values.
 """
 
 from __future__ import annotations
