@@ -21,11 +21,12 @@ PyTensor C's before anything is timed. One BLAS thread, as a sampler's chain has
 The default run is three models (under two minutes); ``--all`` runs every gallery model.
 
 ``--sample`` times what a PyMC user waits for instead: ``pm.sample`` of one chain in each mode
-(eqgraph's also with PyTensor's C compiler off), first with empty caches (PyTensor's compiledir,
+(eqgraph's inside ``eqgraph.pytensor.use()``, which routes PyMC's own compiles too, and as the
+``compile_kwargs`` mode alone, with PyTensor's C compiler on and off), first with empty caches (PyTensor's compiledir,
 Numba's and eqgraph's kernel cache all fresh) and then with the caches that run left, each run in
 a process of its own: seconds from the call to the first draw and to the return, and the time per
 gradient while sampling, with eqgraph's ratios to the better of PyTensor's C and Numba modes.
-A model's 8 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
+A model's 10 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
 """
 
 from __future__ import annotations
@@ -280,19 +281,19 @@ def print_sample_table(results: dict):
     ours = [m for m in modes if m.startswith("eqgraph")]
     rated = "PyTensor C" in modes and "PyTensor Numba" in modes
     heads = [SAMPLE_HEADS[m] for m in modes] + ([f"r-{SAMPLE_HEADS[m]}" for m in ours] if rated else [])
-    width = max(7 * len(heads), 18)
+    width = 8 * len(heads)
     print(f"\n{'':<30}{'first draw, s':>{width}}{'wall, s':>{width}}{'per gradient, us':>{width}}")
-    print(f"{'model, caches':<30}" + "".join(f"{h:>7}" for h in heads) * 3)
+    print(f"{'model, caches':<30}" + "".join(f"{h:>8}" for h in heads) * 3)
     for name, runs in results.items():
         for state in ("cold", "warm"):
             row = f"{name[:23] + ', ' + state:<30}"
             for key in ("first_draw", "wall", "per_gradient"):
                 values = {m: _value(runs[m, state], key) for m in modes}
                 digits = 0 if key == "per_gradient" else 2
-                row += "".join(f"{values[m]:>7.{digits}f}" for m in modes)
+                row += "".join(f"{values[m]:>8.{digits}f}" for m in modes)
                 if rated:
                     best = min(values["PyTensor C"], values["PyTensor Numba"])
-                    row += "".join(f"{values[m] / best:>7.2f}" for m in ours)
+                    row += "".join(f"{values[m] / best:>8.2f}" for m in ours)
             print(row)
     print("(r-...: that eqgraph run over the better of PyTensor's C and Numba modes)")
 
