@@ -14,9 +14,9 @@ runs compiled; otherwise they compile in the background while the NumPy program 
 in a compile server started before the e-graph compile so that its own start costs no time.
 
 ``use()`` makes eqgraph PyTensor's default mode inside a ``with`` block, for the functions a
-library compiles without asking its caller for a mode (PyMC's trace and start-point checks): a
-graph that holds an op with no translation (a random draw, say) then runs on PyTensor's Python
-virtual machine rather than failing, since the caller never chose eqgraph for it.
+library compiles without asking its caller for a mode (PyMC's trace function): a graph that holds
+an op with no translation (a random draw, say) then runs on PyTensor's ``PerformLinker`` rather
+than failing, since the caller never chose eqgraph for it.
 """
 
 from __future__ import annotations
@@ -69,9 +69,10 @@ class EqgraphLinker(JITLinker):
 
 class EqgraphDefaultLinker(EqgraphLinker):
     """``EqgraphLinker`` for PyTensor's default mode (``use()``): a graph that holds an op with no
-    translation or a variable of a type with no counterpart runs on PyTensor's ``PerformLinker``, each node's Python ``perform`` (no C thunks,
-    and no C virtual machine, whose first import compiles a C module). ``fallback`` says what
-    sent it there: None, or the ``UnsupportedOp`` or ``UnsupportedType`` error."""
+    translation, or a variable of a type with no counterpart, runs on PyTensor's ``PerformLinker``
+    (each node's Python ``perform``: no C thunks, and no C virtual machine, whose first import
+    compiles a C module). ``fallback`` says what sent it there: None, or the ``UnsupportedOp`` or
+    ``UnsupportedType`` error."""
 
     fallback: UnsupportedOp | UnsupportedType | None = None
 
@@ -108,7 +109,7 @@ def mode() -> Mode:
 
 def default_mode() -> Mode:
     """The mode ``use()`` makes PyTensor's default: ``mode()``'s, except that a graph with an op
-    eqgraph cannot translate runs on PyTensor's Python virtual machine (``EqgraphDefaultLinker``)."""
+    eqgraph cannot translate runs on PyTensor's ``PerformLinker`` (``EqgraphDefaultLinker``)."""
     return Mode(EqgraphDefaultLinker(), RewriteDatabaseQuery(include=["minimum_compile"]))
 
 
