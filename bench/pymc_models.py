@@ -21,11 +21,12 @@ PyTensor C's before anything is timed. One BLAS thread, as a sampler's chain has
 The default run is three models (under two minutes); ``--all`` runs every gallery model.
 
 ``--sample`` times what a PyMC user waits for instead: ``pm.sample`` of one chain in each mode
-(eqgraph's also with PyTensor's C compiler off), first with empty caches (PyTensor's compiledir,
+(eqgraph's inside ``eqgraph.pytensor.use()``, which routes PyMC's own compiles too, and as the
+``compile_kwargs`` mode alone, with PyTensor's C compiler on and off), first with empty caches (PyTensor's compiledir,
 Numba's and eqgraph's kernel cache all fresh) and then with the caches that run left, each run in
 a process of its own: seconds from the call to the first draw and to the return, and the time per
 gradient while sampling, with eqgraph's ratios to the better of PyTensor's C and Numba modes.
-A model's 8 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
+A model's 10 runs take several minutes (PyTensor's C compiles with an empty compiledir among them).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its BLAS
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -114,17 +116,29 @@ def run_model(name, args):
 
 # --- --sample: pm.sample end to end, each (model, mode, cache state) in a process of its own ---
 
-#: the modes ``pm.sample(compile_kwargs={"mode": ...})`` is given. PyMC compiles two functions of
-#: its own in PyTensor's default mode whatever that says (the initial point's and the trace's), so
-#: with empty caches every mode waits for PyTensor's C compiler: "no C" runs eqgraph with
-#: PyTensor's C compiler off (``cxx=``), those two functions then run as PyTensor's Python code
-SAMPLE_MODES = ["eqgraph mode", "eqgraph mode, no C", "PyTensor C", "PyTensor Numba"]
+#: the modes ``pm.sample(compile_kwargs={"mode": ...})`` is given. PyMC compiles functions of its
+#: own in PyTensor's default mode and in ``FAST_COMPILE`` whatever that says (the initial point's,
+#: the trace's), so with empty caches every mode waits for PyTensor's C compiler unless
+#: ``eqgraph.pytensor.use()`` routes those compiles too ("use()"); "no C" runs the plain eqgraph
+#: mode with PyTensor's C compiler off (``cxx=``), those functions then run as PyTensor's Python code
+SAMPLE_MODES = ["eqgraph use()", "eqgraph mode", "eqgraph mode, no C", "PyTensor C", "PyTensor Numba"]
+#: the table's column heads, in ``SAMPLE_MODES``'s order
+SAMPLE_HEADS = {"eqgraph use()": "eq-use", "eqgraph mode": "eq", "eqgraph mode, no C": "eq-noC",
+                "PyTensor C": "C", "PyTensor Numba": "Numba"}
 SAMPLE_SEED = 20261128
 
 
+@contextlib.contextmanager
 def sample_mode(name):
-    return {"eqgraph mode": mode, "eqgraph mode, no C": mode, "PyTensor C": lambda: "FAST_RUN",
-            "PyTensor Numba": lambda: "NUMBA"}[name]()
+    """The mode for ``compile_kwargs``, inside the context ``pm.sample`` runs in."""
+    from eqgraph.pytensor import use
+
+    if name == "eqgraph use()":
+        with use() as eqgraph_mode:
+            yield eqgraph_mode
+        return
+    yield {"eqgraph mode": mode, "eqgraph mode, no C": mode, "PyTensor C": lambda: "FAST_RUN",
+           "PyTensor Numba": lambda: "NUMBA"}[name]()
 
 
 def sample_worker(name, mode_name, tune, draws):
@@ -151,9 +165,10 @@ def sample_worker(name, mode_name, tune, draws):
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start, start_cpu = time.perf_counter(), _cpu_seconds()
-        idata = pm.sample(draws=draws, tune=tune, chains=1, cores=1, random_seed=SAMPLE_SEED,
-                          progressbar=False, compute_convergence_checks=False, callback=callback,
-                          compile_kwargs={"mode": sample_mode(mode_name)})
+        with sample_mode(mode_name) as compile_mode:
+            idata = pm.sample(draws=draws, tune=tune, chains=1, cores=1, random_seed=SAMPLE_SEED,
+                              progressbar=False, compute_convergence_checks=False, callback=callback,
+                              compile_kwargs={"mode": compile_mode})
         end, end_cpu = time.perf_counter(), _cpu_seconds()
     mcse = az.mcse(idata)
     posterior = {v: (idata.posterior[v].mean(("chain", "draw")).values.ravel().tolist(),
@@ -260,22 +275,27 @@ def _seconds(t) -> str:
 
 
 def print_sample_table(results: dict):
-    """Per model and cache state: first draw, wall and per-gradient time of each mode, and the
-    ratios of eqgraph's two runs to the better of PyTensor's C and Numba modes."""
-    width = 7 * (len(SAMPLE_MODES) + 2)
+    """Per model and cache state: first draw, wall and per-gradient time of each mode run, and the
+    ratios of eqgraph's runs to the better of PyTensor's C and Numba modes."""
+    modes = [m for m in SAMPLE_MODES if all((m, "cold") in runs for runs in results.values())]
+    ours = [m for m in modes if m.startswith("eqgraph")]
+    rated = "PyTensor C" in modes and "PyTensor Numba" in modes
+    heads = [SAMPLE_HEADS[m] for m in modes] + ([f"r-{SAMPLE_HEADS[m]}" for m in ours] if rated else [])
+    width = 8 * len(heads)
     print(f"\n{'':<30}{'first draw, s':>{width}}{'wall, s':>{width}}{'per gradient, us':>{width}}")
-    heads = ["eq", "eq-noC", "C", "Numba", "r", "r-noC"]
-    print(f"{'model, caches':<30}" + "".join(f"{h:>7}" for h in heads) * 3)
+    print(f"{'model, caches':<30}" + "".join(f"{h:>8}" for h in heads) * 3)
     for name, runs in results.items():
         for state in ("cold", "warm"):
             row = f"{name[:23] + ', ' + state:<30}"
             for key in ("first_draw", "wall", "per_gradient"):
-                eq, eq_no_c, c, nb = (_value(runs[m, state], key) for m in SAMPLE_MODES)
+                values = {m: _value(runs[m, state], key) for m in modes}
                 digits = 0 if key == "per_gradient" else 2
-                row += "".join(f"{v:>7.{digits}f}" for v in (eq, eq_no_c, c, nb))
-                row += f"{eq / min(c, nb):>7.2f}{eq_no_c / min(c, nb):>7.2f}"
+                row += "".join(f"{values[m]:>8.{digits}f}" for m in modes)
+                if rated:
+                    best = min(values["PyTensor C"], values["PyTensor Numba"])
+                    row += "".join(f"{values[m] / best:>8.2f}" for m in ours)
             print(row)
-    print("(r, r-noC: eqgraph mode, and eqgraph mode with PyTensor's C compiler off, over the better of C and Numba)")
+    print("(r-...: that eqgraph run over the better of PyTensor's C and Numba modes)")
 
 
 def _value(run, key):
@@ -300,8 +320,7 @@ def sample_main(names, args):
             if ("PyTensor C", "cold") in results[name]:
                 print(f"  posterior means agree with PyTensor C's within "
                       f"{worst_disagreement(results[name]):.1f} combined MCSE", flush=True)
-    if not args.modes:
-        print_sample_table(results)
+    print_sample_table(results)
 
 
 def main():
@@ -315,7 +334,8 @@ def main():
                         help="time pm.sample per mode with empty and warm caches instead")
     parser.add_argument("--tune", type=int, default=1000, help="--sample: tuning steps")
     parser.add_argument("--draws", type=int, default=1000, help="--sample: draws")
-    parser.add_argument("--modes", nargs="*", help="--sample: the modes to run (substrings), default all")
+    parser.add_argument("--modes", nargs="*", help="--sample: the modes to run (substrings, e.g. 'use()' 'C' "
+                        "'Numba'), default all")
     parser.add_argument("--sample-worker", nargs=2, metavar=("MODEL", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sample_worker:

@@ -19,11 +19,14 @@ ignored, and the compile that follows writes a good one over it; entries are wri
 temporary file and renamed into place, so a reader never sees half of one.
 
 Where: ``eqgraph.config.graph_cache`` (a directory; "" turns the cache off), by default
-``EQGRAPH_GRAPH_CACHE`` or ``~/.cache/eqgraph/graphs``.
+``EQGRAPH_GRAPH_CACHE`` or ``~/.cache/eqgraph/graphs``. How much: ``eqgraph.config.graph_cache_size``
+bytes of entries; a store that goes past it deletes the least recently used entries first (a
+load sets its entry's modification time, which is what "used" reads).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import enum
@@ -284,7 +287,35 @@ def store(key_: str | None, graph: FunctionGraph, report, extraction: Extraction
         os.replace(out.name, path)
     except OSError:   # a read-only or full disk leaves the compile uncached, not failed
         return None
+    evict(directory, config.graph_cache_size)
     return path
+
+
+def evict(directory: Path, limit: int) -> list[Path]:
+    """Delete the least recently used entries of ``directory`` until the rest take at most
+    ``limit`` bytes; the entries deleted. Another process may delete or replace an entry at the
+    same time: what is gone already counts as deleted."""
+    entries = []
+    for path in directory.glob("*.graph"):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    deleted = []
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+        total -= size
+        deleted.append(path)
+    return deleted
 
 
 def load(key_: str | None, graph: FunctionGraph) -> Entry | None:
@@ -297,6 +328,8 @@ def load(key_: str | None, graph: FunctionGraph) -> Entry | None:
         blob = path.read_bytes()
     except OSError:
         return None
+    with contextlib.suppress(OSError):   # a use: eviction deletes the least recently used first
+        os.utime(path)
     header, _, rest = blob.partition(b"\n")
     checksum, _, payload = rest.partition(b"\n")
     if header + b"\n" != MAGIC or hashlib.sha256(payload).hexdigest().encode() != checksum:

@@ -37,6 +37,8 @@ node is built.
 (eqgraph/graph_cache.py): a compile whose graph and settings another process already compiled
 loads what saturation and extraction chose. None reads ``EQGRAPH_GRAPH_CACHE`` when a function is
 compiled, else ``~/.cache/eqgraph/graphs``; "" (or ``EQGRAPH_GRAPH_CACHE=""``) turns it off.
+``graph_cache_size`` (default 512 MiB) bounds that directory's entries, in bytes: a store that
+takes them past it deletes the least recently used (stored or loaded) first.
 
 This module imports nothing from eqgraph, so every layer may read it.
 """
@@ -57,7 +59,8 @@ class Config:
     """The settings. Assign an attribute to change it for good; ``change_flags`` for a block."""
 
     _defaults = {"floatX": "float64", "assume_finite": False, "numba": os.environ.get("EQGRAPH_NUMBA", "1") != "0",
-                 "compile": "background", "cast_policy": "custom", "graph_cache": None}
+                 "compile": "background", "cast_policy": "custom", "graph_cache": None,
+                 "graph_cache_size": 512 * 2**20}
     _choices = {"floatX": FLOAT_CHOICES, "assume_finite": (True, False), "numba": (True, False),
                 "compile": COMPILE_CHOICES, "cast_policy": CAST_POLICIES}
 
@@ -83,6 +86,9 @@ class Config:
         if name == "graph_cache" and not (value is None or isinstance(value, (str, os.PathLike))):
             raise TypeError(f"eqgraph.config.graph_cache must be a directory, \"\" (off) or None "
                             f"(read EQGRAPH_GRAPH_CACHE), not {value!r}")
+        if name == "graph_cache_size" and (type(value) is not int or value <= 0):
+            raise ValueError(f"eqgraph.config.graph_cache_size must be a positive number of bytes (an int), "
+                             f"not {value!r}")
         choices = self._choices.get(name)
         if choices is not None and (value not in choices or type(value) is not type(choices[0])):
             raise ValueError(f"eqgraph.config.{name} must be one of {', '.join(map(str, choices))}, not {value!r}")

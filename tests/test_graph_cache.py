@@ -196,3 +196,42 @@ def test_a_second_process_loads_what_the_first_compiled(tmp_path):
     how, value = run("2.0", "2")
     assert how == "loaded" and value == pytest.approx(_expected(2.0)[0], rel=1e-12)
     assert run("3.0", "3")[0] == "compiled"
+
+
+def _store_filler(cache, name: str, size: int, used: float):
+    """An entry of ``size`` bytes, last used at ``used`` (seconds since the epoch)."""
+    path = cache / f"{name}.graph"
+    path.write_bytes(b"x" * size)
+    os.utime(path, (used, used))
+    return path
+
+
+def test_storing_past_the_size_limit_evicts_the_least_recently_used_entries(cache, monkeypatch):
+    oldest = _store_filler(cache, "a" * 64, 4000, 1_000_000)
+    newer = _store_filler(cache, "b" * 64, 4000, 2_000_000)
+    first = eg.function(*_model())   # its entry is the newest
+    [stored] = [p for p in cache.glob("*.graph") if p not in (oldest, newer)]
+    assert first.stages.encoded is not None
+    # room for two entries like it (the next differs in one constant): the two oldest must go
+    monkeypatch.setattr(eg.config, "graph_cache_size", 2 * stored.stat().st_size + 1000)
+    eg.function(*_model(scale=3.0))
+    assert not oldest.exists() and not newer.exists()
+    assert stored.exists() and len(_entries(cache)) == 2
+
+
+def test_a_load_counts_as_a_use_for_eviction(cache, monkeypatch):
+    eg.function(*_model())
+    [stored] = cache.glob("*.graph")
+    os.utime(stored, (1_000_000, 1_000_000))   # stored long ago ...
+    other = _store_filler(cache, "c" * 64, 4000, 2_000_000)
+    assert eg.function(*_model()).stages.encoded is None   # ... and loaded now
+    monkeypatch.setattr(eg.config, "graph_cache_size", 2 * stored.stat().st_size + 1000)
+    eg.function(*_model(scale=3.0))
+    assert stored.exists() and not other.exists()
+
+
+def test_the_size_limit_setting_is_checked():
+    assert eg.config.graph_cache_size > 0
+    for bad in (0, -5, 1.5, "1GB", True):
+        with pytest.raises((TypeError, ValueError), match="graph_cache_size"):
+            eg.config.graph_cache_size = bad

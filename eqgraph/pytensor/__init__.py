@@ -12,7 +12,8 @@ import importlib
 _DEFINED_IN = {
     "Converted": "convert", "from_pytensor": "convert",
     "OPS": "ops", "SCALAR_OPS": "ops", "UnsupportedOp": "ops",
-    "EqgraphLinker": "linker", "mode": "linker",
+    "EqgraphLinker": "linker", "EqgraphDefaultLinker": "linker", "mode": "linker",
+    "default_mode": "linker", "python_mode": "linker", "use": "linker",
     "from_pymc": "pymc",
 }
 __all__ = sorted(_DEFINED_IN)

@@ -27,6 +27,10 @@ from eqgraph.pytensor.ops import UnsupportedOp, translation_of
 from eqgraph.tensor.sharedvar import shared
 
 
+class UnsupportedType(TypeError):
+    """A PyTensor variable whose type has no eqgraph counterpart (a random generator, say)."""
+
+
 @dataclass
 class Converted:
     """An eqgraph graph equivalent to a PyTensor one.
@@ -93,7 +97,7 @@ def convert_graph(inner_inputs, inner_outputs, eq_inputs) -> list:
 
 def _input_variable(v):
     if isinstance(v.type, (NoneTypeT, SliceType)):
-        raise TypeError(f"from_pytensor: the input {v} of type {v.type} has no eqgraph counterpart")
+        raise UnsupportedType(f"from_pytensor: the input {v} of type {v.type} has no eqgraph counterpart")
     return _eq_type(v)(v.name)
 
 
@@ -103,7 +107,7 @@ def _eq_type(v):
         return et.TensorType(v.type.dtype, v.type.shape)
     if isinstance(v.type, ScalarType):
         return et.TensorType(v.type.dtype, ())
-    raise TypeError(f"from_pytensor: {v} has type {v.type}, which has no eqgraph counterpart "
+    raise UnsupportedType(f"from_pytensor: {v} has type {v.type}, which has no eqgraph counterpart "
                     "(tensors and scalars convert)")
 
 

@@ -25,6 +25,7 @@ tiers off for the functions compiled after it (``enabled``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import math
@@ -35,6 +36,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:   # not POSIX
+    fcntl = None
 
 from eqgraph.exec.numba import background as numba_compile
 from eqgraph.exec.numpy.kernels import fits
@@ -171,8 +177,9 @@ def _on_disk(folder: Path, key: str) -> bool:
 
 
 def on_disk(source: str) -> bool:
-    """Whether ``source``'s kernel module is in the disk cache: a process has loaded or compiled it."""
-    return (cache_dir() / f"k_{_key(source)}.py").exists()
+    """Whether ``source``'s kernel is compiled in the disk cache (its module alone is there while a
+    process compiles it: loading it then would wait for that compile)."""
+    return _on_disk(cache_dir(), _key(source))
 
 
 def load_kernel(source: str):
@@ -193,24 +200,51 @@ def load_kernel(source: str):
             return _loaded[key]
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"k_{key}.py"
-        hit = _on_disk(folder, key)
-        if not path.exists():
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(source)
-            tmp.replace(path)  # atomic: another process never imports half a file
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # Numba's cache re-imports the module by name when loading
-        try:
-            spec.loader.exec_module(module)  # compiles, or loads Numba's cache
-        except BaseException:
-            del sys.modules[name]   # no half-made module for the next load to take as loaded
-            raise
-        kernel = module.kernel
-        kernel.cache_hit = hit
+        with _key_locked(folder, key):
+            kernel = _import_kernel(folder, key, name, source)
         _loaded[key] = kernel
         return kernel
+
+
+def _import_kernel(folder: Path, key: str, name: str, source: str):
+    """Import ``source`` as module ``name`` from the cache ``folder``: Numba compiles it, or loads
+    what it cached (``kernel.cache_hit``)."""
+    path = folder / f"k_{key}.py"
+    hit = _on_disk(folder, key)
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        tmp.replace(path)  # atomic: another process never imports half a file
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # Numba's cache re-imports the module by name when loading
+    try:
+        spec.loader.exec_module(module)  # compiles, or loads Numba's cache
+    except BaseException:
+        del sys.modules[name]   # no half-made module for the next load to take as loaded
+        raise
+    kernel = module.kernel
+    kernel.cache_hit = hit
+    return kernel
+
+
+@contextlib.contextmanager
+def _key_locked(folder: Path, key: str):
+    """Hold the lock file of ``key`` in ``folder``: a process that needs a module another one is
+    compiling waits for that compile and loads its result instead of compiling it again (a whole
+    function is many CPU seconds of Numba). Where there are no POSIX file locks, or the file
+    cannot be opened, the processes compile side by side."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        handle = open(folder / f"k_{key}.lock", "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)   # released when the file closes, or the process ends
+        yield
 
 
 def load_or_warn(source: str, what: str):
