@@ -299,35 +299,65 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
                 disconnected_inputs=disconnected_inputs)
 
 
-def Rop(f, wrt, eval_points):
-    """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
+def Rop(f, wrt, eval_points, use_op_pushforward=None):
+    """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product); a list of them
+    where ``f`` is a list.
 
     When every op between ``wrt`` and ``f`` defines ``R_op``, those are
     chained forward.  Otherwise it is built as a double L-op: with ``u`` like
     ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
-    is then replaced by zeros.
+    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's) chooses: True chains the
+    ops' ``R_op`` (ValueError naming an op that has none), False always builds the double L-op.
     """
+    if isinstance(f, (list, tuple)):
+        return [Rop(one, wrt, eval_points, use_op_pushforward) for one in f]
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     points = [eval_points] if single else list(eval_points)
-    forward = _forward_rop(f, wrt_list, points)
-    if forward is not None:
-        return forward
+    points = _checked_points(wrt_list, points)
+    f = et.as_tensor_variable(f)
+    if use_op_pushforward is not False:
+        forward = _forward_rop(f, wrt_list, points, required=bool(use_op_pushforward))
+        if forward is not None:
+            return forward
     u = TensorType(_float_dtype(f), f.type.shape)("u")
     jt_u = Lop(f, wrt_list, u, disconnected_inputs="ignore")
     terms = [Lop(g, u, v, disconnected_inputs="ignore") for g, v in zip(jt_u, points) if g is not None]
+    if not terms:
+        return et.zeros_like(f, dtype=u.dtype)
     result = terms[0]
     for t in terms[1:]:
         result = result + t
     return clone_replace(result, {u: et.zeros_like(f, dtype=u.dtype)})
 
 
-def _forward_rop(f, wrt_list, points):
-    """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none."""
+def _checked_points(wrt_list, points) -> list:
+    """The evaluation points as tensors, each of its ``wrt``'s number of dimensions."""
+    if len(points) != len(wrt_list):
+        raise ValueError(f"Rop: {len(wrt_list)} variables in wrt but {len(points)} eval_points")
+    checked = []
+    for w, p in zip(wrt_list, points):
+        p = et.as_tensor_variable(p)
+        if p.ndim != w.ndim:
+            raise ValueError(f"Rop: the eval point {p} ({p.ndim}-d, {p.type}) must have the dimensions of "
+                             f"{w} ({w.ndim}-d, {w.type})")
+        checked.append(p)
+    return checked
+
+
+def _forward_rop(f, wrt_list, points, required=False):
+    """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none (ValueError
+    naming it where ``required``)."""
     nodes = applys_between(wrt_list, [f])
-    if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
+    lacking = [node for node in nodes if type(node.op).R_op is Op.R_op]
+    if required and lacking:
+        node = lacking[0]
+        raise ValueError(f"Rop(use_op_pushforward=True): {node.op} defines no R_op; it is applied to "
+                         f"{', '.join(map(str, node.inputs))} on the way from wrt to {f}; use "
+                         "use_op_pushforward=False for the double L-op")
+    if not nodes or lacking:
         return None
-    tangents = {w: et.as_tensor_variable(p) for w, p in zip(wrt_list, points)}
+    tangents = {w: p for w, p in zip(wrt_list, points)}
     not_differentiable: dict = {}  # output -> the node whose R_op returned None for it
     for node in nodes:
         for i in node.inputs:

@@ -105,6 +105,24 @@ def _with_ndim(x, ndim: int):
 as_tensor = as_tensor_variable
 
 
+def scalar_from_tensor(x) -> TensorVariable:
+    """PyTensor's conversion of a 0-d tensor to its scalar type. eqgraph's scalars are 0-d
+    tensors, so it is ``x`` itself; anything but a 0-d tensor is refused, as PyTensor does."""
+    x = as_tensor_variable(x)
+    if x.ndim != 0:
+        raise TypeError(f"scalar_from_tensor: {x} must be a 0-d tensor, got {x.type} with {x.ndim} dimensions")
+    return x
+
+
+def tensor_from_scalar(x) -> TensorVariable:
+    """PyTensor's conversion of a scalar to a 0-d tensor: ``x`` itself (eqgraph's scalars are 0-d
+    tensors); anything with dimensions is refused, as PyTensor does."""
+    x = as_tensor_variable(x)
+    if x.ndim != 0:
+        raise TypeError(f"tensor_from_scalar: {x} must be a scalar, got {x.type} with {x.ndim} dimensions")
+    return x
+
+
 class NotScalarConstantError(ValueError):
     """The variable's value is not known at graph-construction time."""
 
