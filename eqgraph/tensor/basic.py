@@ -142,21 +142,26 @@ def get_scalar_constant_value(v, elemwise=True, only_process_constants=False, ma
         if not raise_not_constant:
             return v
         raise NotScalarConstantError(f"{v} has ndim {ndim}, not 0: it is not a scalar constant")
-    return get_underlying_scalar_constant_value(v, elemwise=elemwise, only_process_constants=only_process_constants,
-                                                max_recur=max_recur, raise_not_constant=raise_not_constant)
+    try:
+        return _underlying_value(v, elemwise, 0 if only_process_constants else max_recur)
+    except NotScalarConstantError:
+        if raise_not_constant:
+            raise
+        return v
 
 
 def get_underlying_scalar_constant_value(v, *, elemwise=True, only_process_constants=False, max_recur=10,
-                                         raise_not_constant=True) -> numbers.Number:
-    """The one value under ``v`` of any ndim, when the graph alone determines it: a constant
-    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant.
+                                         raise_not_constant=True) -> np.ndarray:
+    """The one value under ``v`` of any ndim, as a 0-d array (PyTensor's return type), when the
+    graph alone determines it: a constant whose entries are all equal (a length-1 vector, say) or
+    a 0-d op output known to be constant.
 
     ``only_process_constants``: look at constants only, not through ops. ``elemwise=False``: not
     through elementwise ops (casts, broadcasting views). ``max_recur``: through at most that many
     ops. ``raise_not_constant=False``: give back ``v`` itself where it is not constant.
     """
     try:
-        return _underlying_value(v, elemwise, 0 if only_process_constants else max_recur)
+        return np.asarray(_underlying_value(v, elemwise, 0 if only_process_constants else max_recur))
     except NotScalarConstantError:
         if raise_not_constant:
             raise
