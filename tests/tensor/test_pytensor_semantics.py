@@ -90,6 +90,16 @@ def test_full_of_a_variable_still_has_the_dtype_asked_for():
     np.testing.assert_array_equal(eqgraph.function([s], y)(1.5), np.full(2, 1.5, "float32"))
 
 
+@pytest.mark.parametrize("shape", [[], 1, [1, 2], np.r_[1, 2, 3]], ids=str)
+@pytest.mark.parametrize("make", [et.zeros, et.ones], ids=["zeros", "ones"])
+def test_zeros_and_ones_take_a_shape_as_a_list_or_a_constant_even_an_empty_one(make, shape):
+    want = (np.zeros if make is et.zeros else np.ones)(shape)
+    for given in (shape, et.constant(shape)):   # constant([]) is a float64 vector of length 0
+        got = eqgraph.function([], make(given))()
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
 def test_ndim_drops_leading_broadcastable_axes_or_adds_them():
     row = et.TensorType("float64", (1, None))("row")
     assert as_tensor_variable(row, ndim=1).type.shape == (None,)
