@@ -205,3 +205,22 @@ def test_a_tensor_of_more_dimensions_than_numpy_allows_is_refused_when_built():
     x = et.TensorType("float64", (None,) * MAX_DIMS)("x")   # NumPy's limit is fine
     with pytest.raises(ValueError, match=f"is currently {MAX_DIMS}, found {MAX_DIMS + 1}: .*at most {MAX_DIMS} dim"):
         et.shape_padleft(x)
+
+
+def test_squeeze_of_an_axis_of_unknown_size_checks_it_is_1_when_run():
+    x = et.dvector("x")
+    f = eqgraph.function([x], et.squeeze(x, 0))
+    assert f(np.array([4.0])) == 4.0 and f(np.array([4.0])).shape == ()
+    with pytest.raises(ValueError, match="expected shape \\(1,\\), got \\(3,\\)"):
+        f(np.zeros(3))
+    m = et.dmatrix("m")
+    np.testing.assert_array_equal(eqgraph.function([m], et.squeeze(m, axis=(-1,)))(np.ones((2, 1))), np.ones(2))
+
+
+def test_squeeze_of_a_0d_tensor_takes_axis_0_and_refuses_others_as_numpy():
+    s = et.dscalar("s")
+    assert et.squeeze(s, axis=(0,)) is s and et.squeeze(s, axis=-1) is s
+    with pytest.raises(np.exceptions.AxisError, match=r"axis \(1,\) is out of bounds for array of dimension 0"):
+        et.squeeze(s, axis=1)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+        et.squeeze(et.dvector("v"), axis=2)
