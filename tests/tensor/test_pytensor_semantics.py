@@ -2,6 +2,8 @@
 written from PyTensor's documented behaviour (its docstrings and its own tests), not from
 eqgraph's code. The differences eqgraph keeps on purpose are in docs/conventions.md."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -224,3 +226,21 @@ def test_squeeze_of_a_0d_tensor_takes_axis_0_and_refuses_others_as_numpy():
         et.squeeze(s, axis=1)
     with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
         et.squeeze(et.dvector("v"), axis=2)
+
+
+@pytest.mark.parametrize("op, ufunc, shapes", [(et.add, np.add, ((3, 5), (7, 1, 3))),
+                                               (et.mul, np.multiply, ((2, 3), (1, 4)))], ids=["add", "mul"])
+def test_elemwise_outer_is_numpys_ufunc_outer(op, ufunc, shapes):
+    a, b = np.arange(np.prod(shapes[0]), dtype=float).reshape(shapes[0]), np.linspace(-1, 1, int(np.prod(shapes[1])))
+    b = b.reshape(shapes[1])
+    x, y = et.tensor("x", dtype="float64", shape=shapes[0]), et.tensor("y", dtype="float64", shape=shapes[1])
+    got = eqgraph.function([x, y], op.outer(x, y))(a, b)
+    np.testing.assert_array_equal(got, ufunc.outer(a, b))
+    with pytest.raises(TypeError, match="outer takes a two-input op; exp takes 1"):
+        et.exp.outer(x, y)
+
+
+def test_static_shapes_that_cannot_broadcast_are_refused_in_pytensors_words():
+    x, y = et.tensor("x", dtype="float64", shape=(2,)), et.tensor("y", dtype="float64", shape=(3,))
+    with pytest.raises(ValueError, match=re.escape("Incompatible Elemwise input shapes [(2,), (3,)]")):
+        x + y
