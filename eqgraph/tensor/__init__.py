@@ -34,7 +34,7 @@ from eqgraph.tensor.shape import (
 from eqgraph.tensor.join import Join, concatenate, stack
 from eqgraph.tensor.shape import MakeVector, make_vector
 from eqgraph.tensor.alloc import (
-    Alloc, ARange, alloc, arange, fill, full, full_like, ones, ones_like, zeros, zeros_like,
+    Alloc, ARange, alloc, arange, empty, fill, full, full_like, ones, ones_like, zeros, zeros_like,
 )
 from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, logsumexp, matmul,
@@ -117,7 +117,7 @@ __all__ = [
     # joining
     "Join", "MakeVector", "concatenate", "make_vector", "stack",
     # allocation
-    "Alloc", "ARange", "alloc", "arange", "fill", "full", "full_like", "ones", "ones_like", "zeros",
+    "Alloc", "ARange", "alloc", "arange", "empty", "fill", "full", "full_like", "ones", "ones_like", "zeros",
     "zeros_like",
     # reductions and products
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",

@@ -111,6 +111,12 @@ def ones(shape, dtype=None):
     return full(shape, constant(1, dtype=dtype or config.floatX))
 
 
+def empty(shape, dtype=None):
+    """``np.empty``: a tensor of ``shape`` whose values are unspecified (PyTensor's ``empty``);
+    eqgraph fills it with zeros, so that no garbage is ever read."""
+    return full(shape, constant(0, dtype=dtype or config.floatX))
+
+
 def fill(model, value):
     """``value`` broadcast to the shape of ``model`` (Aesara's ``fill``/``second``)."""
     return ELEMWISE_OPS["second"](model, value)

@@ -244,3 +244,12 @@ def test_static_shapes_that_cannot_broadcast_are_refused_in_pytensors_words():
     x, y = et.tensor("x", dtype="float64", shape=(2,)), et.tensor("y", dtype="float64", shape=(3,))
     with pytest.raises(ValueError, match=re.escape("Incompatible Elemwise input shapes [(2,), (3,)]")):
         x + y
+
+
+def test_empty_has_the_shape_and_dtype_asked_for():
+    x = et.TensorType("float64", (50,))("x")
+    y = et.empty(x.shape, dtype="int32")
+    assert y.type.shape == (50,) and y.dtype == "int32"
+    got = eqgraph.function([x], y)(np.zeros(50))
+    assert got.shape == (50,) and got.dtype == np.int32
+    assert et.empty((2, 3)).dtype == eqgraph.config.floatX
