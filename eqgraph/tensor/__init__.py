@@ -78,7 +78,7 @@ from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     ravel_multi_index, unravel_index, broadcast_arrays,
 )
 from eqgraph.tensor.math_compositions import (  # noqa: E402
-    isneginf, isposinf, largest, median, power, ptp, smallest,
+    cov, isneginf, isposinf, largest, matvec, median, power, ptp, smallest, vecdot, vecmat,
 )
 from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
@@ -146,7 +146,7 @@ __all__ = [
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",
     "permute_row_elements", "ravel_multi_index", "unravel_index", "broadcast_arrays",
-    "isneginf", "isposinf", "largest", "median", "power", "ptp", "smallest",
+    "isneginf", "isposinf", "largest", "median", "power", "ptp", "smallest", "cov", "matvec", "vecdot", "vecmat",
     "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",
