@@ -334,12 +334,7 @@ def broadcast_static_shapes(op, inputs) -> tuple:
         if len(known) > 1:
             raise ValueError(f"{op} cannot broadcast {', '.join(str(i) for i in inputs)}: Incompatible Elemwise "
                              f"input shapes {[i.type.shape for i in inputs]}, whose static sizes disagree on axis {axis}")
-        if known:
-            shape.append(known.pop())
-        elif all(d == 1 for d in dims):
-            shape.append(1)
-        else:
-            shape.append(None)
+        shape.append(known.pop() if known else 1 if all(d == 1 for d in dims) else None)
     return tuple(shape)
 
 
@@ -378,10 +373,7 @@ class Elemwise(Op):
         return _registered, (self.name,)
 
     def outer(self, x, y):
-        """NumPy's ``ufunc.outer`` of a two-input op: ``op(x[..., None, ...], y)``, of shape
-        ``x.shape + y.shape``."""
-        if self.nin != 2:
-            raise TypeError(f"{self}.outer takes a two-input op; {self.name} takes {self.nin}")
+        """NumPy's ``ufunc.outer`` of a two-input op: of shape ``x.shape + y.shape``."""
         x, y = as_tensor_variable(x), as_tensor_variable(y)
         return self(dimshuffle(x, tuple(range(x.ndim)) + ("x",) * y.ndim), y)
 
