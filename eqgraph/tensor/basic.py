@@ -178,10 +178,15 @@ def _underlying_value(v, elemwise: bool, ops_left: int) -> numbers.Number:
         raise NotScalarConstantError(f"{v} is not a scalar constant")
     node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
-    if known is None or getattr(v, "ndim", None) != 0 or ops_left <= 0:
+    elementwise = type(getattr(node, "op", None)).__name__ == "Elemwise"
+    if (known is None and not elementwise) or getattr(v, "ndim", None) != 0 or ops_left <= 0:
         raise NotScalarConstantError(f"{v} is not constant")
     if not elemwise and type(node.op).__name__ in ("Cast", "DimShuffle", "Elemwise"):
         raise NotScalarConstantError(f"{v} is the output of an elementwise op, and elemwise=False")
+    if known is None:  # an elementwise op of constants (PyTensor's folding): its NumPy function on them
+        values = [np.asarray(_underlying_value(i, elemwise, ops_left - 1), dtype=i.dtype) for i in node.inputs]
+        with np.errstate(all="ignore"):  # an inf or a NaN is the value, as when the graph runs
+            return np.asarray(node.op.scalar.impl(np)(*values)).astype(v.dtype)[()]
     return known(node)
 
 
