@@ -306,18 +306,19 @@ def Rop(f, wrt, eval_points, use_op_pushforward=None):
     When every op between ``wrt`` and ``f`` defines ``R_op``, those are
     chained forward.  Otherwise it is built as a double L-op: with ``u`` like
     ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
-    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's) chooses: True chains the
-    ops' ``R_op`` (ValueError naming an op that has none), False always builds the double L-op.
+    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's): False always builds the
+    double L-op; True or None chain the ops' ``R_op`` where every op has one (eqgraph's own ops
+    have their L-ops only, so through them it is the double L-op: the same product).
     """
     if isinstance(f, (list, tuple)):
-        return [Rop(one, wrt, eval_points, use_op_pushforward) for one in f]
+        return type(f)(Rop(one, wrt, eval_points, use_op_pushforward) for one in f)
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     points = [eval_points] if single else list(eval_points)
     points = _checked_points(wrt_list, points)
     f = et.as_tensor_variable(f)
     if use_op_pushforward is not False:
-        forward = _forward_rop(f, wrt_list, points, required=bool(use_op_pushforward))
+        forward = _forward_rop(f, wrt_list, points)
         if forward is not None:
             return forward
     u = TensorType(_float_dtype(f), f.type.shape)("u")
@@ -345,17 +346,10 @@ def _checked_points(wrt_list, points) -> list:
     return checked
 
 
-def _forward_rop(f, wrt_list, points, required=False):
-    """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none (ValueError
-    naming it where ``required``)."""
+def _forward_rop(f, wrt_list, points):
+    """Chain the ops' own ``R_op`` from ``wrt`` to ``f``; None if some op has none."""
     nodes = applys_between(wrt_list, [f])
-    lacking = [node for node in nodes if type(node.op).R_op is Op.R_op]
-    if required and lacking:
-        node = lacking[0]
-        raise ValueError(f"Rop(use_op_pushforward=True): {node.op} defines no R_op; it is applied to "
-                         f"{', '.join(map(str, node.inputs))} on the way from wrt to {f}; use "
-                         "use_op_pushforward=False for the double L-op")
-    if not nodes or lacking:
+    if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
         return None
     tangents = {w: p for w, p in zip(wrt_list, points)}
     not_differentiable: dict = {}  # output -> the node whose R_op returned None for it

@@ -245,14 +245,17 @@ def test_rop_use_op_pushforward_chooses_the_r_ops_or_the_double_lop():
     forward = eg.Rop(CubeWithRop()(CubeWithRop()(x)), x, v, use_op_pushforward=True)
     assert CubeWithRop.calls == 2
     np.testing.assert_allclose(eg.function([x, v], forward)(point, direction), want)
-    with pytest.raises(ValueError, match="exp.* defines no R_op"):
-        eg.Rop(et.exp(CubeWithRop()(x)), x, v, use_op_pushforward=True)
+    # exp has no R_op: the double L-op, the same product
+    through_exp = eg.Rop(et.exp(CubeWithRop()(x)), x, v, use_op_pushforward=True)
+    np.testing.assert_allclose(eg.function([x, v], through_exp)(point, direction),
+                               np.exp(point ** 3) * 3 * point ** 2 * direction)
 
 
 def test_rop_of_a_list_is_a_list_and_eval_points_must_match_wrt():
     m, v, dm, dv = et.dmatrix("m"), et.dvector("v"), et.dmatrix("dm"), et.dvector("dv")
     outs = eg.Rop([m, v, m + v], [m, v], [dm, dv])
     assert isinstance(outs, list) and len(outs) == 3
+    assert isinstance(eg.Rop((m, v), [m, v], [dm, dv]), tuple)
     a, b, da, db = np.ones((3, 2)), np.arange(2.0), np.full((3, 2), 2.0), np.array([1.0, -1.0])
     got = eg.function([m, v, dm, dv], outs)(a, b, da, db)
     for g, w in zip(got, [da, db, da + db]):
