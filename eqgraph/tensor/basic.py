@@ -110,7 +110,8 @@ def scalar_from_tensor(x) -> TensorVariable:
     tensors, so it is ``x`` itself; anything but a 0-d tensor is refused, as PyTensor does."""
     x = as_tensor_variable(x)
     if x.ndim != 0:
-        raise TypeError(f"scalar_from_tensor: {x} must be a 0-d tensor, got {x.type} with {x.ndim} dimensions")
+        raise TypeError(f"scalar_from_tensor: {x} must be a 0-d tensor, got {x.type} with {x.ndim} "
+                        "dimensions")
     return x
 
 
@@ -179,12 +180,18 @@ def _underlying_value(v, elemwise: bool, ops_left: int) -> numbers.Number:
     node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
     elementwise = type(getattr(node, "op", None)).__name__ == "Elemwise"
-    if (known is None and not elementwise) or getattr(v, "ndim", None) != 0 or ops_left <= 0:
+    if elementwise and elemwise and node.op.name == "second" and ops_left > 0:
+        return _underlying_value(node.inputs[1], elemwise, ops_left - 1)  # y broadcast to x's shape: y
+    # a DimShuffle's entries are its input's, so any ndim of it has its input's one value
+    of_any_ndim = type(getattr(node, "op", None)).__name__ == "DimShuffle"
+    one_entry = getattr(v, "ndim", None) == 0 or of_any_ndim
+    if (known is None and not elementwise) or not one_entry or ops_left <= 0:
         raise NotScalarConstantError(f"{v} is not constant")
     if not elemwise and type(node.op).__name__ in ("Cast", "DimShuffle", "Elemwise"):
         raise NotScalarConstantError(f"{v} is the output of an elementwise op, and elemwise=False")
     if known is None:  # an elementwise op of constants (PyTensor's folding): its NumPy function on them
-        values = [np.asarray(_underlying_value(i, elemwise, ops_left - 1), dtype=i.dtype) for i in node.inputs]
+        values = [np.asarray(_underlying_value(i, elemwise, ops_left - 1), dtype=i.dtype)
+                  for i in node.inputs]
         with np.errstate(all="ignore"):  # an inf or a NaN is the value, as when the graph runs
             return np.asarray(node.op.scalar.impl(np)(*values)).astype(v.dtype)[()]
     return known(node)

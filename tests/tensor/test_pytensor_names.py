@@ -180,6 +180,10 @@ def test_get_underlying_scalar_constant_value_folds_elementwise_ops_of_constants
     x = et.dscalar("x")
     with pytest.raises(et.NotScalarConstantError):
         et.get_underlying_scalar_constant_value(x + 1)
+    # second(v, c) is c broadcast to v's shape: every entry is c, whatever v's shape
+    assert et.get_underlying_scalar_constant_value(et.second(et.dvector("v"), c)) == 0.3
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_underlying_scalar_constant_value(et.second(c, et.dvector("v")))
     with pytest.raises(et.NotScalarConstantError, match="elemwise=False"):
         et.get_underlying_scalar_constant_value(c + 1, elemwise=False)
 
