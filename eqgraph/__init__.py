@@ -14,6 +14,7 @@ from eqgraph.egraph import EgglogError as EgglogError, EgglogPanic as EgglogPani
 from eqgraph.egraph import TypeContradiction as TypeContradiction
 from eqgraph.exec.backends import BackendUnavailable as BackendUnavailable
 from eqgraph.exec.dask.backend import ChunkedOpError as ChunkedOpError, DaskCostModel as DaskCostModel
+from eqgraph.exec.debugmode import BadDestroyMap as BadDestroyMap, BadViewMap as BadViewMap
 from eqgraph.exec.debugmode import DebugModeError as DebugModeError
 from eqgraph.exec.node_errors import NodeError as NodeError
 from eqgraph.tensor.conditional import ifelse as ifelse
@@ -45,6 +46,7 @@ __all__ = [
     "tensor", "terms",
     # compiling and running
     "function", "In", "Out", "UnusedInputError", "CostModel", "Limits", "BackendUnavailable", "NodeError", "DebugModeError",
+    "BadDestroyMap", "BadViewMap",
     "ChunkedOpError", "DaskCostModel",
     "SharedVariable", "shared", "GraphCycleError", "ifelse", "RandomStream", "wrap_py", "as_op", "FromFunctionOp",
     # loops

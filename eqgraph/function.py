@@ -341,7 +341,7 @@ def _check_compile(compile) -> str:
     return compile
 
 
-MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True}
+MODES = {None: False, "FAST_RUN": False, "debug": True, "DebugMode": True, "DEBUG_MODE": True}
 
 
 def _check_mode(mode) -> bool:

@@ -40,7 +40,7 @@ Blockwise blockwise vectorize vectorize_graph
 get_underlying_scalar_constant_value upcast moveaxis swapaxes dense_dot ceil_intdiv deg2rad rad2deg reciprocal
 round_half_away_from_zero round_half_to_even trunc advanced_inc_subtensor advanced_set_subtensor advanced_subtensor
 advanced_subtensor1 flip take alloc_diag bartlett broadcast_shape choose compress inverse_permutation
-permute_row_elements ravel_multi_index
+permute_row_elements ravel_multi_index cov matvec vecdot vecmat empty unravel_index broadcast_arrays Unique unique scalar_from_tensor tensor_from_scalar
 """.split()
 
 # Submodules that a same-named export hides as a package attribute. They stay importable by

@@ -16,9 +16,11 @@ import pkgutil
 import sys
 import warnings
 
-#: PyTensor modules whose contents configure its compiler, not the user's graph.
+#: PyTensor modules whose contents configure its compiler, not the user's graph, and its shims
+#: over NumPy versions (npy_2_compat).
 INTERNAL_MODULES = ("pytensor.graph.rewriting", "pytensor.tensor.rewriting", "pytensor.link",
                     "pytensor.compile.mode", "pytensor.compile.debug", "pytensor.compile.profiling",
+                    "pytensor.npy_2_compat",
                     "pytensor.tensor.blas", "pytensor.scan.rewriting", "pytensor.graph.destroyhandler",
                     "pytensor.graph.features", "pytensor.configparser", "pytensor.graph.fg")
 

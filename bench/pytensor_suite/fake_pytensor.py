@@ -82,6 +82,20 @@ def _round_half_away_from_zero_vec(a):
     return out.astype(np.float32) if a.dtype == np.float32 else out.astype(np.float64)
 
 
+def _old_np_unique(arr, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """PyTensor's ``npy_2_compat.old_np_unique``, the expected values of its unique tests (no
+    graph): ``np.unique`` with the inverse a vector, as NumPy gave it before 2.0."""
+    outs = np.unique(arr, return_index=return_index, return_inverse=return_inverse,
+                     return_counts=return_counts, axis=axis)
+    if not return_inverse:
+        return outs
+    outs = list(outs)
+    at = 2 if return_index else 1
+    outs[at] = np.ravel(outs[at]) if axis is None else outs[at].reshape(np.shape(arr)[axis])
+    return tuple(outs)
+
+
+TEST_HELPERS["pytensor.npy_2_compat.old_np_unique"] = _old_np_unique
 TEST_HELPERS.update({"pytensor.scalar.round_half_away_from_zero_vec": _round_half_away_from_zero_vec,
                      "pytensor.scalar.basic.round_half_away_from_zero_vec": _round_half_away_from_zero_vec})
 
@@ -406,6 +420,10 @@ def install(facts: dict) -> None:
 
 
 def is_internal(dotted: str) -> bool:
-    """Whether a placeholder's name is a PyTensor internal (or an attribute of one)."""
+    """Whether a placeholder's name is a PyTensor internal (or an attribute of one): one that
+    ``facts.py`` found, or a private name (``_is_provably_positive``), which PyTensor does not
+    offer its users."""
     parts = dotted.split(".")
+    if any(part.startswith("_") for part in parts[1:]):
+        return True
     return any(".".join(parts[:cut]) in _FACTS["internal"] for cut in range(2, len(parts) + 1))

@@ -13,7 +13,8 @@ every ``pytensor`` name they use is eqgraph's. Each test lands in one category:
 
 - *passed*, *skipped* (PyTensor's own skips and xfails, and its ``slow`` marks);
 - *not applicable*: the test used a PyTensor internal (an Op subclass, a rewriter, a Mode, a
-  linker, a graph feature, or anything in ``facts.INTERNAL_MODULES``), or read a config setting
+  linker, a graph feature, anything in ``facts.INTERNAL_MODULES``, or a private ``_name``, such as
+  ``subtensor._is_provably_positive``, which PyTensor does not offer its users), or read a config setting
   that chooses PyTensor's compiler (``COMPILER_SETTING``), or its failing assertion checks the
   compiled graph's node classes (``isinstance`` against an Op class), or it used a PyTensor
   internal that eqgraph's objects lack on purpose (``INTERNAL_NAMES``, ``INTERNAL_ATTRIBUTES``),

@@ -9,6 +9,13 @@ values as they were when the call started):
 3. up to ``members`` other terms of every e-class those two touched, each on its children's
    values.
 
+While the user's graph runs, each node's perform is also held to its op's declarations, as
+PyTensor's DebugMode holds it: an input it changed must be named in ``destroy_map``
+(``BadDestroyMap``), an output sharing memory with an input in ``view_map`` or ``destroy_map``,
+and two outputs that later nodes read must not share memory (``BadViewMap``). eqgraph reuses
+and overwrites arrays on the strength of those declarations, so an op that breaks them gives
+wrong answers elsewhere.
+
 Every value is compared with its e-class's reference by the type's ``values_eq_approx``.
 The first term that disagrees (innermost first: e-classes in the order the user's graph
 computes them) raises ``DebugModeError`` naming the rules that put it in its e-class (a
@@ -44,6 +51,15 @@ class DebugModeError(AssertionError):
     """A term of an e-class disagrees with the e-class's value on a call's inputs."""
 
 
+class BadDestroyMap(DebugModeError):
+    """An op's perform changed an input that its ``destroy_map`` does not name."""
+
+
+class BadViewMap(DebugModeError):
+    """An op's output shares memory with an input that its ``view_map`` and ``destroy_map`` do
+    not name, or with another output that later nodes also read."""
+
+
 class DebugFunction(Function):
     """A Function whose every call is checked (see the module's docstring)."""
 
@@ -59,9 +75,14 @@ class DebugFunction(Function):
 
 
 def run_node(op, node, values) -> list:
-    """The outputs of ``node`` (an Apply of ``op``) on ``values``, computed by ``debug_perform``."""
+    """The outputs of ``node`` (an Apply of ``op``) on ``values``, computed by ``debug_perform``.
+    An op that destroys inputs gets copies: the values are the caller's arrays and the other
+    terms' operands."""
     storage = [[None] for _ in node.outputs]
-    op.debug_perform(node, list(values), storage)
+    destroyed = {i for positions in (getattr(op, "destroy_map", None) or {}).values() for i in positions}
+    values = [np.array(v, copy=True) if i in destroyed and isinstance(v, np.ndarray) else v
+              for i, v in enumerate(values)]
+    op.debug_perform(node, values, storage)
     return [cell[0] for cell in storage]
 
 
@@ -87,7 +108,7 @@ def check_call(stages, input_values, members: int = MEMBERS, title: str = "the f
             values[eclass] = value
             order.append(eclass)
 
-    reference = _evaluate(data.fgraph, inputs)
+    reference = _evaluate(data.fgraph, inputs, check_declarations=True)
     for var, value in reference.items():
         add(class_of(var), value, var)
     for eclass, outputs in _multi_output_classes(data.fgraph, reference, class_of, data):
@@ -131,8 +152,9 @@ def check_call(stages, input_values, members: int = MEMBERS, title: str = "the f
                 report.compare(eclass, node_id, want, got, out.type, None)
 
 
-def _evaluate(fgraph, inputs: dict) -> dict:
-    """Variables of ``fgraph`` -> their values (constants included), node by node.
+def _evaluate(fgraph, inputs: dict, check_declarations: bool = False) -> dict:
+    """Variables of ``fgraph`` -> their values (constants included), node by node; with
+    ``check_declarations`` each perform is held to its op's destroy_map and view_map.
 
     As lazily as the program: a lazy op (an ifelse) gets only the inputs its thunk asks for,
     and a node that raises on these inputs is left out with everything after it (the call
@@ -143,13 +165,63 @@ def _evaluate(fgraph, inputs: dict) -> dict:
             values[var] = var.data
     for node in fgraph.toposort():
         try:
-            outputs = _run_lazy(node, values) if getattr(node.op, "lazy", False) else (
-                run_node(node.op, node, [values[v] for v in node.inputs]))
+            if getattr(node.op, "lazy", False):
+                outputs = _run_lazy(node, values)
+            elif check_declarations:
+                outputs = _run_declared(fgraph, node, [values[v] for v in node.inputs])
+            else:
+                outputs = run_node(node.op, node, [values[v] for v in node.inputs])
+        except DebugModeError:
+            raise
         except Exception:  # noqa: BLE001  (not needed by the call: see the docstring)
             continue
         if outputs is not None:
             values.update(zip(node.outputs, outputs))
     return values
+
+
+def _run_declared(fgraph, node, inputs: list) -> list:
+    """``node``'s outputs, raising BadDestroyMap or BadViewMap where its perform did what its
+    op's destroy_map and view_map do not declare. The inputs are copies: a perform that
+    destroys one must not change the values the rest of the check reads."""
+    inputs = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in inputs]
+    before = [np.array(v, copy=True) if isinstance(v, np.ndarray) else None for v in inputs]
+    outputs = run_node(node.op, node, inputs)
+    destroy_map, view_map = getattr(node.op, "destroy_map", {}) or {}, getattr(node.op, "view_map", {}) or {}
+    destroyed = {i for positions in destroy_map.values() for i in positions}
+    for i, (now, was) in enumerate(zip(inputs, before)):
+        if was is not None and i not in destroyed and not _same_array(now, was):
+            raise BadDestroyMap(f"debug mode: {node.op} changed its input {i} ({node.inputs[i]}) in place, "
+                                f"from {_show(was)} to {_show(now)}, but its destroy_map {destroy_map} does not "
+                                f"name it; node {node}")
+    for o, out in enumerate(outputs):
+        if not isinstance(out, np.ndarray):
+            continue
+        declared = set(view_map.get(o, ())) | set(destroy_map.get(o, ()))
+        for i, inp in enumerate(inputs):
+            if isinstance(inp, np.ndarray) and i not in declared and np.may_share_memory(out, inp):
+                raise BadViewMap(f"debug mode: output {o} of {node.op} shares memory with its input {i} "
+                                 f"({node.inputs[i]}), but neither its view_map {view_map} nor its destroy_map "
+                                 f"{destroy_map} says so; node {node}")
+        if declared or not _read_later(fgraph, node.outputs[o]):
+            continue
+        for other, other_out in enumerate(outputs):
+            if (other != o and isinstance(other_out, np.ndarray) and _read_later(fgraph, node.outputs[other])
+                    and np.may_share_memory(out, other_out)):
+                raise BadViewMap(f"debug mode: outputs {o} and {other} of {node.op} share memory and later "
+                                 f"nodes read both, so writing one in place would change the other; node {node}")
+    return outputs
+
+
+def _same_array(now, was) -> bool:
+    if now.shape != was.shape or now.dtype != was.dtype:
+        return False
+    return bool(np.array_equal(now, was, equal_nan=now.dtype.kind in "fc"))
+
+
+def _read_later(fgraph, var) -> bool:
+    """Whether a node of ``fgraph`` reads ``var`` (an output of the function alone is not)."""
+    return any(client != "output" for client, _ in fgraph.clients.get(var, ()))
 
 
 def _run_lazy(node, values):

@@ -300,32 +300,50 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
 
 
 def Rop(f, wrt, eval_points, use_op_pushforward=None):
-    """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product).
+    """The Jacobian of ``f`` times ``eval_points`` (the Jacobian-vector product); a list of them
+    where ``f`` is a list.
 
     When every op between ``wrt`` and ``f`` defines ``R_op``, those are
     chained forward.  Otherwise it is built as a double L-op: with ``u`` like
     ``f``, ``J v = d(J^T u)/du ^T v``; the result does not depend on ``u``, which
-    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's ``pushforward``
-    argument) chooses: True the ops' ``R_op`` only (an op without one is an error
-    naming it), False the double L-op only.
+    is then replaced by zeros. ``use_op_pushforward`` (PyTensor's): False always builds the
+    double L-op; True or None chain the ops' ``R_op`` where every op has one (eqgraph's own ops
+    have their L-ops only, so through them it is the double L-op: the same product).
     """
+    if isinstance(f, (list, tuple)):
+        return type(f)(Rop(one, wrt, eval_points, use_op_pushforward) for one in f)
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     points = [eval_points] if single else list(eval_points)
-    forward = None if use_op_pushforward is False else _forward_rop(f, wrt_list, points)
-    if forward is not None:
-        return forward
-    lacking = next((node.op for node in applys_between(wrt_list, [f]) if type(node.op).R_op is Op.R_op), None)
-    if use_op_pushforward and lacking is not None:
-        raise NotImplementedError(f"Rop(use_op_pushforward=True): {lacking} has no R_op; "
-                                  "use_op_pushforward=False builds the product from two L-ops")
+    points = _checked_points(wrt_list, points)
+    f = et.as_tensor_variable(f)
+    if use_op_pushforward is not False:
+        forward = _forward_rop(f, wrt_list, points)
+        if forward is not None:
+            return forward
     u = TensorType(_float_dtype(f), f.type.shape)("u")
     jt_u = Lop(f, wrt_list, u, disconnected_inputs="ignore")
     terms = [Lop(g, u, v, disconnected_inputs="ignore") for g, v in zip(jt_u, points) if g is not None]
+    if not terms:
+        return et.zeros_like(f, dtype=u.dtype)
     result = terms[0]
     for t in terms[1:]:
         result = result + t
     return clone_replace(result, {u: et.zeros_like(f, dtype=u.dtype)})
+
+
+def _checked_points(wrt_list, points) -> list:
+    """The evaluation points as tensors, each of its ``wrt``'s number of dimensions."""
+    if len(points) != len(wrt_list):
+        raise ValueError(f"Rop: {len(wrt_list)} variables in wrt but {len(points)} eval_points")
+    checked = []
+    for w, p in zip(wrt_list, points):
+        p = et.as_tensor_variable(p)
+        if p.ndim != w.ndim:
+            raise ValueError(f"Rop: the eval point {p} ({p.ndim}-d, {p.type}) must have the dimensions of "
+                             f"{w} ({w.ndim}-d, {w.type})")
+        checked.append(p)
+    return checked
 
 
 def _forward_rop(f, wrt_list, points):
@@ -333,7 +351,7 @@ def _forward_rop(f, wrt_list, points):
     nodes = applys_between(wrt_list, [f])
     if not nodes or any(type(node.op).R_op is Op.R_op for node in nodes):
         return None
-    tangents = {w: et.as_tensor_variable(p) for w, p in zip(wrt_list, points)}
+    tangents = {w: p for w, p in zip(wrt_list, points)}
     not_differentiable: dict = {}  # output -> the node whose R_op returned None for it
     for node in nodes:
         for i in node.inputs:

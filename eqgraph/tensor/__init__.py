@@ -11,7 +11,8 @@ from eqgraph.tensor.type import FLOATX, TensorType
 from eqgraph.tensor.variable import TensorConstant, TensorVariable
 from eqgraph.tensor.basic import (
     NotScalarConstantError, as_tensor, as_tensor_variable, col, constant, get_scalar_constant_value,
-    get_underlying_scalar_constant_value, matrix, row, scalar, tensor, tensor3, tensor4, upcast, vector, TYPES,
+    get_underlying_scalar_constant_value, matrix, row, scalar, scalar_from_tensor, tensor, tensor3, tensor4,
+    tensor_from_scalar, upcast, vector, TYPES,
 )
 from eqgraph.tensor.basic import (  # the prefixed TensorTypes: dmatrix, ivector, ...
     bscalar, bvector, brow, bcol, bmatrix, btensor3, btensor4,
@@ -33,7 +34,7 @@ from eqgraph.tensor.shape import (
 from eqgraph.tensor.join import Join, concatenate, stack
 from eqgraph.tensor.shape import MakeVector, make_vector
 from eqgraph.tensor.alloc import (
-    Alloc, ARange, alloc, arange, fill, full, full_like, ones, ones_like, zeros, zeros_like,
+    Alloc, ARange, alloc, arange, empty, fill, full, full_like, ones, ones_like, zeros, zeros_like,
 )
 from eqgraph.tensor.math import (
     REDUCTIONS, MatMul, Reduce, Softmax, all, any, argmax, argmin, dot, logsumexp, matmul,
@@ -70,14 +71,14 @@ from eqgraph.tensor.extra_ops import (  # noqa: E402
 from eqgraph.tensor.extra_ops import atleast_Nd  # noqa: E402
 from eqgraph.tensor.extra_ops_pytensor import (  # noqa: E402
     get_vector_length, horizontal_stack, is_flat, mgrid, nonzero_values, ogrid, stacklists, tile, tril_indices,
-    tril_indices_from, triu_indices, triu_indices_from, vertical_stack,
+    tril_indices_from, triu_indices, triu_indices_from, Unique, unique, vertical_stack,
 )
 from eqgraph.tensor.numpy_compositions import (  # noqa: E402
     alloc_diag, bartlett, broadcast_shape, choose, compress, inverse_permutation, permute_row_elements,
-    ravel_multi_index,
+    ravel_multi_index, unravel_index, broadcast_arrays,
 )
 from eqgraph.tensor.math_compositions import (  # noqa: E402
-    isneginf, isposinf, largest, median, power, ptp, smallest,
+    cov, isneginf, isposinf, largest, matvec, median, power, ptp, smallest, vecdot, vecmat,
 )
 from eqgraph.tensor.spacing import geomspace, linspace, logspace  # noqa: E402
 from eqgraph.tensor.products import (  # noqa: E402
@@ -95,8 +96,8 @@ __all__ = [
     # types and variables
     "FLOATX", "TensorType", "TensorConstant", "TensorVariable", "NotScalarConstantError",
     "as_tensor", "as_tensor_variable", "col", "constant", "get_scalar_constant_value",
-    "get_underlying_scalar_constant_value", "matrix", "row", "scalar", "tensor", "tensor3", "tensor4", "upcast",
-    "vector", "TYPES",
+    "get_underlying_scalar_constant_value", "matrix", "row", "scalar", "scalar_from_tensor", "tensor", "tensor3",
+    "tensor4", "tensor_from_scalar", "upcast", "vector", "TYPES",
     # the prefixed TensorTypes
     "bscalar", "bvector", "brow", "bcol", "bmatrix", "btensor3", "btensor4",
     "wscalar", "wvector", "wrow", "wcol", "wmatrix", "wtensor3", "wtensor4",
@@ -116,7 +117,7 @@ __all__ = [
     # joining
     "Join", "MakeVector", "concatenate", "make_vector", "stack",
     # allocation
-    "Alloc", "ARange", "alloc", "arange", "fill", "full", "full_like", "ones", "ones_like", "zeros",
+    "Alloc", "ARange", "alloc", "arange", "empty", "fill", "full", "full_like", "ones", "ones_like", "zeros",
     "zeros_like",
     # reductions and products
     "REDUCTIONS", "MatMul", "Reduce", "Softmax", "all", "any", "argmax", "argmin", "dot",
@@ -139,13 +140,13 @@ __all__ = [
     "CumOp", "Nonzero", "Repeat", "allclose", "array_split_points", "bincount", "fill_diagonal",
     "fill_diagonal_offset", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd",
     "is_flat", "mgrid", "nonzero_values", "ogrid", "stacklists", "tril_indices", "tril_indices_from", "triu_indices",
-    "triu_indices_from",
+    "triu_indices_from", "Unique", "unique",
     "broadcast_to", "column_stack", "cumprod", "cumsum", "diff", "dstack", "eye", "flatnonzero", "get_vector_length",
     "horizontal_stack", "hstack", "identity_like", "isclose", "isfinite", "nan_to_num", "nonzero", "pad",
     "repeat", "roll", "split", "tile", "tri", "tril", "triu", "vertical_stack", "vstack",
     "alloc_diag", "bartlett", "broadcast_shape", "choose", "compress", "inverse_permutation",
-    "permute_row_elements", "ravel_multi_index",
-    "isneginf", "isposinf", "largest", "median", "power", "ptp", "smallest",
+    "permute_row_elements", "ravel_multi_index", "unravel_index", "broadcast_arrays",
+    "isneginf", "isposinf", "largest", "median", "power", "ptp", "smallest", "cov", "matvec", "vecdot", "vecmat",
     "geomspace", "linspace", "logspace",
     "Einsum", "ExtractDiag", "diag", "diagonal", "einsum", "kron", "tensordot", "trace",
     "binary_crossentropy", "categorical_crossentropy", "sigmoid_binary_crossentropy",

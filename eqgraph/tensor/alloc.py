@@ -82,6 +82,8 @@ def shape_entries(shape, what="the shape") -> tuple:
     vector = as_tensor_variable(shape)
     if vector.ndim == 0:
         return (vector,)
+    if isinstance(vector, TensorConstant) and vector.data.shape == (0,):
+        return ()  # no sizes: a 0-d result, whatever dtype the empty list got (np.zeros([]))
     if vector.ndim != 1 or vector.dtype not in DISCRETE_DTYPES or vector.dtype == "bool":
         raise TypeError(f"{what} must be sizes or an integer vector of them, got {vector} ({vector.type})")
     if isinstance(vector, TensorConstant):
@@ -107,6 +109,12 @@ def zeros(shape, dtype=None):
 
 def ones(shape, dtype=None):
     return full(shape, constant(1, dtype=dtype or config.floatX))
+
+
+def empty(shape, dtype=None):
+    """``np.empty``: a tensor of ``shape`` whose values are unspecified (PyTensor's ``empty``);
+    eqgraph fills it with zeros, so that no garbage is ever read."""
+    return full(shape, constant(0, dtype=dtype or config.floatX))
 
 
 def fill(model, value):

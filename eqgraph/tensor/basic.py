@@ -105,6 +105,25 @@ def _with_ndim(x, ndim: int):
 as_tensor = as_tensor_variable
 
 
+def scalar_from_tensor(x) -> TensorVariable:
+    """PyTensor's conversion of a 0-d tensor to its scalar type. eqgraph's scalars are 0-d
+    tensors, so it is ``x`` itself; anything but a 0-d tensor is refused, as PyTensor does."""
+    x = as_tensor_variable(x)
+    if x.ndim != 0:
+        raise TypeError(f"scalar_from_tensor: {x} must be a 0-d tensor, got {x.type} with {x.ndim} "
+                        "dimensions")
+    return x
+
+
+def tensor_from_scalar(x) -> TensorVariable:
+    """PyTensor's conversion of a scalar to a 0-d tensor: ``x`` itself (eqgraph's scalars are 0-d
+    tensors); anything with dimensions is refused, as PyTensor does."""
+    x = as_tensor_variable(x)
+    if x.ndim != 0:
+        raise TypeError(f"tensor_from_scalar: {x} must be a scalar, got {x.type} with {x.ndim} dimensions")
+    return x
+
+
 class NotScalarConstantError(ValueError):
     """The variable's value is not known at graph-construction time."""
 
@@ -124,21 +143,26 @@ def get_scalar_constant_value(v, elemwise=True, only_process_constants=False, ma
         if not raise_not_constant:
             return v
         raise NotScalarConstantError(f"{v} has ndim {ndim}, not 0: it is not a scalar constant")
-    return get_underlying_scalar_constant_value(v, elemwise=elemwise, only_process_constants=only_process_constants,
-                                                max_recur=max_recur, raise_not_constant=raise_not_constant)
+    try:
+        return _underlying_value(v, elemwise, 0 if only_process_constants else max_recur)
+    except NotScalarConstantError:
+        if raise_not_constant:
+            raise
+        return v
 
 
 def get_underlying_scalar_constant_value(v, *, elemwise=True, only_process_constants=False, max_recur=10,
-                                         raise_not_constant=True) -> numbers.Number:
-    """The one value under ``v`` of any ndim, when the graph alone determines it: a constant
-    whose entries are all equal (a length-1 vector, say) or a 0-d op output known to be constant.
+                                         raise_not_constant=True) -> np.ndarray:
+    """The one value under ``v`` of any ndim, as a 0-d array (PyTensor's return type), when the
+    graph alone determines it: a constant whose entries are all equal (a length-1 vector, say) or
+    a 0-d op output known to be constant.
 
     ``only_process_constants``: look at constants only, not through ops. ``elemwise=False``: not
     through elementwise ops (casts, broadcasting views). ``max_recur``: through at most that many
     ops. ``raise_not_constant=False``: give back ``v`` itself where it is not constant.
     """
     try:
-        return _underlying_value(v, elemwise, 0 if only_process_constants else max_recur)
+        return np.asarray(_underlying_value(v, elemwise, 0 if only_process_constants else max_recur))
     except NotScalarConstantError:
         if raise_not_constant:
             raise
@@ -155,10 +179,21 @@ def _underlying_value(v, elemwise: bool, ops_left: int) -> numbers.Number:
         raise NotScalarConstantError(f"{v} is not a scalar constant")
     node = getattr(v, "owner", None)
     known = getattr(getattr(node, "op", None), "scalar_constant_value", None)
-    if known is None or getattr(v, "ndim", None) != 0 or ops_left <= 0:
+    elementwise = type(getattr(node, "op", None)).__name__ == "Elemwise"
+    if elementwise and elemwise and node.op.name == "second" and ops_left > 0:
+        return _underlying_value(node.inputs[1], elemwise, ops_left - 1)  # y broadcast to x's shape: y
+    # a DimShuffle's entries are its input's, so any ndim of it has its input's one value
+    of_any_ndim = type(getattr(node, "op", None)).__name__ == "DimShuffle"
+    one_entry = getattr(v, "ndim", None) == 0 or of_any_ndim
+    if (known is None and not elementwise) or not one_entry or ops_left <= 0:
         raise NotScalarConstantError(f"{v} is not constant")
     if not elemwise and type(node.op).__name__ in ("Cast", "DimShuffle", "Elemwise"):
         raise NotScalarConstantError(f"{v} is the output of an elementwise op, and elemwise=False")
+    if known is None:  # an elementwise op of constants (PyTensor's folding): its NumPy function on them
+        values = [np.asarray(_underlying_value(i, elemwise, ops_left - 1), dtype=i.dtype)
+                  for i in node.inputs]
+        with np.errstate(all="ignore"):  # an inf or a NaN is the value, as when the graph runs
+            return np.asarray(node.op.scalar.impl(np)(*values)).astype(v.dtype)[()]
     return known(node)
 
 

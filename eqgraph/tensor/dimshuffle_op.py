@@ -60,7 +60,7 @@ class DimShuffle(Op):
 
     def scalar_constant_value(self, node):
         """A 0-d view of a constant of one element is that element (``get_scalar_constant_value``)."""
-        return get_underlying_scalar_constant_value(node.inputs[0])
+        return get_underlying_scalar_constant_value(node.inputs[0])[()]
 
 
 def dimshuffle(x, new_order):

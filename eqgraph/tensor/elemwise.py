@@ -332,14 +332,9 @@ def broadcast_static_shapes(op, inputs) -> tuple:
     for axis, dims in enumerate(zip(*(i.type.shape for i in inputs))):
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise ValueError(f"{op} cannot broadcast {', '.join(str(i) for i in inputs)}: static "
-                             f"shapes {[i.type.shape for i in inputs]} disagree on axis {axis}")
-        if known:
-            shape.append(known.pop())
-        elif all(d == 1 for d in dims):
-            shape.append(1)
-        else:
-            shape.append(None)
+            raise ValueError(f"{op} cannot broadcast {', '.join(str(i) for i in inputs)}: Incompatible Elemwise "
+                             f"input shapes {[i.type.shape for i in inputs]}, whose static sizes disagree on axis {axis}")
+        shape.append(known.pop() if known else 1 if all(d == 1 for d in dims) else None)
     return tuple(shape)
 
 
@@ -376,6 +371,11 @@ class Elemwise(Op):
 
     def __reduce__(self):  # by name: a row's VJP is a lambda, which pickle cannot write
         return _registered, (self.name,)
+
+    def outer(self, x, y):
+        """NumPy's ``ufunc.outer`` of a two-input op: of shape ``x.shape + y.shape``."""
+        x, y = as_tensor_variable(x), as_tensor_variable(y)
+        return self(dimshuffle(x, tuple(range(x.ndim)) + ("x",) * y.ndim), y)
 
     def __call__(self, *inputs, **kwargs):
         if len(inputs) > 2 and self.name in VARIADIC:  # a + b + c, left to right

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from eqgraph.tensor.alloc import alloc, arange
+from eqgraph.tensor.assertion import check_and_raise
 from eqgraph.tensor.basic import (NotScalarConstantError, TensorConstant, as_tensor_variable, constant,
                                   get_scalar_constant_value)
 from eqgraph.tensor.elemwise import ELEMWISE_OPS as E, cast
@@ -535,8 +536,8 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     """PyTensor's ``bincount``: ``out[n]`` counts (or, with ``weights``, sums the weights of) the
     elements of the integer vector ``x`` equal to ``n``; ``len(out)`` is ``max(x) + 1``, at least
     ``minlength``.  As in PyTensor the counts have ``x``'s dtype and the sums ``weights``' dtype.
-    A negative element is an error at run time whatever ``assert_nonneg`` says, never a count
-    written at the end of ``out``."""
+    A negative element is an error at run time, never a count written at the end of ``out``:
+    AssertionError with ``assert_nonneg`` (PyTensor's check), else IndexError."""
     x = as_tensor_variable(x)
     if x.ndim != 1:
         raise TypeError(f"bincount: x must be a vector, got {x} with {x.ndim} dimensions")
@@ -546,6 +547,9 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     length = _max_or(x, -1) + 1
     if minlength is not None:
         length = E["maximum"](length, cast(as_tensor_variable(minlength), "int64"))
+    if assert_nonneg:
+        x = check_and_raise(x, all_(E["ge"](x, 0)), exc_type=AssertionError,
+                            msg="bincount: x has a negative element, and assert_nonneg=True")
     # a negative element is sent past the end, where indexing raises
     where_to = E["switch"](E["ge"](x, 0), cast(x, "int64"), length)
     if weights is None:

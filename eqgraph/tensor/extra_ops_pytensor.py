@@ -1,7 +1,8 @@
 """PyTensor's own array helpers that NumPy spells otherwise or lacks: the indices of a triangle
 (``tril_indices``, ...), the nonzero values, PyTensor's positional ``horizontal_stack`` and
 ``vertical_stack`` of matrices, ``stacklists``, ``is_flat`` and ``get_vector_length``; and
-``tile``, whose reps are refused as both NumPy and PyTensor refuse them; ``mgrid`` and ``ogrid``."""
+``tile``, whose reps are refused as both NumPy and PyTensor refuse them; ``mgrid`` and ``ogrid``;
+``unique``, an op of its own (how many values it finds is known only when it runs)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from eqgraph.tensor.dimshuffle_op import dimshuffle
 from eqgraph.tensor.elemwise import ELEMWISE_OPS, cast
 from eqgraph.tensor.extra_ops import flatnonzero, nonzero, tri
 from eqgraph.tensor.join import concatenate, stack
+from eqgraph.tensor.math import prod
 from eqgraph.tensor.shape import flatten, reshape, shape_of
-from eqgraph.tensor.type import DISCRETE_DTYPES
-from eqgraph.terms.basic import Variable
+from eqgraph.tensor.type import DISCRETE_DTYPES, TensorType
+from eqgraph.terms.basic import Apply, Variable
+from eqgraph.terms.op import Op
+from eqgraph.xp import array_namespace, as_output
 
 E = ELEMWISE_OPS
 
@@ -169,3 +173,62 @@ mgrid, ogrid = _Grid(sparse=False), _Grid(sparse=True)
 
 __all__ = ["get_vector_length", "horizontal_stack", "is_flat", "mgrid", "ogrid", "nonzero_values", "stacklists", "tile", "tril_indices",
            "tril_indices_from", "triu_indices", "triu_indices_from", "vertical_stack"]
+
+
+class Unique(Op):
+    """``np.unique`` of ``x`` (flattened when ``axis`` is None): the sorted unique values, then as
+    asked the index of each one's first occurrence, the inverse (the index into the values of each
+    element of ``x``, a vector, as NumPy before 2.0 and PyTensor give it) and the counts."""
+
+    __props__ = ("return_index", "return_inverse", "return_counts", "axis")
+
+    def __init__(self, return_index=False, return_inverse=False, return_counts=False, axis=None):
+        self.return_index, self.return_inverse = bool(return_index), bool(return_inverse)
+        self.return_counts, self.axis = bool(return_counts), axis
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if self.axis is None:
+            values = TensorType(x.dtype, (None,))()
+        else:
+            if not -x.ndim <= self.axis < max(x.ndim, 1) or x.ndim == 0:
+                raise ValueError(f"unique: axis {self.axis} is out of range for {x} with {x.ndim} dimensions")
+            axis = self.axis % x.ndim
+            values = TensorType(x.dtype, tuple(None if a == axis else s for a, s in enumerate(x.type.shape)))()
+        extra = [self.return_index, self.return_inverse, self.return_counts]
+        return Apply(self, [x], [values] + [TensorType("int64", (None,))() for wanted in extra if wanted])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        xp = array_namespace(x)
+        outs = np.unique(np.asarray(x), return_index=self.return_index, return_inverse=self.return_inverse,
+                         return_counts=self.return_counts, axis=self.axis)
+        outs = list(outs) if isinstance(outs, tuple) else [outs]
+        if self.return_inverse:  # NumPy 2 shapes it like x (axis None); PyTensor's is a vector
+            at = 1 + self.return_index
+            outs[at] = np.ravel(outs[at])
+        for storage, out, var in zip(output_storage, outs, node.outputs):
+            storage[0] = as_output(xp, xp.asarray(out), var.type)
+
+    def infer_shape(self, fgraph, node, shapes):
+        (x_shape,) = shapes
+        found = [list(shape_of(out)) for out in node.outputs]   # data dependent: read when run
+        if self.axis is not None:
+            axis = self.axis % node.inputs[0].ndim
+            found[0] = [shape_of(node.outputs[0])[a] if a == axis else s for a, s in enumerate(x_shape)]
+        if self.return_inverse:
+            at = 1 + self.return_index
+            found[at] = [prod(list(x_shape)) if self.axis is None else x_shape[self.axis % len(x_shape)]]
+        return found
+
+    def connection_pattern(self, node):
+        return [[True] + [False] * (len(node.outputs) - 1)]
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """``np.unique`` (see ``Unique``): the sorted unique values of ``ar``, alone or in a list with
+    the outputs asked for (first indices, the inverse, the counts), all int64 vectors."""
+    ar = as_tensor_variable(ar)
+    if axis is not None and (not isinstance(axis, (int, np.integer)) or isinstance(axis, bool)):
+        raise TypeError(f"unique: axis must be None or an integer, not {axis!r}")
+    return Unique(return_index, return_inverse, return_counts, None if axis is None else int(axis))(ar)

@@ -160,3 +160,41 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         flat = term if flat is None else flat + term
         stride = stride * sizes[k]
     return flat
+
+
+def unravel_index(indices, dims, order="C"):
+    """``np.unravel_index``: a tuple of index arrays (int64, each of ``indices``' shape), the
+    coordinates of each flat index in an array of shape ``dims``; ``order``: "C" or "F". The
+    length of ``dims`` must be known when the graph is built (it is the number of outputs); an
+    index outside the array is an error when run, as in NumPy."""
+    if order not in ("C", "F"):
+        raise ValueError(f"unravel_index: order must be 'C' or 'F', not {order!r}")
+    indices, dims = as_tensor_variable(indices), as_tensor_variable(dims)
+    for what, v in (("indices", indices), ("dims", dims)):
+        if v.dtype not in DISCRETE_DTYPES or v.dtype == "bool":
+            raise TypeError(f"unravel_index: {what} must be integer, got {v} of dtype {v.dtype}")
+    if dims.ndim != 1:
+        raise TypeError(f"unravel_index: dims must be a vector of sizes, got {dims} with {dims.ndim} dimensions")
+    n = static_int(shape_of(dims)[0]) if dims.type.shape[0] is None else dims.type.shape[0]
+    if n is None:
+        raise ValueError(f"unravel_index: the length of dims ({dims}, of type {dims.type}) must be known when "
+                         "the graph is built: it is the number of index arrays returned")
+    sizes = [cast(dims[k], "int64") for k in range(n)]
+    total = int64_const(1)
+    for s in sizes:
+        total = total * s
+    flat = cast(indices, "int64")
+    flat = check_and_raise(flat, all_(E["and_"](E["ge"](flat, 0), E["lt"](flat, total))),
+                           msg=f"unravel_index: an index is out of bounds for an array of {n} dimensions")
+    coords = [None] * n
+    for k in (reversed(range(n)) if order == "C" else range(n)):
+        coords[k] = E["mod"](flat, sizes[k])
+        flat = E["int_div"](flat, sizes[k])
+    return tuple(coords)
+
+
+def broadcast_arrays(*arrays):
+    """``np.broadcast_arrays``: each of ``arrays`` broadcast to the shape they broadcast to together."""
+    arrays = [as_tensor_variable(a) for a in arrays]
+    shape = broadcast_shape(*arrays)
+    return tuple(broadcast_to(a, shape) for a in arrays)

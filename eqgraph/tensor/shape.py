@@ -269,12 +269,23 @@ def matrix_transpose(x):
 
 
 def squeeze(x, axis=None):
-    """Drop axes of static size 1 (all of them, or those in ``axis``)."""
+    """Drop axes of size 1: with ``axis`` None those of static size 1, else the axes named,
+    whose size, where not static, must be 1 when run (ValueError otherwise, as NumPy's). A 0-d
+    ``x`` takes axis 0 or -1, as PyTensor's does, and is returned itself."""
     x = as_tensor_variable(x)
     if axis is None:
         axes = {i for i, s in enumerate(x.type.shape) if s == 1}
     else:
-        axes = {a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+        named = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        try:
+            axes = set(np.lib.array_utils.normalize_axis_tuple(named, max(x.ndim, 1)))
+        except np.exceptions.AxisError:
+            raise np.exceptions.AxisError(f"axis {named} is out of bounds for array of dimension {x.ndim}") from None
+        if x.ndim == 0:
+            return x
+        unknown = [i for i in axes if x.type.shape[i] is None]
+        if unknown:
+            x = specify_shape(x, tuple(1 if i in unknown else None for i in range(x.ndim)))
     return dimshuffle(x, [i for i in range(x.ndim) if i not in axes])
 
 

@@ -221,9 +221,14 @@ def along_axis_index(indices, axis: int) -> tuple:
     return tuple(index)
 
 
-def take_along_axis(x, indices, axis: int):
-    """``np.take_along_axis``: ``x``'s values at ``indices`` (of ``x``'s ndim) along ``axis``."""
+def take_along_axis(x, indices, axis: int | None = 0):
+    """``np.take_along_axis``: ``x``'s values at ``indices`` (integers, of ``x``'s ndim) along
+    ``axis``; None takes along the flattened ``x``. The default axis is PyTensor's, 0."""
     x, indices = as_tensor_variable(x), as_tensor_variable(indices)
+    if indices.dtype not in DISCRETE_DTYPES or indices.dtype == "bool":
+        raise IndexError(f"take_along_axis: indices {indices} must be integers, not {indices.dtype}")
+    if axis is None:
+        x, axis = flatten(x), 0
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices {indices} must have {x}'s {x.ndim} dimensions, "
                          f"not {indices.ndim}")

@@ -38,8 +38,8 @@ MAX_DIMS = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 
 def _normalize_shape(shape) -> tuple:
     if len(shape) > MAX_DIMS:
-        raise ValueError(f"TensorType: a tensor has at most {MAX_DIMS} dimensions (NumPy's limit), "
-                         f"got a shape of {len(shape)}")
+        raise ValueError(f"TensorType: the maximum supported dimension for a TensorType is currently {MAX_DIMS}, "
+                         f"found {len(shape)}: a tensor has at most {MAX_DIMS} dimensions (NumPy's limit)")
     out = []
     for s in shape:
         if s is None or s is False:

@@ -123,6 +123,19 @@ class _TensorOperators:
     def clip(self, lo, hi): return et.clip(self, lo, hi)
     def astype(self, dtype): return et.cast(self, dtype)
     def flatten(self, ndim=1): return et.flatten(self, ndim)
+    def ravel(self): return et.flatten(self, 1)
+    def fill(self, value):
+        """``value`` broadcast to this tensor's shape (PyTensor's ``x.fill(value)``)."""
+        return et.fill(self, value)
+    def swapaxes(self, axis1, axis2): return et.swapaxes(self, axis1, axis2)
+    def choose(self, choices, mode="raise"): return et.choose(self, choices, mode)
+    def repeat(self, repeats, axis=None): return et.repeat(self, repeats, axis)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return et.diagonal(self, offset, axis1, axis2)
+    def trace(self, offset=0, axis1=0, axis2=1): return et.trace(self, offset, axis1, axis2)
+    def nonzero(self, return_matrix=False): return et.nonzero(self, return_matrix)
+    def nonzero_values(self): return et.nonzero_values(self)
+    def compress(self, condition, axis=None): return et.compress(condition, self, axis)
+    def ptp(self, axis=None, keepdims=False): return et.ptp(self, axis, keepdims)
     def dimshuffle(self, *order):
         if len(order) == 1 and isinstance(order[0], (list, tuple)):
             order = tuple(order[0])

@@ -234,6 +234,36 @@ def test_rop_uses_the_ops_own_r_op_when_every_op_has_one():
                                np.exp(point ** 3) * 3 * point ** 2 * direction)
 
 
+def test_rop_use_op_pushforward_chooses_the_r_ops_or_the_double_lop():
+    x, v = et.dvector("x"), et.dvector("v")
+    point, direction = np.array([0.5, 2.0]), np.array([1.0, -1.0])
+    want = 9 * point ** 8 * direction
+    CubeWithRop.calls = 0
+    through_lop = eg.Rop(CubeWithRop()(CubeWithRop()(x)), x, v, use_op_pushforward=False)
+    assert CubeWithRop.calls == 0
+    np.testing.assert_allclose(eg.function([x, v], through_lop)(point, direction), want)
+    forward = eg.Rop(CubeWithRop()(CubeWithRop()(x)), x, v, use_op_pushforward=True)
+    assert CubeWithRop.calls == 2
+    np.testing.assert_allclose(eg.function([x, v], forward)(point, direction), want)
+    # exp has no R_op: the double L-op, the same product
+    through_exp = eg.Rop(et.exp(CubeWithRop()(x)), x, v, use_op_pushforward=True)
+    np.testing.assert_allclose(eg.function([x, v], through_exp)(point, direction),
+                               np.exp(point ** 3) * 3 * point ** 2 * direction)
+
+
+def test_rop_of_a_list_is_a_list_and_eval_points_must_match_wrt():
+    m, v, dm, dv = et.dmatrix("m"), et.dvector("v"), et.dmatrix("dm"), et.dvector("dv")
+    outs = eg.Rop([m, v, m + v], [m, v], [dm, dv])
+    assert isinstance(outs, list) and len(outs) == 3
+    assert isinstance(eg.Rop((m, v), [m, v], [dm, dv]), tuple)
+    a, b, da, db = np.ones((3, 2)), np.arange(2.0), np.full((3, 2), 2.0), np.array([1.0, -1.0])
+    got = eg.function([m, v, dm, dv], outs)(a, b, da, db)
+    for g, w in zip(got, [da, db, da + db]):
+        np.testing.assert_allclose(g, w)
+    with pytest.raises(ValueError, match="must have the dimensions of"):
+        eg.Rop(et.as_tensor_variable(0.0), [et.dmatrix()], [et.dvector()])
+
+
 def test_verify_grad_reports_mismatches():
     class WrongGrad(Cube):
         def grad(self, inputs, output_grads):

@@ -222,3 +222,85 @@ def test_ravel_multi_index_refuses_float_indices_and_dims_as_numpy():
     i, j = et.lvector("i"), et.lvector("j")
     flat = et.ravel_multi_index((i, j), (3, 4)).eval({i: np.array([1, 2]), j: np.array([3, 0])})
     np.testing.assert_array_equal(flat, np.ravel_multi_index((np.array([1, 2]), np.array([3, 0])), (3, 4)))
+
+
+UNIQUE_CASES = [(et.dvector, np.array([2.0, 1.0, 3.0, 2.0, np.nan, np.nan])),
+                (et.dmatrix, np.array([[2.0, 1.0], [3.0, 2.0], [2.0, 1.0]]))]
+
+
+@pytest.mark.parametrize("flags", [(False, False, False), (True, False, False), (False, True, False),
+                                   (True, True, False), (False, False, True), (True, True, True)])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+@pytest.mark.parametrize("make, value", UNIQUE_CASES, ids=["vector", "matrix"])
+def test_unique_matches_numpy(make, value, axis, flags):
+    x = make("x")
+    got = eg.function([x], et.unique(x, *flags, axis=axis))(value)
+    want = np.unique(value, *flags, axis=axis)
+    got, want = (list(got), list(want)) if isinstance(want, tuple) else ([got], [want])
+    if flags[1]:  # the inverse is a vector, as NumPy before 2.0 gave it
+        want[1 + flags[0]] = np.ravel(want[1 + flags[0]])
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_unique_inverse_shape_is_known_without_running_unique():
+    x = et.dmatrix("x")
+    inverse = et.unique(x, False, True, axis=0)[1]
+    assert eg.function([x], inverse.shape)(np.zeros((5, 2))).tolist() == [5]
+    inverse = et.unique(x, True, True)[2]
+    assert eg.function([x], inverse.shape)(np.zeros((5, 2))).tolist() == [10]
+
+
+def test_unique_refuses_a_bad_axis():
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        et.unique(et.dmatrix("x"), axis=2)
+    with pytest.raises(TypeError, match="axis must be None or an integer"):
+        et.unique(et.dmatrix("x"), axis=0.5)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(3,), (3, 4), (3, 4, 5)])
+def test_unravel_index_matches_numpy(shape, order):
+    n = int(np.prod(shape))
+    for indices in (np.int64(n - 1), np.arange(n), np.arange(n)[:, None]):
+        i = et.tensor("i", dtype="int64", shape=(None,) * np.ndim(indices))
+        got = eg.function([i], list(et.unravel_index(i, shape, order=order)))(indices)
+        for g, w in zip(got, np.unravel_index(indices, shape, order=order)):
+            assert g.shape == np.shape(w)
+            np.testing.assert_array_equal(g, w)
+    sized = et.tensor("dims", dtype="int64", shape=(len(shape),))
+    got = eg.function([sized], list(et.unravel_index(np.arange(n), sized, order=order)))(np.array(shape))
+    for g, w in zip(got, np.unravel_index(np.arange(n), shape, order=order)):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_unravel_index_refuses_what_numpy_refuses():
+    with pytest.raises(ValueError, match="the length of dims .* must be known"):
+        et.unravel_index(et.ivector("i"), et.ivector("d"))
+    with pytest.raises(TypeError, match="indices must be integer"):
+        et.unravel_index(et.fvector("i"), (3, 4))
+    with pytest.raises(TypeError, match="dims must be integer"):
+        et.unravel_index((3, 4), (3.4, 3.2))
+    with pytest.raises(TypeError, match="dims must be a vector"):
+        et.unravel_index((3, 4), 3)
+    with pytest.raises(ValueError, match="out of bounds"):
+        eg.function([], list(et.unravel_index(np.int64(12), (3, 4))))()
+
+
+def test_broadcast_arrays_matches_numpy():
+    x, y = et.dvector("x"), et.dmatrix("y")
+    a, b = np.arange(3.0), np.arange(6.0).reshape(2, 3) * 0.5
+    for got, want in zip(eg.function([x, y], list(et.broadcast_arrays(x, y)))(a, b), np.broadcast_arrays(a, b)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_scalar_from_tensor_is_the_0d_tensor_and_refuses_others():
+    x = et.scalar("x", dtype="bool")
+    assert et.scalar_from_tensor(x) is x and et.tensor_from_scalar(x) is x
+    assert eg.function([x], et.scalar_from_tensor(x))(np.array(True)).item() is True
+    with pytest.raises(TypeError, match="must be a 0-d tensor"):
+        et.scalar_from_tensor(et.dvector("v"))
+    with pytest.raises(TypeError, match="must be a scalar"):
+        et.tensor_from_scalar(et.dvector("v"))

@@ -58,3 +58,33 @@ def test_conj_of_a_real_tensor_is_the_tensor_itself():
     # PyTensor's method: no conjugate node where the dtype is not complex
     x = et.dmatrix("x")
     assert x.conj() is x and x.conjugate() is x
+
+
+@pytest.mark.parametrize("method, reference", [
+    (lambda x: x.ravel(), np.ravel),
+    (lambda x: x.swapaxes(0, 1), lambda a: np.swapaxes(a, 0, 1)),
+    (lambda x: x.fill(3.5), lambda a: np.full_like(a, 3.5)),
+    (lambda x: x.repeat(2, axis=1), lambda a: np.repeat(a, 2, axis=1)),
+    (lambda x: x.diagonal(1), lambda a: np.diagonal(a, 1)),
+    (lambda x: x.trace(), np.trace),
+    (lambda x: x.ptp(axis=0), lambda a: np.ptp(a, axis=0)),
+    (lambda x: x.compress([True, False, True], axis=0), lambda a: np.compress([True, False, True], a, axis=0)),
+    (lambda x: x.nonzero_values(), lambda a: a[np.nonzero(a)]),
+], ids=["ravel", "swapaxes", "fill", "repeat", "diagonal", "trace", "ptp", "compress", "nonzero_values"])
+def test_numpy_named_methods_match_numpy(method, reference):
+    x = et.dmatrix("x")
+    a = np.where(M > 0.5, 0.0, M)
+    got = eg.function([x], method(x))(a)
+    want = reference(a)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_nonzero_and_choose_methods_match_numpy():
+    a = np.array([[0, 1, 2], [2, 0, 1]])
+    x = et.lmatrix("x")
+    for got, want in zip(eg.function([x], list(x.nonzero()))(a), np.nonzero(a)):
+        np.testing.assert_array_equal(got, want)
+    choices = np.arange(18.0).reshape(3, 2, 3)
+    c = et.dtensor3("c")
+    np.testing.assert_array_equal(eg.function([x, c], x.choose(c))(a, choices), a.choose(choices))

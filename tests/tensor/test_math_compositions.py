@@ -94,3 +94,49 @@ def test_argmax_argmin_over_several_or_no_axes_index_them_flattened(axes):
     np.testing.assert_array_equal(low, merged.argmin(-1))
     np.testing.assert_array_equal(top, value.max(axis=axes))
     np.testing.assert_array_equal(top_index, high)
+
+
+@pytest.mark.parametrize("rowvar", [True, False])
+@pytest.mark.parametrize("bias, ddof", [(False, None), (True, None), (False, 2), (True, 0)])
+def test_cov_matches_numpy(rowvar, bias, ddof):
+    rng = np.random.default_rng(3)
+    m, y = et.dmatrix("m"), et.dmatrix("y")
+    a, b = rng.random((3, 5)), rng.random((3, 5))
+    got = eg.function([m], et.cov(m, rowvar=rowvar, bias=bias, ddof=ddof))(a)
+    np.testing.assert_allclose(got, np.cov(a, rowvar=rowvar, bias=bias, ddof=ddof), rtol=1e-13)
+    got = eg.function([m, y], et.cov(m, y, rowvar=rowvar, bias=bias, ddof=ddof))(a, b)
+    np.testing.assert_allclose(got, np.cov(a, b, rowvar=rowvar, bias=bias, ddof=ddof), rtol=1e-13)
+
+
+def test_cov_of_one_variable_is_0d_and_of_integers_is_float64():
+    v, k = et.dvector("v"), et.lmatrix("k")
+    value = np.array([1.0, 4.0, 2.0, 8.0])
+    got = eg.function([v], et.cov(v))(value)
+    assert got.shape == () and got == pytest.approx(np.cov(value))
+    ints = np.array([[1, 2, 4], [0, 5, 5]])
+    got = eg.function([k], et.cov(k))(ints)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, np.cov(ints))
+    with pytest.raises(NotImplementedError, match="fweights and aweights"):
+        et.cov(v, fweights=v)
+
+
+def test_vecdot_matvec_vecmat_match_their_einsum():
+    rng = np.random.default_rng(4)
+    a3, b3, v2 = et.dtensor3("a3"), et.dtensor3("b3"), et.dmatrix("v2")
+    A, B, V = rng.random((2, 3, 4)), rng.random((2, 4, 5)), rng.random((2, 4))
+    f = eg.function([a3, b3, v2], [et.vecdot(v2, v2), et.matvec(a3, v2), et.vecmat(v2, b3)])
+    dot, mv, vm = f(A, B, V)
+    np.testing.assert_allclose(dot, np.einsum("bk,bk->b", V, V), rtol=1e-13)
+    np.testing.assert_allclose(mv, np.einsum("bmk,bk->bm", A, V), rtol=1e-13)
+    np.testing.assert_allclose(vm, np.einsum("bk,bkn->bn", V, B), rtol=1e-13)
+    cast = eg.function([v2], et.vecdot(v2, v2 * 3, dtype="int32"))(V * 2)
+    assert cast.dtype == np.int32
+    np.testing.assert_array_equal(cast, (V * 2 * V * 6).sum(-1).astype(np.int32))
+
+
+def test_vecdot_and_vecmat_refuse_complex_operands_whose_conjugation_would_be_a_guess():
+    z = et.zvector("z")
+    for f in (et.vecdot, et.vecmat):
+        with pytest.raises(TypeError, match="conjugates the first vector"):
+            f(z, et.zmatrix("m") if f is et.vecmat else z)

@@ -170,6 +170,38 @@ def test_get_underlying_scalar_constant_value_takes_pytensors_keywords():
     assert et.get_scalar_constant_value(x, raise_not_constant=False) is x
 
 
+def test_get_underlying_scalar_constant_value_folds_elementwise_ops_of_constants():
+    c = et.constant(np.float64(0.3))
+    cases = [(c + 1, 1.3), (c - 1, -0.7), (c * 1.2, 0.36), (c < 0.5, True), (et.second(c, 0.4), 0.4),
+             (9 + et.as_tensor([1.0]).shape[0], 10), (et.exp(et.constant(np.float32(0.0))), np.float32(1.0))]
+    for v, want in cases:
+        got = et.get_underlying_scalar_constant_value(v)
+        assert got == pytest.approx(want) and got.dtype == v.dtype
+    x = et.dscalar("x")
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_underlying_scalar_constant_value(x + 1)
+    # second(v, c) is c broadcast to v's shape: every entry is c, whatever v's shape
+    assert et.get_underlying_scalar_constant_value(et.second(et.dvector("v"), c)) == 0.3
+    with pytest.raises(et.NotScalarConstantError):
+        et.get_underlying_scalar_constant_value(et.second(c, et.dvector("v")))
+    with pytest.raises(et.NotScalarConstantError, match="elemwise=False"):
+        et.get_underlying_scalar_constant_value(c + 1, elemwise=False)
+
+
+def test_get_underlying_scalar_constant_value_gives_a_0d_array_of_the_dtype():
+    for v, want in [(et.as_tensor(10), np.int64(10)), (np.array(10, dtype="int8"), np.int8(10)),
+                    (et.stack([1, 2, 3])[1], np.int64(2)), (et.as_tensor_variable(np.full(3, 2.5)), 2.5),
+                    (et.dvector("v").shape[0] * 0 + 4, None)]:
+        if want is None:
+            with pytest.raises(et.NotScalarConstantError):
+                et.get_underlying_scalar_constant_value(v)
+            continue
+        got = et.get_underlying_scalar_constant_value(v)
+        assert isinstance(got, np.ndarray) and got.shape == () and got == want
+        assert got.dtype == np.asarray(want).dtype
+    assert isinstance(et.get_scalar_constant_value(et.as_tensor(10)), np.integer)
+
+
 def test_constant_value_and_variable_methods():
     c = et.constant(np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(c.value, c.data)

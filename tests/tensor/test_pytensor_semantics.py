@@ -2,6 +2,8 @@
 written from PyTensor's documented behaviour (its docstrings and its own tests), not from
 eqgraph's code. The differences eqgraph keeps on purpose are in docs/conventions.md."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -88,6 +90,16 @@ def test_full_of_a_variable_still_has_the_dtype_asked_for():
     y = et.full((2,), s, dtype="float32")
     assert y.dtype == "float32"
     np.testing.assert_array_equal(eqgraph.function([s], y)(1.5), np.full(2, 1.5, "float32"))
+
+
+@pytest.mark.parametrize("shape", [[], 1, [1, 2], np.r_[1, 2, 3]], ids=str)
+@pytest.mark.parametrize("make", [et.zeros, et.ones], ids=["zeros", "ones"])
+def test_zeros_and_ones_take_a_shape_as_a_list_or_a_constant_even_an_empty_one(make, shape):
+    want = (np.zeros if make is et.zeros else np.ones)(shape)
+    for given in (shape, et.constant(shape)):   # constant([]) is a float64 vector of length 0
+        got = eqgraph.function([], make(given))()
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
 
 
 def test_ndim_drops_leading_broadcastable_axes_or_adds_them():
@@ -193,5 +205,51 @@ def test_a_tensor_of_more_dimensions_than_numpy_allows_is_refused_when_built():
     from eqgraph.tensor.type import MAX_DIMS
 
     x = et.TensorType("float64", (None,) * MAX_DIMS)("x")   # NumPy's limit is fine
-    with pytest.raises(ValueError, match=f"at most {MAX_DIMS} dimensions"):
+    with pytest.raises(ValueError, match=f"is currently {MAX_DIMS}, found {MAX_DIMS + 1}: .*at most {MAX_DIMS} dim"):
         et.shape_padleft(x)
+
+
+def test_squeeze_of_an_axis_of_unknown_size_checks_it_is_1_when_run():
+    x = et.dvector("x")
+    f = eqgraph.function([x], et.squeeze(x, 0))
+    assert f(np.array([4.0])) == 4.0 and f(np.array([4.0])).shape == ()
+    with pytest.raises(ValueError, match="expected shape \\(1,\\), got \\(3,\\)"):
+        f(np.zeros(3))
+    m = et.dmatrix("m")
+    np.testing.assert_array_equal(eqgraph.function([m], et.squeeze(m, axis=(-1,)))(np.ones((2, 1))), np.ones(2))
+
+
+def test_squeeze_of_a_0d_tensor_takes_axis_0_and_refuses_others_as_numpy():
+    s = et.dscalar("s")
+    assert et.squeeze(s, axis=(0,)) is s and et.squeeze(s, axis=-1) is s
+    with pytest.raises(np.exceptions.AxisError, match=r"axis \(1,\) is out of bounds for array of dimension 0"):
+        et.squeeze(s, axis=1)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+        et.squeeze(et.dvector("v"), axis=2)
+
+
+@pytest.mark.parametrize("op, ufunc, shapes", [(et.add, np.add, ((3, 5), (7, 1, 3))),
+                                               (et.mul, np.multiply, ((2, 3), (1, 4)))], ids=["add", "mul"])
+def test_elemwise_outer_is_numpys_ufunc_outer(op, ufunc, shapes):
+    a, b = np.arange(np.prod(shapes[0]), dtype=float).reshape(shapes[0]), np.linspace(-1, 1, int(np.prod(shapes[1])))
+    b = b.reshape(shapes[1])
+    x, y = et.tensor("x", dtype="float64", shape=shapes[0]), et.tensor("y", dtype="float64", shape=shapes[1])
+    got = eqgraph.function([x, y], op.outer(x, y))(a, b)
+    np.testing.assert_array_equal(got, ufunc.outer(a, b))
+    with pytest.raises(TypeError, match=r"Elemwise\{exp\} takes 1 inputs, got 2"):
+        et.exp.outer(x, y)
+
+
+def test_static_shapes_that_cannot_broadcast_are_refused_in_pytensors_words():
+    x, y = et.tensor("x", dtype="float64", shape=(2,)), et.tensor("y", dtype="float64", shape=(3,))
+    with pytest.raises(ValueError, match=re.escape("Incompatible Elemwise input shapes [(2,), (3,)]")):
+        x + y
+
+
+def test_empty_has_the_shape_and_dtype_asked_for():
+    x = et.TensorType("float64", (50,))("x")
+    y = et.empty(x.shape, dtype="int32")
+    assert y.type.shape == (50,) and y.dtype == "int32"
+    got = eqgraph.function([x], y)(np.zeros(50))
+    assert got.shape == (50,) and got.dtype == np.int32
+    assert et.empty((2, 3)).dtype == eqgraph.config.floatX

@@ -94,6 +94,14 @@ def test_bincount_of_a_negative_value_is_an_error_not_a_count_at_the_end():
         eg.function([x], et.bincount(x, minlength=5))(np.array([1, -1]))
 
 
+def test_bincount_assert_nonneg_refuses_a_negative_value_with_assertion_error():
+    x = et.lvector("x")
+    f = eg.function([x], et.bincount(x, assert_nonneg=True))
+    np.testing.assert_array_equal(f(np.array([1, 3, 1])), np.bincount([1, 3, 1]))
+    with pytest.raises(AssertionError, match="negative element, and assert_nonneg=True"):
+        f(np.array([1, -1]))
+
+
 def test_bincount_gradient_reaches_the_weights():
     verify_grad(lambda w: et.bincount(et.constant(np.array([2, 0, 2])), w), [RNG.random(3)], n_tests=1,
                 rng=np.random.default_rng(1))
