@@ -42,8 +42,7 @@ of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
 (``(Subtensor_1 x (vec-of 0 1 0 0) s t)``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
-constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
-spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
+constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``).
 """
 
 from __future__ import annotations
