@@ -1,6 +1,6 @@
 """Compile time of this tree against another git revision, measured in one interleaved run.
 
-    python bench/compile_ab.py [--base 2c49f9e^1] [--rounds 3] [--cases elementwise10 logreg_grad ...]
+    python bench/compile_ab.py [--base 1c38533] [--rounds 3] [--cases elementwise10 logreg_grad ...]
 
 The base revision is checked out into a temporary ``git worktree``. Every round runs each case
 once per tree, alternating base and head, each in a fresh Python process whose PYTHONPATH is
@@ -31,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_BASE = "2c49f9e^1"
+DEFAULT_BASE = "1c38533"  # main just before the op registry was merged (1585376)
 
 
 def elementwise10(et):
