@@ -1,6 +1,6 @@
 """Compile time of this tree against another git revision, measured in one interleaved run.
 
-    python bench/compile_ab.py [--base 2c49f9e^1] [--rounds 3] [--cases elementwise10 logreg_grad ...]
+    python bench/compile_ab.py [--base 1c38533] [--rounds 3] [--cases elementwise10 logreg_grad ...]
 
 The base revision is checked out into a temporary ``git worktree``. Every round runs each case
 once per tree, alternating base and head, each in a fresh Python process whose PYTHONPATH is
@@ -12,7 +12,8 @@ the case's graph and times:
 
 Times are the process's CPU seconds (``time.process_time``): on a shared machine wall time
 mostly measures the other processes' load. Numba is off in both (``EQGRAPH_NUMBA=0``) unless
-``--numba``: its background compile would be counted as the compile's CPU.
+``--numba``: its background compile would be counted as the compile's CPU. The on-disk graph
+cache is off in both (``EQGRAPH_GRAPH_CACHE=""``), so every compile saturates.
 Prints the median of each over the rounds and the ratio head / base (below 1: head is faster).
 """
 
@@ -30,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_BASE = "2c49f9e^1"
+DEFAULT_BASE = "1c38533"  # main just before the op registry was merged (1585376)
 
 
 def elementwise10(et):
@@ -81,7 +82,10 @@ def child(case: str) -> None:
 
 
 def run_case(tree: Path, case: str, numba: bool) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "EQGRAPH_NUMBA": "1" if numba else "0"}
+    # The on-disk graph cache is off: a hit would load the graph an earlier round compiled
+    # instead of saturating it, and a base revision without the cache would pay for both.
+    env = {**os.environ, "PYTHONPATH": str(tree), "EQGRAPH_NUMBA": "1" if numba else "0",
+           "EQGRAPH_GRAPH_CACHE": ""}
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", case], env=env,
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:

@@ -42,8 +42,7 @@ of theirs. So an op whose terms the rule files
 write as rewrites keeps one constructor per arity, which rules name with their inputs
 (``(Subtensor_1 x (vec-of 0 1 0 0) s t)``, ``(Alloc_3 v n m)``); the join, which no rewrite names and
 whose type rules walk the vector (types.egg's ``join-parts``), takes a vector: one
-constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``). ``Join_<n>`` in a rule file is the old
-spelling: rules/ruleset.py rewrites it to the vector form with a DeprecationWarning.
+constructor, typed at any number of inputs; so does ``Einsum`` (its rules walk its ``sources``).
 """
 
 from __future__ import annotations
@@ -105,10 +104,14 @@ ANALYSES = """
 (relation float-dtype (String))                              ; the real floating-point dtypes
 (function inexact (String) bool :no-merge)                   ; a float or complex dtype?
 (relation real-dtype (String))                               ; the dtypes that are not complex
-(relation real-valued (T))                                   ; a term of a real dtype: order and sign rules read it
+(relation real-dtypes (StrSet))                              ; {d} for each real d: (real-dtypes (dtype e)) says e is real
 (real-dtype "bool") (real-dtype "int8") (real-dtype "int16") (real-dtype "int32") (real-dtype "int64")
 (real-dtype "uint8") (real-dtype "uint16") (real-dtype "uint32") (real-dtype "uint64")
 (real-dtype "float16") (real-dtype "float32") (real-dtype "float64")
+(real-dtypes (set-of "bool")) (real-dtypes (set-of "int8")) (real-dtypes (set-of "int16"))
+(real-dtypes (set-of "int32")) (real-dtypes (set-of "int64")) (real-dtypes (set-of "uint8"))
+(real-dtypes (set-of "uint16")) (real-dtypes (set-of "uint32")) (real-dtypes (set-of "uint64"))
+(real-dtypes (set-of "float16")) (real-dtypes (set-of "float32")) (real-dtypes (set-of "float64"))
 (relation known-finite (T))                                  ; value facts (types.egg): no inf, no NaN
 (relation known-nonzero (T))                                 ; no element is 0
 (relation known-positive (T))                                ; every element > 0 or NaN

@@ -22,7 +22,7 @@ from eqgraph.terms import Constant
 
 DTYPES = ("float64", "float32", "int64", "bool")
 #: the dtypes of the checker's second pass: complex operands, since a rule that holds for real
-#: numbers only (log(exp(x)) = x) must say so in its guards (types.egg's real-valued); a pass of
+#: numbers only (log(exp(x)) = x) must say so in its guards (types.egg's real-dtypes); a pass of
 #: its own leaves the real draws as they are
 COMPLEX_PASS_DTYPES = ("complex128",)
 #: the second pass draws this share of the first's bindings

@@ -108,12 +108,12 @@ def test_an_analysis_runs_a_rule_on_a_relation_that_another_of_its_rules_fills()
 
 
 def test_an_analysis_reads_what_an_analysis_before_it_wrote(tmp_path, monkeypatch):
-    # "after" reads real-valued, which has no row until types runs in the same round
-    (tmp_path / "after.egg").write_text('(relation real-seen (T))\n'
-                                        '(rule ((real-valued e)) ((real-seen e)) :name "after")\n')
+    # "after" reads known-nonneg, which has no row until types runs in the same round
+    (tmp_path / "after.egg").write_text('(relation nonneg-seen (T))\n'
+                                        '(rule ((known-nonneg e)) ((nonneg-seen e)) :name "after")\n')
     x = et.dvector("x")
     rulesets = ["types", (str(tmp_path / "after.egg"), "saturate")]
     partial = _saturated(FunctionGraph([x], [et.exp(x)]), rulesets)
-    assert partial[0]["real-seen"] > 0
+    assert partial[0]["nonneg-seen"] > 0
     _whole_analyses(monkeypatch)
     assert partial == _saturated(FunctionGraph([x], [et.exp(x)]), rulesets)

@@ -37,9 +37,9 @@ OLD_TEXTS = {
     "algebra/pow-odd":
         "(rewrite (Pow x (Scalar c d n)) (Mul x (Pow x (Scalar (- c 1.0) d n))) :when ((> c 2.0) (< c 64.0) (= (% c 2.0) 1.0) (= (dtype (Pow x (Scalar c d n))) (dtype x))))",
     "algebra/log-exp":
-        "(rewrite (Log (Exp x)) x :when ((real-valued x) (= (dtype (Log (Exp x))) (dtype x))))",
+        "(rewrite (Log (Exp x)) x :when ((real-dtypes (dtype x)) (= (dtype (Log (Exp x))) (dtype x))))",
     "algebra/sqrt-sqr":
-        "(rewrite (Sqrt (Sqr x)) (Abs x) :when ((real-valued x) (= (dtype (Sqrt (Sqr x))) (dtype x))))",
+        "(rewrite (Sqrt (Sqr x)) (Abs x) :when ((real-dtypes (dtype x)) (= (dtype (Sqrt (Sqr x))) (dtype x))))",
     "algebra/mul-minus-one":
         "(rewrite (Mul x (Scalar -1.0 d n)) (Neg x) :when ((= (set-of n) (ndim x)) (= (dtype (Mul x (Scalar -1.0 d n))) (dtype x))))",
     "algebra/div-constant":

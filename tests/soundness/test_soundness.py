@@ -55,7 +55,7 @@ def test_an_unsound_rule_is_caught():
 # a right side may build a constant of an operand's dtype and ndim, read off it by the guards
 # (algebra/sqr-sqrt builds NaN so): the checker binds them so too, and compares the values
 GUARD_BOUND = """(rewrite (Sqr (Sqrt x)) (Switch (Ge x (Scalar 0.0 d n)) (Abs x) (Scalar {fill} d n))
-    :when ((real-valued x) (= ds (dtype x)) (= 1 (set-length ds)) (= d (set-get ds 0)) (= s (ndim x)) (= 1 (set-length s))
+    :when ((real-dtypes (dtype x)) (= ds (dtype x)) (= 1 (set-length ds)) (= d (set-get ds 0)) (= s (ndim x)) (= 1 (set-length s))
            (= n (set-get s 0)))
     :same-dtype x :name "{name}")"""
 

@@ -209,7 +209,7 @@ def test_the_checker_draws_complex_values_and_finds_a_rule_unsound_there():
     unguarded = '(rewrite (Log (Exp x)) x :same-dtype x :name "log-exp-unguarded")'
     with pytest.raises(UnsoundRuleError, match="(?s)log-exp-unguarded.*complex128"):
         check_rules(unguarded, draws=60, seed=0)
-    guarded = '(rewrite (Log (Exp x)) x :same-dtype x :when ((real-valued x)) :name "log-exp-guarded")'
+    guarded = '(rewrite (Log (Exp x)) x :same-dtype x :when ((real-dtypes (dtype x))) :name "log-exp-guarded")'
     assert check_rules(guarded, draws=60, seed=0).checked
 
 
