@@ -42,20 +42,26 @@ class _Clock:
     parent's."""
 
     def __init__(self):
-        self.stack, self.totals = [], dict.fromkeys(PHASES, 0.0)
+        self.stack, self.totals, self.compiling, self.by_function = [], dict.fromkeys(PHASES, 0.0), [], {}
 
     def start(self, phase: str) -> None:
         now = time.thread_time()
         if self.stack:
-            self.totals[self.stack[-1][0]] += now - self.stack[-1][1]
+            self._add(self.stack[-1][0], now - self.stack[-1][1])
         self.stack.append([phase, now])
 
     def end(self) -> None:
         now = time.thread_time()
         phase, since = self.stack.pop()
-        self.totals[phase] += now - since
+        self._add(phase, now - since)
         if self.stack:
             self.stack[-1][1] = now
+
+    def _add(self, phase: str, seconds: float) -> None:
+        self.totals[phase] += seconds
+        if self.compiling:   # the dispatcher being compiled, its callees' compiles excluded
+            name = self.compiling[-1]
+            self.by_function[name] = self.by_function.get(name, 0.0) + seconds
 
 
 def _pass_phase(name: str) -> str:
@@ -82,9 +88,11 @@ def _instrument(clock: _Clock) -> list:
         def on_start(self, ev):
             compiled.append(ev.data["dispatcher"].py_func.__qualname__)
             clock.start("other")
+            clock.compiling.append(compiled[-1])
 
         def on_end(self, ev):
             clock.end()
+            clock.compiling.pop()
 
     event.register("numba:run_pass", Passes())
     event.register("numba:compile", Compiles())
@@ -127,7 +135,7 @@ def child(model: str, calls: int) -> dict:
     numba_kernels.numba.njit(lambda x: x + 1)(1.0)   # Numba's one-time start-up
     init = time.thread_time() - start
     compiled.clear()
-    clock.totals = dict.fromkeys(PHASES, 0.0)
+    clock.totals, clock.by_function = dict.fromkeys(PHASES, 0.0), {}
     start = time.thread_time()
     clock.start("other")
     kernel = numba_kernels.load_kernel(source)
@@ -143,16 +151,19 @@ def child(model: str, calls: int) -> dict:
             kernel(*arguments)
         times.append((time.perf_counter() - begin) / calls)
     return {"model": model, "init": init, "total": total, **clock.totals, "callees": len(compiled),
-            "names": sorted(set(compiled)), "source": len(source), "lines": source.count("\n"),
+            "names": sorted(clock.by_function.items(), key=lambda item: -item[1]), "source": len(source), "lines": source.count("\n"),
             "call_us": float(np.median(times)) * 1e6}
 
 
-def run_child(model: str, calls: int) -> dict:
+def run_child(model: str, calls: int, timeout: float) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", EQGRAPH_KERNEL_CACHE=f"{tmp}/kernels",
                    EQGRAPH_GRAPH_CACHE=f"{tmp}/graphs", OPENBLAS_NUM_THREADS="1")
-        out = subprocess.run([sys.executable, __file__, "--child", model, "--calls", str(calls)], env=env,
-                             capture_output=True, text=True, timeout=300)
+        try:
+            out = subprocess.run([sys.executable, __file__, "--child", model, "--calls", str(calls)], env=env,
+                                 capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"model": model, "error": f"stopped after {timeout:.0f} s (e-graph compile included)"}
     if out.returncode:
         return {"model": model, "error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -162,8 +173,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", help="model names (substrings) to run")
     parser.add_argument("--calls", type=int, default=2000, help="calls per timing of the compiled function")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds each model's process may take")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--names", action="store_true", help="list the dispatchers each model compiles")
+    parser.add_argument("--names", action="store_true", help="CPU seconds of each dispatcher compiled, its callees' excluded")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     if args.child:
@@ -176,14 +188,14 @@ def main():
     print(f"{'CPU s':<26}{'total':>7}" + "".join(f"{p:>10}" for p in PHASES)
           + f"{'init':>7}{'callees':>8}{'source':>8}{'lines':>6}{'call us':>9}")
     for model in names:
-        r = run_child(model, args.calls)
+        r = run_child(model, args.calls, args.timeout)
         if "error" in r:
             print(f"{model:<26} {r['error']}")
             continue
         print(f"{model:<26}{r['total']:>7.2f}" + "".join(f"{r[p]:>10.2f}" for p in PHASES)
               + f"{r['init']:>7.2f}{r['callees']:>8}{r['source']:>8}{r['lines']:>6}{r['call_us']:>9.1f}", flush=True)
         if args.names:
-            print(f"{'':<26}{', '.join(r['names'])}")
+            print(f"{'':<26}{', '.join(f'{n} {t:.2f}' for n, t in r['names'])}")
 
 
 if __name__ == "__main__":
