@@ -115,7 +115,7 @@ def _instrument(clock: _Clock) -> list:
     return compiled
 
 
-def child(model: str, calls: int) -> dict:
+def child(model: str, calls: int, warm: bool) -> dict:
     import models
 
     import eqgraph as eg
@@ -133,6 +133,10 @@ def child(model: str, calls: int) -> dict:
     compiled = _instrument(clock)
     start = time.thread_time()
     numba_kernels.numba.njit(lambda x: x + 1)(1.0)   # Numba's one-time start-up
+    if warm:   # as the compile server does on its start
+        from eqgraph.exec.numba import program as numba_program
+
+        numba_program.warm_up()
     init = time.thread_time() - start
     compiled.clear()
     clock.totals, clock.by_function = dict.fromkeys(PHASES, 0.0), {}
@@ -155,12 +159,13 @@ def child(model: str, calls: int) -> dict:
             "call_us": float(np.median(times)) * 1e6}
 
 
-def run_child(model: str, calls: int, timeout: float) -> dict:
+def run_child(model: str, calls: int, timeout: float, warm: bool) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", EQGRAPH_KERNEL_CACHE=f"{tmp}/kernels",
                    EQGRAPH_GRAPH_CACHE=f"{tmp}/graphs", OPENBLAS_NUM_THREADS="1")
         try:
-            out = subprocess.run([sys.executable, __file__, "--child", model, "--calls", str(calls)], env=env,
+            out = subprocess.run([sys.executable, __file__, "--child", model, "--calls", str(calls), *(["--warm"] if warm else [])],
+                                 env=env,
                                  capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"model": model, "error": f"stopped after {timeout:.0f} s (e-graph compile included)"}
@@ -173,13 +178,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", help="model names (substrings) to run")
     parser.add_argument("--calls", type=int, default=2000, help="calls per timing of the compiled function")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds each model's process may take")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds each model's process may take")
+    parser.add_argument("--warm", action="store_true",
+                        help="compile the common helpers first (program.warm_up, as the compile server does; in init)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--names", action="store_true", help="CPU seconds of each dispatcher compiled, its callees' excluded")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     if args.child:
-        print(json.dumps(child(args.child, args.calls)))
+        print(json.dumps(child(args.child, args.calls, args.warm)))
         return
     import models
 
@@ -188,7 +195,7 @@ def main():
     print(f"{'CPU s':<26}{'total':>7}" + "".join(f"{p:>10}" for p in PHASES)
           + f"{'init':>7}{'callees':>8}{'source':>8}{'lines':>6}{'call us':>9}")
     for model in names:
-        r = run_child(model, args.calls, args.timeout)
+        r = run_child(model, args.calls, args.timeout, args.warm)
         if "error" in r:
             print(f"{model:<26} {r['error']}")
             continue

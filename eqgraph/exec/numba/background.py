@@ -170,10 +170,17 @@ def collector() -> Compiles | None:
 
 # -- the worker and its compile server -----------------------------------------------------------
 _SERVER = r"""
-import json, sys, warnings
-sys.path[:0] = json.loads(sys.stdin.readline())
+import json, select, sys, warnings
+start = json.loads(sys.stdin.readline())
+sys.path[:0] = start["path"]
 warnings.simplefilter("ignore")
 from eqgraph.exec.numba import kernels as numba_kernels
+if start["warm"]:
+    try:
+        from eqgraph.exec.numba import program
+        program.warm_up(stop=lambda: bool(select.select([sys.stdin], [], [], 0)[0]))
+    except Exception:
+        pass
 for line in sys.stdin:
     replies = []
     for source in json.loads(line):
@@ -241,14 +248,16 @@ class _Worker:
                 compiled[source] = reply
         return compiled
 
-    def _server(self, cache: str | None):
+    def _server(self, cache: str | None, warm: bool = False):
         """The server compiling into the cache folder ``cache`` (None: the default one).  A server
         serves one folder: a process loads a kernel once (``numba_kernels.load_kernel``), so one
-        that had loaded it from another folder would not compile it into this one."""
+        that had loaded it from another folder would not compile it into this one.  ``warm``: a
+        server started now first compiles the helpers most whole functions call
+        (``numba_program.warm_up``) until the first request comes."""
         with self._server_lock:
-            return self._started_server(cache)
+            return self._started_server(cache, warm)
 
-    def _started_server(self, cache: str | None):
+    def _started_server(self, cache: str | None, warm: bool):
         if self.server is not None and self.server_cache != cache:
             self.stop()
         if self.server is None and not self.server_failed:
@@ -259,7 +268,8 @@ class _Worker:
                 self.server = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, env=env,
                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
                 self.server_cache = cache
-                self.server.stdin.write(json.dumps(sys.path) + "\n")
+                self.server.stdin.write(json.dumps({"path": sys.path, "warm": warm}) + "\n")
+                self.server.stdin.flush()
             except OSError:
                 self.server_failed = True
         return self.server
@@ -284,9 +294,9 @@ class _Worker:
 
 def prestart() -> None:
     """Start this process's compile server now, for the current cache folder, so that its start
-    (a Python process importing Numba and eqgraph) overlaps the e-graph compile that comes before
-    the first build is handed to it."""
-    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"))
+    (a Python process importing Numba and eqgraph) and its compile of the common helpers overlap
+    the e-graph compile that comes before the first build is handed to it."""
+    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"), warm=True)
 
 
 _the_worker: _Worker | None = None

@@ -535,4 +535,25 @@ else:
     broadcast_dim = sum_to_shape_1 = sum_to_shape_2 = None
 
 
-__all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "whole_below", "whole_program", "whole_source"]
+def warm_up(stop=lambda: False) -> None:
+    """Compile (or load from Numba's disk cache) the helpers that most whole functions call, for
+    the argument types the translations give them, the vector sums first; ``stop()``, asked
+    before each helper, ends it early.  The compile server does this on its start, while its
+    parent's e-graph runs, so that a whole function sent to it later compiles only its own code
+    (the pairwise sum alone is most of a small model's compile).  A literal argument (a sum's
+    ``mean``) is a type of its own to Numba, so the signatures hold the literal the generated code
+    passes."""
+    if numba is None:
+        return
+    types = numba.types
+    vector, matrix, size, no = (types.Array(types.float64, 1, "C"), types.Array(types.float64, 2, "C"),
+                                types.int64, types.literal(False))
+    for helper, signature in ((broadcast_dim, (size, size)), (_whole, (vector, no)), (sum_to_shape_1, (vector, size)),
+                              (_whole, (matrix, no)), (KERNELS[("rows", False)], (matrix, no)),
+                              (KERNELS[("columns", False)], (matrix, no)), (sum_to_shape_2, (matrix, size, size))):
+        if stop():
+            return
+        helper.compile(signature)
+
+
+__all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "warm_up", "whole_below", "whole_program", "whole_source"]
