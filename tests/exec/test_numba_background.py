@@ -93,6 +93,22 @@ def test_a_prestarted_server_is_the_one_the_builds_use(tmp_path, monkeypatch):
     assert background._worker().server is server and f.stages.whole_function == "compiled"
 
 
+@needs_numba
+def test_a_prestarted_server_warms_up_before_any_request(tmp_path, monkeypatch):
+    """``prestart``'s server reads its first line (where to import from) at once, not with the
+    first request, and compiles the common helpers into the disk cache while no build is sent."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path / "kernels"))
+    background.prestart()
+    try:
+        deadline = time.monotonic() + 600   # a bound on the wait, not a measured time
+        while not list(tmp_path.rglob("*broadcast_dim*.nbi")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(tmp_path.rglob("*broadcast_dim*.nbi"))
+    finally:
+        background._worker().stop()
+
+
 _AFTER_WARM_UP = """
 import eqgraph as eg
 import eqgraph.tensor as et
