@@ -110,13 +110,15 @@ def test_a_prestarted_server_warms_up_before_any_request(tmp_path, monkeypatch):
 
 
 _AFTER_WARM_UP = """
+import numpy as np
 import eqgraph as eg
 import eqgraph.tensor as et
 from numba.core import event
 from eqgraph.exec.numba import kernels, program
 
 x, m, s = et.dvector("x"), et.dmatrix("m"), et.dscalar("s")
-cost = ((x - s) ** 2).sum() + (m * x).sum() + m.sum(axis=1).sum()
+data = et.constant(np.linspace(0.0, 1.0, 12).reshape(4, 3))
+cost = ((x - s) ** 2).sum() + (m * x).sum() + m.sum(axis=1).sum() + et.dot(data, x).sum()
 f = eg.function([x, m, s], [cost, *eg.grad(cost, [x, m, s])], compile="deferred")
 program.warm_up()
 compiled = []
@@ -130,7 +132,7 @@ class Compiles(event.Listener):
 
 event.register("numba:compile", Compiles())
 kernels.load_kernel(f.program.call.whole_source)
-print([name for name in compiled if name.startswith("eqgraph.")])
+print([name for name in compiled if name.startswith("eqgraph.") or "dot" in name])
 """
 
 
@@ -138,7 +140,8 @@ print([name for name in compiled if name.startswith("eqgraph.")])
 def test_after_the_warm_up_a_whole_function_compiles_none_of_the_helpers(tmp_path):
     """``warm_up`` compiles the helpers for the argument types the translations give them (a
     literal is a type of its own): a whole function of vector and matrix sums, with the
-    gradients' broadcasting, then compiles only its own code."""
+    gradients' broadcasting, and of a constant matrix's product with a vector then compiles only
+    its own code."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), EQGRAPH_KERNEL_CACHE=str(tmp_path / "kernels"),
                EQGRAPH_GRAPH_CACHE="")
     out = subprocess.run([sys.executable, "-c", _AFTER_WARM_UP], env=env, capture_output=True, text=True, timeout=600)

@@ -554,6 +554,17 @@ def warm_up(stop=lambda: False) -> None:
         if stop():
             return
         helper.compile(signature)
+    if not stop():   # Numba's np.dot, typed (and compiled) once per process for each pair of array types
+        constant = types.Array(types.float64, 2, "C", readonly=True)
+        numba.njit((constant, types.Array(types.float64, 1, "C", readonly=True)), error_model="numpy")(_dots)
+
+
+def _dots(m, v):
+    """``np.dot`` of a matrix and a vector, and of two vectors, as whole functions call it: on their
+    read-only arguments (inputs, constants) and on vectors they made."""
+    w = np.empty(v.shape[0])
+    w[:] = v
+    return np.dot(m, v) + np.dot(m, w), np.dot(v, v) + np.dot(v, w) + np.dot(w, v) + np.dot(w, w)
 
 
 __all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "warm_up", "whole_below", "whole_program", "whole_source"]
