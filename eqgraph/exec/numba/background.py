@@ -13,8 +13,9 @@ Numba's typing holds the GIL: compiled on a thread of the calling process, it wo
 process's calls for a switch interval at a time.  So the worker sends each module source to a
 compile server, a child process that compiles it into the disk cache
 (``numba_kernels.load_kernel``), and then loads it from there.  The server is started on the
-first background build and ends after its parent: it reads requests from a pipe that the parent's
-exit closes, finishing the batch it is compiling first, so that what a short process started
+first background build, or ahead of it (``prestart``), and then first compiles the helpers most
+whole functions call (``numba_program.warm_up``) until a build comes.  It ends after its parent:
+it reads requests from a pipe that the parent's exit closes, finishing the batch it is compiling first, so that what a short process started
 compiling is in the disk cache for the next one.  Builds with no source to send (Numba functions of
 eqgraph's own modules, compiled on first use) run on the worker thread.
 """
@@ -179,7 +180,7 @@ if start["warm"]:
     try:
         from eqgraph.exec.numba import program
         program.warm_up(stop=lambda: bool(select.select([sys.stdin], [], [], 0)[0]))
-    except Exception:
+    except Exception:   # the builds compile what the warm-up could not
         pass
 for line in sys.stdin:
     replies = []
