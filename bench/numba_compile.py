@@ -1,7 +1,7 @@
 """The CPU seconds of compiling each model's whole Numba function (``exec/numba/program.py``) in
 a fresh process with empty caches, split into Numba's phases, and the generated source's size.
 
-    OPENBLAS_NUM_THREADS=1 python bench/numba_compile.py [--only NAME ...] [--calls 2000]
+    OPENBLAS_NUM_THREADS=1 python bench/numba_compile.py [--only NAME ...] [--warm] [--names]
 
 Each model of ``bench/models.py`` (its log-density and gradient) runs in a child process whose
 Numba, kernel and graph caches are fresh temporary folders.  The child links the model with
