@@ -91,3 +91,67 @@ def test_a_prestarted_server_is_the_one_the_builds_use(tmp_path, monkeypatch):
     f = eg.function([x, w], [loss, eg.grad(loss, w)], compile="background")
     assert f.wait_compiled(timeout=600)
     assert background._worker().server is server and f.stages.whole_function == "compiled"
+
+
+@needs_numba
+def test_a_prestarted_server_warms_up_before_any_request(tmp_path, monkeypatch):
+    """``prestart``'s server reads its first line (where to import from) at once, not with the
+    first request, and compiles the common helpers into the disk cache while no build is sent."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setenv("EQGRAPH_KERNEL_CACHE", str(tmp_path / "kernels"))
+    background.prestart()
+    try:
+        deadline = time.monotonic() + 600   # a bound on the wait, not a measured time
+        while not list(tmp_path.rglob("*broadcast_dim*.nbi")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(tmp_path.rglob("*broadcast_dim*.nbi"))
+    finally:
+        background._worker().stop()
+
+
+_AFTER_WARM_UP = """
+import numpy as np
+import eqgraph as eg
+import eqgraph.tensor as et
+from numba.core import event
+from eqgraph.exec.numba import kernels, program
+
+x, m, s = et.dvector("x"), et.dmatrix("m"), et.dscalar("s")
+data = et.constant(np.linspace(0.0, 1.0, 12).reshape(4, 3))
+cost = ((x - s) ** 2).sum() + (m * x).sum() + m.sum(axis=1).sum() + et.dot(data, x).sum()
+f = eg.function([x, m, s], [cost, *eg.grad(cost, [x, m, s])], compile="deferred")
+program.warm_up()
+compiled = []
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__module__ + "." + ev.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Compiles())
+kernels.load_kernel(f.program.call.whole_source)
+print([name for name in compiled if name.startswith("eqgraph.") or "dot" in name])
+"""
+
+
+@needs_numba
+def test_after_the_warm_up_a_whole_function_compiles_none_of_the_helpers(tmp_path):
+    """``warm_up`` compiles the helpers for the argument types the translations give them (a
+    literal is a type of its own): a whole function of vector and matrix sums, with the
+    gradients' broadcasting, and of a constant matrix's product with a vector then compiles only
+    its own code."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), EQGRAPH_KERNEL_CACHE=str(tmp_path / "kernels"),
+               EQGRAPH_GRAPH_CACHE="")
+    out = subprocess.run([sys.executable, "-c", _AFTER_WARM_UP], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-800:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@needs_numba
+def test_the_warm_up_stops_when_asked():
+    from eqgraph.exec.numba import program as numba_program
+    asked = []
+    numba_program.warm_up(stop=lambda: asked.append(1) or True)
+    assert asked == [1]

@@ -13,8 +13,9 @@ Numba's typing holds the GIL: compiled on a thread of the calling process, it wo
 process's calls for a switch interval at a time.  So the worker sends each module source to a
 compile server, a child process that compiles it into the disk cache
 (``numba_kernels.load_kernel``), and then loads it from there.  The server is started on the
-first background build and ends after its parent: it reads requests from a pipe that the parent's
-exit closes, finishing the batch it is compiling first, so that what a short process started
+first background build, or ahead of it (``prestart``), and then first compiles the helpers most
+whole functions call (``numba_program.warm_up``) until a build comes.  It ends after its parent:
+it reads requests from a pipe that the parent's exit closes, finishing the batch it is compiling first, so that what a short process started
 compiling is in the disk cache for the next one.  Builds with no source to send (Numba functions of
 eqgraph's own modules, compiled on first use) run on the worker thread.
 """
@@ -170,10 +171,17 @@ def collector() -> Compiles | None:
 
 # -- the worker and its compile server -----------------------------------------------------------
 _SERVER = r"""
-import json, sys, warnings
-sys.path[:0] = json.loads(sys.stdin.readline())
+import json, select, sys, warnings
+start = json.loads(sys.stdin.readline())
+sys.path[:0] = start["path"]
 warnings.simplefilter("ignore")
 from eqgraph.exec.numba import kernels as numba_kernels
+if start["warm"]:
+    try:
+        from eqgraph.exec.numba import program
+        program.warm_up(stop=lambda: bool(select.select([sys.stdin], [], [], 0)[0]))
+    except Exception:   # the builds compile what the warm-up could not
+        pass
 for line in sys.stdin:
     replies = []
     for source in json.loads(line):
@@ -241,14 +249,16 @@ class _Worker:
                 compiled[source] = reply
         return compiled
 
-    def _server(self, cache: str | None):
+    def _server(self, cache: str | None, warm: bool = False):
         """The server compiling into the cache folder ``cache`` (None: the default one).  A server
         serves one folder: a process loads a kernel once (``numba_kernels.load_kernel``), so one
-        that had loaded it from another folder would not compile it into this one."""
+        that had loaded it from another folder would not compile it into this one.  ``warm``: a
+        server started now first compiles the helpers most whole functions call
+        (``numba_program.warm_up``) until the first request comes."""
         with self._server_lock:
-            return self._started_server(cache)
+            return self._started_server(cache, warm)
 
-    def _started_server(self, cache: str | None):
+    def _started_server(self, cache: str | None, warm: bool):
         if self.server is not None and self.server_cache != cache:
             self.stop()
         if self.server is None and not self.server_failed:
@@ -259,7 +269,8 @@ class _Worker:
                 self.server = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, env=env,
                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
                 self.server_cache = cache
-                self.server.stdin.write(json.dumps(sys.path) + "\n")
+                self.server.stdin.write(json.dumps({"path": sys.path, "warm": warm}) + "\n")
+                self.server.stdin.flush()
             except OSError:
                 self.server_failed = True
         return self.server
@@ -284,9 +295,9 @@ class _Worker:
 
 def prestart() -> None:
     """Start this process's compile server now, for the current cache folder, so that its start
-    (a Python process importing Numba and eqgraph) overlaps the e-graph compile that comes before
-    the first build is handed to it."""
-    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"))
+    (a Python process importing Numba and eqgraph) and its compile of the common helpers overlap
+    the e-graph compile that comes before the first build is handed to it."""
+    _worker()._server(os.environ.get("EQGRAPH_KERNEL_CACHE"), warm=True)
 
 
 _the_worker: _Worker | None = None

@@ -535,4 +535,37 @@ else:
     broadcast_dim = sum_to_shape_1 = sum_to_shape_2 = None
 
 
-__all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "whole_below", "whole_program", "whole_source"]
+def warm_up(stop=lambda: False) -> None:
+    """Compile (or load from Numba's disk cache) the helpers that most whole functions call, for
+    the argument types the translations give them, the vector sums first; ``stop()``, asked
+    before each helper, ends it early.  The compile server does this on its start, while its
+    parent's e-graph runs, so that a whole function sent to it later compiles only its own code
+    (the pairwise sum alone is most of a small model's compile).  A literal argument (a sum's
+    ``mean``) is a type of its own to Numba, so the signatures hold the literal the generated code
+    passes."""
+    if numba is None:
+        return
+    types = numba.types
+    vector, matrix, size, no = (types.Array(types.float64, 1, "C"), types.Array(types.float64, 2, "C"),
+                                types.int64, types.literal(False))
+    for helper, signature in ((broadcast_dim, (size, size)), (_whole, (vector, no)), (sum_to_shape_1, (vector, size)),
+                              (_whole, (matrix, no)), (KERNELS[("rows", False)], (matrix, no)),
+                              (KERNELS[("columns", False)], (matrix, no)), (sum_to_shape_2, (matrix, size, size))):
+        if stop():
+            return
+        helper.compile(signature)
+    if not stop():   # Numba's np.dot, typed (and compiled) once per process for each pair of array types
+        constant = types.Array(types.float64, 2, "C", readonly=True)
+        numba.njit((constant, types.Array(types.float64, 1, "C", readonly=True)), error_model="numpy")(_dots)
+
+
+def _dots(m, v):
+    """``np.dot`` of a matrix and a vector, and of two vectors (a matrix of one row), as whole
+    functions call it: a constant (read-only) on the left, on the right a read-only argument or a
+    vector the function made."""
+    w = np.empty(v.shape[0])
+    w[:] = v
+    return np.dot(m, v) + np.dot(m, w), np.dot(v, v) + np.dot(v, w)
+
+
+__all__ = ["MIN_NODES", "SMALL_INPUTS", "TRANSLATIONS", "warm_up", "whole_below", "whole_program", "whole_source"]
