@@ -63,3 +63,44 @@ def test_sigmoid_gives_the_by_sign_forms_bits_at_zeros_infinities_and_the_tails(
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
         np.testing.assert_array_equal(np.signbit(g[:-1]), np.signbit(w[:-1]))   # (NaN's sign is libm's)
+
+
+def _rows_with_every_kind_of_maximum(n: int) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(7, n)) * 30
+    x[1, 0] = np.inf
+    x[2, -1] = np.nan
+    x[3, :] = -np.inf
+    x[4, n // 2] = -np.inf
+    x[5, :] = 0.0
+    return x
+
+
+@needs_numba
+@pytest.mark.parametrize("n", [1, 3, 9, 200])
+@pytest.mark.parametrize("log", [False, True])
+def test_logsumexp_and_softmax_of_the_same_rows_in_one_pass_give_each_ones_bits(n, log):
+    from eqgraph.exec.numba.reductions import KERNELS
+    from eqgraph.exec.numba.translate_reductions import logsumexp_rows, logsumexp_softmax_rows
+
+    x = _rows_with_every_kind_of_maximum(n)
+    total, soft = logsumexp_softmax_rows(x, log)
+    np.testing.assert_array_equal(total, logsumexp_rows(x))
+    np.testing.assert_array_equal(soft, KERNELS[("softmax", 2)](x, log))
+
+
+@needs_numba
+def test_logsumexp_rows_and_the_softmax_of_its_gradient_share_their_exponentials(hot_at_once):
+    x, mu = et.dvector("x"), et.dvector("mu")
+    data = et.constant(np.random.default_rng(4).normal(size=(40, 1)) * 3)
+    comp = -0.5 * (data - mu) ** 2 + x
+    logp = et.logsumexp(comp, axis=1).sum()
+    f = eg.function([x, mu], [logp, *eg.grad(logp, [x, mu])])
+    source = f.program.call.whole_source
+    assert source.count("logsumexp_softmax_rows(") == 1 and "softmax_rows(" not in source.replace(
+        "logsumexp_softmax_rows(", ""), source
+    args = [np.array([0.1, -0.4, 0.2]), np.array([-2.0, 0.0, 3.0])]
+    got, want = f(*args), f.program.call.program(*args)
+    for g, w in zip(got, want, strict=True):
+        # the program's exp and log are NumPy's SIMD loops, the whole function's libm's
+        np.testing.assert_allclose(g, w, rtol=1e-13)
