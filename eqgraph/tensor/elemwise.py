@@ -126,8 +126,11 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     # passes, both correctly rounded
     "sqrt":     ScalarOp(1, "sqrt", vjp=lambda g, y, x: g / (2 * y),
                          numba="math.sqrt({0})", c="sqrt({0})", domain=(0.0, math.inf)),
+    # exp(-|x|) is exp(-x) where x >= 0 and exp(x) below, to the bit: one exp of one argument
+    # that LLVM shares with softplus(x), softplus(-x) and sigmoid(-x) of the same element
     "sigmoid":  ScalarOp(1, _sigmoid, dtype=_sigmoid_dtype, vjp=lambda g, y, x: g * y * (1 - y),
-                         numba="(1.0 / (1.0 + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / (1.0 + math.exp({0})))",
+                         numba="(1.0 / (1.0 + math.exp(-abs({0}))) if {0} >= 0 else "
+                               "math.exp(-abs({0})) / (1.0 + math.exp(-abs({0}))))",
                          c="(({0}) >= 0 ? 1 / (1 + exp(-{0})) : exp({0}) / (1 + exp({0})))", libm_ns=1.0),
     "softplus": ScalarOp(1, _softplus, passes=6, vjp=lambda g, y, x: g * E["sigmoid"](x),
                          numba="(math.log1p(math.exp(-abs({0}))) + ({0} if {0} > 0.0 else 0.0))",

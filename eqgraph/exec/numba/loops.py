@@ -48,16 +48,15 @@ QUOTIENT_EXPONENT = 900
 _DIVISOR_FACTS = ["y{j} = 1.0 / {d}", "g{j} = abs({d})", "h{j} = y{j} if {d} < 0 else -y{j}",
                   "p{j} = 1.0 if {d} < 0 else -1.0"]
 _NUMPY_DTYPES = {"float64": "np.float64", "bool": "np.bool_"}
-#: smaller arrays go to the ufunc kernel: a call of a ``njit`` function costs more than a ufunc's
-#: (``(x - m) / s``, one run, us, loop vs ufunc: 1.14 vs 0.80 at 10 elements, 1.28 vs 1.19 at 300,
-#: 1.59 vs 2.21 at 1,000, 43.6 vs 135.7 at 1e5)
+#: smaller arrays go to the ufunc kernel: a call of a ``njit`` function costs more than a ufunc's,
+#: which the loop's faster quotients repay only from a few hundred elements on
 LOOP_FROM = 400
 #: part of every kernel's source: a kernel compiled against another ``fma`` is not reused
 _VERSION = files_version(__file__)
 
 # The loop notes the range of the quotients' magnitudes as two unsigned integers, the smallest
 # and largest bit patterns of |q| (IEEE floats of one sign order as their bits do): integer
-# minimum and maximum vectorize, where testing each quotient took 6 more us at 1e5 (44 -> 38).
+# minimum and maximum vectorize, where a test of each quotient would not.
 # Zeros (pattern 0) are left out of the smallest by taking it of ``pattern - 1``; NaN (patterns
 # above infinity's) out of the largest by taking it of ``pattern + _NAN_LAST``, which wraps
 # NaN's patterns around to below every other.

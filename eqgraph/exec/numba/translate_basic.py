@@ -53,6 +53,8 @@ class Writer:
         # variable -> its readers, nodes and outputs (a translation that updates a value in place
         # must be its only reader)
         self.readers: dict = {} if fgraph is None else {v: len(readers) for v, readers in fgraph.clients.items()}
+        self.clients: dict = {} if fgraph is None else fgraph.clients
+        self.shared: dict = {}         # node -> the expression of its output, written with another node's
         self.names: dict = {}          # variable -> local name or literal
         self.passed: list = []         # (parameter name, value) of constants passed as arguments
         self.scalars: dict = {}        # variable of one element -> the scalar expression it holds
@@ -345,6 +347,8 @@ def _softmax_c_ordered(w: Writer, node):
     kind = softmax_kind(x.dtype, node.outputs[0].dtype, x.ndim, op.axis)
     if kind is None:
         return None
+    if node in w.shared:   # written with the logsumexp of the same rows
+        return [f"{w.define(node.outputs[0])} = {w.shared[node]}"]
     return [f"{w.define(node.outputs[0])} = {KERNEL_NAMES[kind]}(np.ascontiguousarray({w.value(x)}), {op.log})"]
 
 

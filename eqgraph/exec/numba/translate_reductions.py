@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from eqgraph.exec.numba.kernels import numba
-from eqgraph.exec.numba.reductions import KERNELS
+from eqgraph.exec.numba.reductions import KERNELS, softmax_kind
+from eqgraph.tensor.math import Softmax
 
 
 def logsumexp(w, node):
@@ -35,12 +36,29 @@ def logsumexp(w, node):
     if x.dtype != "float64" or out.dtype != "float64" or x.ndim not in (1, 2) or op.axis != (x.ndim - 1,):
         return None
     rows = w.value(x) if x.ndim == 2 else f"{w.value(x)}.reshape((1, {w.value(x)}.shape[0]))"
-    value = f"logsumexp_rows(np.ascontiguousarray({rows}))"
+    soft = _softmax_of(w, x)
+    if soft is None:
+        lines, value = [], f"logsumexp_rows(np.ascontiguousarray({rows}))"
+    else:   # a gradient's softmax of the same rows: their exponentials computed once, for both
+        value, both = w.fresh("v"), w.fresh("v")   # "v": names the segments pass on (program._NAME)
+        lines = [f"{value}, {both} = logsumexp_softmax_rows(np.ascontiguousarray({rows}), {soft.op.log})"]
+        w.shared[soft] = both if x.ndim == 2 else f"{both}[0]"
     if x.ndim == 1:
         value = f"{value}[0]"
     if op.keepdims:
         value = f"np.full(1, {value})" if x.ndim == 1 else f"{value}.reshape(({w.value(x)}.shape[0], 1))"
-    return [f"{w.define(out)} = {value}"]
+    return [*lines, f"{w.define(out)} = {value}"]
+
+
+def _softmax_of(w, x):
+    """A ``Softmax`` node along the last axis of ``x`` (a float64 vector or matrix) that no
+    translation has written yet, or None."""
+    for client, _ in w.clients.get(x, ()):
+        if client != "output" and isinstance(client.op, Softmax) and client not in w.shared \
+                and client.outputs[0] not in w.names \
+                and softmax_kind(x.dtype, client.outputs[0].dtype, x.ndim, client.op.axis) is not None:
+            return client
+    return None
 
 
 _ORDERLESS = {"sum": 0, "prod": 1, "max": 2, "min": 3, "any": 4, "all": 5}
@@ -162,10 +180,11 @@ def summed(w, node):
     return [f"{w.define(out)} = {_shaped(value, out, ndim, axes, lengths)}"]
 
 
-HELPERS = ("logsumexp_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd", "sum_middle")
+HELPERS = ("logsumexp_rows", "logsumexp_softmax_rows", "reduce_rows", "truth_rows", "arg_rows", "sum_nd", "sum_middle")
 
 if numba is not None:
     _sum_rows, _sum_columns = KERNELS[("rows", False)], KERNELS[("columns", False)]
+    _softmax_rows = KERNELS[("softmax", 2)]
 
     @numba.njit(cache=True, error_model="numpy")
     def sum_nd(x, mean, rows):
@@ -206,6 +225,42 @@ if numba is not None:
         for i in range(x.shape[0]):
             out[i] = math.log(sums[i]) + shifts[i]
         return out
+
+    @numba.njit(cache=True, error_model="numpy")
+    def logsumexp_softmax_rows(x, log):
+        """``(logsumexp_rows(x), softmax_rows(x, log))``, each exponential computed once: a row
+        whose maximum is finite is shifted by it in both, so logsumexp's exponentials and sums are
+        the softmax's, added in the same order; a row whose maximum is not takes the softmax's
+        own form (``softmax_rows`` of that row)."""
+        if x.shape[1] == 0:
+            raise ValueError("zero-size array to reduction operation maximum which has no identity")
+        shifts = np.empty(x.shape[0])
+        finite = np.empty(x.shape[0], dtype=np.bool_)
+        shifted = np.empty(x.shape)
+        for i in range(x.shape[0]):
+            top = x[i, 0]
+            for j in range(1, x.shape[1]):   # NumPy's maximum: a NaN wins
+                if not (top >= x[i, j] or top != top):
+                    top = x[i, j]
+            finite[i] = math.isfinite(top)
+            shifts[i] = top if finite[i] else 0.0
+            for j in range(x.shape[1]):
+                shifted[i, j] = math.exp(x[i, j] - shifts[i])
+        sums = _sum_rows(shifted, False)
+        total = np.empty(x.shape[0])
+        soft = np.empty(x.shape)
+        for i in range(x.shape[0]):
+            shift = math.log(sums[i])
+            total[i] = shift + shifts[i]
+            if not finite[i]:
+                soft[i:i + 1] = _softmax_rows(x[i:i + 1], log)
+            elif log:
+                for j in range(x.shape[1]):
+                    soft[i, j] = (x[i, j] - shifts[i]) - shift
+            else:
+                for j in range(x.shape[1]):
+                    soft[i, j] = shifted[i, j] / sums[i]
+        return total, soft
 
     @numba.njit(cache=True, error_model="numpy")
     def reduce_rows(x, kind, like):
