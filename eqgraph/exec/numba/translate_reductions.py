@@ -206,21 +206,30 @@ if numba is not None:
         return out
 
     @numba.njit(cache=True, error_model="numpy")
-    def logsumexp_rows(x):
-        """``logsumexp`` of each row of a C-contiguous matrix (NumPy's ValueError for empty rows)."""
+    def _row_exponentials(x):
+        """Per row of a C-contiguous matrix: whether its maximum (NumPy's: a NaN wins) is finite,
+        the shift it gives (0 where it is not), ``exp(x - shift)`` and the row sums of that (NumPy's
+        ValueError for empty rows)."""
         if x.shape[1] == 0:
             raise ValueError("zero-size array to reduction operation maximum which has no identity")
         shifts = np.empty(x.shape[0])
+        finite = np.empty(x.shape[0], dtype=np.bool_)
         shifted = np.empty(x.shape)
         for i in range(x.shape[0]):
             top = x[i, 0]
-            for j in range(1, x.shape[1]):   # NumPy's maximum: a NaN wins
+            for j in range(1, x.shape[1]):
                 if not (top >= x[i, j] or top != top):
                     top = x[i, j]
-            shifts[i] = top if math.isfinite(top) else 0.0
+            finite[i] = math.isfinite(top)
+            shifts[i] = top if finite[i] else 0.0
             for j in range(x.shape[1]):
                 shifted[i, j] = math.exp(x[i, j] - shifts[i])
-        sums = _sum_rows(shifted, False)
+        return finite, shifts, shifted, _sum_rows(shifted, False)
+
+    @numba.njit(cache=True, error_model="numpy")
+    def logsumexp_rows(x):
+        """``logsumexp`` of each row of a C-contiguous matrix."""
+        _, shifts, _, sums = _row_exponentials(x)
         out = np.empty(x.shape[0])
         for i in range(x.shape[0]):
             out[i] = math.log(sums[i]) + shifts[i]
@@ -232,21 +241,7 @@ if numba is not None:
         whose maximum is finite is shifted by it in both, so logsumexp's exponentials and sums are
         the softmax's, added in the same order; a row whose maximum is not takes the softmax's
         own form (``softmax_rows`` of that row)."""
-        if x.shape[1] == 0:
-            raise ValueError("zero-size array to reduction operation maximum which has no identity")
-        shifts = np.empty(x.shape[0])
-        finite = np.empty(x.shape[0], dtype=np.bool_)
-        shifted = np.empty(x.shape)
-        for i in range(x.shape[0]):
-            top = x[i, 0]
-            for j in range(1, x.shape[1]):   # NumPy's maximum: a NaN wins
-                if not (top >= x[i, j] or top != top):
-                    top = x[i, j]
-            finite[i] = math.isfinite(top)
-            shifts[i] = top if finite[i] else 0.0
-            for j in range(x.shape[1]):
-                shifted[i, j] = math.exp(x[i, j] - shifts[i])
-        sums = _sum_rows(shifted, False)
+        finite, shifts, shifted, sums = _row_exponentials(x)
         total = np.empty(x.shape[0])
         soft = np.empty(x.shape)
         for i in range(x.shape[0]):
