@@ -7,6 +7,8 @@ A bug found but not yet fixed is written here as ``xfail(strict=True)`` with an 
 ``test_fuzz.KNOWN_BUGS``; both go when the fix lands (the xfail starts failing then).
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -125,12 +127,17 @@ def test_sigmoid_keeps_subnormal_results(dtype, x, want, fusion):
 
 
 def test_the_generated_kernels_compute_sigmoid_per_sign():
-    """The Numba and CuPy sources had the same 1 / (1 + exp(-x)) that underflows."""
+    """The Numba and CuPy sources had the same 1 / (1 + exp(-x)) that underflows to 0 for x far
+    below 0, where sigmoid is exp(x) (a subnormal at -720)."""
     from eqgraph.exec.cupy.kernels import C_FORMS as CUPY_FORMS
     from eqgraph.exec.numba.kernels import FORMS as NUMBA_FORMS
 
-    for form in (CUPY_FORMS["sigmoid"], NUMBA_FORMS["sigmoid"]):
-        assert "exp({0})" in form and "exp(-{0})" in form  # one branch per sign of x
+    assert "exp({0})" in CUPY_FORMS["sigmoid"] and "exp(-{0})" in CUPY_FORMS["sigmoid"]  # a branch per sign
+    sigmoid = eval("lambda x: " + NUMBA_FORMS["sigmoid"].format("x"), {"math": math})
+    assert sigmoid(-720.0) == math.exp(-720.0) > 0.0
+    assert sigmoid(-40.0) == math.exp(-40.0) / (1.0 + math.exp(-40.0))
+    assert sigmoid(0.0) == 0.5 and sigmoid(720.0) == 1.0
+    assert sigmoid(40.0) == 1.0 / (1.0 + math.exp(-40.0))
 
 
 def test_int_quotient_of_a_cancelled_sum_by_itself_compiles():
