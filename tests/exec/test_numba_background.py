@@ -55,11 +55,21 @@ _EXITS_AT_ONCE = (
     "print(f.stages.whole_function)\n")
 
 
+# the worker thread reaches the server only after the main thread has exited, as on a loaded machine
+_SLOW_WORKER = (
+    "import time\n"
+    "from eqgraph.exec.numba import background\n"
+    "started = background._Worker._server\n"
+    "background._Worker._server = lambda self, *a, **k: (time.sleep(2), started(self, *a, **k))[1]\n")
+
+
 @needs_numba
-def test_a_process_that_exits_leaves_the_whole_function_it_started_in_the_cache(tmp_path, monkeypatch):
+@pytest.mark.parametrize("worker", ["prompt", "slow"])
+def test_a_process_that_exits_leaves_the_whole_function_it_started_in_the_cache(tmp_path, monkeypatch, worker):
     env = {**os.environ, "EQGRAPH_KERNEL_CACHE": str(tmp_path), "EQGRAPH_GRAPH_CACHE": "",
            "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    first = subprocess.run([sys.executable, "-c", _EXITS_AT_ONCE], env=env, capture_output=True, text=True,
+    script = (_SLOW_WORKER if worker == "slow" else "") + _EXITS_AT_ONCE
+    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                            timeout=600)
     assert first.returncode == 0 and first.stdout.strip() == "pending", first.stderr[-800:]
     # the source the whole function of that graph has, from a compile here that builds nothing

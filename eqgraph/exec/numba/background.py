@@ -193,6 +193,10 @@ for line in sys.stdin:
 """
 
 
+#: how long a process's exit waits for its worker thread to send the server what was submitted
+HANDOVER_SECONDS = 10.0
+
+
 class _Worker:
     """One daemon thread building the programs handed to it, one after the other, skipping those
     no longer referenced (a program dropped before its turn costs nothing)."""
@@ -204,14 +208,20 @@ class _Worker:
         self.server_cache = None     # the cache folder the server compiles into
         self.server_failed = False
         self._server_lock = threading.Lock()   # the worker thread and ``prestart`` may both start it
+        self.handed_over = threading.Event()   # set while nothing submitted waits to reach the server
+        self.handed_over.set()
+        self._queue_lock = threading.Lock()
         threading.Thread(target=self._loop, name="eqgraph-numba-compiles", daemon=True).start()
         atexit.register(self.detach)
 
     def submit(self, compiles: Compiles) -> None:
-        self.queue.put(weakref.ref(compiles))
+        with self._queue_lock:
+            self.handed_over.clear()
+            self.queue.put(weakref.ref(compiles))
 
     def _loop(self) -> None:
         while True:
+            self._mark_handed_over()
             compiles = self.queue.get()()
             if compiles is None or not compiles.begin():
                 continue
@@ -232,6 +242,13 @@ class _Worker:
             self.stop()
             self.server_failed = True
             return {}
+        finally:   # without a server the builds compile on this thread: nothing left to hand over
+            self._mark_handed_over()
+
+    def _mark_handed_over(self) -> None:
+        with self._queue_lock:
+            if self.queue.empty():
+                self.handed_over.set()
 
     def _compile_in_server(self, sources: list) -> dict:
         """{source: whether the server compiled it}; a source it could not compile goes to ``FAILED``."""
@@ -240,6 +257,7 @@ class _Worker:
             return {}
         server.stdin.write(json.dumps(sources) + "\n")
         server.stdin.flush()
+        self._mark_handed_over()
         replies = json.loads(server.stdout.readline())
         compiled = {}
         for source, reply in zip(sources, replies):
@@ -278,7 +296,10 @@ class _Worker:
     def detach(self) -> None:
         """At this process's exit: close the server's pipe and leave it to finish the batch it is
         compiling into the disk cache (then it reads the end of its input and exits), so that the
-        next process loads what this one paid for; a server with nothing to do exits at once."""
+        next process loads what this one paid for; a server with nothing to do exits at once.
+        A build submitted just before the exit is first handed to the server (this thread would
+        otherwise close the pipe before the worker thread, starved of the GIL, had written it)."""
+        self.handed_over.wait(HANDOVER_SECONDS)
         server, self.server = self.server, None
         if server is not None:
             with contextlib.suppress(OSError, ValueError):
