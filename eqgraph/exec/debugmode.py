@@ -78,10 +78,14 @@ def run_node(op, node, values) -> list:
     """The outputs of ``node`` (an Apply of ``op``) on ``values``, computed by ``debug_perform``.
     An op that destroys inputs gets copies: the values are the caller's arrays and the other
     terms' operands."""
-    storage = [[None] for _ in node.outputs]
     destroyed = {i for positions in (getattr(op, "destroy_map", None) or {}).values() for i in positions}
-    values = [np.array(v, copy=True) if i in destroyed and isinstance(v, np.ndarray) else v
-              for i, v in enumerate(values)]
+    return _perform(op, node, [np.array(v, copy=True) if i in destroyed and isinstance(v, np.ndarray) else v
+                               for i, v in enumerate(values)])
+
+
+def _perform(op, node, values: list) -> list:
+    """The outputs of ``op``'s ``debug_perform`` on ``values`` (which it may change in place)."""
+    storage = [[None] for _ in node.outputs]
     op.debug_perform(node, values, storage)
     return [cell[0] for cell in storage]
 
@@ -186,7 +190,7 @@ def _run_declared(fgraph, node, inputs: list) -> list:
     destroys one must not change the values the rest of the check reads."""
     inputs = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in inputs]
     before = [np.array(v, copy=True) if isinstance(v, np.ndarray) else None for v in inputs]
-    outputs = run_node(node.op, node, inputs)
+    outputs = _perform(node.op, node, inputs)   # the copies above are the ones it may destroy
     destroy_map, view_map = getattr(node.op, "destroy_map", {}) or {}, getattr(node.op, "view_map", {}) or {}
     destroyed = {i for positions in destroy_map.values() for i in positions}
     for i, (now, was) in enumerate(zip(inputs, before)):
